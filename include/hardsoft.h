@@ -1,0 +1,127 @@
+/* hardsoft — compile temporal logic into transformers and run them on CPU.
+ *
+ * Public API. Everything here carries the prefix hs_. Three layers:
+ *   1. kernels: a table of function pointers per instruction set (simd/),
+ *   2. formulas: parse, evaluate directly (ground truth),
+ *   3. models: compile a formula in a mode, save/load safetensors, run.
+ */
+#ifndef HARDSOFT_H
+#define HARDSOFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ ISAs */
+
+typedef enum hs_isa {
+  HS_ISA_SCALAR = 0,
+  HS_ISA_AVX2 = 1,   /* AVX2 + FMA, OS saves YMM state */
+  HS_ISA_AVX512 = 2, /* AVX-512F, OS saves ZMM/opmask state */
+  HS_ISA_COUNT
+} hs_isa;
+
+const char *hs_isa_name(hs_isa isa);
+/* Parses "scalar", "avx2", "avx512"; returns -1 for anything else. */
+int hs_isa_parse(const char *name);
+/* Whether this CPU and OS can run the ISA (CPUID + XGETBV). */
+int hs_isa_supported(hs_isa isa);
+/* The best supported ISA. */
+hs_isa hs_isa_best(void);
+
+/* --------------------------------------------------------------- kernels */
+
+/* Online-softmax state carried across calls of an attention-row kernel:
+ * after all key ranges, out = acc / sum (or 0 when sum == 0, a fully masked
+ * row). Initialise max = -INFINITY, sum = 0, acc[0..dv) = 0. */
+typedef struct hs_f32_online { float max; float sum; } hs_f32_online;
+typedef struct hs_f64_online { double max; double sum; } hs_f64_online;
+
+/* y[i] = exp(x[i]). x and y may alias exactly. */
+typedef void (*hs_f32_vexp_fn)(size_t n, const float *x, float *y);
+/* max of x[0..n); -INFINITY for n == 0; NaN if any element is NaN. */
+typedef float (*hs_f32_rmax_fn)(size_t n, const float *x);
+/* y = softmax(x * inv_tau). x and y may alias exactly (in place). -inf
+ * entries get exactly 0; a row with no finite-or-+inf entry gives all 0;
+ * a NaN anywhere makes the whole row NaN. */
+typedef void (*hs_f32_softmax_fn)(size_t n, const float *x, float *y,
+                                  float inv_tau);
+/* sum_i a[i] * b[i] */
+typedef float (*hs_f32_dot_fn)(size_t n, const float *a, const float *b);
+/* y[r] = sum_c a[r*lda + c] * x[c], r < m, c < k (m, k <= 256 typical). */
+typedef void (*hs_f32_gemv_fn)(size_t m, size_t k, const float *a,
+                               size_t lda, const float *x, float *y);
+/* acc[c] += sum_j w[j] * v[j*ldv + c], j < n, c < d. */
+typedef void (*hs_f32_wsum_fn)(size_t n, size_t d, const float *w,
+                               const float *v, size_t ldv, float *acc);
+/* One query against keys k[j*ldk .. +dk), values v[j*ldv .. +dv), j < n,
+ * scores (q . k_j) * inv_tau, folded into the online state st/acc in one
+ * pass with no n-long buffer. dk, dv <= HS_ATTN_MAX_D. */
+typedef void (*hs_f32_attn_row_fn)(size_t n, size_t dk, size_t dv,
+                                   const float *q, const float *k, size_t ldk,
+                                   const float *v, size_t ldv, float inv_tau,
+                                   hs_f32_online *st, float *acc);
+typedef double (*hs_f64_dot_fn)(size_t n, const double *a, const double *b);
+typedef void (*hs_f64_gemv_fn)(size_t m, size_t k, const double *a,
+                               size_t lda, const double *x, double *y);
+typedef void (*hs_f64_attn_row_fn)(size_t n, size_t dk, size_t dv,
+                                   const double *q, const double *k,
+                                   size_t ldk, const double *v, size_t ldv,
+                                   double inv_tau, hs_f64_online *st,
+                                   double *acc);
+
+#define HS_ATTN_MAX_D 64
+
+/* The operations, in table order. X(op) */
+#define HS_OPS(X)                                                            \
+  X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
+  X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)
+
+enum {
+#define HS_OP_ENUM_(op) HS_OP_##op,
+  HS_OPS(HS_OP_ENUM_)
+#undef HS_OP_ENUM_
+  HS_OP_COUNT
+};
+
+typedef struct hs_kernels {
+  hs_isa isa;
+  hs_f32_vexp_fn f32_vexp;
+  hs_f32_rmax_fn f32_rmax;
+  hs_f32_softmax_fn f32_softmax;
+  hs_f32_dot_fn f32_dot;
+  hs_f32_gemv_fn f32_gemv;
+  hs_f32_wsum_fn f32_wsum;
+  hs_f32_attn_row_fn f32_attn_row;
+  hs_f64_dot_fn f64_dot;
+  hs_f64_gemv_fn f64_gemv;
+  hs_f64_attn_row_fn f64_attn_row;
+  /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
+  const char *name[HS_OP_COUNT];
+} hs_kernels;
+
+extern const char *const hs_op_names[HS_OP_COUNT];
+
+/* The kernel table of one ISA, or NULL when this CPU cannot run it. Ops
+ * without a kernel for that ISA fall back to the scalar one. */
+const hs_kernels *hs_kernels_for(hs_isa isa);
+
+/* The process-wide table, chosen once: HARDSOFT_ISA if set, else the best
+ * supported ISA. Returns NULL and fills err (if non-NULL, 256 bytes) when
+ * HARDSOFT_ISA names an unknown or unsupported ISA. */
+const hs_kernels *hs_kernels_default(char *err);
+
+/* Whether MXCSR flush-to-zero / denormals-are-zero are on in this thread. */
+int hs_ftz_enabled(void);
+int hs_daz_enabled(void);
+/* CPU brand string into buf (at least 49 bytes). */
+void hs_cpu_brand(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HARDSOFT_H */

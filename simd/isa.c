@@ -1,0 +1,85 @@
+/* Instruction-set detection. CPUID feature bits alone are not enough: the
+ * OS must also save the wide registers on a context switch (CPUID.OSXSAVE,
+ * then XGETBV's XCR0), or the first AVX instruction faults on some VMs. */
+#include <cpuid.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ukernels.h"
+
+static uint64_t xgetbv0(void) {
+  uint32_t eax, edx;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return ((uint64_t)edx << 32) | eax;
+}
+
+static int detect(hs_isa isa) {
+  unsigned a, b, c, d;
+  if (isa == HS_ISA_SCALAR) return 1;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+  if (!osxsave || !avx || !fma) return 0;
+  uint64_t xcr0 = xgetbv0();
+  if ((xcr0 & 0x6) != 0x6) return 0; /* XMM and YMM state */
+  if (__get_cpuid_max(0, 0) < 7) return 0;
+  __cpuid_count(7, 0, a, b, c, d);
+  int avx2 = (b >> 5) & 1, avx512f = (b >> 16) & 1;
+  if (isa == HS_ISA_AVX2) return avx2;
+  /* AVX-512 also needs opmask, ZMM_Hi256 and Hi16_ZMM state (bits 5-7). */
+  if (isa == HS_ISA_AVX512) return avx2 && avx512f && (xcr0 & 0xe0) == 0xe0;
+  return 0;
+}
+
+int hs_isa_supported(hs_isa isa) {
+  static int cache[HS_ISA_COUNT] = {-1, -1, -1};
+  if ((unsigned)isa >= HS_ISA_COUNT) return 0;
+  if (cache[isa] < 0) cache[isa] = detect(isa);
+  return cache[isa];
+}
+
+hs_isa hs_isa_best(void) {
+  for (int i = HS_ISA_COUNT - 1; i > 0; i--)
+    if (hs_isa_supported((hs_isa)i)) return (hs_isa)i;
+  return HS_ISA_SCALAR;
+}
+
+static const char *const isa_names[HS_ISA_COUNT] = {"scalar", "avx2",
+                                                    "avx512"};
+
+const char *hs_isa_name(hs_isa isa) {
+  return (unsigned)isa < HS_ISA_COUNT ? isa_names[isa] : "unknown";
+}
+
+int hs_isa_parse(const char *name) {
+  for (int i = 0; i < HS_ISA_COUNT; i++)
+    if (name && strcmp(name, isa_names[i]) == 0) return i;
+  return -1;
+}
+
+void hs_cpu_brand(char *buf, size_t len) {
+  unsigned r[12];
+  if (len == 0) return;
+  buf[0] = 0;
+  if (__get_cpuid_max(0x80000000, 0) < 0x80000004) return;
+  for (unsigned i = 0; i < 3; i++)
+    __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2],
+                &r[4 * i + 3]);
+  char tmp[49];
+  memcpy(tmp, r, 48);
+  tmp[48] = 0;
+  const char *s = tmp;
+  while (*s == ' ') s++;
+  size_t n = strlen(s);
+  while (n && s[n - 1] == ' ') n--;
+  if (n >= len) n = len - 1;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+}
+
+static unsigned mxcsr(void) {
+  unsigned v;
+  __asm__ volatile("stmxcsr %0" : "=m"(v));
+  return v;
+}
+int hs_ftz_enabled(void) { return (mxcsr() >> 15) & 1; }
+int hs_daz_enabled(void) { return (mxcsr() >> 6) & 1; }

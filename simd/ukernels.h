@@ -1,0 +1,51 @@
+/* Declarations of every kernel in simd/kernels.inc (internal). */
+#ifndef HS_UKERNELS_H
+#define HS_UKERNELS_H
+
+#include "hardsoft.h"
+
+#ifdef __FAST_MATH__
+#error "hardsoft must not be built with -ffast-math: it breaks -inf masks, NaN propagation and summation order"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+/* The kernel prototypes, one per row of kernels.inc: the row's op names
+ * the function type, e.g. hs_f32_dot_fn -> float fn(size_t, ...). */
+#define HS_DECLARE_f32_vexp(fn) void fn(size_t n, const float *x, float *y);
+#define HS_DECLARE_f32_rmax(fn) float fn(size_t n, const float *x);
+#define HS_DECLARE_f32_softmax(fn) \
+  void fn(size_t n, const float *x, float *y, float inv_tau);
+#define HS_DECLARE_f32_dot(fn) float fn(size_t n, const float *a, const float *b);
+#define HS_DECLARE_f32_gemv(fn)                                       \
+  void fn(size_t m, size_t k, const float *a, size_t lda, const float *x, \
+          float *y);
+#define HS_DECLARE_f32_wsum(fn)                                      \
+  void fn(size_t n, size_t d, const float *w, const float *v, size_t ldv, \
+          float *acc);
+#define HS_DECLARE_f32_attn_row(fn)                                     \
+  void fn(size_t n, size_t dk, size_t dv, const float *q, const float *k, \
+          size_t ldk, const float *v, size_t ldv, float inv_tau,          \
+          hs_f32_online *st, float *acc);
+#define HS_DECLARE_f64_dot(fn) \
+  double fn(size_t n, const double *a, const double *b);
+#define HS_DECLARE_f64_gemv(fn)                                          \
+  void fn(size_t m, size_t k, const double *a, size_t lda, const double *x, \
+          double *y);
+#define HS_DECLARE_f64_attn_row(fn)                                       \
+  void fn(size_t n, size_t dk, size_t dv, const double *q, const double *k, \
+          size_t ldk, const double *v, size_t ldv, double inv_tau,          \
+          hs_f64_online *st, double *acc);
+
+#define HS_KERNEL(op, isa, fn) HS_DECLARE_##op(fn)
+#include "kernels.inc"
+#undef HS_KERNEL
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,79 @@
+/* Formulas as a DAG (internal). The parser hash-conses every node, so a
+ * repeated subformula is one node and is computed once by the evaluator
+ * and by the compiler. Children always have smaller indices than their
+ * parents: iterating nodes in index order is a topological order. */
+#ifndef HS_FORMULA_H
+#define HS_FORMULA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hardsoft.h"
+
+typedef enum hs_fop {
+  HS_F_FALSE, HS_F_TRUE,
+  HS_F_ATOM,                 /* sym */
+  HS_F_FIRST, HS_F_LAST,     /* @first, @last */
+  HS_F_MOD,                  /* @mod(k, r): i mod k = r */
+  HS_F_NOT, HS_F_AND, HS_F_OR, HS_F_IMPLIES, HS_F_IFF,
+  HS_F_NEXT, HS_F_YESTERDAY, /* X, Y */
+  HS_F_EVENTUALLY, HS_F_ALWAYS, HS_F_ONCE, HS_F_HISTORICALLY, /* F G O H */
+  HS_F_UNTIL, HS_F_SINCE,    /* a U b, a S b: a = left, b = right */
+  HS_F_CMP,                  /* sum_t coef_t * count_t + c  REL  0 */
+  HS_F_COUNT_
+} hs_fop;
+
+typedef enum hs_rel { HS_REL_LT, HS_REL_LE, HS_REL_EQ, HS_REL_NE,
+                      HS_REL_GE, HS_REL_GT } hs_rel;
+
+/* One counting factor of a comparison: coef * #<(arg) (past = 1) or
+ * coef * #>(arg) (past = 0). */
+typedef struct hs_count_term { int64_t coef; int past; int32_t arg; } hs_count_term;
+
+typedef struct hs_node {
+  hs_fop op;
+  int32_t a, b;       /* children (node indices), -1 when absent */
+  uint8_t sym;        /* HS_F_ATOM */
+  int64_t k, r;       /* HS_F_MOD */
+  hs_rel rel;         /* HS_F_CMP: (left - right) REL 0, normalised as */
+  int64_t c;          /*   sum terms[t].coef * count + c  REL  0         */
+  int32_t nterms;     /* like counts merged; zero coefficients dropped */
+  hs_count_term *terms;
+} hs_node;
+
+typedef struct hs_formula {
+  hs_node *nodes;
+  int32_t count, cap;
+  int32_t root;
+  char *text;          /* the source text, as given */
+} hs_formula;
+
+/* Error report: a message such as "expected ')' at column 7" and the
+ * 1-based column (0 when no column applies). */
+typedef struct hs_error { char msg[256]; int column; } hs_error;
+
+/* Parse; NULL on error (err filled). */
+hs_formula *hs_formula_parse(const char *text, hs_error *err);
+void hs_formula_free(hs_formula *f);
+/* Intern a node (hash-consing): returns the index of an equal node or a
+ * new one; -1 on allocation failure. terms are copied. */
+int32_t hs_formula_intern(hs_formula *f, const hs_node *n);
+/* Print node `id` in the concrete syntax (fully parenthesised where
+ * needed) into buf; returns the length that would have been written. */
+size_t hs_formula_print(const hs_formula *f, int32_t id, char *buf, size_t len);
+/* Bytes that some atom names: set[b] = 1. */
+void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
+/* Which features the formula uses (for "not supported yet" errors). */
+int hs_formula_has_op(const hs_formula *f, hs_fop op);
+/* Nesting depth of temporal operators (0 for a Boolean formula). */
+int hs_formula_temporal_depth(const hs_formula *f, int32_t id);
+
+/* Ground truth: the value of node `id` at positions 1..n of w, into
+ * out[0..n) as 0/1. Linear time per node. Returns 0, or -1 on allocation
+ * failure. */
+int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
+                  uint8_t *out);
+/* Every node at once: vals[node * n + (i-1)]; caller frees with free(). */
+uint8_t *hs_truth_eval_all(const hs_formula *f, const uint8_t *w, size_t n);
+
+#endif

@@ -1,0 +1,126 @@
+/* A compiled transformer (internal): weights plus the little metadata the
+ * forward pass needs. This is exactly what a model file holds; see
+ * src/safetensors.c for the on-disk names.
+ *
+ * Residual stream x_i in R^d at positions 0..n (0 = BOS). Per layer:
+ *   x += sum_h W_O^h attn_h(x)          (skipped when nheads == 0)
+ *   x += W2 ReLU(W1 x + b1) + b2        (skipped when hidden == 0)
+ * A head: q_i = W_Q x_i (dk), k_j = W_K x_j (dk), v_j = W_V x_j (dv);
+ * visible keys: those the mask allows plus BOS (j = 0) always;
+ * softmax: weights softmax_j(q_i.k_j / tau(n)); hard kinds: all weight on
+ * the leftmost / rightmost maximal score, or spread over all maximal. */
+#ifndef HS_MODEL_H
+#define HS_MODEL_H
+
+#include <stdint.h>
+
+#include "hardsoft.h"
+
+typedef enum hs_mask {
+  HS_MASK_NONE, /* every j */
+  HS_MASK_LE,   /* j <= i */
+  HS_MASK_LT,   /* j < i */
+  HS_MASK_GE,   /* j >= i */
+  HS_MASK_GT,   /* j > i */
+  HS_MASK_COUNT_
+} hs_mask;
+
+typedef enum hs_attn_kind {
+  HS_ATTN_SOFTMAX,
+  HS_ATTN_HARD_LEFT,  /* unique hard, leftmost maximal */
+  HS_ATTN_HARD_RIGHT, /* unique hard, rightmost maximal */
+  HS_ATTN_HARD_AVG,   /* average hard */
+  HS_ATTN_COUNT_
+} hs_attn_kind;
+
+/* tau(n) = c (CONST), c / n (INV_N), c / (n ln(n + 1)) (INV_NLOGN),
+ * n = input length (n >= 1; tau(0) uses n = 1). */
+typedef enum hs_tau_law { HS_TAU_CONST, HS_TAU_INV_N, HS_TAU_INV_NLOGN,
+                          HS_TAU_COUNT_ } hs_tau_law;
+
+/* Positional features: coordinate `coord` of x_i gets this function of
+ * (i, n), added to the symbol embedding. */
+typedef enum hs_pf_kind {
+  HS_PF_ONE,      /* 1 */
+  HS_PF_BOS,      /* [i = 0] */
+  HS_PF_LAST,     /* [i = n] */
+  HS_PF_I,        /* i        (unbounded) */
+  HS_PF_N,        /* n        (unbounded) */
+  HS_PF_I_OVER_N, /* i / n    (bounded; 0 when n = 0) */
+  HS_PF_INV_I1,   /* 1/(i+1)  (bounded) */
+  HS_PF_MOD,      /* [i mod k = r] */
+  HS_PF_COUNT_
+} hs_pf_kind;
+
+typedef struct hs_posfeat { hs_pf_kind kind; int32_t coord; int64_t k, r; } hs_posfeat;
+
+typedef struct hs_head {
+  hs_attn_kind kind;
+  hs_attn_kind target; /* softmax heads: the hard kind it stands in for
+                          (used to measure attention error) */
+  hs_mask mask;
+  hs_tau_law tau_law;  /* softmax heads only */
+  double tau_c;
+  int32_t dk, dv;
+  float *wq;  /* [dk][d] */
+  float *wk;  /* [dk][d] */
+  float *wv;  /* [dv][d] */
+  float *wo;  /* [d][dv] */
+  char *desc; /* for people: what the head attends to */
+} hs_head;
+
+typedef struct hs_layer {
+  int32_t nheads;
+  hs_head *heads;
+  int32_t hidden;
+  float *w1;  /* [hidden][d] */
+  float *b1;  /* [hidden] */
+  float *w2;  /* [d][hidden] */
+  float *b2;  /* [d] */
+} hs_layer;
+
+#define HS_VOCAB 257 /* bytes 0..255, then BOS */
+#define HS_BOS 256
+
+typedef struct hs_model {
+  int32_t d;
+  float *embed;        /* [HS_VOCAB][d] */
+  int32_t npf;
+  hs_posfeat *pf;
+  int32_t nlayers;
+  hs_layer *layers;
+  int32_t out_coord;   /* decision: x_i[out_coord] > 1/2 */
+  /* metadata for people and reports (may be NULL / 0) */
+  char *formula;       /* source formula, if compiled from one */
+  char *mode;          /* hard, pe, temp, fixed, or "custom" */
+  double scale;        /* mu */
+  double bound;        /* worst attention error the construction allows */
+  double min_scale;    /* smallest mu for which the model is exact */
+  char *bound_desc;    /* the law, in words */
+  char **coord_names;  /* [d] or NULL: what each coordinate holds */
+} hs_model;
+
+/* Allocate a zeroed model of width d with nlayers empty layers. */
+hs_model *hs_model_new(int32_t d, int32_t nlayers);
+void hs_model_free(hs_model *m);
+/* Deep copy. */
+hs_model *hs_model_clone(const hs_model *m);
+/* Consistency check (coordinates in range, dims > 0, dk,dv <= 64, kinds
+ * and masks valid): 0 ok, -1 with msg filled. */
+int hs_model_validate(const hs_model *m, char *msg, size_t len);
+
+const char *hs_mask_name(hs_mask m);      /* "le", "lt", "ge", "gt", "none" */
+const char *hs_attn_kind_name(hs_attn_kind k); /* "softmax", "hard_left", "hard_right", "hard_avg" */
+const char *hs_tau_law_name(hs_tau_law l); /* "const", "inv_n", "inv_nlogn" */
+const char *hs_pf_kind_name(hs_pf_kind k); /* "one", "bos", "last", "i", "n", "i_over_n", "inv_i1", "mod" */
+int hs_mask_parse(const char *s);          /* -1 if unknown */
+int hs_attn_kind_parse(const char *s);
+int hs_tau_law_parse(const char *s);
+int hs_pf_kind_parse(const char *s);
+
+/* Model files (safetensors). save writes to path.tmp then renames; both
+ * return 0, or -1 with msg filled (naming the tensor or field). */
+int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len);
+hs_model *hs_model_load(const char *path, char *msg, size_t len);
+
+#endif

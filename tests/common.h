@@ -1,0 +1,58 @@
+/* Shared test helpers (header-only): cmocka includes, a seeded RNG, ULP
+ * distance, and a loop over the ISAs this CPU runs. A kernel whose ISA the
+ * CPU lacks is skipped, not failed. */
+#ifndef HS_TEST_COMMON_H
+#define HS_TEST_COMMON_H
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hardsoft.h"
+
+/* splitmix64: deterministic across platforms */
+typedef struct { uint64_t s; } hs_rng;
+static inline uint64_t hs_rng_next(hs_rng *r) {
+  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+/* uniform in [lo, hi) */
+static inline double hs_rng_uniform(hs_rng *r, double lo, double hi) {
+  return lo + (hi - lo) * ((hs_rng_next(r) >> 11) * 0x1.0p-53);
+}
+
+/* distance in units in the last place between two floats (same sign
+ * assumed for finite values); 0 when both NaN or bitwise equal. */
+static inline double hs_ulp_f32(float got, double want) {
+  if (isnan(got) && isnan(want)) return 0;
+  if (isinf(want) || isinf(got)) return got == want ? 0 : INFINITY;
+  float w = (float)want;
+  double ulp = nextafterf(fabsf(w), INFINITY) - fabsf(w);
+  if (w == 0) ulp = 0x1p-149;
+  return fabs((double)got - want) / ulp;
+}
+
+/* Run body once per ISA this CPU supports, with `kt` the kernel table. */
+#define HS_FOR_EACH_ISA(kt)                                              \
+  for (int hs_isa_i_ = 0; hs_isa_i_ < HS_ISA_COUNT; hs_isa_i_++)         \
+    for (const hs_kernels *kt = hs_kernels_for((hs_isa)hs_isa_i_); kt;   \
+         kt = NULL)
+
+/* 64-byte aligned buffer plus `off` floats, so tests can hit unaligned
+ * starts deliberately. */
+static inline void *hs_test_alloc(size_t bytes) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, bytes + 128) != 0) abort();
+  memset(p, 0, bytes + 128);
+  return p;
+}
+
+#endif
