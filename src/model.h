@@ -123,4 +123,27 @@ int hs_pf_kind_parse(const char *s);
 int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len);
 hs_model *hs_model_load(const char *path, char *msg, size_t len);
 
+/* ---- added with src/model.c: limits and builders (additive) ----------- */
+
+/* Largest width any model may have (also what the loader accepts): bounds
+ * the embedding at 257 * 65536 floats = 64 MiB. */
+#define HS_MODEL_MAX_D (1 << 16)
+
+/* Ownership: every pointer in hs_model, hs_layer and hs_head is owned by
+ * the model, allocated with malloc/calloc, and released by hs_model_free
+ * (so code that builds a model by hand must use malloc/calloc too). The
+ * builders below do exactly that and return NULL / -1 on bad arguments or
+ * out of memory, leaving the model unchanged. */
+
+/* Append a head (zeroed weights of the given dk, dv; kind softmax, target
+ * hard_avg, mask none, tau const with c = 1, desc NULL) to layer l. The
+ * returned pointer is valid until the next head is added to that layer. */
+hs_head *hs_model_add_head(hs_model *m, int32_t l, int32_t dk, int32_t dv);
+/* Give layer l a feed-forward sublayer of `hidden` units (zeroed weights),
+ * replacing any it had; hidden = 0 removes it. */
+int hs_model_set_ffn(hs_model *m, int32_t l, int32_t hidden);
+/* Append a positional feature. */
+int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
+                    int64_t r);
+
 #endif
