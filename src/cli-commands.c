@@ -1,0 +1,413 @@
+/* hardsoft eval / run / check / compile / info. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define COMMON_RUN_OPTS \
+  "  --precision f32|f64   working precision of the forward pass (f32)\n" \
+  "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n"
+#define MODE_OPTS \
+  "  --mode M      hard, pe, temp or fixed (default temp)\n" \
+  "  --scale MU    the scale mu > 0 of pe, temp and fixed (default 4)\n"
+
+/* ---------------------------------------------------------------- output */
+
+typedef struct run_ctx {
+  const cli_opts *o;
+  const hs_formula *f; /* truth mode */
+  const hs_model *m;
+  char *line;
+  size_t cap;
+} run_ctx;
+
+static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
+  if (c->o->last) {
+    if (n) putchar(bits[n - 1] ? '1' : '0');
+    putchar('\n');
+    return 0;
+  }
+  if (n + 2 > c->cap) {
+    char *p = realloc(c->line, n + 2);
+    if (!p) return cli_error("out of memory for a string of %zu symbols", n);
+    c->line = p;
+    c->cap = n + 2;
+  }
+  for (size_t i = 0; i < n; i++) c->line[i] = bits[i] ? '1' : '0';
+  c->line[n] = '\n';
+  fwrite(c->line, 1, n + 1, stdout);
+  return 0;
+}
+
+static int run_one(const uint8_t *s, size_t n, void *ctx) {
+  run_ctx *c = ctx;
+  char msg[256];
+  if (!c->m) {
+    uint8_t *out = malloc(n ? n : 1);
+    if (!out || hs_truth_eval(c->f, c->f->root, s, n, out) != 0) {
+      free(out);
+      return cli_error("out of memory evaluating a string of %zu symbols", n);
+    }
+    int rc = print_bits(c, out, n);
+    free(out);
+    return rc;
+  }
+  hs_run_opts ro = {c->o->prec, c->o->kt, 0};
+  hs_run_result r;
+  if (hs_forward(c->m, s, n, &ro, &r, msg, sizeof msg) != 0)
+    return cli_error("%s", msg);
+  int rc = print_bits(c, r.bits, n);
+  hs_run_result_free(&r);
+  return rc;
+}
+
+static hs_model *compile_or_report(const hs_formula *f, const cli_opts *o) {
+  char msg[256];
+  hs_compile_opts co = {(hs_mode)o->mode, o->scale};
+  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+  if (!m) cli_error("%s", msg);
+  return m;
+}
+
+static void cli_free(cli_opts *o) { free(o->args); }
+
+/* ---------------------------------------------------------------- eval */
+
+static const char *const eval_usage =
+    "usage: hardsoft eval FORMULA [OPTIONS] [--] [STRING...]\n"
+    "Prints one line per string, one character 0 or 1 per position (an empty\n"
+    "line for the empty string). With no strings, reads them from standard\n"
+    "input, one per line.\n"
+    MODE_OPTS
+    "                (--mode truth evaluates the logic directly)\n"
+    COMMON_RUN_OPTS
+    "  --last        print only the decision at the last position\n";
+
+int cmd_eval(int argc, char **argv) {
+  cli_opts o;
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_PREC | O_ISA | O_LAST,
+                     eval_usage, &o);
+  if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.nargs < 1) {
+    cli_free(&o);
+    return cli_error("eval: missing FORMULA (see 'hardsoft eval --help')");
+  }
+  hs_formula *f = cli_formula(o.args[0]);
+  hs_model *m = NULL;
+  rc = HS_EXIT_ERROR;
+  if (f && (o.mode == HS_MODE_TRUTH || (m = compile_or_report(f, &o)))) {
+    run_ctx c = {&o, f, m, NULL, 0};
+    rc = cli_each_string(&o, 1, run_one, &c);
+    free(c.line);
+  }
+  hs_model_free(m);
+  hs_formula_free(f);
+  cli_free(&o);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- run */
+
+static const char *const run_usage =
+    "usage: hardsoft run FILE [OPTIONS] [--] [STRING...]\n"
+    "Runs a saved model (safetensors) like eval.\n"
+    COMMON_RUN_OPTS
+    "  --last        print only the decision at the last position\n";
+
+int cmd_run(int argc, char **argv) {
+  cli_opts o;
+  char msg[512];
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST, run_usage, &o);
+  if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.nargs < 1) {
+    cli_free(&o);
+    return cli_error("run: missing FILE (see 'hardsoft run --help')");
+  }
+  hs_model *m = hs_model_load(o.args[0], msg, sizeof msg);
+  if (!m) {
+    rc = cli_error("%s: %s", o.args[0], msg);
+  } else {
+    run_ctx c = {&o, NULL, m, NULL, 0};
+    rc = cli_each_string(&o, 1, run_one, &c);
+    free(c.line);
+  }
+  hs_model_free(m);
+  cli_free(&o);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- compile */
+
+static const char *const compile_usage =
+    "usage: hardsoft compile FORMULA [OPTIONS] (-o FILE | --print)\n"
+    "Compiles the formula into a transformer; -o writes it as safetensors,\n"
+    "--print describes it (layers, heads, widths, temperature law, bound).\n"
+    MODE_OPTS
+    "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
+    "  --print       describe the model on standard output\n";
+
+static const char *tau_text(const hs_head *H, char *buf, size_t len) {
+  switch (H->tau_law) {
+    case HS_TAU_INV_N: snprintf(buf, len, "tau(n) = %g/n", H->tau_c); break;
+    case HS_TAU_INV_NLOGN: snprintf(buf, len, "tau(n) = %g/(n ln(n+1))", H->tau_c); break;
+    default: snprintf(buf, len, "tau = %g", H->tau_c); break;
+  }
+  return buf;
+}
+
+void cli_describe_model(FILE *f, const hs_model *m) {
+  char buf[64];
+  int heads = 0;
+  for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
+  if (m->formula) fprintf(f, "formula: %s\n", m->formula);
+  if (m->mode)
+    fprintf(f, "mode: %s%s", m->mode, strcmp(m->mode, "hard") ? "" : "\n");
+  if (m->mode && strcmp(m->mode, "hard")) fprintf(f, " (scale mu = %g)\n", m->scale);
+  fprintf(f, "width d = %d, layers = %d, attention heads = %d\n", m->d,
+          m->nlayers, heads);
+  for (int l = 0; l < m->nlayers; l++) {
+    const hs_layer *L = &m->layers[l];
+    fprintf(f, "layer %d:\n", l);
+    for (int h = 0; h < L->nheads; h++) {
+      const hs_head *H = &L->heads[h];
+      fprintf(f, "  head %d: %s", h, hs_attn_kind_name(H->kind));
+      if (H->kind == HS_ATTN_SOFTMAX)
+        fprintf(f, " (%s, standing in for %s)", tau_text(H, buf, sizeof buf),
+                hs_attn_kind_name(H->target));
+      fprintf(f, ", mask %s, dk = %d, dv = %d\n", hs_mask_name(H->mask), H->dk, H->dv);
+      if (H->desc) fprintf(f, "          %s\n", H->desc);
+    }
+    if (L->hidden) fprintf(f, "  feed-forward: %d ReLU units\n", L->hidden);
+  }
+  fprintf(f, "output: x[%d]", m->out_coord);
+  if (m->coord_names && m->coord_names[m->out_coord])
+    fprintf(f, " (%s)", m->coord_names[m->out_coord]);
+  fprintf(f, " > 1/2\n");
+  if (m->bound_desc) fprintf(f, "bound: %s\n", m->bound_desc);
+  if (m->min_scale > 0) fprintf(f, "smallest exact mu: %.4f\n", m->min_scale);
+  else if (m->min_scale < 0) fprintf(f, "smallest exact mu: none (depends on n)\n");
+  if (m->coord_names) {
+    fprintf(f, "coordinates:\n");
+    for (int c = 0; c < m->d; c++)
+      fprintf(f, "  x[%d] %s\n", c, m->coord_names[c] ? m->coord_names[c] : "");
+  }
+}
+
+int cmd_compile(int argc, char **argv) {
+  cli_opts o;
+  char msg[512];
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_OUT | O_PRINT,
+                     compile_usage, &o);
+  if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.nargs != 1 || (!o.out && !o.print)) {
+    cli_free(&o);
+    return cli_error("compile: expected one FORMULA and -o FILE or --print "
+                     "(see 'hardsoft compile --help')");
+  }
+  if (o.mode == HS_MODE_TRUTH) {
+    cli_free(&o);
+    return cli_error("compile: --mode truth has no model; choose hard, pe, "
+                     "temp or fixed");
+  }
+  hs_formula *f = cli_formula(o.args[0]);
+  hs_model *m = f ? compile_or_report(f, &o) : NULL;
+  rc = m ? 0 : HS_EXIT_ERROR;
+  if (m && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
+    rc = cli_error("%s: %s", o.out, msg);
+  if (m && rc == 0 && o.print) cli_describe_model(stdout, m);
+  hs_model_free(m);
+  hs_formula_free(f);
+  cli_free(&o);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- check */
+
+static const char *const check_usage =
+    "usage: hardsoft check FORMULA [OPTIONS]\n"
+    "Compares the compiled model with the logic at every position of every\n"
+    "string up to --max-len over the formula's alphabet plus one symbol no atom\n"
+    "names, and of --samples random strings at each of --lengths. Exit 1 on any\n"
+    "disagreement.\n"
+    MODE_OPTS
+    COMMON_RUN_OPTS
+    "  --max-len N       exhaustive up to this length (default 6, at most 16)\n"
+    "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"
+    "  --samples K       random strings per length (default 3)\n"
+    "  --seed S          random seed (default 1)\n";
+
+typedef struct check_ctx {
+  const cli_opts *o;
+  const hs_formula *f;
+  const hs_model *m;
+  uint64_t positions, agree, strings;
+  double max_err;
+  int shown;
+} check_ctx;
+
+static int check_one(const uint8_t *s, size_t n, void *ctx) {
+  check_ctx *c = ctx;
+  char msg[256];
+  uint8_t *truth = malloc(n ? n : 1);
+  if (!truth || hs_truth_eval(c->f, c->f->root, s, n, truth) != 0) {
+    free(truth);
+    return cli_error("out of memory checking a string of %zu symbols", n);
+  }
+  hs_run_opts ro = {c->o->prec, c->o->kt, 1};
+  hs_run_result r;
+  if (hs_forward(c->m, s, n, &ro, &r, msg, sizeof msg) != 0) {
+    free(truth);
+    return cli_error("%s", msg);
+  }
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < n; i++)
+    if (r.bits[i] != truth[i] && bad++ == 0) first = i;
+  for (int l = 0; l < c->m->nlayers; l++)
+    if (r.attn_error[l] > c->max_err) c->max_err = r.attn_error[l];
+  c->positions += n;
+  c->agree += n - bad;
+  c->strings++;
+  if (bad && c->shown++ < 3)
+    printf("disagreement: length %zu, position %zu: model %d, logic %d (value "
+           "%.6g)%s%.*s\n", n, first + 1, r.bits[first], truth[first],
+           r.values[first], n <= 40 ? ", string " : "", n <= 40 ? (int)n : 0,
+           (const char *)s);
+  hs_run_result_free(&r);
+  free(truth);
+  return 0;
+}
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Symbols: the formula's alphabet plus one byte no atom names. */
+static int check_symbols(const hs_formula *f, uint8_t sym[257]) {
+  uint8_t set[256];
+  int k = 0;
+  hs_formula_alphabet(f, set);
+  for (int b = 0; b < 256; b++)
+    if (set[b]) sym[k++] = (uint8_t)b;
+  const char *other = "#_.xyz0123456789";
+  for (const char *p = other; *p; p++)
+    if (!set[(uint8_t)*p]) { sym[k++] = (uint8_t)*p; break; }
+  return k;
+}
+
+static int check_run(check_ctx *c, const uint8_t *sym, int k) {
+  const cli_opts *o = c->o;
+  double total = 0;
+  for (int L = 0; L <= o->max_len; L++) total += pow(k, L);
+  if (total > 5e6)
+    return cli_error("check: %.3g strings up to length %d over %d symbols is "
+                     "too many; lower --max-len", total, o->max_len, k);
+  uint8_t s[17];
+  for (int L = 0; L <= o->max_len; L++) {
+    int idx[17] = {0};
+    for (;;) {
+      for (int i = 0; i < L; i++) s[i] = sym[idx[i]];
+      int rc = check_one(s, (size_t)L, c);
+      if (rc) return rc;
+      int i = 0;
+      while (i < L && ++idx[i] == k) idx[i++] = 0;
+      if (i == L) break;
+    }
+  }
+  uint64_t seed = o->seed;
+  for (int li = 0; li < o->nlengths; li++) {
+    size_t n = o->lengths[li];
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) return cli_error("out of memory for a string of %zu symbols", n);
+    for (int t = 0; t < o->samples; t++) {
+      /* half the strings are uniform; the others favour one symbol (90%),
+       * which makes long runs and distant witnesses */
+      int fav = t % 2 ? (int)(splitmix(&seed) % (uint64_t)k) : -1;
+      for (size_t i = 0; i < n; i++) {
+        uint64_t r = splitmix(&seed);
+        buf[i] = fav >= 0 && r % 10 != 0 ? sym[fav] : sym[(r >> 8) % (uint64_t)k];
+      }
+      int rc = check_one(buf, n, c);
+      if (rc) { free(buf); return rc; }
+    }
+    free(buf);
+  }
+  return 0;
+}
+
+int cmd_check(int argc, char **argv) {
+  cli_opts o;
+  int rc = cli_parse(argc, argv, 2,
+                     O_MODE | O_SCALE | O_PREC | O_ISA | O_MAXLEN | O_LENGTHS |
+                         O_SAMPLES | O_SEED,
+                     check_usage, &o);
+  if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.nargs != 1) {
+    cli_free(&o);
+    return cli_error("check: expected one FORMULA (see 'hardsoft check --help')");
+  }
+  if (o.mode == HS_MODE_TRUTH) {
+    cli_free(&o);
+    return cli_error("check: --mode truth compares the logic with itself; "
+                     "choose hard, pe, temp or fixed");
+  }
+  hs_formula *f = cli_formula(o.args[0]);
+  hs_model *m = f ? compile_or_report(f, &o) : NULL;
+  rc = HS_EXIT_ERROR;
+  if (m) {
+    uint8_t sym[257];
+    int k = check_symbols(f, sym);
+    check_ctx c = {&o, f, m, 0, 0, 0, 0, 0};
+    printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
+    if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
+    printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
+           hs_isa_name(o.kt->isa));
+    printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+    rc = check_run(&c, sym, k);
+    if (rc == 0) {
+      printf("strings: %llu (every string up to length %d; %d random at each of",
+             (unsigned long long)c.strings, o.max_len, o.samples);
+      for (int i = 0; i < o.nlengths; i++)
+        printf("%s%zu", i ? "," : " ", o.lengths[i]);
+      printf(")\npositions checked: %llu\nagreement: %llu/%llu (%.6f%%)\n",
+             (unsigned long long)c.positions, (unsigned long long)c.agree,
+             (unsigned long long)c.positions,
+             c.positions ? 100.0 * (double)c.agree / (double)c.positions : 100.0);
+      printf("largest attention error: %.3g (bound %.3g at n = 1)\n", c.max_err,
+             m->bound);
+      rc = c.agree == c.positions ? 0 : HS_EXIT_DISAGREE;
+    }
+  }
+  hs_model_free(m);
+  hs_formula_free(f);
+  cli_free(&o);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- info */
+
+int cmd_info(int argc, char **argv) {
+  cli_opts o;
+  char brand[64], err[256];
+  int rc = cli_parse(argc, argv, 2, O_ISA,
+                     "usage: hardsoft info [--isa ISA]\n"
+                     "Prints the CPU, the instruction sets it supports and the "
+                     "kernels chosen.\n", &o);
+  if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  hs_cpu_brand(brand, sizeof brand);
+  printf("cpu: %s\nsupported:", brand[0] ? brand : "unknown");
+  for (int i = 0; i < HS_ISA_COUNT; i++)
+    if (hs_isa_supported((hs_isa)i)) printf(" %s", hs_isa_name((hs_isa)i));
+  const char *env = getenv("HARDSOFT_ISA");
+  printf("\nchosen: %s (%s)\n", hs_isa_name(o.kt->isa),
+         env && *env ? "HARDSOFT_ISA" : (o.kt != hs_kernels_default(err) ? "--isa" : "best supported"));
+  printf("flush-to-zero: %s, denormals-are-zero: %s\nkernels:\n",
+         hs_ftz_enabled() ? "on" : "off", hs_daz_enabled() ? "on" : "off");
+  for (int op = 0; op < HS_OP_COUNT; op++)
+    printf("  %-13s %s\n", hs_op_names[op], o.kt->name[op]);
+  cli_free(&o);
+  return 0;
+}

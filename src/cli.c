@@ -1,0 +1,220 @@
+/* hardsoft: the command line. Dispatch, option parsing, shared helpers. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const top_usage =
+    "usage: hardsoft COMMAND [OPTIONS] [--] [ARGS...]\n"
+    "\n"
+    "commands:\n"
+    "  eval FORMULA [STRING...]   print each position's truth value (0/1)\n"
+    "  check FORMULA              compare a compiled model with the logic\n"
+    "  compile FORMULA -o FILE    write the model as safetensors (--print: describe it)\n"
+    "  run FILE [STRING...]       like eval, for a saved model\n"
+    "  info                       CPU, instruction sets and chosen kernels\n"
+    "\n"
+    "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
+    "1 a check found a disagreement, 2 a usage, input or file error.\n";
+
+int cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("hardsoft: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return HS_EXIT_ERROR;
+}
+
+static int parse_double(const char *opt, const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*s == 0 || *end != 0 || errno || !isfinite(v) || v <= 0)
+    return cli_error("%s expects a positive number, got '%s'", opt, s);
+  *out = v;
+  return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, uint64_t max,
+                      uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (*s < '0' || *s > '9')
+    return cli_error("%s expects a whole number, got '%s'", opt, s);
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end != 0 || errno || v > max)
+    return cli_error("%s expects a whole number from 0 to %llu, got '%s'", opt,
+                     (unsigned long long)max, s);
+  *out = v;
+  return 0;
+}
+
+static int parse_lengths(const char *s, cli_opts *o) {
+  char buf[1024];
+  if (strlen(s) >= sizeof buf) return cli_error("--lengths: list too long");
+  strcpy(buf, s);
+  o->nlengths = 0;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    uint64_t v;
+    if (o->nlengths == 64) return cli_error("--lengths: at most 64 lengths");
+    if (parse_uint("--lengths", tok, (uint64_t)1 << 32, &v)) return HS_EXIT_ERROR;
+    o->lengths[o->nlengths++] = (size_t)v;
+  }
+  return 0;
+}
+
+static int set_isa(const char *s, cli_opts *o) {
+  int isa = hs_isa_parse(s);
+  if (isa < 0)
+    return cli_error("--isa '%s' is not an instruction set (expected scalar, "
+                     "avx2 or avx512)", s);
+  if (!hs_isa_supported((hs_isa)isa))
+    return cli_error("--isa %s: this CPU or OS cannot run %s (best supported: "
+                     "%s)", s, s, hs_isa_name(hs_isa_best()));
+  o->kt = hs_kernels_for((hs_isa)isa);
+  return 0;
+}
+
+/* One option that takes a value: "--name VALUE" or "--name=VALUE". */
+static const char *value_of(int argc, char **argv, int *i, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (strcmp(argv[*i], name) != 0) return NULL;
+  if (*i + 1 >= argc) return "";
+  return argv[++*i];
+}
+
+int cli_parse(int argc, char **argv, int first, unsigned allowed,
+              const char *usage, cli_opts *o) {
+  char err[256];
+  memset(o, 0, sizeof *o);
+  o->cmd = argv[first - 1];
+  o->mode = HS_MODE_TEMP;
+  o->scale = 4;
+  o->max_len = 6;
+  o->samples = 3;
+  o->seed = 1;
+  o->lengths[0] = 100;
+  o->lengths[1] = 1000;
+  o->nlengths = 2;
+  o->kt = hs_kernels_default(err);
+  o->args = calloc((size_t)argc + 1, sizeof(char *));
+  if (!o->args) return cli_error("out of memory");
+  int only_args = 0;
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i], *v;
+    uint64_t u;
+    if (only_args || a[0] != '-' || a[1] == 0) {
+      o->args[o->nargs++] = argv[i];
+      continue;
+    }
+    if (strcmp(a, "--") == 0) { only_args = 1; continue; }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      return 1;
+    }
+#define TAKES(flag, name) ((allowed & (flag)) && (v = value_of(argc, argv, &i, name)))
+#define NEEDV(name) if (!*v) return cli_error("%s needs a value", name)
+    if (TAKES(O_MODE, "--mode")) {
+      NEEDV("--mode");
+      if (strcmp(v, "truth") == 0) o->mode = HS_MODE_TRUTH;
+      else if ((o->mode = hs_mode_parse(v)) < 0)
+        return cli_error("--mode '%s' is not a mode (expected hard, pe, temp, "
+                         "fixed%s)", v, strcmp(o->cmd, "eval") ? "" : " or truth");
+    } else if (TAKES(O_SCALE, "--scale")) {
+      NEEDV("--scale");
+      if (parse_double("--scale", v, &o->scale)) return HS_EXIT_ERROR;
+    } else if (TAKES(O_PREC, "--precision")) {
+      NEEDV("--precision");
+      if (strcmp(v, "f32") == 0) o->prec = HS_PREC_F32;
+      else if (strcmp(v, "f64") == 0) o->prec = HS_PREC_F64;
+      else return cli_error("--precision '%s' is not f32 or f64", v);
+    } else if (TAKES(O_ISA, "--isa")) {
+      NEEDV("--isa");
+      if (set_isa(v, o)) return HS_EXIT_ERROR;
+    } else if (TAKES(O_MAXLEN, "--max-len")) {
+      NEEDV("--max-len");
+      if (parse_uint("--max-len", v, 16, &u)) return HS_EXIT_ERROR;
+      o->max_len = (int)u;
+    } else if (TAKES(O_LENGTHS, "--lengths")) {
+      NEEDV("--lengths");
+      if (parse_lengths(v, o)) return HS_EXIT_ERROR;
+    } else if (TAKES(O_SAMPLES, "--samples")) {
+      NEEDV("--samples");
+      if (parse_uint("--samples", v, 1000000, &u)) return HS_EXIT_ERROR;
+      o->samples = (int)u;
+    } else if (TAKES(O_SEED, "--seed")) {
+      NEEDV("--seed");
+      if (parse_uint("--seed", v, UINT64_MAX, &o->seed)) return HS_EXIT_ERROR;
+    } else if ((allowed & O_OUT) && (v = value_of(argc, argv, &i, "-o"))) {
+      NEEDV("-o");
+      o->out = v;
+    } else if ((allowed & O_PRINT) && strcmp(a, "--print") == 0) {
+      o->print = 1;
+    } else if ((allowed & O_LAST) && strcmp(a, "--last") == 0) {
+      o->last = 1;
+    } else {
+      return cli_error("%s: unknown option '%s' (see 'hardsoft %s --help')",
+                       o->cmd, a, o->cmd);
+    }
+#undef TAKES
+#undef NEEDV
+  }
+  if (!o->kt) return cli_error("%s", err);
+  return 0;
+}
+
+hs_formula *cli_formula(const char *text) {
+  hs_error e;
+  memset(&e, 0, sizeof e);
+  hs_formula *f = hs_formula_parse(text, &e);
+  if (!f) cli_error("%s", e.msg);
+  return f;
+}
+
+int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx) {
+  if (o->nargs > skip) {
+    for (int i = skip; i < o->nargs; i++) {
+      int rc = fn((const uint8_t *)o->args[i], strlen(o->args[i]), ctx);
+      if (rc) return rc;
+    }
+    return 0;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t got;
+  int rc = 0;
+  while (rc == 0 && (got = getline(&line, &cap, stdin)) >= 0) {
+    size_t n = (size_t)got;
+    if (n && line[n - 1] == '\n') n--;
+    if (n && line[n - 1] == '\r') n--;
+    rc = fn((const uint8_t *)line, n, ctx);
+  }
+  if (rc == 0 && ferror(stdin)) rc = cli_error("reading standard input failed");
+  free(line);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    fputs(top_usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? HS_EXIT_ERROR : 0;
+  }
+  static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+      {"eval", cmd_eval}, {"run", cmd_run}, {"check", cmd_check},
+      {"compile", cmd_compile}, {"info", cmd_info},
+  };
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+    if (strcmp(argv[1], cmds[i].name) == 0) {
+      int rc = cmds[i].fn(argc, argv);
+      if (fflush(stdout) != 0 && rc == 0) rc = cli_error("writing output failed");
+      return rc;
+    }
+  return cli_error("unknown command '%s' (expected eval, check, compile, run "
+                   "or info)", argv[1]);
+}

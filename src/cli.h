@@ -1,0 +1,62 @@
+/* Shared pieces of the command line (internal). */
+#ifndef HS_CLI_H
+#define HS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "compile.h"
+
+/* Exit codes: 0 success, 1 a check found a disagreement, 2 usage, input or
+ * file error. */
+enum { HS_EXIT_OK = 0, HS_EXIT_DISAGREE = 1, HS_EXIT_ERROR = 2 };
+
+/* Options every command may accept; each command says which it takes. */
+enum {
+  O_MODE = 1 << 0, O_SCALE = 1 << 1, O_PREC = 1 << 2, O_ISA = 1 << 3,
+  O_MAXLEN = 1 << 4, O_LENGTHS = 1 << 5, O_SAMPLES = 1 << 6, O_SEED = 1 << 7,
+  O_OUT = 1 << 8, O_PRINT = 1 << 9, O_LAST = 1 << 10,
+};
+
+typedef struct cli_opts {
+  const char *cmd;
+  int mode; /* hs_mode, or -1 for truth */
+  double scale;
+  hs_precision prec;
+  const hs_kernels *kt;
+  int max_len, samples;
+  uint64_t seed;
+  size_t lengths[64];
+  int nlengths;
+  const char *out;
+  int print, last;
+  char **args; /* positional arguments */
+  int nargs;
+} cli_opts;
+
+#define HS_MODE_TRUTH (-1)
+
+/* Prints "hardsoft: error: ..." on one line and returns HS_EXIT_ERROR. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parses argv[first..argc) into o; `allowed` is a mask of O_* flags.
+ * Returns 0, 1 if --help was printed, or HS_EXIT_ERROR after printing. */
+int cli_parse(int argc, char **argv, int first, unsigned allowed,
+              const char *usage, cli_opts *o);
+/* Parses a formula, printing the error with its column. */
+hs_formula *cli_formula(const char *text);
+
+/* Strings: from the positional arguments after `skip`, or from stdin, one
+ * per line. Calls fn(s, n, ctx) for each; stops on the first non-zero. */
+typedef int (*cli_string_fn)(const uint8_t *s, size_t n, void *ctx);
+int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
+
+int cmd_eval(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Writes a person's description of a model to f. */
+void cli_describe_model(FILE *f, const hs_model *m);
+
+#endif

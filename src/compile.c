@@ -1,0 +1,659 @@
+/* Formula -> transformer.
+ *
+ * The formula DAG is lowered to a circuit of three kinds of node, each of
+ * which owns one coordinate of the residual stream holding exactly 0 or 1
+ * at every position i >= 1 and exactly 0 at BOS (i = 0):
+ *   - embedded: atoms, true, false, position features (no layer);
+ *   - gates: Boolean functions of 0/1 inputs, one feed-forward sublayer
+ *     with one or two ReLU units each;
+ *   - heads: "the rightmost j <= i (or < i) where sel holds" or "the
+ *     leftmost j >= i (or > i) where sel holds", reading one coordinate
+ *     there; one attention sublayer, then a rounding gate in the
+ *     feed-forward sublayer of the same layer.
+ * All temporal operators reduce to heads:
+ *   Y p   = rightmost j <  i, any,        reads p   (BOS if none: 0)
+ *   p S q = rightmost j <= i with p -> q, reads q
+ *   O p   = rightmost j <= i with p,      reads p
+ *   X p   = leftmost  j >  i, any,        reads p
+ *   p U q = leftmost  j >= i with p -> q, reads q
+ *   F p   = leftmost  j >= i with p,      reads p
+ *   H p = !O!p,  G p = !F!p.
+ * Why "p -> q" (= q | !p) selects the right witness for S: let j be the
+ * rightmost position <= i where q | !p holds. If q holds at j, p holds on
+ * (j, i] (no !p there) and p S q is true. If not, !p & !q at j, so any
+ * q-witness lies left of j and p fails at j in between: false. If no such
+ * j exists, q never holds: false, and the head reads q = 0 wherever it
+ * looks. U is the mirror image.
+ *
+ * Each construction's score and error bound are stated next to the code
+ * that builds it (head_scores). Gates are exact in float arithmetic: all
+ * inputs are 0/1 and all weights small integers or halves. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+
+static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
+                                                       "fixed"};
+const char *hs_mode_name(hs_mode m) {
+  return (unsigned)m < HS_MODE_COUNT_ ? mode_names[m] : "?";
+}
+int hs_mode_parse(const char *s) {
+  for (int i = 0; i < HS_MODE_COUNT_; i++)
+    if (s && strcmp(s, mode_names[i]) == 0) return i;
+  return -1;
+}
+
+/* ------------------------------------------------------------ the circuit */
+
+typedef enum { C_ATOM, C_TRUE, C_FALSE, C_PF, C_GATE, C_HEAD } ckind;
+typedef enum {
+  G_NOT, G_AND, G_OR, G_IMPLIES, G_IFF,
+  G_NONBOS, /* a feature, forced to 0 at BOS */
+  G_FIRST,  /* [i = 1] from the 1/(i+1) feature */
+} gkind;
+
+typedef struct cnode {
+  ckind kind;
+  gkind g;
+  int a, b;        /* inputs (circuit ids), -1 if absent */
+  uint8_t sym;     /* C_ATOM */
+  hs_pf_kind pf;   /* C_PF */
+  int64_t k, r;
+  int right;       /* C_HEAD: 1 = rightmost (past), 0 = leftmost (future) */
+  hs_mask mask;
+  int sel, val;    /* C_HEAD: selector (-1: every position), value read */
+  int32_t fnode;   /* formula node this stands for, or -1 */
+  int coord, scratch;
+  int ready;       /* sublayer after which coord is final; -1 = embedded */
+} cnode;
+
+typedef struct builder {
+  const hs_formula *f;
+  hs_compile_opts o;
+  cnode *c;
+  int n, cap;
+  int *memo; /* formula node -> circuit id */
+  /* positional feature coordinates, allocated on first use */
+  int pf_coord[HS_PF_COUNT_];
+  struct { int64_t k, r; int coord; } *mods;
+  int nmods;
+  int d;
+  char *msg;
+  size_t len;
+  int oom;
+} builder;
+
+static int cnode_eq(const cnode *x, const cnode *y) {
+  return x->kind == y->kind && x->g == y->g && x->a == y->a && x->b == y->b &&
+         x->sym == y->sym && x->pf == y->pf && x->k == y->k && x->r == y->r &&
+         x->right == y->right && x->mask == y->mask && x->sel == y->sel &&
+         x->val == y->val;
+}
+
+/* Adds a node unless an equal one exists (sharing), returns its id. */
+static int add(builder *B, cnode n) {
+  for (int i = 0; i < B->n; i++)
+    if (cnode_eq(&B->c[i], &n)) {
+      if (B->c[i].fnode < 0) B->c[i].fnode = n.fnode;
+      return i;
+    }
+  if (B->n == B->cap) {
+    int cap = B->cap ? 2 * B->cap : 64;
+    cnode *c = realloc(B->c, (size_t)cap * sizeof *c);
+    if (!c) { B->oom = 1; return 0; }
+    B->c = c;
+    B->cap = cap;
+  }
+  n.coord = n.scratch = -1;
+  B->c[B->n] = n;
+  return B->n++;
+}
+
+static cnode blank(ckind k, int32_t fnode) {
+  cnode n;
+  memset(&n, 0, sizeof n);
+  n.kind = k;
+  n.a = n.b = n.sel = n.val = -1;
+  n.fnode = fnode;
+  return n;
+}
+
+static int gate(builder *B, gkind g, int a, int b, int32_t fnode) {
+  cnode n = blank(C_GATE, fnode);
+  n.g = g;
+  n.a = a;
+  n.b = b;
+  return add(B, n);
+}
+
+static int head(builder *B, int right, hs_mask mask, int sel, int val,
+                int32_t fnode) {
+  cnode n = blank(C_HEAD, fnode);
+  n.right = right;
+  n.mask = mask;
+  n.sel = sel;
+  n.val = val;
+  return add(B, n);
+}
+
+static int pf_node(builder *B, hs_pf_kind kind, int64_t k, int64_t r,
+                   int32_t fnode) {
+  cnode n = blank(C_PF, fnode);
+  n.pf = kind;
+  n.k = k;
+  n.r = r;
+  return add(B, n);
+}
+
+static int lower(builder *B, int32_t id);
+
+static int fail(builder *B, const char *what) {
+  snprintf(B->msg, B->len, "%s are not supported yet in mode %s", what,
+           hs_mode_name(B->o.mode));
+  return -1;
+}
+
+static int lower_node(builder *B, int32_t id) {
+  const hs_node *x = &B->f->nodes[id];
+  int a = -1, b = -1;
+  if (x->a >= 0 && x->op != HS_F_CMP && (a = lower(B, x->a)) < 0) return -1;
+  if (x->b >= 0 && x->op != HS_F_CMP && (b = lower(B, x->b)) < 0) return -1;
+  cnode n;
+  switch (x->op) {
+    case HS_F_FALSE: return add(B, blank(C_FALSE, id));
+    case HS_F_TRUE: return add(B, blank(C_TRUE, id));
+    case HS_F_ATOM:
+      n = blank(C_ATOM, id);
+      n.sym = x->sym;
+      return add(B, n);
+    case HS_F_FIRST:
+      return gate(B, G_FIRST, pf_node(B, HS_PF_INV_I1, 0, 0, -1), -1, id);
+    case HS_F_LAST:
+      return gate(B, G_NONBOS, pf_node(B, HS_PF_LAST, 0, 0, -1), -1, id);
+    case HS_F_MOD:
+      return gate(B, G_NONBOS, pf_node(B, HS_PF_MOD, x->k, x->r, -1), -1, id);
+    case HS_F_NOT: return gate(B, G_NOT, a, -1, id);
+    case HS_F_AND: return gate(B, G_AND, a, b, id);
+    case HS_F_OR: return gate(B, G_OR, a, b, id);
+    case HS_F_IMPLIES: return gate(B, G_IMPLIES, a, b, id);
+    case HS_F_IFF: return gate(B, G_IFF, a, b, id);
+    case HS_F_NEXT: return head(B, 0, HS_MASK_GT, -1, a, id);
+    case HS_F_YESTERDAY: return head(B, 1, HS_MASK_LT, -1, a, id);
+    case HS_F_EVENTUALLY: return head(B, 0, HS_MASK_GE, a, a, id);
+    case HS_F_ONCE: return head(B, 1, HS_MASK_LE, a, a, id);
+    case HS_F_ALWAYS: {
+      int na = gate(B, G_NOT, a, -1, -1);
+      return gate(B, G_NOT, head(B, 0, HS_MASK_GE, na, na, -1), -1, id);
+    }
+    case HS_F_HISTORICALLY: {
+      int na = gate(B, G_NOT, a, -1, -1);
+      return gate(B, G_NOT, head(B, 1, HS_MASK_LE, na, na, -1), -1, id);
+    }
+    case HS_F_UNTIL:
+      return head(B, 0, HS_MASK_GE, gate(B, G_IMPLIES, a, b, -1), b, id);
+    case HS_F_SINCE:
+      return head(B, 1, HS_MASK_LE, gate(B, G_IMPLIES, a, b, -1), b, id);
+    case HS_F_CMP: return fail(B, "counting comparisons");
+    default: break;
+  }
+  snprintf(B->msg, B->len, "internal error: unknown formula node %d",
+           (int)x->op);
+  return -1;
+}
+
+static int lower(builder *B, int32_t id) {
+  if (B->memo[id] >= 0) return B->memo[id];
+  int c = lower_node(B, id);
+  if (B->oom) {
+    snprintf(B->msg, B->len, "out of memory while compiling");
+    return -1;
+  }
+  return B->memo[id] = c;
+}
+
+/* ------------------------------------------------------ coordinates */
+
+static int new_coord(builder *B) { return B->d++; }
+
+static int feature(builder *B, hs_pf_kind kind, int64_t k, int64_t r) {
+  if (kind != HS_PF_MOD) {
+    if (B->pf_coord[kind] < 0) B->pf_coord[kind] = new_coord(B);
+    return B->pf_coord[kind];
+  }
+  for (int i = 0; i < B->nmods; i++)
+    if (B->mods[i].k == k && B->mods[i].r == r) return B->mods[i].coord;
+  void *p = realloc(B->mods, (size_t)(B->nmods + 1) * sizeof *B->mods);
+  if (!p) { B->oom = 1; return 0; }
+  B->mods = p;
+  B->mods[B->nmods].k = k;
+  B->mods[B->nmods].r = r;
+  return B->mods[B->nmods++].coord = new_coord(B);
+}
+
+static int maxi(int a, int b) { return a > b ? a : b; }
+
+/* Sublayer schedule: sublayer 2l is layer l's attention, 2l+1 its
+ * feed-forward. A gate runs in the first feed-forward sublayer after its
+ * inputs are final; a head's attention in the first attention sublayer
+ * after its selector and value are final, its rounding right after. */
+static void schedule(builder *B) {
+  for (int i = 0; i < B->n; i++) {
+    cnode *n = &B->c[i];
+    int r = -1;
+    switch (n->kind) {
+      case C_GATE:
+        r = B->c[n->a].ready;
+        if (n->b >= 0) r = maxi(r, B->c[n->b].ready);
+        n->ready = (r + 1) | 1;
+        break;
+      case C_HEAD:
+        r = B->c[n->val].ready;
+        if (n->sel >= 0) r = maxi(r, B->c[n->sel].ready);
+        n->ready = ((r + 2) & ~1) + 1;
+        break;
+      default: n->ready = -1;
+    }
+  }
+}
+
+/* ------------------------------------------------------ weights */
+
+typedef struct unit { int in[3]; float w[3]; float bias, out; } unit;
+
+/* The ReLU units of a gate: out_coord += sum_u out_u * ReLU(w_u . x + b_u).
+ * Inputs are 0/1 at i >= 1 and 0 at BOS; every unit is exact in float.
+ * Returns the number of units (<= 2). */
+static int gate_units(const builder *B, const cnode *n, unit u[2]) {
+  int a = n->a >= 0 ? B->c[n->a].coord : -1;
+  int b = n->b >= 0 ? B->c[n->b].coord : -1;
+  int bos = B->pf_coord[HS_PF_BOS];
+  memset(u, 0, 2 * sizeof *u);
+  for (int i = 0; i < 2; i++) u[i].in[0] = u[i].in[1] = u[i].in[2] = -1;
+#define U(i, c0, w0, c1, w1, c2, w2, bb, oo)                              \
+  (u[i].in[0] = (c0), u[i].w[0] = (w0), u[i].in[1] = (c1), u[i].w[1] = (w1), \
+   u[i].in[2] = (c2), u[i].w[2] = (w2), u[i].bias = (bb), u[i].out = (oo))
+  switch (n->g) {
+    case G_NOT: /* 1 - a, and 0 at BOS */
+      U(0, a, -1, bos, -1, -1, 0, 1, 1);
+      return 1;
+    case G_AND: /* ReLU(a + b - 1) */
+      U(0, a, 1, b, 1, -1, 0, -1, 1);
+      return 1;
+    case G_OR: /* ReLU(a + b) - ReLU(a + b - 1) */
+      U(0, a, 1, b, 1, -1, 0, 0, 1);
+      U(1, a, 1, b, 1, -1, 0, -1, -1);
+      return 2;
+    case G_IMPLIES: /* ReLU(1 - a + b - bos) - ReLU(b - a) */
+      U(0, a, -1, b, 1, bos, -1, 1, 1);
+      U(1, a, -1, b, 1, -1, 0, 0, -1);
+      return 2;
+    case G_IFF: /* ReLU(1 - a - b - bos) + ReLU(a + b - 1) */
+      U(0, a, -1, b, -1, bos, -1, 1, 1);
+      U(1, a, 1, b, 1, -1, 0, -1, 1);
+      return 2;
+    case G_NONBOS: /* a feature in {0,1} that may be 1 at BOS */
+      U(0, a, 1, bos, -1, -1, 0, 0, 1);
+      return 1;
+    case G_FIRST: /* x = 1/(i+1): 12x - 5 is 1 at i = 1, <= -1 at i >= 2,
+                     7 at BOS (cancelled by -7 bos) */
+      U(0, a, 12, bos, -7, -1, 0, -5, 1);
+      return 1;
+  }
+#undef U
+  return 0;
+}
+
+/* Rounding after a head: a in [0,1] within 1/4 of 0 or 1 becomes exactly
+ * 0 or 1: ReLU(2a - 1/2) - ReLU(2a - 3/2). For a > 3/4 both arguments are
+ * computed exactly in float (2a - 1/2 in [1, 3/2] and 2a - 3/2 in [0, 1/2]
+ * keep every bit of 2a), so the difference is exactly 1. BOS: -2 bos. */
+static int round_units(const builder *B, const cnode *n, unit u[2]) {
+  int bos = B->pf_coord[HS_PF_BOS];
+  memset(u, 0, 2 * sizeof *u);
+  for (int i = 0; i < 2; i++) {
+    u[i].in[0] = n->scratch;
+    u[i].w[0] = 2;
+    u[i].in[1] = bos;
+    u[i].w[1] = -2;
+    u[i].in[2] = -1;
+  }
+  u[0].bias = -0.5f;
+  u[0].out = 1;
+  u[1].bias = -1.5f;
+  u[1].out = -1;
+  return 2;
+}
+
+/* One term of an attention score: (wq * x_i[qc]) * (wk * x_j[kc]). */
+typedef struct term { int qc; float wq; int kc; float wk; } term;
+
+/* The scores of a head, per mode. Write s_j for the selector (1 where it
+ * holds, 0 elsewhere and at BOS) and t for the hard target: the rightmost
+ * visible j with s_j = 1 (since family) or the leftmost (until family);
+ * when no visible j has s_j = 1, the rightmost / leftmost visible j.
+ *
+ *   hard  : score s_j (until family: also -2 [j = 0], so BOS never wins a
+ *           tie as the leftmost); unique hard attention, ties broken
+ *           rightmost / leftmost. Exact.
+ *   pe    : tau = 1, score mu*j + mu*n*s_j (since) or
+ *           -mu*j + mu*n*s_j - 2*mu*n*[j = 0] (until), from the unbounded
+ *           features i and n.
+ *   temp  : tau = 1/(mu n), score j/n + s_j or -j/n + s_j - 2[j = 0] from
+ *           the bounded feature i/n; after dividing by tau the scores are
+ *           exactly those of pe.
+ *   fixed : tau = 1/mu, the scores of temp: scaled scores mu*j/n + mu*s_j.
+ *
+ * Bound (pe, temp). Every competitor's scaled score is below the target's
+ * by a positive multiple of mu, and no multiple occurs more than twice
+ * (once among positions with s = 1, once among those with s = 0: both sets
+ * have pairwise distinct positions, so distinct scores). Hence
+ *   S = sum_{j != t} e^{score_j - score_t} <= 2 e^{-mu} / (1 - e^{-mu}),
+ * and the weight off t is S/(1+S) < 1/4 exactly when S < 1/3, which holds
+ * for every n once mu >= ln 7 ~= 1.946 (the cruder S < 1/4 needs ln 9).
+ * The value read is then within S/(1+S) of v_t, and the rounding gate
+ * restores it exactly. fixed: the multiples are of mu/n instead, so the
+ * same holds only while n <= mu / ln 7. */
+static int head_scores(const builder *B, const cnode *n, term t[3]) {
+  int one = B->pf_coord[HS_PF_ONE], bos = B->pf_coord[HS_PF_BOS];
+  int sel = n->sel >= 0 ? B->c[n->sel].coord : -1;
+  float mu = (float)B->o.scale;
+  int k = 0;
+  switch (B->o.mode) {
+    case HS_MODE_HARD:
+      if (sel >= 0) t[k++] = (term){one, 1, sel, 1};
+      if (!n->right) t[k++] = (term){one, 1, bos, -2};
+      if (k == 0) t[k++] = (term){one, 0, one, 0}; /* all scores equal */
+      return k;
+    case HS_MODE_PE: {
+      int pi = B->pf_coord[HS_PF_I], pn = B->pf_coord[HS_PF_N];
+      t[k++] = (term){one, mu, pi, n->right ? 1.0f : -1.0f};
+      if (sel >= 0) t[k++] = (term){pn, mu, sel, 1};
+      if (!n->right) t[k++] = (term){pn, mu, bos, -2};
+      return k;
+    }
+    case HS_MODE_TEMP:
+    case HS_MODE_FIXED: {
+      int pin = B->pf_coord[HS_PF_I_OVER_N];
+      t[k++] = (term){one, 1, pin, n->right ? 1.0f : -1.0f};
+      if (sel >= 0) t[k++] = (term){one, 1, sel, 1};
+      if (!n->right) t[k++] = (term){one, 1, bos, -2};
+      return k;
+    }
+    default: return 0;
+  }
+}
+
+static double series(double mu) { return 2 * exp(-mu) / -expm1(-mu); }
+
+double hs_bound_at(const char *mode, double scale, size_t n) {
+  if (!mode || strcmp(mode, "hard") == 0) return 0;
+  double mu = scale;
+  if (strcmp(mode, "fixed") == 0) mu = scale / (double)(n ? n : 1);
+  if (!(mu > 0)) return 1;
+  double S = series(mu);
+  return S / (1 + S);
+}
+
+/* ------------------------------------------------------ naming */
+
+static char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+static void cname(const builder *B, int id, char *buf, size_t len) {
+  const cnode *n = &B->c[id];
+  if (n->fnode >= 0) {
+    hs_formula_print(B->f, n->fnode, buf, len);
+    return;
+  }
+  char x[200] = "", y[200] = "";
+  if (n->a >= 0) cname(B, n->a, x, sizeof x);
+  if (n->b >= 0) cname(B, n->b, y, sizeof y);
+  switch (n->kind) {
+    case C_GATE:
+      if (n->g == G_NOT) snprintf(buf, len, "!(%s)", x);
+      else if (n->g == G_IMPLIES) snprintf(buf, len, "(%s) -> (%s)", x, y);
+      else snprintf(buf, len, "gate(%s, %s)", x, y);
+      return;
+    case C_HEAD:
+      cname(B, n->val, x, sizeof x);
+      snprintf(buf, len, "%s(%s)", n->right ? "O" : "F", x);
+      return;
+    case C_PF: snprintf(buf, len, "%s", hs_pf_kind_name(n->pf)); return;
+    default: snprintf(buf, len, "?"); return;
+  }
+}
+
+static const char *mask_text(hs_mask m) {
+  switch (m) {
+    case HS_MASK_LE: return "j <= i";
+    case HS_MASK_LT: return "j < i";
+    case HS_MASK_GE: return "j >= i";
+    case HS_MASK_GT: return "j > i";
+    default: return "all j";
+  }
+}
+
+static char *head_desc(const builder *B, const cnode *n) {
+  char sel[256] = "any position", val[256], buf[700];
+  if (n->sel >= 0) cname(B, n->sel, sel, sizeof sel);
+  cname(B, n->val, val, sizeof val);
+  snprintf(buf, sizeof buf, "%s %s where %s; reads %s",
+           n->right ? "rightmost" : "leftmost", mask_text(n->mask), sel, val);
+  return xstrdup(buf);
+}
+
+/* ------------------------------------------------------ assembly */
+
+static int build_model(builder *B, hs_model **out) {
+  /* coordinates: features first, then every circuit node, heads with a
+   * scratch coordinate for the raw attention output */
+  feature(B, HS_PF_ONE, 0, 0);
+  feature(B, HS_PF_BOS, 0, 0);
+  int nheads_total = 0;
+  for (int i = 0; i < B->n; i++) nheads_total += B->c[i].kind == C_HEAD;
+  if (nheads_total > 0) {
+    if (B->o.mode == HS_MODE_PE) {
+      feature(B, HS_PF_I, 0, 0);
+      feature(B, HS_PF_N, 0, 0);
+    } else if (B->o.mode != HS_MODE_HARD) {
+      feature(B, HS_PF_I_OVER_N, 0, 0);
+    }
+  }
+  for (int i = 0; i < B->n; i++) {
+    cnode *n = &B->c[i];
+    if (n->kind == C_PF) n->coord = feature(B, n->pf, n->k, n->r);
+    else n->coord = new_coord(B);
+    if (n->kind == C_HEAD) n->scratch = new_coord(B);
+  }
+  if (B->oom) return -1;
+  schedule(B);
+  int last = -1;
+  for (int i = 0; i < B->n; i++) last = maxi(last, B->c[i].ready);
+  int nlayers = last < 0 ? 0 : last / 2 + 1;
+
+  hs_model *m = hs_model_new(B->d, nlayers);
+  if (!m) return -1;
+  *out = m;
+  int d = B->d;
+  /* embedding: atoms and true are 1 on their symbols, everything 0 at BOS */
+  for (int i = 0; i < B->n; i++) {
+    const cnode *n = &B->c[i];
+    for (int s = 0; s < 256; s++)
+      if (n->kind == C_TRUE || (n->kind == C_ATOM && n->sym == s))
+        m->embed[(size_t)s * d + n->coord] = 1;
+  }
+  int npf = 0;
+  for (int k = 0; k < HS_PF_COUNT_; k++) npf += B->pf_coord[k] >= 0;
+  npf += B->nmods;
+  m->pf = calloc((size_t)npf, sizeof *m->pf);
+  if (!m->pf) return -1;
+  for (int k = 0; k < HS_PF_COUNT_; k++)
+    if (B->pf_coord[k] >= 0 && k != HS_PF_MOD)
+      m->pf[m->npf++] = (hs_posfeat){(hs_pf_kind)k, B->pf_coord[k], 0, 0};
+  for (int k = 0; k < B->nmods; k++)
+    m->pf[m->npf++] =
+        (hs_posfeat){HS_PF_MOD, B->mods[k].coord, B->mods[k].k, B->mods[k].r};
+
+  for (int l = 0; l < nlayers; l++) {
+    hs_layer *L = &m->layers[l];
+    int nh = 0, nu = 0;
+    unit u[2];
+    for (int i = 0; i < B->n; i++) {
+      const cnode *n = &B->c[i];
+      if (n->kind == C_HEAD && n->ready == 2 * l + 1) nh++, nu += 2;
+      if (n->kind == C_GATE && n->ready == 2 * l + 1) nu += gate_units(B, n, u);
+    }
+    L->nheads = nh;
+    L->heads = calloc((size_t)(nh ? nh : 1), sizeof *L->heads);
+    L->hidden = nu;
+    L->w1 = calloc((size_t)nu * d + 1, sizeof(float));
+    L->b1 = calloc((size_t)nu + 1, sizeof(float));
+    L->w2 = calloc((size_t)d * nu + 1, sizeof(float));
+    L->b2 = calloc((size_t)d, sizeof(float));
+    if (!L->heads || !L->w1 || !L->b1 || !L->w2 || !L->b2) return -1;
+    int h = 0, hu = 0;
+    for (int i = 0; i < B->n; i++) {
+      const cnode *n = &B->c[i];
+      if (n->ready != 2 * l + 1) continue;
+      int k = 0;
+      if (n->kind == C_HEAD) {
+        hs_head *H = &L->heads[h++];
+        term t[3];
+        int dk = head_scores(B, n, t);
+        H->dk = dk;
+        H->dv = 1;
+        H->mask = n->mask;
+        H->target = n->right ? HS_ATTN_HARD_RIGHT : HS_ATTN_HARD_LEFT;
+        H->kind = B->o.mode == HS_MODE_HARD ? H->target : HS_ATTN_SOFTMAX;
+        H->tau_law = B->o.mode == HS_MODE_TEMP ? HS_TAU_INV_N : HS_TAU_CONST;
+        H->tau_c = B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_HARD
+                       ? 1.0
+                       : 1.0 / B->o.scale;
+        H->wq = calloc((size_t)dk * d, sizeof(float));
+        H->wk = calloc((size_t)dk * d, sizeof(float));
+        H->wv = calloc((size_t)d, sizeof(float));
+        H->wo = calloc((size_t)d, sizeof(float));
+        H->desc = head_desc(B, n);
+        if (!H->wq || !H->wk || !H->wv || !H->wo || !H->desc) return -1;
+        for (int q = 0; q < dk; q++) {
+          H->wq[(size_t)q * d + t[q].qc] = t[q].wq;
+          H->wk[(size_t)q * d + t[q].kc] = t[q].wk;
+        }
+        H->wv[B->c[n->val].coord] = 1;
+        H->wo[n->scratch] = 1;
+        k = round_units(B, n, u);
+      } else if (n->kind == C_GATE) {
+        k = gate_units(B, n, u);
+      }
+      for (int j = 0; j < k; j++, hu++) {
+        for (int c = 0; c < 3; c++)
+          if (u[j].in[c] >= 0) L->w1[(size_t)hu * d + u[j].in[c]] += u[j].w[c];
+        L->b1[hu] = u[j].bias;
+        L->w2[(size_t)n->coord * nu + hu] = u[j].out;
+      }
+    }
+  }
+  return 0;
+}
+
+static void describe(builder *B, hs_model *m, int root) {
+  m->out_coord = B->c[root].coord;
+  m->formula = xstrdup(B->f->text ? B->f->text : "");
+  m->mode = xstrdup(hs_mode_name(B->o.mode));
+  m->scale = B->o.mode == HS_MODE_HARD ? 0 : B->o.scale;
+  int heads = 0;
+  for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
+  char buf[512];
+  double ln7 = log(7.0);
+  if (B->o.mode == HS_MODE_HARD || heads == 0) {
+    m->bound = 0;
+    m->min_scale = 0;
+    snprintf(buf, sizeof buf,
+             heads ? "hard attention: exact, no bound needed"
+                   : "no attention: exact");
+  } else if (B->o.mode == HS_MODE_FIXED) {
+    m->bound = hs_bound_at("fixed", B->o.scale, 1);
+    m->min_scale = -1;
+    snprintf(buf, sizeof buf,
+             "weight off target <= S/(1+S), S = 2e^{-mu/n}/(1-e^{-mu/n}); "
+             "< 1/4 only while n <= mu/ln 7 = %.1f: no constant mu is exact "
+             "at every length",
+             B->o.scale / ln7);
+  } else {
+    m->bound = hs_bound_at("pe", B->o.scale, 1);
+    m->min_scale = ln7;
+    snprintf(buf, sizeof buf,
+             "weight off target <= S/(1+S), S = 2e^{-mu}/(1-e^{-mu}) = %.3g "
+             "at every n; exact (< 1/4) for mu >= ln 7 = 1.946",
+             m->bound);
+  }
+  m->bound_desc = xstrdup(buf);
+  m->coord_names = calloc((size_t)m->d, sizeof *m->coord_names);
+  if (!m->coord_names) return;
+  for (int k = 0; k < m->npf; k++) {
+    const hs_posfeat *p = &m->pf[k];
+    if (p->kind == HS_PF_MOD)
+      snprintf(buf, sizeof buf, "feature [i mod %lld = %lld]", (long long)p->k,
+               (long long)p->r);
+    else
+      snprintf(buf, sizeof buf, "feature %s", hs_pf_kind_name(p->kind));
+    m->coord_names[p->coord] = xstrdup(buf);
+  }
+  for (int i = 0; i < B->n; i++) {
+    const cnode *n = &B->c[i];
+    char nm[400];
+    cname(B, i, nm, sizeof nm);
+    if (n->kind != C_PF) m->coord_names[n->coord] = xstrdup(nm);
+    if (n->scratch >= 0) {
+      snprintf(buf, sizeof buf, "attention output for %s", nm);
+      m->coord_names[n->scratch] = xstrdup(buf);
+    }
+  }
+}
+
+hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
+                     size_t len) {
+  builder B;
+  memset(&B, 0, sizeof B);
+  B.f = f;
+  B.o = *o;
+  B.msg = msg;
+  B.len = len;
+  for (int k = 0; k < HS_PF_COUNT_; k++) B.pf_coord[k] = -1;
+  hs_model *m = NULL;
+  if ((unsigned)o->mode >= HS_MODE_COUNT_) {
+    snprintf(msg, len, "unknown mode");
+    return NULL;
+  }
+  if (o->mode != HS_MODE_HARD && !(o->scale > 0 && isfinite(o->scale))) {
+    snprintf(msg, len, "--scale must be a positive number (got %g)", o->scale);
+    return NULL;
+  }
+  B.memo = malloc((size_t)(f->count ? f->count : 1) * sizeof *B.memo);
+  if (!B.memo) {
+    snprintf(msg, len, "out of memory while compiling");
+    return NULL;
+  }
+  for (int i = 0; i < f->count; i++) B.memo[i] = -1;
+  int root = lower(&B, f->root);
+  if (root >= 0) {
+    if (build_model(&B, &m) == 0 && !B.oom) {
+      describe(&B, m, root);
+    } else {
+      snprintf(msg, len, "out of memory while compiling");
+      hs_model_free(m);
+      m = NULL;
+    }
+  }
+  free(B.memo);
+  free(B.c);
+  free(B.mods);
+  return m;
+}

@@ -1,0 +1,274 @@
+/* The forward pass, written once for REAL = float and REAL = double
+ * (included twice by forward.c with SFX = f32 / f64). */
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define FN(name) CAT(name, CAT(_, SFX))
+#define KOP(kt, op) ((kt)->CAT(SFX, CAT(_, op)))
+#define ONLINE CAT(CAT(hs_, SFX), _online)
+
+/* Model weights converted to REAL once per run. */
+typedef struct FN(wts) {
+  REAL *embed;
+  REAL **wq, **wk, **wv, **wo; /* per head, flattened over layers */
+  REAL **w1, **b1, **w2, **b2; /* per layer */
+} FN(wts);
+
+static REAL *FN(conv)(const float *src, size_t n) {
+  REAL *p = malloc((n ? n : 1) * sizeof(REAL));
+  if (p && src)
+    for (size_t i = 0; i < n; i++) p[i] = (REAL)src[i];
+  return p;
+}
+
+static void FN(wts_free)(FN(wts) *w, const hs_model *m) {
+  int nh = 0;
+  for (int l = 0; l < m->nlayers; l++) nh += m->layers[l].nheads;
+  free(w->embed);
+  for (int h = 0; w->wq && h < nh; h++) {
+    free(w->wq[h]); free(w->wk[h]); free(w->wv[h]); free(w->wo[h]);
+  }
+  for (int l = 0; w->w1 && l < m->nlayers; l++) {
+    free(w->w1[l]); free(w->b1[l]); free(w->w2[l]); free(w->b2[l]);
+  }
+  free(w->wq); free(w->wk); free(w->wv); free(w->wo);
+  free(w->w1); free(w->b1); free(w->w2); free(w->b2);
+}
+
+static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
+  size_t d = (size_t)m->d;
+  int nh = 0, ok = 1;
+  memset(w, 0, sizeof *w);
+  for (int l = 0; l < m->nlayers; l++) nh += m->layers[l].nheads;
+  size_t nl = (size_t)(m->nlayers ? m->nlayers : 1), nhh = (size_t)(nh ? nh : 1);
+  w->embed = FN(conv)(m->embed, HS_VOCAB * d);
+  w->wq = calloc(nhh, sizeof(REAL *)); w->wk = calloc(nhh, sizeof(REAL *));
+  w->wv = calloc(nhh, sizeof(REAL *)); w->wo = calloc(nhh, sizeof(REAL *));
+  w->w1 = calloc(nl, sizeof(REAL *)); w->b1 = calloc(nl, sizeof(REAL *));
+  w->w2 = calloc(nl, sizeof(REAL *)); w->b2 = calloc(nl, sizeof(REAL *));
+  if (!w->embed || !w->wq || !w->wk || !w->wv || !w->wo || !w->w1 || !w->b1 ||
+      !w->w2 || !w->b2)
+    return -1;
+  int h = 0;
+  for (int l = 0; l < m->nlayers; l++) {
+    const hs_layer *L = &m->layers[l];
+    for (int k = 0; k < L->nheads; k++, h++) {
+      const hs_head *H = &L->heads[k];
+      w->wq[h] = FN(conv)(H->wq, (size_t)H->dk * d);
+      w->wk[h] = FN(conv)(H->wk, (size_t)H->dk * d);
+      w->wv[h] = FN(conv)(H->wv, (size_t)H->dv * d);
+      w->wo[h] = FN(conv)(H->wo, d * (size_t)H->dv);
+      ok &= w->wq[h] && w->wk[h] && w->wv[h] && w->wo[h];
+    }
+    size_t hid = (size_t)L->hidden;
+    w->w1[l] = FN(conv)(L->w1, hid * d);
+    w->b1[l] = FN(conv)(L->b1, hid);
+    w->w2[l] = FN(conv)(L->w2, d * hid);
+    w->b2[l] = FN(conv)(L->b2, hid ? d : 0);
+    ok &= w->w1[l] && w->b1[l] && w->w2[l] && w->b2[l];
+  }
+  return ok ? 0 : -1;
+}
+
+/* x_i = embed[symbol] + positional features. Features are computed in
+ * REAL, so i/n carries the rounding of the working precision. */
+static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
+                      size_t n, REAL *X) {
+  size_t d = (size_t)m->d;
+  for (size_t i = 0; i <= n; i++) {
+    unsigned sym = i == 0 ? HS_BOS : s[i - 1];
+    memcpy(X + i * d, w->embed + sym * d, d * sizeof(REAL));
+    for (int k = 0; k < m->npf; k++) {
+      const hs_posfeat *p = &m->pf[k];
+      REAL v = 0;
+      switch (p->kind) {
+        case HS_PF_ONE: v = 1; break;
+        case HS_PF_BOS: v = i == 0; break;
+        case HS_PF_LAST: v = i == n; break;
+        case HS_PF_I: v = (REAL)i; break;
+        case HS_PF_N: v = (REAL)n; break;
+        case HS_PF_I_OVER_N: v = n ? (REAL)i / (REAL)n : 0; break;
+        case HS_PF_INV_I1: v = (REAL)1 / (REAL)(i + 1); break;
+        case HS_PF_MOD: v = (int64_t)(i % (uint64_t)p->k) == p->r; break;
+        default: break;
+      }
+      X[i * d + (size_t)p->coord] += v;
+    }
+  }
+}
+
+/* Scores of query q against keys j in [lo, hi] and BOS; the hard choice
+ * (leftmost / rightmost / all maximal) averaged into out[dv]. */
+static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
+                         const REAL *K, const REAL *V, size_t lo, size_t hi,
+                         REAL *out) {
+  size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+  REAL best = KOP(kt, dot)(dk, q, K);
+  size_t pick = 0, cnt = 1;
+  for (size_t c = 0; c < dv; c++) out[c] = V[c];
+  for (size_t j = lo; j <= hi && lo <= hi; j++) {
+    REAL s = KOP(kt, dot)(dk, q, K + j * dk);
+    if (s > best) {
+      best = s, pick = j, cnt = 1;
+      if (H->kind == HS_ATTN_HARD_AVG)
+        for (size_t c = 0; c < dv; c++) out[c] = V[j * dv + c];
+    } else if (s == best) {
+      if (H->kind == HS_ATTN_HARD_RIGHT) pick = j;
+      if (H->kind == HS_ATTN_HARD_AVG) {
+        cnt++;
+        for (size_t c = 0; c < dv; c++) out[c] += V[j * dv + c];
+      }
+    }
+  }
+  if (H->kind == HS_ATTN_HARD_AVG) {
+    for (size_t c = 0; c < dv; c++) out[c] /= (REAL)cnt;
+  } else {
+    for (size_t c = 0; c < dv; c++) out[c] = V[pick * dv + c];
+  }
+}
+
+/* Weight a softmax row puts off the hard target it stands in for, computed
+ * in double from the working-precision scores. */
+static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
+                             const REAL *q, const REAL *K, size_t lo,
+                             size_t hi, REAL inv_tau) {
+  size_t dk = (size_t)H->dk;
+  double m = -INFINITY;
+  size_t lastmax = 0, firstmax = 0;
+#define SCORE(j) ((double)(KOP(kt, dot)(dk, q, K + (j) * dk) * inv_tau))
+  for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
+    size_t j = t == 0 ? 0 : lo + t - 1;
+    double s = SCORE(j);
+    if (s > m) m = s, firstmax = lastmax = j;
+    else if (s == m) lastmax = j;
+  }
+  if (m == -INFINITY) return 0;
+  double tot = 0, on = 0;
+  for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
+    size_t j = t == 0 ? 0 : lo + t - 1;
+    double s = SCORE(j), e = exp(s - m);
+    tot += e;
+    if ((H->target == HS_ATTN_HARD_AVG && s == m) ||
+        (H->target == HS_ATTN_HARD_LEFT && j == firstmax) ||
+        (H->target == HS_ATTN_HARD_RIGHT && j == lastmax) ||
+        (H->target == HS_ATTN_SOFTMAX && s == m))
+      on += e;
+  }
+#undef SCORE
+  return 1 - on / tot;
+}
+
+static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
+                       const hs_run_opts *o, const hs_kernels *kt,
+                       hs_run_result *res) {
+  size_t d = (size_t)m->d, np = n + 1;
+  FN(wts) w;
+  int rc = -1;
+  REAL *X = NULL, *tmp = NULL, *hid = NULL, *out = NULL;
+  REAL **Q = NULL, **K = NULL, **V = NULL;
+  int maxh = 0;
+  size_t maxhid = 1;
+  for (int l = 0; l < m->nlayers; l++) {
+    if (m->layers[l].nheads > maxh) maxh = m->layers[l].nheads;
+    if ((size_t)m->layers[l].hidden > maxhid) maxhid = (size_t)m->layers[l].hidden;
+  }
+  if (FN(wts_make)(&w, m) != 0) goto done;
+  X = malloc(np * d * sizeof(REAL));
+  tmp = malloc(d * sizeof(REAL));
+  hid = malloc(maxhid * sizeof(REAL));
+  out = malloc(HS_ATTN_MAX_D * sizeof(REAL));
+  Q = calloc((size_t)maxh + 1, sizeof(REAL *));
+  K = calloc((size_t)maxh + 1, sizeof(REAL *));
+  V = calloc((size_t)maxh + 1, sizeof(REAL *));
+  if (!X || !tmp || !hid || !out || !Q || !K || !V) goto done;
+  FN(embed)(m, &w, s, n, X);
+
+  int hbase = 0;
+  for (int l = 0; l < m->nlayers; l++) {
+    const hs_layer *L = &m->layers[l];
+    /* every head reads the stream before any head writes to it */
+    for (int h = 0; h < L->nheads; h++) {
+      const hs_head *H = &L->heads[h];
+      size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+      free(Q[h]); free(K[h]); free(V[h]);
+      Q[h] = malloc(np * dk * sizeof(REAL));
+      K[h] = malloc(np * dk * sizeof(REAL));
+      V[h] = malloc(np * dv * sizeof(REAL));
+      if (!Q[h] || !K[h] || !V[h]) goto done;
+      for (size_t i = 0; i < np; i++) {
+        KOP(kt, gemv)(dk, d, w.wq[hbase + h], d, X + i * d, Q[h] + i * dk);
+        KOP(kt, gemv)(dk, d, w.wk[hbase + h], d, X + i * d, K[h] + i * dk);
+        KOP(kt, gemv)(dv, d, w.wv[hbase + h], d, X + i * d, V[h] + i * dv);
+      }
+    }
+    double err = 0;
+    for (int h = 0; h < L->nheads; h++) {
+      const hs_head *H = &L->heads[h];
+      size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+      double nn = (double)(n ? n : 1), tau = H->tau_c;
+      if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
+      if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
+      REAL inv_tau = (REAL)(1.0 / tau);
+      for (size_t i = 0; i < np; i++) {
+        size_t lo = 1, hi = n; /* keys lo..hi (empty when lo > hi), plus BOS */
+        switch (H->mask) {
+          case HS_MASK_LE: hi = i; break;
+          case HS_MASK_LT: hi = i - 1; break; /* i = 0: wraps, lo > hi */
+          case HS_MASK_GE: lo = i > 1 ? i : 1; break;
+          case HS_MASK_GT: lo = i + 1; break;
+          default: break;
+        }
+        if (i == 0 && H->mask == HS_MASK_LT) hi = 0;
+        const REAL *q = Q[h] + i * dk;
+        if (H->kind == HS_ATTN_SOFTMAX) {
+          ONLINE st = {-INFINITY, 0};
+          for (size_t c = 0; c < dv; c++) out[c] = 0;
+          KOP(kt, attn_row)(1, dk, dv, q, K[h], dk, V[h], dv, inv_tau, &st, out);
+          if (lo <= hi)
+            KOP(kt, attn_row)(hi - lo + 1, dk, dv, q, K[h] + lo * dk, dk,
+                              V[h] + lo * dv, dv, inv_tau, &st, out);
+          for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
+          if (o->want_attn_error && i > 0) {
+            double e = FN(off_target)(kt, H, q, K[h], lo, hi, inv_tau);
+            if (e > err) err = e;
+          }
+        } else {
+          FN(hard_row)(kt, H, q, K[h], V[h], lo, hi, out);
+        }
+        KOP(kt, gemv)(d, dv, w.wo[hbase + h], dv, out, tmp);
+        for (size_t c = 0; c < d; c++) X[i * d + c] += tmp[c];
+      }
+    }
+    if (res->attn_error) res->attn_error[l] = err;
+    hbase += L->nheads;
+    if (L->hidden > 0) {
+      size_t nh = (size_t)L->hidden;
+      for (size_t i = 0; i < np; i++) {
+        REAL *x = X + i * d;
+        KOP(kt, gemv)(nh, d, w.w1[l], d, x, hid);
+        for (size_t u = 0; u < nh; u++) {
+          REAL v = hid[u] + w.b1[l][u];
+          hid[u] = v > 0 ? v : 0;
+        }
+        KOP(kt, gemv)(d, nh, w.w2[l], nh, hid, tmp);
+        for (size_t c = 0; c < d; c++) x[c] += tmp[c] + w.b2[l][c];
+      }
+    }
+  }
+  for (size_t i = 1; i <= n; i++) {
+    REAL v = X[i * d + (size_t)m->out_coord];
+    res->values[i - 1] = (double)v;
+    res->bits[i - 1] = v > (REAL)0.5;
+  }
+  rc = 0;
+done:
+  for (int h = 0; Q && h <= maxh; h++) { free(Q[h]); free(K[h]); free(V[h]); }
+  free(Q); free(K); free(V);
+  free(X); free(tmp); free(hid); free(out);
+  FN(wts_free)(&w, m);
+  return rc;
+}
+
+#undef FN
+#undef KOP
+#undef ONLINE
