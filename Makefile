@@ -73,7 +73,7 @@ $(BUILD)/:
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h simd/*.h simd/*.inc src/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(if $(findstring -avx512f-,$<),$(AVX512_FLAGS),$(if $(findstring -avx2-,$<),$(AVX2_FLAGS))) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
 
 $(BUILD)/libhardsoft.a: $(LIB_OBJ)
 	@rm -f $@
