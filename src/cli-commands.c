@@ -18,6 +18,7 @@ typedef struct run_ctx {
   const cli_opts *o;
   const hs_formula *f; /* truth mode */
   const hs_model *m;
+  hs_runner *run;
   char *line;
   size_t cap;
 } run_ctx;
@@ -53,9 +54,8 @@ static int run_one(const uint8_t *s, size_t n, void *ctx) {
     free(out);
     return rc;
   }
-  hs_run_opts ro = {c->o->prec, c->o->kt, 0};
   hs_run_result r;
-  if (hs_forward(c->m, s, n, &ro, &r, msg, sizeof msg) != 0)
+  if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0)
     return cli_error("%s", msg);
   int rc = print_bits(c, r.bits, n);
   hs_run_result_free(&r);
@@ -71,6 +71,20 @@ static hs_model *compile_or_report(const hs_formula *f, const cli_opts *o) {
 }
 
 static void cli_free(cli_opts *o) { free(o->args); }
+
+/* Runs every string through m (or the logic when m is NULL) and prints. */
+static int run_strings(const cli_opts *o, const hs_formula *f,
+                       const hs_model *m) {
+  char msg[256];
+  run_ctx c = {o, f, m, NULL, NULL, 0};
+  hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last};
+  if (m && !(c.run = hs_runner_new(m, &ro, msg, sizeof msg)))
+    return cli_error("%s", msg);
+  int rc = cli_each_string(o, 1, run_one, &c);
+  hs_runner_free(c.run);
+  free(c.line);
+  return rc;
+}
 
 /* ---------------------------------------------------------------- eval */
 
@@ -96,11 +110,8 @@ int cmd_eval(int argc, char **argv) {
   hs_formula *f = cli_formula(o.args[0]);
   hs_model *m = NULL;
   rc = HS_EXIT_ERROR;
-  if (f && (o.mode == HS_MODE_TRUTH || (m = compile_or_report(f, &o)))) {
-    run_ctx c = {&o, f, m, NULL, 0};
-    rc = cli_each_string(&o, 1, run_one, &c);
-    free(c.line);
-  }
+  if (f && (o.mode == HS_MODE_TRUTH || (m = compile_or_report(f, &o))))
+    rc = run_strings(&o, f, m);
   hs_model_free(m);
   hs_formula_free(f);
   cli_free(&o);
@@ -128,9 +139,7 @@ int cmd_run(int argc, char **argv) {
   if (!m) {
     rc = cli_error("%s: %s", o.args[0], msg);
   } else {
-    run_ctx c = {&o, NULL, m, NULL, 0};
-    rc = cli_each_string(&o, 1, run_one, &c);
-    free(c.line);
+    rc = run_strings(&o, NULL, m);
   }
   hs_model_free(m);
   cli_free(&o);
@@ -241,6 +250,7 @@ typedef struct check_ctx {
   const cli_opts *o;
   const hs_formula *f;
   const hs_model *m;
+  hs_runner *run;
   uint64_t positions, agree, strings;
   double max_err;
   int shown;
@@ -254,9 +264,8 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
     free(truth);
     return cli_error("out of memory checking a string of %zu symbols", n);
   }
-  hs_run_opts ro = {c->o->prec, c->o->kt, 1};
   hs_run_result r;
-  if (hs_forward(c->m, s, n, &ro, &r, msg, sizeof msg) != 0) {
+  if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0) {
     free(truth);
     return cli_error("%s", msg);
   }
@@ -360,7 +369,15 @@ int cmd_check(int argc, char **argv) {
   if (m) {
     uint8_t sym[257];
     int k = check_symbols(f, sym);
-    check_ctx c = {&o, f, m, 0, 0, 0, 0, 0};
+    char msg[256];
+    hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1};
+    check_ctx c = {&o, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0};
+    if (!c.run) {
+      hs_model_free(m);
+      hs_formula_free(f);
+      cli_free(&o);
+      return cli_error("%s", msg);
+    }
     printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
     if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
     printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
@@ -380,6 +397,7 @@ int cmd_check(int argc, char **argv) {
              m->bound);
       rc = c.agree == c.positions ? 0 : HS_EXIT_DISAGREE;
     }
+    hs_runner_free(c.run);
   }
   hs_model_free(m);
   hs_formula_free(f);

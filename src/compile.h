@@ -35,6 +35,8 @@ typedef struct hs_run_opts {
   hs_precision precision;
   const hs_kernels *kernels; /* NULL: hs_kernels_default */
   int want_attn_error;       /* fill attn_error[] (costs a second pass) */
+  int last_only;             /* only position n's output is needed (its bit
+                                and value; the others are left 0) */
 } hs_run_opts;
 
 typedef struct hs_run_result {
@@ -50,5 +52,14 @@ int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
                const hs_run_opts *o, hs_run_result *res, char *msg,
                size_t len);
 void hs_run_result_free(hs_run_result *r);
+
+/* A model prepared for repeated runs (weights converted once). The model
+ * must outlive the runner. */
+typedef struct hs_runner hs_runner;
+hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
+                         size_t len);
+int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
+                  char *msg, size_t len);
+void hs_runner_free(hs_runner *r);
 
 #endif

@@ -158,11 +158,11 @@ static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
   return 1 - on / tot;
 }
 
-static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
-                       const hs_run_opts *o, const hs_kernels *kt,
+static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
+                       size_t n, const hs_run_opts *o, const hs_kernels *kt,
                        hs_run_result *res) {
   size_t d = (size_t)m->d, np = n + 1;
-  FN(wts) w;
+  const FN(wts) w = *wp;
   int rc = -1;
   REAL *X = NULL, *tmp = NULL, *hid = NULL, *out = NULL;
   REAL **Q = NULL, **K = NULL, **V = NULL;
@@ -172,7 +172,6 @@ static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
     if (m->layers[l].nheads > maxh) maxh = m->layers[l].nheads;
     if ((size_t)m->layers[l].hidden > maxhid) maxhid = (size_t)m->layers[l].hidden;
   }
-  if (FN(wts_make)(&w, m) != 0) goto done;
   X = malloc(np * d * sizeof(REAL));
   tmp = malloc(d * sizeof(REAL));
   hid = malloc(maxhid * sizeof(REAL));
@@ -186,6 +185,10 @@ static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
   int hbase = 0;
   for (int l = 0; l < m->nlayers; l++) {
     const hs_layer *L = &m->layers[l];
+    /* the last layer feeds only the output: with last_only, only position
+     * n needs its queries and its feed-forward (keys and values still
+     * cover every position), so a one-layer model costs O(n) */
+    size_t q0 = o->last_only && l == m->nlayers - 1 ? n : 0;
     /* every head reads the stream before any head writes to it */
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
@@ -196,7 +199,8 @@ static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
       V[h] = malloc(np * dv * sizeof(REAL));
       if (!Q[h] || !K[h] || !V[h]) goto done;
       for (size_t i = 0; i < np; i++) {
-        KOP(kt, gemv)(dk, d, w.wq[hbase + h], d, X + i * d, Q[h] + i * dk);
+        if (i >= q0)
+          KOP(kt, gemv)(dk, d, w.wq[hbase + h], d, X + i * d, Q[h] + i * dk);
         KOP(kt, gemv)(dk, d, w.wk[hbase + h], d, X + i * d, K[h] + i * dk);
         KOP(kt, gemv)(dv, d, w.wv[hbase + h], d, X + i * d, V[h] + i * dv);
       }
@@ -209,7 +213,7 @@ static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
       if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
       if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
       REAL inv_tau = (REAL)(1.0 / tau);
-      for (size_t i = 0; i < np; i++) {
+      for (size_t i = q0; i < np; i++) {
         size_t lo = 1, hi = n; /* keys lo..hi (empty when lo > hi), plus BOS */
         switch (H->mask) {
           case HS_MASK_LE: hi = i; break;
@@ -243,7 +247,7 @@ static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
     hbase += L->nheads;
     if (L->hidden > 0) {
       size_t nh = (size_t)L->hidden;
-      for (size_t i = 0; i < np; i++) {
+      for (size_t i = q0; i < np; i++) {
         REAL *x = X + i * d;
         KOP(kt, gemv)(nh, d, w.w1[l], d, x, hid);
         for (size_t u = 0; u < nh; u++) {
@@ -255,7 +259,7 @@ static int FN(forward)(const hs_model *m, const uint8_t *s, size_t n,
       }
     }
   }
-  for (size_t i = 1; i <= n; i++) {
+  for (size_t i = o->last_only ? n : 1; i <= n && i > 0; i++) {
     REAL v = X[i * d + (size_t)m->out_coord];
     res->values[i - 1] = (double)v;
     res->bits[i - 1] = v > (REAL)0.5;
@@ -265,7 +269,6 @@ done:
   for (int h = 0; Q && h <= maxh; h++) { free(Q[h]); free(K[h]); free(V[h]); }
   free(Q); free(K); free(V);
   free(X); free(tmp); free(hid); free(out);
-  FN(wts_free)(&w, m);
   return rc;
 }
 

@@ -18,6 +18,13 @@
 #undef REAL
 #undef SFX
 
+struct hs_runner {
+  const hs_model *m;
+  hs_run_opts o;
+  wts_f32 w32;
+  wts_f64 w64;
+};
+
 void hs_run_result_free(hs_run_result *r) {
   free(r->bits);
   free(r->values);
@@ -25,23 +32,57 @@ void hs_run_result_free(hs_run_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
-               const hs_run_opts *o, hs_run_result *res, char *msg,
-               size_t len) {
-  const hs_kernels *kt = o->kernels ? o->kernels : hs_kernels_default(NULL);
-  if (!kt) kt = hs_kernels_for(HS_ISA_SCALAR);
+void hs_runner_free(hs_runner *r) {
+  if (!r) return;
+  if (r->o.precision == HS_PREC_F64) wts_free_f64(&r->w64, r->m);
+  else wts_free_f32(&r->w32, r->m);
+  free(r);
+}
+
+hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
+                         size_t len) {
+  hs_runner *r = calloc(1, sizeof *r);
+  if (!r) goto oom;
+  r->m = m;
+  r->o = *o;
+  if (!r->o.kernels) r->o.kernels = hs_kernels_default(NULL);
+  if (!r->o.kernels) r->o.kernels = hs_kernels_for(HS_ISA_SCALAR);
+  if ((o->precision == HS_PREC_F64 ? wts_make_f64(&r->w64, m)
+                                   : wts_make_f32(&r->w32, m)) == 0)
+    return r;
+oom:
+  hs_runner_free(r);
+  snprintf(msg, len, "out of memory preparing the model's weights");
+  return NULL;
+}
+
+int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
+                  char *msg, size_t len) {
+  const hs_model *m = r->m;
   memset(res, 0, sizeof *res);
-  res->bits = malloc(n ? n : 1);
-  res->values = malloc((n ? n : 1) * sizeof(double));
-  if (o->want_attn_error)
+  res->bits = calloc(n ? n : 1, 1);
+  res->values = calloc(n ? n : 1, sizeof(double));
+  if (r->o.want_attn_error)
     res->attn_error = calloc((size_t)(m->nlayers ? m->nlayers : 1), sizeof(double));
   int rc = -1;
-  if (res->bits && res->values && (!o->want_attn_error || res->attn_error))
-    rc = o->precision == HS_PREC_F64 ? forward_f64(m, w, n, o, kt, res)
-                                     : forward_f32(m, w, n, o, kt, res);
+  if (res->bits && res->values && (!r->o.want_attn_error || res->attn_error))
+    rc = r->o.precision == HS_PREC_F64
+             ? forward_f64(m, &r->w64, w, n, &r->o, r->o.kernels, res)
+             : forward_f32(m, &r->w32, w, n, &r->o, r->o.kernels, res);
   if (rc != 0) {
     hs_run_result_free(res);
     snprintf(msg, len, "out of memory running the model on a string of %zu symbols", n);
   }
+  return rc;
+}
+
+int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
+               const hs_run_opts *o, hs_run_result *res, char *msg,
+               size_t len) {
+  memset(res, 0, sizeof *res);
+  hs_runner *r = hs_runner_new(m, o, msg, len);
+  if (!r) return -1;
+  int rc = hs_runner_run(r, w, n, res, msg, len);
+  hs_runner_free(r);
   return rc;
 }

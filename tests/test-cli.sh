@@ -1,0 +1,63 @@
+#!/bin/sh
+# The command line: outputs, exit codes and one-line errors.
+# Run from the repository root with BUILD set (tests/run.sh does).
+set -u
+HS=${BUILD:-build}/hardsoft
+fail=0
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+
+expect() { # expect NAME WANT_RC WANT_STDOUT_OR_- CMD...
+  name=$1 want_rc=$2 want_out=$3; shift 3
+  out=$("$@" 2>"$t/err"); rc=$?
+  if [ "$rc" != "$want_rc" ]; then echo "FAIL $name: exit $rc, want $want_rc ($(head -1 "$t/err"))"; fail=1; return; fi
+  if [ "$want_out" != "-" ] && [ "$out" != "$want_out" ]; then echo "FAIL $name: got '$out', want '$want_out'"; fail=1; fi
+}
+expect_err() { # expect_err NAME PATTERN CMD...: exit 2, one stderr line matching
+  name=$1 pat=$2; shift 2
+  "$@" >"$t/out" 2>"$t/err"; rc=$?
+  if [ "$rc" != 2 ]; then echo "FAIL $name: exit $rc, want 2"; fail=1; return; fi
+  if [ "$(wc -l <"$t/err")" != 1 ] || ! grep -q -- "$pat" "$t/err"; then
+    echo "FAIL $name: stderr '$(cat "$t/err")' does not match '$pat'"; fail=1; fi
+  if [ -s "$t/out" ]; then echo "FAIL $name: wrote to stdout on error"; fail=1; fi
+}
+
+nl='
+'
+for m in truth hard pe temp fixed; do
+  expect "eval $m" 0 "00111${nl}111111000" "$HS" eval 'a S b' --mode $m aabaa bbbaaacaa ""
+done
+expect "eval stdin" 0 "11100${nl}${nl}1" sh -c "printf 'aabaa\n\nb\n' | $HS eval 'a U b' --mode pe --scale 8"
+expect "eval --last" 0 "1${nl}0" "$HS" eval 'a S b' --last aabaa bbbaaacaa
+expect "eval --" 0 "000" "$HS" eval 'b' -- --x
+expect "f64 scalar" 0 "00111" "$HS" eval 'a S b' --precision f64 --isa scalar aabaa
+expect "help" 0 - "$HS" eval --help
+expect "check ok" 0 - "$HS" check 'a S b & X c' --mode temp --max-len 4 --lengths 50 --samples 2
+expect "check fixed fails" 1 - "$HS" check 'a S b' --mode fixed --scale 2 --max-len 3 --lengths 300 --samples 4
+
+expect_err "parse error column" "column" "$HS" eval 'a & (b' x
+expect_err "unknown word" "column 1" "$HS" eval 'ab' x
+expect_err "unknown option" "unknown option '--frob'" "$HS" eval a --frob x
+expect_err "bad mode" "not a mode" "$HS" eval a --mode warm x
+expect_err "bad scale" "positive number" "$HS" eval a --scale -1 x
+expect_err "bad scale nan" "positive number" "$HS" eval a --scale nan x
+expect_err "bad isa" "not an instruction set" "$HS" eval a --isa sse9 x
+expect_err "bad env isa" "HARDSOFT_ISA" env HARDSOFT_ISA=bogus "$HS" eval a x
+expect_err "missing model" "nope.safetensors" "$HS" run "$t/nope.safetensors" x
+expect_err "counting not yet" "not supported yet in mode temp" "$HS" eval '#<(a) > 1' x
+expect_err "unknown command" "unknown command" "$HS" frobnicate
+expect_err "compile needs -o" "expected one FORMULA" "$HS" compile 'a S b'
+expect_err "compile truth" "truth" "$HS" compile 'a' --mode truth -o "$t/x"
+
+# compile, describe, run the file; a failed write leaves nothing behind
+expect "compile" 0 "" "$HS" compile 'a S b' --mode pe --scale 4 -o "$t/m.safetensors"
+expect "run file" 0 "00111" "$HS" run "$t/m.safetensors" aabaa
+"$HS" compile 'G (a -> F b)' --mode temp --print > "$t/desc" || { echo "FAIL print"; fail=1; }
+grep -q "smallest exact mu: 1.9459" "$t/desc" || { echo "FAIL print: no smallest mu"; fail=1; }
+grep -q "tau(n) = 0.25/n" "$t/desc" || { echo "FAIL print: no temperature law"; fail=1; }
+expect_err "compile into missing dir" "$t/no/dir" "$HS" compile a -o "$t/no/dir/m.safetensors"
+[ -e "$t/no" ] && { echo "FAIL: partial output"; fail=1; }
+head -c 100 "$t/m.safetensors" > "$t/trunc.safetensors"
+expect_err "truncated model" "trunc.safetensors" "$HS" run "$t/trunc.safetensors" a
+
+exit $fail

@@ -1,0 +1,312 @@
+/* Compiled models against the logic: every formula of tests/formulas.txt,
+ * every mode, both precisions, every position of every string over
+ * {a, b, c} up to length 8, random strings up to 4096; the measured
+ * attention error against the stated bound; save/reload; every ISA. */
+#include "common.h"
+
+#include <unistd.h>
+
+#include "compile.h"
+
+#define MAXF 128
+static char *formulas[MAXF];
+static int nformulas;
+
+static void load_formulas(void) {
+  if (nformulas) return;
+  const char *path = getenv("HS_FORMULAS");
+  FILE *f = fopen(path ? path : "tests/formulas.txt", "r");
+  assert_non_null(f);
+  char line[1024];
+  while (fgets(line, sizeof line, f) && nformulas < MAXF) {
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+      line[--n] = 0;
+    char *p = line;
+    while (*p == ' ') p++;
+    if (*p == 0 || *p == '#') continue;
+    formulas[nformulas++] = strdup(p);
+  }
+  fclose(f);
+  assert_true(nformulas >= 40);
+}
+
+static hs_formula *parse(const char *text) {
+  hs_error e;
+  hs_formula *f = hs_formula_parse(text, &e);
+  if (!f) fail_msg("parse '%s': %s", text, e.msg);
+  return f;
+}
+
+static int counting(const hs_formula *f) { return hs_formula_has_op(f, HS_F_CMP); }
+
+static hs_model *compile(const hs_formula *f, hs_mode mode, double mu) {
+  char msg[256];
+  hs_compile_opts o = {mode, mu};
+  hs_model *m = hs_compile(f, &o, msg, sizeof msg);
+  if (!m) fail_msg("compile '%s' (%s): %s", f->text, hs_mode_name(mode), msg);
+  return m;
+}
+
+/* Runs m on s and compares every position with the logic; returns the
+ * largest attention error (and fails on any disagreement). */
+static double agree_r(const hs_formula *f, const hs_model *m, hs_runner *run,
+                      const uint8_t *s, size_t n, hs_precision prec,
+                      const hs_kernels *kt, int want_err) {
+  char msg[256];
+  uint8_t *truth = malloc(n + 1);
+  assert_int_equal(hs_truth_eval(f, f->root, s, n, truth), 0);
+  hs_run_result r;
+  assert_int_equal(hs_runner_run(run, s, n, &r, msg, sizeof msg), 0);
+  for (size_t i = 0; i < n; i++)
+    if (r.bits[i] != truth[i])
+      fail_msg("'%s' mode %s %s isa %s: n = %zu, position %zu: model %d "
+               "(value %g), logic %d", f->text, m->mode,
+               prec == HS_PREC_F64 ? "f64" : "f32", hs_isa_name(kt->isa), n,
+               i + 1, r.bits[i], r.values[i], truth[i]);
+  double e = 0;
+  for (int l = 0; want_err && l < m->nlayers; l++)
+    if (r.attn_error[l] > e) e = r.attn_error[l];
+  hs_run_result_free(&r);
+  free(truth);
+  return e;
+}
+
+static hs_runner *runner(const hs_model *m, hs_precision prec,
+                         const hs_kernels *kt, int want_err) {
+  char msg[256];
+  hs_run_opts ro = {.precision = prec, .kernels = kt, .want_attn_error = want_err};
+  hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
+  if (!r) fail_msg("%s", msg);
+  return r;
+}
+
+static double agree(const hs_formula *f, const hs_model *m, const uint8_t *s,
+                    size_t n, hs_precision prec, const hs_kernels *kt,
+                    int want_err) {
+  hs_runner *r = runner(m, prec, kt, want_err);
+  double e = agree_r(f, m, r, s, n, prec, kt, want_err);
+  hs_runner_free(r);
+  return e;
+}
+
+/* Every string over {a, b, c} up to length 8, every formula, every mode,
+ * f32 and f64. fixed runs at mu = 32, exact while n <= 32 / ln 7 = 16. */
+static void test_exhaustive_up_to_8(void **state) {
+  (void)state;
+  load_formulas();
+  const hs_kernels *kt = hs_kernels_default(NULL);
+  const uint8_t sym[3] = {'a', 'b', 'c'};
+  for (int fi = 0; fi < nformulas; fi++) {
+    hs_formula *f = parse(formulas[fi]);
+    if (counting(f)) { hs_formula_free(f); continue; }
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
+      hs_model *m = compile(f, (hs_mode)mode, mode == HS_MODE_FIXED ? 32 : 4);
+      hs_runner *r32 = runner(m, HS_PREC_F32, kt, 0);
+      hs_runner *r64 = runner(m, HS_PREC_F64, kt, 0);
+      uint8_t s[8];
+      for (int L = 0; L <= 8; L++) {
+        int idx[8] = {0};
+        for (;;) {
+          for (int i = 0; i < L; i++) s[i] = sym[idx[i]];
+          agree_r(f, m, r32, s, (size_t)L, HS_PREC_F32, kt, 0);
+          agree_r(f, m, r64, s, (size_t)L, HS_PREC_F64, kt, 0);
+          int i = 0;
+          while (i < L && ++idx[i] == 3) idx[i++] = 0;
+          if (i == L) break;
+        }
+      }
+      hs_runner_free(r32);
+      hs_runner_free(r64);
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+}
+
+static void random_string(hs_rng *r, uint8_t *s, size_t n) {
+  static const uint8_t sym[4] = {'a', 'b', 'c', '#'};
+  /* half the strings favour one symbol 90% of the time: long runs put the
+   * witnesses of S and U far from the query */
+  int fav = hs_rng_next(r) % 2 ? (int)(hs_rng_next(r) % 4) : -1;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = hs_rng_next(r);
+    s[i] = fav >= 0 && x % 10 ? sym[fav] : sym[(x >> 8) % 4];
+  }
+}
+
+/* Random strings up to 4096 in hard, pe and temp at mu = 4 (f32); the
+ * measured attention error never exceeds the stated bound. */
+static void test_random_long(void **state) {
+  (void)state;
+  load_formulas();
+  const hs_kernels *kt = hs_kernels_default(NULL);
+  const size_t lens[] = {17, 100, 1000, 4096};
+  hs_rng r = {42};
+  uint8_t *s = malloc(4096);
+  for (int fi = 0; fi < nformulas; fi++) {
+    hs_formula *f = parse(formulas[fi]);
+    if (counting(f)) { hs_formula_free(f); continue; }
+    for (int mode = HS_MODE_HARD; mode <= HS_MODE_TEMP; mode++) {
+      hs_model *m = compile(f, (hs_mode)mode, 4);
+      for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        random_string(&r, s, lens[li]);
+        int want = lens[li] <= 1000;
+        double e = agree(f, m, s, lens[li], HS_PREC_F32, kt, want);
+        if (want && e > m->bound * (1 + 1e-3) + 1e-6)
+          fail_msg("'%s' %s n = %zu: attention error %g above bound %g",
+                   f->text, m->mode, lens[li], e, m->bound);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  free(s);
+}
+
+/* The bound of fixed holds while n <= mu / ln 7, and fixed really fails
+ * once n outgrows mu: a S b at mu = 4 must go wrong somewhere by n = 200. */
+static void test_fixed_bound_and_failure(void **state) {
+  (void)state;
+  const hs_kernels *kt = hs_kernels_default(NULL);
+  hs_formula *f = parse("a S b");
+  hs_model *m = compile(f, HS_MODE_FIXED, 4);
+  hs_rng r = {7};
+  uint8_t s[200];
+  int wrong = 0;
+  for (int t = 0; t < 20 && !wrong; t++) {
+    random_string(&r, s, sizeof s);
+    uint8_t truth[200];
+    char msg[256];
+    hs_run_opts ro = {.precision = HS_PREC_F64, .kernels = kt};
+    hs_run_result res;
+    hs_truth_eval(f, f->root, s, sizeof s, truth);
+    assert_int_equal(hs_forward(m, s, sizeof s, &ro, &res, msg, sizeof msg), 0);
+    wrong = memcmp(res.bits, truth, sizeof s) != 0;
+    hs_run_result_free(&res);
+  }
+  assert_true(wrong);
+  hs_model_free(m);
+  /* mu = 64: exact up to n = 32 with the bound respected */
+  m = compile(f, HS_MODE_FIXED, 64);
+  for (size_t n = 1; n <= 32; n++) {
+    random_string(&r, s, n);
+    double e = agree(f, m, s, n, HS_PREC_F64, kt, 1);
+    assert_true(e <= hs_bound_at("fixed", 64, n) + 1e-9);
+  }
+  hs_model_free(m);
+  hs_formula_free(f);
+}
+
+/* Saving and reloading gives a model with bit-identical outputs. */
+static void test_save_reload(void **state) {
+  (void)state;
+  load_formulas();
+  char path[] = "/tmp/hs-test-compile-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  hs_rng r = {3};
+  uint8_t s[300];
+  for (int fi = 0; fi < nformulas; fi += 3) {
+    hs_formula *f = parse(formulas[fi]);
+    if (counting(f)) { hs_formula_free(f); continue; }
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
+      char msg[512];
+      hs_model *m = compile(f, (hs_mode)mode, 4);
+      assert_int_equal(hs_model_save(m, path, msg, sizeof msg), 0);
+      hs_model *m2 = hs_model_load(path, msg, sizeof msg);
+      if (!m2) fail_msg("reload: %s", msg);
+      random_string(&r, s, sizeof s);
+      hs_run_opts ro = {.precision = HS_PREC_F32};
+      hs_run_result a, b;
+      assert_int_equal(hs_forward(m, s, sizeof s, &ro, &a, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m2, s, sizeof s, &ro, &b, msg, sizeof msg), 0);
+      assert_memory_equal(a.values, b.values, sizeof s * sizeof(double));
+      hs_run_result_free(&a);
+      hs_run_result_free(&b);
+      hs_model_free(m2);
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  unlink(path);
+}
+
+/* Every ISA this CPU runs gives the same decisions. */
+static void test_every_isa(void **state) {
+  (void)state;
+  load_formulas();
+  hs_rng r = {11};
+  uint8_t s[700];
+  for (int fi = 0; fi < nformulas; fi += 2) {
+    hs_formula *f = parse(formulas[fi]);
+    if (counting(f)) { hs_formula_free(f); continue; }
+    hs_model *m = compile(f, HS_MODE_PE, 4);
+    random_string(&r, s, sizeof s);
+    HS_FOR_EACH_ISA(kt) {
+      agree(f, m, s, sizeof s, HS_PREC_F32, kt, 0);
+      agree(f, m, s, sizeof s, HS_PREC_F64, kt, 0);
+    }
+    hs_model_free(m);
+    hs_formula_free(f);
+  }
+}
+
+/* Counting comparisons are refused with a clear error, never compiled
+ * wrongly. */
+static void test_counting_refused(void **state) {
+  (void)state;
+  hs_formula *f = parse("#<(a) - 2*#<(b) >= 0 & Y c");
+  for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
+    char msg[256] = "";
+    hs_compile_opts o = {(hs_mode)mode, 4};
+    hs_model *m = hs_compile(f, &o, msg, sizeof msg);
+    assert_null(m);
+    assert_non_null(strstr(msg, "not supported yet in mode"));
+  }
+  hs_formula_free(f);
+}
+
+/* Shared subformulas are computed once: (a S b) twice is one head. */
+static void test_sharing(void **state) {
+  (void)state;
+  hs_formula *f = parse("(a S b) & X (a S b) | Y (a S b)");
+  hs_model *m = compile(f, HS_MODE_TEMP, 4);
+  int heads = 0;
+  for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
+  assert_int_equal(heads, 3); /* S once, X once, Y once */
+  hs_model_free(m);
+  hs_formula_free(f);
+}
+
+/* The bound and smallest mu reported per model. */
+static void test_reported_bound(void **state) {
+  (void)state;
+  hs_formula *f = parse("a U b");
+  hs_model *m = compile(f, HS_MODE_PE, 4);
+  double S = 2 * exp(-4.0) / (1 - exp(-4.0));
+  assert_true(fabs(m->bound - S / (1 + S)) < 1e-12);
+  assert_true(fabs(m->min_scale - log(7.0)) < 1e-12);
+  hs_model_free(m);
+  m = compile(f, HS_MODE_HARD, 4);
+  assert_true(m->bound == 0);
+  hs_model_free(m);
+  hs_formula_free(f);
+  /* at mu = ln 7 the bound is exactly 1/4 */
+  assert_true(fabs(hs_bound_at("temp", log(7.0), 10) - 0.25) < 1e-12);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reported_bound),
+      cmocka_unit_test(test_sharing),
+      cmocka_unit_test(test_counting_refused),
+      cmocka_unit_test(test_fixed_bound_and_failure),
+      cmocka_unit_test(test_save_reload),
+      cmocka_unit_test(test_every_isa),
+      cmocka_unit_test(test_random_long),
+      cmocka_unit_test(test_exhaustive_up_to_8),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
