@@ -187,16 +187,20 @@ static int level(hs_fop op) {
 
 static void print_node(pbuf *p, const hs_formula *f, int32_t id, int need);
 
-/* Print a child that must bind at least as tightly as `need`. */
-static void print_child(pbuf *p, const hs_formula *f, int32_t id, int need) {
+/* Print a child that must bind at least as tightly as `need`; in_bool: the
+ * parent is & | -> or <->. */
+static void print_child(pbuf *p, const hs_formula *f, int32_t id, int need,
+                        int in_bool) {
   if (id < 0 || id >= f->count) { put(p, "<bad node>"); return; }
   int paren = level(f->nodes[id].op) < need;
   /* A comparison under a prefix operator is legal bare (`!#<(a) > 0`)
    * but reads badly; parenthesise it. */
   if (f->nodes[id].op == HS_F_CMP && need == L_PREFIX) paren = 1;
-  /* U and S bind tighter than & here but looser in some other tools;
-   * parenthesise them as operands so the output reads the same to all. */
-  if (level(f->nodes[id].op) == L_US && need > 0) paren = 1;
+  /* U and S bind tighter than & | -> <-> here but looser in some other
+   * tools; parenthesise them as operands of those so the output reads the
+   * same to all. (Chains `a U b U c` stay bare: parentheses cost nesting
+   * levels, and a printed formula must parse back within the limit.) */
+  if (level(f->nodes[id].op) == L_US && in_bool) paren = 1;
   if (paren) put(p, "(");
   print_node(p, f, id, need);
   if (paren) put(p, ")");
@@ -236,24 +240,24 @@ static void print_node(pbuf *p, const hs_formula *f, int32_t id, int need) {
   case HS_F_NOT: case HS_F_NEXT: case HS_F_YESTERDAY: case HS_F_EVENTUALLY:
   case HS_F_ALWAYS: case HS_F_ONCE: case HS_F_HISTORICALLY:
     put(p, prefix[n->op]);
-    print_child(p, f, n->a, L_PREFIX);
+    print_child(p, f, n->a, L_PREFIX, 0);
     break;
   case HS_F_IFF: /* left associative */
-    print_child(p, f, n->a, L_IFF); put(p, " <-> "); print_child(p, f, n->b, L_IMP);
+    print_child(p, f, n->a, L_IFF, 1); put(p, " <-> "); print_child(p, f, n->b, L_IMP, 1);
     break;
   case HS_F_IMPLIES: /* right associative */
-    print_child(p, f, n->a, L_OR); put(p, " -> "); print_child(p, f, n->b, L_IMP);
+    print_child(p, f, n->a, L_OR, 1); put(p, " -> "); print_child(p, f, n->b, L_IMP, 1);
     break;
   case HS_F_OR:
-    print_child(p, f, n->a, L_OR); put(p, " | "); print_child(p, f, n->b, L_AND);
+    print_child(p, f, n->a, L_OR, 1); put(p, " | "); print_child(p, f, n->b, L_AND, 1);
     break;
   case HS_F_AND:
-    print_child(p, f, n->a, L_AND); put(p, " & "); print_child(p, f, n->b, L_US);
+    print_child(p, f, n->a, L_AND, 1); put(p, " & "); print_child(p, f, n->b, L_US, 1);
     break;
   case HS_F_UNTIL: case HS_F_SINCE: /* right associative, one level */
-    print_child(p, f, n->a, L_PREFIX);
+    print_child(p, f, n->a, L_PREFIX, 0);
     put(p, n->op == HS_F_UNTIL ? " U " : " S ");
-    print_child(p, f, n->b, L_US);
+    print_child(p, f, n->b, L_US, 0);
     break;
   case HS_F_CMP: {
     /* sum coef*count + c REL 0, e.g. `#<(a) - 2*#>(b) + 3 >= 0`. */
@@ -270,7 +274,7 @@ static void print_node(pbuf *p, const hs_formula *f, int32_t id, int need) {
         put(p, tmp);
       }
       put(p, n->terms[t].past ? "#<(" : "#>(");
-      print_child(p, f, n->terms[t].arg, 0);
+      print_child(p, f, n->terms[t].arg, 0, 0);
       put(p, ")");
     }
     if (n->nterms == 0) put_i64(p, n->c);
