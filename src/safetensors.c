@@ -1,0 +1,1085 @@
+/* Model files: hs_model_save / hs_model_load.
+ *
+ * FILE FORMAT "hardsoft-1" (a public contract: anyone may write a
+ * hard-attention model with numpy and run it with hardsoft).
+ *
+ * The container is safetensors:
+ *   bytes 0..8      header length N, unsigned 64-bit little-endian
+ *   bytes 8..8+N    JSON header, UTF-8 (may end in spaces, as the official
+ *                   writer pads it to a multiple of 8)
+ *   bytes 8+N..     data buffer: the tensors, little-endian, packed
+ *                   back to back with no gaps and no overlap, covering the
+ *                   whole rest of the file
+ * Header: {"__metadata__": {string: string},
+ *          "<tensor name>": {"dtype": "F32", "shape": [..],
+ *                            "data_offsets": [begin, end]}, ...}
+ * with begin/end relative to the data buffer start, end - begin =
+ * product(shape) * 4. dtype F32; F64 is accepted and converted to F32
+ * (values beyond the F32 range are rejected); anything else is rejected.
+ *
+ * Tensors (row-major, [rows, cols]):
+ *   embed                     [257, d]      row b = byte b, row 256 = BOS
+ *   layers.L.attn.H.wq        [dk, d]       query of head H of layer L
+ *   layers.L.attn.H.wk        [dk, d]
+ *   layers.L.attn.H.wv        [dv, d]
+ *   layers.L.attn.H.wo        [d, dv]       back into the residual stream
+ *   layers.L.ffn.w1           [hidden, d]   absent when hidden == 0
+ *   layers.L.ffn.b1           [hidden]
+ *   layers.L.ffn.w2           [d, hidden]
+ *   layers.L.ffn.b2           [d]
+ * Exactly these tensors: a missing, extra or duplicated one is an error.
+ *
+ * __metadata__ (safetensors allows only string values there):
+ *   "format":   "hardsoft-1"
+ *   "hardsoft": a JSON document, serialized as a string:
+ *   { "d": int, "out_coord": int,
+ *     "pos_features": [{"kind": "one"|"bos"|"last"|"i"|"n"|"i_over_n"|
+ *                                "inv_i1"|"mod",
+ *                       "coord": int, "k": int, "r": int}],  k, r: mod only
+ *     "layers": [{"heads": [{"kind": K, "target": K, "mask": M,
+ *                            "tau_law": "const"|"inv_n"|"inv_nlogn",
+ *                            "tau_c": number, "dk": int, "dv": int,
+ *                            "desc": string}],
+ *                 "hidden": int}],
+ *     optional: "formula", "mode", "bound_desc": string;
+ *               "scale", "bound", "min_scale": number (or "inf", "-inf",
+ *               "nan", since JSON has no non-finite numbers);
+ *               "coord_names": [d strings or nulls] }
+ *   K = "softmax"|"hard_left"|"hard_right"|"hard_avg",
+ *   M = "none"|"le"|"lt"|"ge"|"gt" (j <= i, j < i, j >= i, j > i; BOS
+ *   is always visible).
+ *   Defaults for user-written files: "target" = the kind itself for hard
+ *   heads, "hard_avg" for softmax heads; hard heads may omit "tau_law"
+ *   ("const") and "tau_c" (1); "desc" may be omitted. Softmax heads need
+ *   both and tau_c > 0. Unknown keys are ignored (room for later fields);
+ *   other __metadata__ keys are ignored too.
+ *
+ * LIMITS (the loader rejects anything beyond, before allocating for it):
+ * file 4 GiB, header 64 MiB, d 65536 (HS_MODEL_MAX_D), 4096 layers,
+ * 4096 heads per layer, dk and dv 64 (HS_ATTN_MAX_D), hidden 2^24, 65536
+ * positional features, mod k and r below 2^53 (exact in JSON numbers),
+ * tensor rank 8. Every weight must be finite.
+ *
+ * Saving writes `path.tmp.XXXXXX` in the same directory, then rename()s
+ * it over `path`, so `path` is never a partial file; the file gets mode
+ * 0644 (no fsync: atomic against crashes of the process, not against
+ * power loss). Strings that are not valid UTF-8 are written with '?' for each
+ * bad byte, since JSON readers (Python's included) reject invalid UTF-8.
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "model.h"
+
+#define ST_MAX_FILE (4ull << 30)
+#define ST_MAX_HEADER (64ull << 20)
+#define ST_MAX_LAYERS 4096
+#define ST_MAX_HEADS 4096
+#define ST_MAX_HIDDEN (1 << 24)
+#define ST_MAX_PF 65536
+#define ST_MAX_RANK 8
+#define ST_MAX_EXACT 9007199254740992.0 /* 2^53 */
+#define FORMAT_NAME "hardsoft-1"
+
+static int fail(char *msg, size_t len, const char *fmt, ...) {
+  if (msg && len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* A name or value from the file, made safe for a one-line message:
+ * printable ASCII only, at most 60 characters. */
+typedef struct { char s[72]; } shown_t;
+static shown_t shown(const char *s) {
+  shown_t o;
+  size_t i = 0;
+  for (; s && s[i] && i < 60; i++) {
+    unsigned char c = (unsigned char)s[i];
+    o.s[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+  }
+  if (s && s[i]) memcpy(o.s + i, "...", 4);
+  else o.s[i] = 0;
+  return o;
+}
+
+/* Offset of the first byte that breaks UTF-8 (overlong forms, surrogates
+ * and code points above U+10FFFF included), or n when the text is valid. */
+static size_t utf8_bad(const unsigned char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = s[i], cp, min;
+    size_t k;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if ((c & 0xe0) == 0xc0) k = 1, cp = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0) k = 2, cp = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0) k = 3, cp = c & 0x07, min = 0x10000;
+    else return i;
+    if (n - i <= k) return i; /* truncated sequence */
+    for (size_t j = 1; j <= k; j++) {
+      if ((s[i + j] & 0xc0) != 0x80) return i;
+      cp = cp << 6 | (s[i + j] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += k + 1;
+  }
+  return n;
+}
+
+/* ================================================================ save */
+
+typedef struct st_out {
+  char name[64];
+  const float *data;
+  int ndim;
+  size_t dim[2];
+} st_out;
+
+/* The tensors of m, in file order. Returns the count; out has room for
+ * 1 + 4 * (heads + layers). */
+static size_t list_tensors(const hs_model *m, st_out *out) {
+  size_t n = 0, d = (size_t)m->d;
+  out[n++] = (st_out){"embed", m->embed, 2, {HS_VOCAB, d}};
+  for (int32_t l = 0; l < m->nlayers; l++) {
+    const hs_layer *L = &m->layers[l];
+    for (int32_t h = 0; h < L->nheads; h++) {
+      const hs_head *H = &L->heads[h];
+      static const char *const part[4] = {"wq", "wk", "wv", "wo"};
+      const float *p[4] = {H->wq, H->wk, H->wv, H->wo};
+      size_t r[4] = {(size_t)H->dk, (size_t)H->dk, (size_t)H->dv, d};
+      size_t c[4] = {d, d, d, (size_t)H->dv};
+      for (int t = 0; t < 4; t++) {
+        out[n] = (st_out){"", p[t], 2, {r[t], c[t]}};
+        snprintf(out[n].name, sizeof out[n].name, "layers.%d.attn.%d.%s",
+                 (int)l, (int)h, part[t]);
+        n++;
+      }
+    }
+    if (L->hidden > 0) {
+      size_t hid = (size_t)L->hidden;
+      static const char *const part[4] = {"w1", "b1", "w2", "b2"};
+      const float *p[4] = {L->w1, L->b1, L->w2, L->b2};
+      int nd[4] = {2, 1, 2, 1};
+      size_t r[4] = {hid, hid, d, d}, c[4] = {d, 0, hid, 0};
+      for (int t = 0; t < 4; t++) {
+        out[n] = (st_out){"", p[t], nd[t], {r[t], c[t]}};
+        snprintf(out[n].name, sizeof out[n].name, "layers.%d.ffn.%s", (int)l,
+                 part[t]);
+        n++;
+      }
+    }
+  }
+  return n;
+}
+
+/* cJSON builders that remember an allocation failure instead of making
+ * every call site check. */
+typedef struct jb { int oom; } jb;
+static cJSON *jb_add(jb *b, cJSON *parent, const char *key, cJSON *item) {
+  if (!item) {
+    b->oom = 1;
+    return NULL;
+  }
+  int ok = key ? cJSON_AddItemToObject(parent, key, item)
+               : cJSON_AddItemToArray(parent, item);
+  if (!ok) {
+    cJSON_Delete(item);
+    b->oom = 1;
+    return NULL;
+  }
+  return item;
+}
+static void jb_num(jb *b, cJSON *o, const char *key, double v) {
+  if (isfinite(v)) jb_add(b, o, key, cJSON_CreateNumber(v));
+  else jb_add(b, o, key, cJSON_CreateString(isnan(v) ? "nan" : v > 0 ? "inf"
+                                                                     : "-inf"));
+}
+static void jb_str(jb *b, cJSON *o, const char *key, const char *s) {
+  if (!s) {
+    jb_add(b, o, key, cJSON_CreateNull());
+    return;
+  }
+  size_t n = strlen(s);
+  char *t = malloc(n + 1);
+  if (!t) {
+    b->oom = 1;
+    return;
+  }
+  memcpy(t, s, n + 1);
+  /* replace each byte that breaks UTF-8, then look again after it */
+  for (size_t i = 0; (i += utf8_bad((unsigned char *)t + i, n - i)) < n; i++)
+    t[i] = '?';
+  jb_add(b, o, key, cJSON_CreateString(t));
+  free(t);
+}
+
+static cJSON *build_doc(const hs_model *m, jb *b) {
+  cJSON *doc = cJSON_CreateObject();
+  if (!doc) {
+    b->oom = 1;
+    return NULL;
+  }
+  jb_num(b, doc, "d", m->d);
+  jb_num(b, doc, "out_coord", m->out_coord);
+  cJSON *pfs = jb_add(b, doc, "pos_features", cJSON_CreateArray());
+  for (int32_t i = 0; pfs && i < m->npf; i++) {
+    const hs_posfeat *p = &m->pf[i];
+    cJSON *o = jb_add(b, pfs, NULL, cJSON_CreateObject());
+    jb_add(b, o, "kind", cJSON_CreateString(hs_pf_kind_name(p->kind)));
+    jb_num(b, o, "coord", p->coord);
+    if (p->kind == HS_PF_MOD) {
+      jb_num(b, o, "k", (double)p->k);
+      jb_num(b, o, "r", (double)p->r);
+    }
+  }
+  cJSON *layers = jb_add(b, doc, "layers", cJSON_CreateArray());
+  for (int32_t l = 0; layers && l < m->nlayers; l++) {
+    const hs_layer *L = &m->layers[l];
+    cJSON *lo = jb_add(b, layers, NULL, cJSON_CreateObject());
+    cJSON *heads = jb_add(b, lo, "heads", cJSON_CreateArray());
+    for (int32_t h = 0; heads && h < L->nheads; h++) {
+      const hs_head *H = &L->heads[h];
+      cJSON *o = jb_add(b, heads, NULL, cJSON_CreateObject());
+      jb_add(b, o, "kind", cJSON_CreateString(hs_attn_kind_name(H->kind)));
+      jb_add(b, o, "target",
+             cJSON_CreateString(hs_attn_kind_name(H->target)));
+      jb_add(b, o, "mask", cJSON_CreateString(hs_mask_name(H->mask)));
+      jb_add(b, o, "tau_law",
+             cJSON_CreateString(hs_tau_law_name(H->tau_law)));
+      jb_num(b, o, "tau_c", H->tau_c);
+      jb_num(b, o, "dk", H->dk);
+      jb_num(b, o, "dv", H->dv);
+      if (H->desc) jb_str(b, o, "desc", H->desc);
+    }
+    jb_num(b, lo, "hidden", L->hidden);
+  }
+  if (m->formula) jb_str(b, doc, "formula", m->formula);
+  if (m->mode) jb_str(b, doc, "mode", m->mode);
+  jb_num(b, doc, "scale", m->scale);
+  jb_num(b, doc, "bound", m->bound);
+  jb_num(b, doc, "min_scale", m->min_scale);
+  if (m->bound_desc) jb_str(b, doc, "bound_desc", m->bound_desc);
+  if (m->coord_names) {
+    cJSON *cn = jb_add(b, doc, "coord_names", cJSON_CreateArray());
+    for (int32_t i = 0; cn && i < m->d; i++)
+      jb_str(b, cn, NULL, m->coord_names[i]);
+  }
+  return doc;
+}
+
+/* The whole header text, padded with spaces so the data buffer starts at
+ * a multiple of 8 (what the official writer does). NULL when out of
+ * memory. */
+static char *build_header(const hs_model *m, const st_out *t, size_t nt,
+                          size_t *hlen) {
+  jb b = {0};
+  cJSON *root = cJSON_CreateObject(), *doc = build_doc(m, &b);
+  char *doc_text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+  cJSON_Delete(doc);
+  cJSON *meta = root ? jb_add(&b, root, "__metadata__", cJSON_CreateObject())
+                     : NULL;
+  if (meta && doc_text) {
+    jb_add(&b, meta, "format", cJSON_CreateString(FORMAT_NAME));
+    jb_add(&b, meta, "hardsoft", cJSON_CreateString(doc_text));
+  }
+  free(doc_text);
+  size_t off = 0;
+  for (size_t i = 0; meta && i < nt; i++) {
+    cJSON *o = jb_add(&b, root, t[i].name, cJSON_CreateObject());
+    jb_add(&b, o, "dtype", cJSON_CreateString("F32"));
+    cJSON *shape = jb_add(&b, o, "shape", cJSON_CreateArray());
+    size_t count = 1;
+    for (int k = 0; k < t[i].ndim; k++) {
+      jb_num(&b, shape, NULL, (double)t[i].dim[k]);
+      count *= t[i].dim[k];
+    }
+    cJSON *offs = jb_add(&b, o, "data_offsets", cJSON_CreateArray());
+    jb_num(&b, offs, NULL, (double)off);
+    off += count * 4;
+    jb_num(&b, offs, NULL, (double)off);
+  }
+  char *text = (root && meta && !b.oom) ? cJSON_PrintUnformatted(root) : NULL;
+  cJSON_Delete(root);
+  if (!text) return NULL;
+  size_t n = strlen(text), padded = n + (8 - (8 + n) % 8) % 8;
+  char *out = realloc(text, padded + 1);
+  if (!out) {
+    free(text);
+    return NULL;
+  }
+  memset(out + n, ' ', padded - n);
+  out[padded] = 0;
+  *hlen = padded;
+  return out;
+}
+
+/* Floats as little-endian bytes whatever the host order, in chunks. */
+static int write_f32(FILE *f, const float *p, size_t n) {
+  unsigned char buf[4096];
+  while (n) {
+    size_t k = n < sizeof buf / 4 ? n : sizeof buf / 4;
+    for (size_t i = 0; i < k; i++) {
+      uint32_t u;
+      memcpy(&u, &p[i], 4);
+      for (int j = 0; j < 4; j++) buf[4 * i + j] = (unsigned char)(u >> 8 * j);
+    }
+    if (fwrite(buf, 4, k, f) != k) return -1;
+    p += k;
+    n -= k;
+  }
+  return 0;
+}
+
+static int write_all(FILE *f, const char *hdr, size_t hlen, const st_out *t,
+                     size_t nt) {
+  unsigned char len8[8];
+  for (int j = 0; j < 8; j++) len8[j] = (unsigned char)((uint64_t)hlen >> 8 * j);
+  if (fwrite(len8, 1, 8, f) != 8 || fwrite(hdr, 1, hlen, f) != hlen) return -1;
+  for (size_t i = 0; i < nt; i++)
+    if (write_f32(f, t[i].data, t[i].dim[0] * (t[i].ndim == 2 ? t[i].dim[1] : 1)))
+      return -1;
+  return 0;
+}
+
+int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
+  char vmsg[256];
+  if (!path || !*path) return fail(msg, len, "save: empty path");
+  if (hs_model_validate(m, vmsg, sizeof vmsg))
+    return fail(msg, len, "cannot save an invalid model: %s", vmsg);
+  for (int32_t i = 0; i < m->npf; i++)
+    if (m->pf[i].kind == HS_PF_MOD &&
+        (m->pf[i].k > (int64_t)ST_MAX_EXACT || m->pf[i].r > (int64_t)ST_MAX_EXACT))
+      return fail(msg, len, "pos_features.%d: k or r above 2^53", (int)i);
+  size_t maxt = 1;
+  for (int32_t l = 0; l < m->nlayers; l++)
+    maxt += 4 * ((size_t)m->layers[l].nheads + 1);
+  st_out *t = malloc(maxt * sizeof *t);
+  if (!t) return fail(msg, len, "save: out of memory");
+  size_t nt = list_tensors(m, t), hlen = 0;
+  char *hdr = build_header(m, t, nt, &hlen);
+  size_t plen = strlen(path);
+  char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
+  if (!hdr || !tmp) {
+    free(t);
+    free(hdr);
+    free(tmp);
+    return fail(msg, len, "save: out of memory");
+  }
+  memcpy(tmp, path, plen);
+  memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+  int rc = -1, fd = mkstemp(tmp);
+  if (fd < 0) {
+    fail(msg, len, "cannot create %s: %s", tmp, strerror(errno));
+  } else {
+    /* mkstemp gives 0600; a model file is meant to be shared */
+    fchmod(fd, 0644);
+    FILE *f = fdopen(fd, "wb");
+    if (!f) close(fd);
+    /* no fsync: rename() already keeps a partial file from ever being
+     * seen at path; durability across power loss is not worth the
+     * latency when benchmarks save many models */
+    int werr = !f || write_all(f, hdr, hlen, t, nt) || fflush(f);
+    int e = errno;
+    if ((f && fclose(f)) || werr) {
+      fail(msg, len, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
+    } else if (rename(tmp, path)) {
+      fail(msg, len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    } else {
+      rc = 0;
+    }
+    if (rc) remove(tmp);
+  }
+  free(t);
+  free(hdr);
+  free(tmp);
+  return rc;
+}
+
+/* ================================================================ load */
+
+typedef struct st_in {
+  const char *name;
+  int f64;              /* dtype F64 (else F32) */
+  int ndim;
+  uint64_t dim[ST_MAX_RANK];
+  uint64_t begin, end;  /* within the data buffer */
+  int used;
+} st_in;
+
+/* A JSON number that is an integer in [lo, hi]. */
+static int json_int(const cJSON *v, double lo, double hi, int64_t *out) {
+  if (!cJSON_IsNumber(v)) return -1;
+  double x = v->valuedouble;
+  if (!(x >= lo && x <= hi) || x != floor(x)) return -1;
+  *out = (int64_t)x;
+  return 0;
+}
+
+static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
+  /* a named copy: shown() returns a temporary */
+  shown_t nm_ = shown(e->name);
+  const char *nm = nm_.s;
+  const cJSON *dt = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+  const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shape");
+  const cJSON *of = cJSON_GetObjectItemCaseSensitive(o, "data_offsets");
+  if (!cJSON_IsString(dt))
+    return fail(msg, len, "tensor %s: missing dtype", nm);
+  if (strcmp(dt->valuestring, "F32") && strcmp(dt->valuestring, "F64"))
+    return fail(msg, len, "tensor %s: dtype %s not supported (F32, or F64 "
+                "converted to F32)", nm, shown(dt->valuestring).s);
+  e->f64 = dt->valuestring[1] == '6';
+  if (!cJSON_IsArray(sh))
+    return fail(msg, len, "tensor %s: missing shape", nm);
+  int nd = cJSON_GetArraySize(sh);
+  if (nd > ST_MAX_RANK)
+    return fail(msg, len, "tensor %s: rank %d above %d", nm, nd, ST_MAX_RANK);
+  e->ndim = nd;
+  uint64_t count = 1;
+  int k = 0;
+  const cJSON *v;
+  cJSON_ArrayForEach(v, sh) {
+    int64_t x;
+    if (json_int(v, 0, ST_MAX_EXACT, &x))
+      return fail(msg, len, "tensor %s: shape entry %d is not a "
+                  "non-negative integer", nm, k);
+    e->dim[k++] = (uint64_t)x;
+    /* overflow is checked before multiplying: the product bounds bytes */
+    if (x && count > UINT64_MAX / 8 / (uint64_t)x)
+      return fail(msg, len, "tensor %s: shape product overflows", nm);
+    count *= (uint64_t)x;
+  }
+  int64_t b, en;
+  if (!cJSON_IsArray(of) || cJSON_GetArraySize(of) != 2 ||
+      json_int(of->child, 0, ST_MAX_EXACT, &b) ||
+      json_int(of->child->next, 0, ST_MAX_EXACT, &en))
+    return fail(msg, len, "tensor %s: data_offsets must be [begin, end], "
+                "two non-negative integers", nm);
+  if (en < b)
+    return fail(msg, len, "tensor %s: data_offsets [%lld, %lld] end before "
+                "begin", nm, (long long)b, (long long)en);
+  e->begin = (uint64_t)b;
+  e->end = (uint64_t)en;
+  uint64_t need = count * (e->f64 ? 8 : 4);
+  if (e->end - e->begin != need)
+    return fail(msg, len, "tensor %s: data_offsets span %llu bytes, shape "
+                "needs %llu", nm, (unsigned long long)(e->end - e->begin),
+                (unsigned long long)need);
+  return 0;
+}
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(((const st_in *)a)->name, ((const st_in *)b)->name);
+}
+static int cmp_begin(const void *a, const void *b) {
+  const st_in *x = a, *y = b;
+  if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+  return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Tensor table: every entry checked on its own, then sorted by name for
+ * lookup, with no duplicates. */
+static int parse_tensors(const cJSON *root, st_in *e, size_t ne,
+                         uint64_t dlen, uint64_t dstart, char *msg,
+                         size_t len) {
+  size_t i = 0;
+  const cJSON *o;
+  cJSON_ArrayForEach(o, root) {
+    if (strcmp(o->string, "__metadata__") == 0) continue;
+    e[i] = (st_in){.name = o->string};
+    if (!cJSON_IsObject(o))
+      return fail(msg, len, "tensor %s: entry is not an object",
+                  shown(o->string).s);
+    if (parse_shape(o, &e[i], msg, len)) return -1;
+    if (e[i].end > dlen)
+      return fail(msg, len, "tensor %s: data_offsets [%llu, %llu] beyond the "
+                  "data buffer (%llu bytes from file offset %llu)",
+                  shown(e[i].name).s, (unsigned long long)e[i].begin,
+                  (unsigned long long)e[i].end, (unsigned long long)dlen,
+                  (unsigned long long)dstart);
+    i++;
+  }
+  qsort(e, ne, sizeof *e, cmp_name);
+  for (i = 1; i < ne; i++)
+    if (strcmp(e[i - 1].name, e[i].name) == 0)
+      return fail(msg, len, "duplicate tensor %s", shown(e[i].name).s);
+  return 0;
+}
+
+/* The tensors tile the data buffer exactly: no overlap (two tensors
+ * sharing bytes), no gap, nothing after the last (as the official reader
+ * demands). */
+static int check_packing(const st_in *e, size_t ne, uint64_t dlen,
+                         uint64_t dstart, char *msg, size_t len) {
+  st_in *s = malloc((ne ? ne : 1) * sizeof *s);
+  if (!s) return fail(msg, len, "out of memory");
+  memcpy(s, e, ne * sizeof *s);
+  qsort(s, ne, sizeof *s, cmp_begin);
+  uint64_t pos = 0;
+  int rc = 0;
+  for (size_t i = 0; !rc && i < ne; i++) {
+    if (s[i].begin < pos)
+      rc = fail(msg, len, "tensors %s and %s overlap at file offset %llu",
+                shown(s[i - 1].name).s, shown(s[i].name).s,
+                (unsigned long long)(dstart + s[i].begin));
+    else if (s[i].begin > pos)
+      rc = fail(msg, len, "data buffer has unused bytes at file offset %llu "
+                "(before tensor %s)", (unsigned long long)(dstart + pos),
+                shown(s[i].name).s);
+    pos = s[i].end;
+  }
+  if (!rc && pos != dlen)
+    rc = fail(msg, len, "data buffer has %llu unused bytes at file offset "
+              "%llu (after the last tensor)", (unsigned long long)(dlen - pos),
+              (unsigned long long)(dstart + pos));
+  free(s);
+  return rc;
+}
+
+/* ---------------------------------------------------- metadata fields */
+
+/* Field readers: `path` names the enclosing object ("" at the top, else
+ * e.g. "layers.0.heads.1"), so every message names the field in full. */
+static const char *dot(const char *path) { return *path ? "." : ""; }
+
+static int get_int(const cJSON *o, const char *path, const char *key,
+                   int required, int64_t lo, int64_t hi, int64_t *out,
+                   char *msg, size_t len) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!v) {
+    if (required)
+      return fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+    return 0;
+  }
+  if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+      !isfinite(v->valuedouble))
+    return fail(msg, len, "%s%s%s: not an integer", path, dot(path), key);
+  if (json_int(v, (double)lo, (double)hi, out))
+    return fail(msg, len, "%s%s%s: %.17g out of range [%lld, %lld]", path,
+                dot(path), key, v->valuedouble, (long long)lo, (long long)hi);
+  return 0;
+}
+
+static int get_i32(const cJSON *o, const char *path, const char *key,
+                   int required, int64_t lo, int64_t hi, int32_t *out,
+                   char *msg, size_t len) {
+  int64_t x = *out;
+  if (get_int(o, path, key, required, lo, hi, &x, msg, len)) return -1;
+  *out = (int32_t)x;
+  return 0;
+}
+
+/* A number, or "inf" / "-inf" / "nan" standing in for what JSON lacks. */
+static int get_num(const cJSON *o, const char *path, const char *key,
+                   int required, double *out, char *msg, size_t len) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!v) {
+    if (required)
+      return fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+    return 0;
+  }
+  if (cJSON_IsNumber(v)) *out = v->valuedouble;
+  else if (cJSON_IsString(v) && !strcmp(v->valuestring, "inf")) *out = INFINITY;
+  else if (cJSON_IsString(v) && !strcmp(v->valuestring, "-inf")) *out = -INFINITY;
+  else if (cJSON_IsString(v) && !strcmp(v->valuestring, "nan")) *out = NAN;
+  else return fail(msg, len, "%s%s%s: not a number", path, dot(path), key);
+  return 0;
+}
+
+/* An optional string, copied; JSON null counts as absent. */
+static int get_str(const cJSON *v, const char *path, const char *key,
+                   char **out, char *msg, size_t len) {
+  *out = NULL;
+  if (!v || cJSON_IsNull(v)) return 0;
+  if (!cJSON_IsString(v))
+    return fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
+  size_t n = strlen(v->valuestring) + 1;
+  if (!(*out = malloc(n))) return fail(msg, len, "out of memory");
+  memcpy(*out, v->valuestring, n);
+  return 0;
+}
+
+/* An enum spelled by name: -1 when absent and optional. */
+static int get_enum(const cJSON *o, const char *path, const char *key,
+                    int required, int (*parse)(const char *),
+                    const char *what, int *out, char *msg, size_t len) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  *out = -1;
+  if (!v) {
+    if (required)
+      return fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+    return 0;
+  }
+  if (!cJSON_IsString(v))
+    return fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
+  if ((*out = parse(v->valuestring)) < 0)
+    return fail(msg, len, "%s%s%s: unknown %s '%s'", path, dot(path), key,
+                what, shown(v->valuestring).s);
+  return 0;
+}
+
+static int parse_pf(const cJSON *o, hs_posfeat *p, int32_t d, int i,
+                    char *msg, size_t len) {
+  char path[48];
+  snprintf(path, sizeof path, "pos_features.%d", i);
+  int kind;
+  if (!cJSON_IsObject(o)) return fail(msg, len, "%s: not an object", path);
+  if (get_enum(o, path, "kind", 1, hs_pf_kind_parse, "positional feature",
+               &kind, msg, len) ||
+      get_i32(o, path, "coord", 1, 0, d - 1, &p->coord, msg, len))
+    return -1;
+  p->kind = (hs_pf_kind)kind;
+  p->k = p->r = 0;
+  if (kind == HS_PF_MOD &&
+      (get_int(o, path, "k", 1, 1, (int64_t)ST_MAX_EXACT, &p->k, msg, len) ||
+       get_int(o, path, "r", 1, 0, (int64_t)ST_MAX_EXACT, &p->r, msg, len)))
+    return -1;
+  return 0;
+}
+
+static int parse_head(const cJSON *o, hs_head *h, int l, int i, char *msg,
+                      size_t len) {
+  char path[48];
+  snprintf(path, sizeof path, "layers.%d.heads.%d", l, i);
+  if (!cJSON_IsObject(o)) return fail(msg, len, "%s: not an object", path);
+  int kind, target, mask, law;
+  if (get_enum(o, path, "kind", 1, hs_attn_kind_parse, "attention kind",
+               &kind, msg, len) ||
+      get_enum(o, path, "target", 0, hs_attn_kind_parse, "attention kind",
+               &target, msg, len) ||
+      get_enum(o, path, "mask", 1, hs_mask_parse, "mask", &mask, msg, len))
+    return -1;
+  int soft = kind == HS_ATTN_SOFTMAX;
+  h->tau_c = 1;
+  if (get_enum(o, path, "tau_law", soft, hs_tau_law_parse, "tau law", &law,
+               msg, len) ||
+      get_num(o, path, "tau_c", soft, &h->tau_c, msg, len) ||
+      get_i32(o, path, "dk", 1, 1, HS_ATTN_MAX_D, &h->dk, msg, len) ||
+      get_i32(o, path, "dv", 1, 1, HS_ATTN_MAX_D, &h->dv, msg, len) ||
+      get_str(cJSON_GetObjectItemCaseSensitive(o, "desc"), path, "desc",
+              &h->desc, msg, len))
+    return -1;
+  h->kind = (hs_attn_kind)kind;
+  h->target = (hs_attn_kind)(target >= 0 ? target
+                             : soft ? HS_ATTN_HARD_AVG : kind);
+  h->mask = (hs_mask)mask;
+  h->tau_law = (hs_tau_law)(law >= 0 ? law : HS_TAU_CONST);
+  if (soft && !(isfinite(h->tau_c) && h->tau_c > 0))
+    return fail(msg, len, "%s.tau_c: %g, a softmax head needs a finite "
+                "tau_c > 0", path, h->tau_c);
+  return 0;
+}
+
+static int parse_layer(const cJSON *o, hs_layer *L, int l, char *msg,
+                       size_t len) {
+  char path[32];
+  snprintf(path, sizeof path, "layers.%d", l);
+  if (!cJSON_IsObject(o)) return fail(msg, len, "%s: not an object", path);
+  const cJSON *heads = cJSON_GetObjectItemCaseSensitive(o, "heads");
+  if (!cJSON_IsArray(heads))
+    return fail(msg, len, "%s.heads: missing or not an array", path);
+  int nh = cJSON_GetArraySize(heads);
+  if (nh > ST_MAX_HEADS)
+    return fail(msg, len, "%s.heads: %d heads, limit %d", path, nh,
+                ST_MAX_HEADS);
+  if (get_i32(o, path, "hidden", 1, 0, ST_MAX_HIDDEN, &L->hidden, msg, len))
+    return -1;
+  if (nh && !(L->heads = calloc((size_t)nh, sizeof(hs_head))))
+    return fail(msg, len, "out of memory");
+  L->nheads = nh;
+  int i = 0;
+  const cJSON *h;
+  cJSON_ArrayForEach(h, heads) {
+    if (parse_head(h, &L->heads[i], l, i, msg, len)) return -1;
+    i++;
+  }
+  return 0;
+}
+
+/* The "hardsoft" document into m (no weights yet). */
+static int parse_doc(const cJSON *doc, hs_model *m, char *msg, size_t len) {
+  if (!cJSON_IsObject(doc))
+    return fail(msg, len, "__metadata__.hardsoft: not a JSON object");
+  if (get_i32(doc, "", "d", 1, 1, HS_MODEL_MAX_D, &m->d, msg, len) ||
+      get_i32(doc, "", "out_coord", 1, 0, m->d - 1, &m->out_coord, msg, len))
+    return -1;
+  const cJSON *pfs = cJSON_GetObjectItemCaseSensitive(doc, "pos_features");
+  const cJSON *layers = cJSON_GetObjectItemCaseSensitive(doc, "layers");
+  if (!cJSON_IsArray(pfs))
+    return fail(msg, len, "pos_features: missing or not an array");
+  if (!cJSON_IsArray(layers))
+    return fail(msg, len, "layers: missing or not an array");
+  int npf = cJSON_GetArraySize(pfs), nl = cJSON_GetArraySize(layers);
+  if (npf > ST_MAX_PF)
+    return fail(msg, len, "pos_features: %d features, limit %d", npf,
+                ST_MAX_PF);
+  if (nl > ST_MAX_LAYERS)
+    return fail(msg, len, "layers: %d layers, limit %d", nl, ST_MAX_LAYERS);
+  if ((npf && !(m->pf = calloc((size_t)npf, sizeof(hs_posfeat)))) ||
+      (nl && !(m->layers = calloc((size_t)nl, sizeof(hs_layer)))))
+    return fail(msg, len, "out of memory");
+  m->npf = npf;
+  m->nlayers = nl;
+  int i = 0;
+  const cJSON *v;
+  cJSON_ArrayForEach(v, pfs) {
+    if (parse_pf(v, &m->pf[i], m->d, i, msg, len)) return -1;
+    i++;
+  }
+  i = 0;
+  cJSON_ArrayForEach(v, layers) {
+    if (parse_layer(v, &m->layers[i], i, msg, len)) return -1;
+    i++;
+  }
+  if (get_str(cJSON_GetObjectItemCaseSensitive(doc, "formula"), "",
+              "formula", &m->formula, msg, len) ||
+      get_str(cJSON_GetObjectItemCaseSensitive(doc, "mode"), "", "mode",
+              &m->mode, msg, len) ||
+      get_str(cJSON_GetObjectItemCaseSensitive(doc, "bound_desc"), "",
+              "bound_desc", &m->bound_desc, msg, len) ||
+      get_num(doc, "", "scale", 0, &m->scale, msg, len) ||
+      get_num(doc, "", "bound", 0, &m->bound, msg, len) ||
+      get_num(doc, "", "min_scale", 0, &m->min_scale, msg, len))
+    return -1;
+  const cJSON *cn = cJSON_GetObjectItemCaseSensitive(doc, "coord_names");
+  if (cn && !cJSON_IsNull(cn)) {
+    if (!cJSON_IsArray(cn) || cJSON_GetArraySize(cn) != m->d)
+      return fail(msg, len, "coord_names: not an array of d=%d names", m->d);
+    if (!(m->coord_names = calloc((size_t)m->d, sizeof(char *))))
+      return fail(msg, len, "out of memory");
+    i = 0;
+    cJSON_ArrayForEach(v, cn) {
+      char key[32];
+      snprintf(key, sizeof key, "coord_names.%d", i);
+      if (get_str(v, "", key, &m->coord_names[i], msg, len)) return -1;
+      i++;
+    }
+  }
+  return 0;
+}
+
+/* Parse JSON text of n bytes that must hold one value and nothing but
+ * whitespace after it. base is the text's offset in the file, for the
+ * message. */
+static cJSON *parse_json(const char *text, size_t n, const char *what,
+                         size_t base, char *msg, size_t len) {
+  const char *end = NULL;
+  cJSON *j = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+  size_t at = end && end >= text && (size_t)(end - text) <= n
+                  ? (size_t)(end - text) : n;
+  if (j)
+    while (at < n && strchr(" \t\r\n", text[at]) && text[at]) at++;
+  if (!j || at < n) {
+    cJSON_Delete(j);
+    fail(msg, len, "%s: %s at byte offset %zu", what,
+         j ? "trailing characters after the JSON value" : "invalid JSON",
+         base + at);
+    return NULL;
+  }
+  return j;
+}
+
+/* ------------------------------------------------------------- weights */
+
+/* One expected tensor: its name, shape, and where its floats go. */
+typedef struct want {
+  char name[64];
+  int ndim;
+  uint64_t dim[2];
+  const char *label[2]; /* e.g. "dk", "d" for the shape message */
+  float **dst;
+  st_in *found;
+} want;
+
+static size_t list_wants(hs_model *m, want *w) {
+  size_t n = 0, d = (size_t)m->d;
+  w[n++] = (want){"embed", 2, {HS_VOCAB, d}, {"vocab", "d"}, &m->embed, NULL};
+  for (int32_t l = 0; l < m->nlayers; l++) {
+    hs_layer *L = &m->layers[l];
+    for (int32_t h = 0; h < L->nheads; h++) {
+      hs_head *H = &L->heads[h];
+      static const char *const part[4] = {"wq", "wk", "wv", "wo"};
+      float **dst[4] = {&H->wq, &H->wk, &H->wv, &H->wo};
+      uint64_t r[4] = {(uint64_t)H->dk, (uint64_t)H->dk, (uint64_t)H->dv, d};
+      uint64_t c[4] = {d, d, d, (uint64_t)H->dv};
+      const char *lr[4] = {"dk", "dk", "dv", "d"}, *lc[4] = {"d", "d", "d", "dv"};
+      for (int t = 0; t < 4; t++) {
+        w[n] = (want){"", 2, {r[t], c[t]}, {lr[t], lc[t]}, dst[t], NULL};
+        snprintf(w[n].name, sizeof w[n].name, "layers.%d.attn.%d.%s", (int)l,
+                 (int)h, part[t]);
+        n++;
+      }
+    }
+    if (L->hidden > 0) {
+      uint64_t hid = (uint64_t)L->hidden;
+      static const char *const part[4] = {"w1", "b1", "w2", "b2"};
+      float **dst[4] = {&L->w1, &L->b1, &L->w2, &L->b2};
+      int nd[4] = {2, 1, 2, 1};
+      uint64_t r[4] = {hid, hid, d, d}, c[4] = {d, 0, hid, 0};
+      const char *lr[4] = {"hidden", "hidden", "d", "d"};
+      const char *lc[4] = {"d", NULL, "hidden", NULL};
+      for (int t = 0; t < 4; t++) {
+        w[n] = (want){"", nd[t], {r[t], c[t]}, {lr[t], lc[t]}, dst[t], NULL};
+        snprintf(w[n].name, sizeof w[n].name, "layers.%d.ffn.%s", (int)l,
+                 part[t]);
+        n++;
+      }
+    }
+  }
+  return n;
+}
+
+static void fmt_shape(char *buf, size_t n, const st_in *e) {
+  size_t at = (size_t)snprintf(buf, n, "[");
+  for (int k = 0; k < e->ndim && at < n; k++)
+    at += (size_t)snprintf(buf + at, n - at, "%s%llu", k ? ", " : "",
+                           (unsigned long long)e->dim[k]);
+  if (at < n) snprintf(buf + at, n - at, "]");
+}
+
+static int match_shape(const want *w, char *msg, size_t len) {
+  const st_in *e = w->found;
+  int ok = e->ndim == w->ndim;
+  for (int k = 0; ok && k < w->ndim; k++) ok = e->dim[k] == w->dim[k];
+  if (ok) return 0;
+  char got[160], want_s[96];
+  fmt_shape(got, sizeof got, e);
+  if (w->ndim == 2)
+    snprintf(want_s, sizeof want_s, "[%s=%llu, %s=%llu]", w->label[0],
+             (unsigned long long)w->dim[0], w->label[1],
+             (unsigned long long)w->dim[1]);
+  else
+    snprintf(want_s, sizeof want_s, "[%s=%llu]", w->label[0],
+             (unsigned long long)w->dim[0]);
+  return fail(msg, len, "tensor %s: shape %s, expected %s", w->name, got,
+              want_s);
+}
+
+static int read_tensor(const want *w, const unsigned char *data, char *msg,
+                       size_t len) {
+  const st_in *e = w->found;
+  size_t count = (size_t)w->dim[0] * (w->ndim == 2 ? (size_t)w->dim[1] : 1);
+  float *f = malloc(count ? count * sizeof(float) : 1);
+  if (!f) return fail(msg, len, "tensor %s: out of memory", w->name);
+  *w->dst = f;
+  const unsigned char *p = data + e->begin;
+  for (size_t i = 0; i < count; i++) {
+    double x;
+    if (e->f64) {
+      uint64_t u = 0;
+      for (int j = 0; j < 8; j++) u |= (uint64_t)p[8 * i + j] << 8 * j;
+      memcpy(&x, &u, 8);
+    } else {
+      uint32_t u = 0;
+      float v;
+      for (int j = 0; j < 4; j++) u |= (uint32_t)p[4 * i + j] << 8 * j;
+      memcpy(&v, &u, 4);
+      x = v;
+    }
+    if (isnan(x))
+      return fail(msg, len, "tensor %s contains NaN at element %zu", w->name, i);
+    if (isinf(x))
+      return fail(msg, len, "tensor %s contains infinity at element %zu",
+                  w->name, i);
+    if (fabs(x) > FLT_MAX)
+      return fail(msg, len, "tensor %s: element %zu (%g) is beyond the F32 "
+                  "range", w->name, i, x);
+    f[i] = (float)x;
+  }
+  return 0;
+}
+
+static int cmp_key(const void *key, const void *elem) {
+  return strcmp(key, ((const st_in *)elem)->name);
+}
+
+/* Every expected tensor present with the right shape and nothing else,
+ * then the packing, all checked before any weight is allocated; then the
+ * weights. Names first: a missing tensor also leaves a gap, and "missing
+ * tensor X" is the more useful message. */
+static int load_weights(hs_model *m, st_in *e, size_t ne,
+                        const unsigned char *data, uint64_t dlen,
+                        uint64_t dstart, char *msg, size_t len) {
+  size_t nw = 1;
+  for (int32_t l = 0; l < m->nlayers; l++)
+    nw += 4 * ((size_t)m->layers[l].nheads + 1);
+  want *w = malloc(nw * sizeof *w);
+  if (!w) return fail(msg, len, "out of memory");
+  nw = list_wants(m, w);
+  int rc = 0;
+  for (size_t i = 0; !rc && i < nw; i++) {
+    w[i].found = bsearch(w[i].name, e, ne, sizeof *e, cmp_key);
+    if (!w[i].found) rc = fail(msg, len, "missing tensor %s", w[i].name);
+    else {
+      w[i].found->used = 1;
+      rc = match_shape(&w[i], msg, len);
+    }
+  }
+  for (size_t i = 0; !rc && i < ne; i++)
+    if (!e[i].used)
+      rc = fail(msg, len, "unexpected tensor %s (not in the model the "
+                "metadata describes)", shown(e[i].name).s);
+  if (!rc) rc = check_packing(e, ne, dlen, dstart, msg, len);
+  for (size_t i = 0; !rc && i < nw; i++) rc = read_tensor(&w[i], data, msg, len);
+  free(w);
+  return rc;
+}
+
+/* ------------------------------------------------------------ the file */
+
+/* The whole file in memory, size-checked before reading. */
+static unsigned char *read_file(const char *path, size_t *size, char *msg,
+                                size_t len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fail(msg, len, "cannot open %s: %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  unsigned char *buf = NULL;
+  if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
+    fail(msg, len, "%s: not a regular file", path);
+  else if ((uint64_t)st.st_size > ST_MAX_FILE)
+    fail(msg, len, "%s: %lld bytes, above the 4 GiB limit", path,
+         (long long)st.st_size);
+  else if (st.st_size < 8)
+    fail(msg, len, "file too short (%lld bytes): a safetensors file starts "
+         "with an 8-byte header length", (long long)st.st_size);
+  else if (!(buf = malloc((size_t)st.st_size)))
+    fail(msg, len, "%s: out of memory", path);
+  else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+    fail(msg, len, "cannot read %s: %s", path,
+         ferror(f) ? strerror(errno) : "file shrank while reading");
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *size = buf ? (size_t)st.st_size : 0;
+  return buf;
+}
+
+static int check_metadata(const cJSON *meta, cJSON **doc, char *msg,
+                          size_t len) {
+  if (!meta) return fail(msg, len, "__metadata__: missing (not a hardsoft "
+                         "model file)");
+  if (!cJSON_IsObject(meta))
+    return fail(msg, len, "__metadata__: not an object");
+  const cJSON *v;
+  cJSON_ArrayForEach(v, meta) if (!cJSON_IsString(v))
+    return fail(msg, len, "__metadata__.%s: value is not a string "
+                "(safetensors metadata maps strings to strings)",
+                shown(v->string).s);
+  const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(meta, "format");
+  const cJSON *hs = cJSON_GetObjectItemCaseSensitive(meta, "hardsoft");
+  if (!fmt) return fail(msg, len, "__metadata__.format: missing");
+  if (strcmp(fmt->valuestring, FORMAT_NAME))
+    return fail(msg, len, "__metadata__.format: '%s', expected '%s'",
+                shown(fmt->valuestring).s, FORMAT_NAME);
+  if (!hs) return fail(msg, len, "__metadata__.hardsoft: missing");
+  *doc = parse_json(hs->valuestring, strlen(hs->valuestring),
+                    "__metadata__.hardsoft", 0, msg, len);
+  if (*doc) return 0;
+  /* the offset is within the string: say so */
+  size_t n = strlen(msg ? msg : "");
+  if (msg && n + 24 < len) strcat(msg, " of the string");
+  return -1;
+}
+
+/* Everything after the file is read: header, metadata, tensors. */
+static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
+                          size_t len) {
+  uint64_t hlen = 0;
+  for (int j = 0; j < 8; j++) hlen |= (uint64_t)buf[j] << 8 * j;
+  if (hlen > ST_MAX_HEADER) {
+    fail(msg, len, "header length %llu above the 64 MiB limit",
+         (unsigned long long)hlen);
+    return NULL;
+  }
+  if (hlen > size - 8) {
+    fail(msg, len, "header length %llu larger than the file (%zu bytes "
+         "after the length)", (unsigned long long)hlen, size - 8);
+    return NULL;
+  }
+  const char *hdr = (const char *)buf + 8;
+  /* cJSON reads strings up to a NUL: none may hide inside the header */
+  const char *nul = memchr(hdr, 0, hlen);
+  size_t bad = utf8_bad((const unsigned char *)hdr, hlen);
+  if (nul || bad < hlen) {
+    fail(msg, len, "header: %s at byte offset %zu",
+         nul ? "NUL byte" : "invalid UTF-8",
+         8 + (nul ? (size_t)(nul - hdr) : bad));
+    return NULL;
+  }
+  cJSON *root = parse_json(hdr, hlen, "header", 8, msg, len), *doc = NULL;
+  if (!root) return NULL;
+  hs_model *m = calloc(1, sizeof *m);
+  st_in *e = NULL;
+  size_t ne = 0;
+  int rc = -1;
+  const cJSON *v, *meta = NULL;
+  if (!m) {
+    fail(msg, len, "out of memory");
+    goto out;
+  }
+  if (!cJSON_IsObject(root)) {
+    fail(msg, len, "header: not a JSON object");
+    goto out;
+  }
+  cJSON_ArrayForEach(v, root) {
+    if (strcmp(v->string, "__metadata__")) ne++;
+    else if (meta) {
+      fail(msg, len, "header: duplicate __metadata__");
+      goto out;
+    } else meta = v;
+  }
+  if (check_metadata(meta, &doc, msg, len) || parse_doc(doc, m, msg, len))
+    goto out;
+  if (!(e = calloc(ne ? ne : 1, sizeof *e))) {
+    fail(msg, len, "out of memory");
+    goto out;
+  }
+  if (parse_tensors(root, e, ne, size - 8 - hlen, 8 + hlen, msg, len) ||
+      load_weights(m, e, ne, buf + 8 + hlen, size - 8 - hlen, 8 + hlen, msg,
+                   len))
+    goto out;
+  char vmsg[200];
+  if (hs_model_validate(m, vmsg, sizeof vmsg))
+    fail(msg, len, "invalid model: %s", vmsg);
+  else rc = 0;
+out:
+  free(e);
+  cJSON_Delete(doc);
+  cJSON_Delete(root);
+  if (rc) {
+    hs_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+hs_model *hs_model_load(const char *path, char *msg, size_t len) {
+  if (!path) {
+    fail(msg, len, "load: no path");
+    return NULL;
+  }
+  size_t size;
+  unsigned char *buf = read_file(path, &size, msg, len);
+  if (!buf) return NULL;
+  hs_model *m = load_buf(buf, size, msg, len);
+  free(buf);
+  return m;
+}
