@@ -18,7 +18,7 @@
  * The binary levels are parsed by precedence climbing (one function), so a
  * parenthesis costs three stack frames, not seven.
  *
- * Decisions where SPEC §1 is silent (also in the README):
+ * Decisions where SPEC §1 is silent (to be repeated in the README):
  *  - Whitespace is space, \t, \n, \r, \v, \f. Tokens need no separating
  *    whitespace: `aUb`, `GFa`, `!Xa` are fine. A run of two or more
  *    lowercase letters is one word; only `true` and `false` are words, so
