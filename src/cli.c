@@ -16,6 +16,7 @@ static const char *const top_usage =
     "  compile FORMULA -o FILE    write the model as safetensors (--print: describe it)\n"
     "  run FILE [STRING...]       like eval, for a saved model\n"
     "  info                       CPU, instruction sets and chosen kernels\n"
+    "  bench                      time and check the forward pass over a sweep (CSV)\n"
     "\n"
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
@@ -207,7 +208,7 @@ int main(int argc, char **argv) {
   }
   static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
       {"eval", cmd_eval}, {"run", cmd_run}, {"check", cmd_check},
-      {"compile", cmd_compile}, {"info", cmd_info},
+      {"compile", cmd_compile}, {"info", cmd_info}, {"bench", cmd_bench},
   };
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) {
@@ -216,5 +217,5 @@ int main(int argc, char **argv) {
       return rc;
     }
   return cli_error("unknown command '%s' (expected eval, check, compile, run "
-                   "or info)", argv[1]);
+                   "info or bench)", argv[1]);
 }

@@ -43,6 +43,9 @@ typedef struct hs_run_result {
   uint8_t *bits;      /* [n]: decision at positions 1..n */
   double *values;     /* [n]: the output coordinate at positions 1..n */
   double *attn_error; /* [nlayers]: max weight off the hard target, or NULL */
+  size_t peak_bytes;  /* most bytes the pass held at once: weights in the
+                         working precision, the residual stream and every
+                         head's queries, keys and values (accounted) */
 } hs_run_result;
 
 /* Forward pass over w[0..n). Returns 0, or -1 with msg filled (allocation

@@ -9,13 +9,15 @@
 
 /* Model weights converted to REAL once per run. */
 typedef struct FN(wts) {
+  size_t bytes; /* all of the below */
   REAL *embed;
   REAL **wq, **wk, **wv, **wo; /* per head, flattened over layers */
   REAL **w1, **b1, **w2, **b2; /* per layer */
 } FN(wts);
 
-static REAL *FN(conv)(const float *src, size_t n) {
+static REAL *FN(conv)(size_t *bytes, const float *src, size_t n) {
   REAL *p = malloc((n ? n : 1) * sizeof(REAL));
+  *bytes += (n ? n : 1) * sizeof(REAL);
   if (p && src)
     for (size_t i = 0; i < n; i++) p[i] = (REAL)src[i];
   return p;
@@ -41,7 +43,7 @@ static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
   memset(w, 0, sizeof *w);
   for (int l = 0; l < m->nlayers; l++) nh += m->layers[l].nheads;
   size_t nl = (size_t)(m->nlayers ? m->nlayers : 1), nhh = (size_t)(nh ? nh : 1);
-  w->embed = FN(conv)(m->embed, HS_VOCAB * d);
+  w->embed = FN(conv)(&w->bytes, m->embed, HS_VOCAB * d);
   w->wq = calloc(nhh, sizeof(REAL *)); w->wk = calloc(nhh, sizeof(REAL *));
   w->wv = calloc(nhh, sizeof(REAL *)); w->wo = calloc(nhh, sizeof(REAL *));
   w->w1 = calloc(nl, sizeof(REAL *)); w->b1 = calloc(nl, sizeof(REAL *));
@@ -54,17 +56,17 @@ static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
     const hs_layer *L = &m->layers[l];
     for (int k = 0; k < L->nheads; k++, h++) {
       const hs_head *H = &L->heads[k];
-      w->wq[h] = FN(conv)(H->wq, (size_t)H->dk * d);
-      w->wk[h] = FN(conv)(H->wk, (size_t)H->dk * d);
-      w->wv[h] = FN(conv)(H->wv, (size_t)H->dv * d);
-      w->wo[h] = FN(conv)(H->wo, d * (size_t)H->dv);
+      w->wq[h] = FN(conv)(&w->bytes, H->wq, (size_t)H->dk * d);
+      w->wk[h] = FN(conv)(&w->bytes, H->wk, (size_t)H->dk * d);
+      w->wv[h] = FN(conv)(&w->bytes, H->wv, (size_t)H->dv * d);
+      w->wo[h] = FN(conv)(&w->bytes, H->wo, d * (size_t)H->dv);
       ok &= w->wq[h] && w->wk[h] && w->wv[h] && w->wo[h];
     }
     size_t hid = (size_t)L->hidden;
-    w->w1[l] = FN(conv)(L->w1, hid * d);
-    w->b1[l] = FN(conv)(L->b1, hid);
-    w->w2[l] = FN(conv)(L->w2, d * hid);
-    w->b2[l] = FN(conv)(L->b2, hid ? d : 0);
+    w->w1[l] = FN(conv)(&w->bytes, L->w1, hid * d);
+    w->b1[l] = FN(conv)(&w->bytes, L->b1, hid);
+    w->w2[l] = FN(conv)(&w->bytes, L->w2, d * hid);
+    w->b2[l] = FN(conv)(&w->bytes, L->b2, hid ? d : 0);
     ok &= w->w1[l] && w->b1[l] && w->w2[l] && w->b2[l];
   }
   return ok ? 0 : -1;
@@ -166,6 +168,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   int rc = -1;
   REAL *X = NULL, *tmp = NULL, *hid = NULL, *out = NULL;
   REAL **Q = NULL, **K = NULL, **V = NULL;
+  size_t *qkv = NULL; /* bytes held in Q[h], K[h], V[h] */
   int maxh = 0;
   size_t maxhid = 1;
   for (int l = 0; l < m->nlayers; l++) {
@@ -179,7 +182,11 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   Q = calloc((size_t)maxh + 1, sizeof(REAL *));
   K = calloc((size_t)maxh + 1, sizeof(REAL *));
   V = calloc((size_t)maxh + 1, sizeof(REAL *));
-  if (!X || !tmp || !hid || !out || !Q || !K || !V) goto done;
+  qkv = calloc((size_t)maxh + 1, sizeof(size_t));
+  if (!X || !tmp || !hid || !out || !Q || !K || !V || !qkv) goto done;
+  /* peak bytes: accounted from the buffers this pass holds at once */
+  size_t base = w.bytes + (np * d + d + maxhid + HS_ATTN_MAX_D) * sizeof(REAL);
+  res->peak_bytes = base;
   FN(embed)(m, &w, s, n, X);
 
   int hbase = 0;
@@ -198,6 +205,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       K[h] = malloc(np * dk * sizeof(REAL));
       V[h] = malloc(np * dv * sizeof(REAL));
       if (!Q[h] || !K[h] || !V[h]) goto done;
+      qkv[h] = np * (2 * dk + dv) * sizeof(REAL);
       for (size_t i = 0; i < np; i++) {
         if (i >= q0)
           KOP(kt, gemv)(dk, d, w.wq[hbase + h], d, X + i * d, Q[h] + i * dk);
@@ -205,6 +213,9 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
         KOP(kt, gemv)(dv, d, w.wv[hbase + h], d, X + i * d, V[h] + i * dv);
       }
     }
+    size_t held = base;
+    for (int h = 0; h < maxh; h++) held += qkv[h];
+    if (held > res->peak_bytes) res->peak_bytes = held;
     double err = 0;
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
@@ -267,7 +278,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   rc = 0;
 done:
   for (int h = 0; Q && h <= maxh; h++) { free(Q[h]); free(K[h]); free(V[h]); }
-  free(Q); free(K); free(V);
+  free(Q); free(K); free(V); free(qkv);
   free(X); free(tmp); free(hid); free(out);
   return rc;
 }

@@ -1,0 +1,526 @@
+/* hardsoft bench: sweeps formulas x modes x scales x ISAs x precisions x
+ * lengths, timing the forward pass, checking it against the logic, and
+ * writing one CSV row per point (the contract is in bench_usage). Peers
+ * (torch, numpy, openblas) run as separate programs on the same model file
+ * and the same string, and report in the same rows. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+static const char *const bench_usage =
+    "usage: hardsoft bench [OPTIONS]\n"
+    "Times the forward pass over a sweep and checks every point against the\n"
+    "logic. Lists are comma-separated.\n"
+    "  --formula F        a formula (repeatable); default: --formulas\n"
+    "  --formulas FILE    one formula per line, # comments (default bench/formulas.txt)\n"
+    "  --modes LIST       hard,pe,temp,fixed (default pe,temp)\n"
+    "  --scales LIST      values of mu (default 4)\n"
+    "  --lengths LIST     string lengths n (default 256,1024,4096)\n"
+    "  --isas LIST        scalar,avx2,avx512 and the peers torch,numpy,openblas\n"
+    "                     (default: every ISA this CPU runs)\n"
+    "  --precisions LIST  f32,f64 (default f32)\n"
+    "  --threads LIST     threads (only 1 is supported so far)\n"
+    "  --repeat R         timed runs per point (default 5), after one warm-up\n"
+    "  --error-max-n N    measure attention error only up to this n (default 4096;\n"
+    "                     it costs a second O(n^2) pass)\n"
+    "  --seed S           seed of the random strings (default 1)\n"
+    "  --csv FILE         write the CSV here (default: standard output)\n"
+    "  --md FILE          also write a Markdown table\n"
+    "  --quick            a short default sweep (a S b and one depth-3 formula,\n"
+    "                     n = 256,1024, repeat 3)\n"
+    "CSV columns: formula,mode,scale,isa,precision,threads,n,seconds_median,\n"
+    "seconds_min,seconds_max,positions_per_s,peak_bytes,agree_fraction,\n"
+    "max_attn_error (nan where not measured).\n";
+
+#define MAXL 64
+typedef struct bench_opts {
+  const char *formulas[MAXL];
+  int nformulas;
+  int modes[MAXL], nmodes;
+  double scales[MAXL];
+  int nscales;
+  size_t lengths[MAXL];
+  int nlengths;
+  char isas[MAXL][16];
+  int nisas;
+  hs_precision precs[2];
+  int nprecs;
+  int threads[MAXL], nthreads;
+  int repeat;
+  size_t error_max_n;
+  uint64_t seed;
+  const char *csv, *md, *file;
+} bench_opts;
+
+static char *split_next(char **p) {
+  char *s = *p, *c;
+  if (!s || !*s) return NULL;
+  if ((c = strchr(s, ','))) { *c = 0; *p = c + 1; } else *p = s + strlen(s);
+  return s;
+}
+
+/* Parses a comma list with `one` into out; returns count or -1. */
+static int parse_list(const char *opt, const char *v, int max,
+                      int (*one)(const char *opt, const char *tok, int k, void *out),
+                      void *out) {
+  char buf[1024], *p = buf, *tok;
+  int k = 0;
+  if (strlen(v) >= sizeof buf || !*v) return cli_error("%s: bad list '%s'", opt, v), -1;
+  strcpy(buf, v);
+  while ((tok = split_next(&p))) {
+    if (k == max) return cli_error("%s: at most %d values", opt, max), -1;
+    if (one(opt, tok, k++, out)) return -1;
+  }
+  return k;
+}
+
+static int one_mode(const char *opt, const char *t, int k, void *out) {
+  int m = hs_mode_parse(t);
+  if (m < 0) return cli_error("%s: '%s' is not a mode (hard, pe, temp, fixed)", opt, t);
+  ((int *)out)[k] = m;
+  return 0;
+}
+static int one_scale(const char *opt, const char *t, int k, void *out) {
+  char *e;
+  double v = strtod(t, &e);
+  if (*e || !(v > 0) || !isfinite(v))
+    return cli_error("%s: '%s' is not a positive number", opt, t);
+  ((double *)out)[k] = v;
+  return 0;
+}
+static int one_len(const char *opt, const char *t, int k, void *out) {
+  char *e;
+  errno = 0;
+  unsigned long long v = strtoull(t, &e, 10);
+  if (*t < '0' || *t > '9' || *e || errno || v > (1ull << 32))
+    return cli_error("%s: '%s' is not a whole number up to 2^32", opt, t);
+  ((size_t *)out)[k] = (size_t)v;
+  return 0;
+}
+static int one_thread(const char *opt, const char *t, int k, void *out) {
+  if (strcmp(t, "1") != 0)
+    return cli_error("%s: only 1 thread is supported so far (got '%s')", opt, t);
+  ((int *)out)[k] = 1;
+  return 0;
+}
+static int is_peer(const char *s) {
+  return !strcmp(s, "torch") || !strcmp(s, "numpy") || !strcmp(s, "openblas");
+}
+static int one_isa(const char *opt, const char *t, int k, void *out) {
+  int isa = hs_isa_parse(t);
+  if (isa < 0 && !is_peer(t))
+    return cli_error("%s: '%s' is not scalar, avx2, avx512, torch, numpy or "
+                     "openblas", opt, t);
+  if (isa >= 0 && !hs_isa_supported((hs_isa)isa))
+    return cli_error("%s: this CPU cannot run %s", opt, t);
+  snprintf(((char(*)[16])out)[k], 16, "%s", t);
+  return 0;
+}
+static int one_prec(const char *opt, const char *t, int k, void *out) {
+  if (strcmp(t, "f32") && strcmp(t, "f64"))
+    return cli_error("%s: '%s' is not f32 or f64", opt, t);
+  ((hs_precision *)out)[k] = t[1] == '6' ? HS_PREC_F64 : HS_PREC_F32;
+  return 0;
+}
+
+static int bench_parse(int argc, char **argv, bench_opts *b) {
+  memset(b, 0, sizeof *b);
+  b->modes[0] = HS_MODE_PE, b->modes[1] = HS_MODE_TEMP, b->nmodes = 2;
+  b->scales[0] = 4, b->nscales = 1;
+  b->lengths[0] = 256, b->lengths[1] = 1024, b->lengths[2] = 4096, b->nlengths = 3;
+  for (int i = 0; i < HS_ISA_COUNT; i++)
+    if (hs_isa_supported((hs_isa)i))
+      snprintf(b->isas[b->nisas++], 16, "%s", hs_isa_name((hs_isa)i));
+  b->precs[0] = HS_PREC_F32, b->nprecs = 1;
+  b->threads[0] = 1, b->nthreads = 1;
+  b->repeat = 5;
+  b->error_max_n = 4096;
+  b->seed = 1;
+  b->file = "bench/formulas.txt";
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : "";
+    int n = 0;
+#define IS(name) (strcmp(a, name) == 0 && (++i, 1))
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(bench_usage, stdout);
+      return 1;
+    } else if (strcmp(a, "--quick") == 0) {
+      b->formulas[0] = "a S b";
+      b->formulas[1] = "G (a -> (b U c)) & O (X a)";
+      b->nformulas = 2;
+      b->lengths[0] = 256, b->lengths[1] = 1024, b->nlengths = 2;
+      b->repeat = 3;
+    } else if (IS("--formula")) {
+      if (b->nformulas == MAXL) return cli_error("--formula: at most %d", MAXL);
+      b->formulas[b->nformulas++] = v;
+    } else if (IS("--formulas")) { b->file = v;
+    } else if (IS("--modes")) { n = b->nmodes = parse_list(a, v, MAXL, one_mode, b->modes);
+    } else if (IS("--scales")) { n = b->nscales = parse_list(a, v, MAXL, one_scale, b->scales);
+    } else if (IS("--lengths")) { n = b->nlengths = parse_list(a, v, MAXL, one_len, b->lengths);
+    } else if (IS("--isas")) { n = b->nisas = parse_list(a, v, MAXL, one_isa, b->isas);
+    } else if (IS("--precisions")) { n = b->nprecs = parse_list(a, v, 2, one_prec, b->precs);
+    } else if (IS("--threads")) { n = b->nthreads = parse_list(a, v, MAXL, one_thread, b->threads);
+    } else if (IS("--repeat")) {
+      size_t r;
+      if (one_len(a, v, 0, &r) || r < 1 || r > 1000)
+        return cli_error("--repeat expects 1 to 1000, got '%s'", v);
+      b->repeat = (int)r;
+    } else if (IS("--error-max-n")) { if (one_len(a, v, 0, &b->error_max_n)) return 2;
+    } else if (IS("--seed")) {
+      size_t s;
+      if (one_len(a, v, 0, &s)) return 2;
+      b->seed = s;
+    } else if (IS("--csv")) { b->csv = v;
+    } else if (IS("--md")) { b->md = v;
+    } else {
+      return cli_error("bench: unknown option '%s' (see 'hardsoft bench --help')", a);
+    }
+#undef IS
+    if (n < 0) return 2;
+    if (i >= argc) return cli_error("%s needs a value", a);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------- a point */
+
+typedef struct point {
+  const char *formula, *mode, *isa;
+  double scale;
+  hs_precision prec;
+  int threads;
+  size_t n;
+  double med, min, max, agree, err;
+  size_t peak;
+} point;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void summarize(point *p, double *secs, int r) {
+  qsort(secs, (size_t)r, sizeof *secs, cmp_double);
+  p->min = secs[0];
+  p->max = secs[r - 1];
+  p->med = r % 2 ? secs[r / 2] : 0.5 * (secs[r / 2 - 1] + secs[r / 2]);
+}
+
+static double agreement(const uint8_t *bits, const uint8_t *truth, size_t n) {
+  size_t ok = 0;
+  for (size_t i = 0; i < n; i++) ok += bits[i] == truth[i];
+  return n ? (double)ok / (double)n : 1.0;
+}
+
+/* hardsoft's own forward pass on one ISA. */
+static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
+                         const uint8_t *s, const uint8_t *truth, point *p) {
+  char msg[256];
+  double secs[1000];
+  hs_run_opts ro = {.precision = p->prec, .kernels = hs_kernels_for(isa)};
+  hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
+  if (!r) return cli_error("%s", msg);
+  hs_run_result res;
+  int rc = 0;
+  for (int k = -1; k < b->repeat && rc == 0; k++) {
+    double t0 = now();
+    rc = hs_runner_run(r, s, p->n, &res, msg, sizeof msg);
+    if (rc) break;
+    if (k >= 0) secs[k] = now() - t0;
+    else p->agree = agreement(res.bits, truth, p->n), p->peak = res.peak_bytes;
+    hs_run_result_free(&res);
+  }
+  hs_runner_free(r);
+  if (rc) return cli_error("%s", msg);
+  summarize(p, secs, b->repeat);
+  p->err = NAN;
+  if (p->n <= b->error_max_n) {
+    ro.want_attn_error = 1;
+    if (hs_forward(m, s, p->n, &ro, &res, msg, sizeof msg)) return cli_error("%s", msg);
+    p->err = 0;
+    for (int l = 0; l < m->nlayers; l++)
+      if (res.attn_error[l] > p->err) p->err = res.attn_error[l];
+    hs_run_result_free(&res);
+  }
+  return 0;
+}
+
+/* Where the peer programs live: $HARDSOFT_PEERS, else bench/peers beside
+ * the build directory of this executable, else ./bench/peers. */
+static void peers_dir(char *buf, size_t len) {
+  const char *env = getenv("HARDSOFT_PEERS");
+  if (env && *env) { snprintf(buf, len, "%s", env); return; }
+  char exe[4096];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (k > 0) {
+    exe[k] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = 0;
+      snprintf(buf, len, "%s/../bench/peers", exe);
+      if (access(buf, R_OK) == 0) return;
+    }
+  }
+  snprintf(buf, len, "bench/peers");
+}
+
+/* A peer: runs as a child on the model file and string file, prints one
+ * JSON line {"seconds": [...], "peak_bytes": N, "bits": "0101..."}. */
+static int time_peer(const bench_opts *b, const char *model_path,
+                     const char *input_path, const uint8_t *truth, point *p) {
+  char dir[4096], cmd[8192], rep[16], *line = NULL;
+  size_t cap = 0;
+  const char *py = getenv("PYTHON");
+  peers_dir(dir, sizeof dir);
+  snprintf(rep, sizeof rep, "%d", b->repeat);
+  const char *prec = p->prec == HS_PREC_F64 ? "f64" : "f32";
+  if (!strcmp(p->isa, "openblas")) {
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) slash[1] = 0;
+    snprintf(cmd, sizeof cmd, "'%shs-peer-openblas' '%s' --time %s --precision %s --input '%s'",
+             exe, model_path, rep, prec, input_path);
+  } else {
+    snprintf(cmd, sizeof cmd,
+             "'%s' '%s/forward.py' '%s' --time %s --precision %s --input '%s'%s",
+             py && *py ? py : "/usr/bin/python3", dir, model_path, rep, prec,
+             input_path, strcmp(p->isa, "torch") ? "" : " --torch");
+  }
+  FILE *f = popen(cmd, "r");
+  if (!f) return cli_error("bench: cannot start peer %s", p->isa);
+  ssize_t got = getline(&line, &cap, f);
+  int st = pclose(f);
+  if (got <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    free(line);
+    return cli_error("bench: peer %s failed (command: %s)", p->isa, cmd);
+  }
+  cJSON *j = cJSON_Parse(line);
+  free(line);
+  cJSON *secs = cJSON_GetObjectItem(j, "seconds");
+  cJSON *bits = cJSON_GetObjectItem(j, "bits");
+  cJSON *peak = cJSON_GetObjectItem(j, "peak_bytes");
+  int ns = cJSON_GetArraySize(secs);
+  if (!j || !cJSON_IsArray(secs) || ns < 1 || ns > 1000 || !cJSON_IsString(bits) ||
+      strlen(bits->valuestring) != p->n) {
+    cJSON_Delete(j);
+    return cli_error("bench: peer %s printed a malformed report", p->isa);
+  }
+  double t[1000];
+  for (int k = 0; k < ns; k++) t[k] = cJSON_GetArrayItem(secs, k)->valuedouble;
+  summarize(p, t, ns);
+  size_t ok = 0;
+  for (size_t i = 0; i < p->n; i++) ok += (bits->valuestring[i] == '1') == truth[i];
+  p->agree = p->n ? (double)ok / (double)p->n : 1;
+  p->peak = cJSON_IsNumber(peak) ? (size_t)peak->valuedouble : 0;
+  p->err = NAN;
+  cJSON_Delete(j);
+  return 0;
+}
+
+/* ------------------------------------------------------------- output */
+
+static void csv_header(FILE *f) {
+  fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
+        "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error\n", f);
+}
+
+static void csv_quoted(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_row(FILE *f, const point *p) {
+  csv_quoted(f, p->formula);
+  fprintf(f, ",%s,%g,%s,%s,%d,%zu,%.6e,%.6e,%.6e,%.6e,%zu,%.6f,%.3e\n", p->mode,
+          p->scale, p->isa, p->prec == HS_PREC_F64 ? "f64" : "f32", p->threads,
+          p->n, p->med, p->min, p->max, p->med > 0 ? (double)p->n / p->med : 0,
+          p->peak, p->agree, p->err);
+}
+
+static void md_row(FILE *f, const point *p) {
+  fprintf(f, "| `%s` | %s | %g | %s | %s | %d | %zu | %.4g | %.3g | %.1f | %.4f | %.2g |\n",
+          p->formula, p->mode, p->scale, p->isa,
+          p->prec == HS_PREC_F64 ? "f64" : "f32", p->threads, p->n, p->med * 1e3,
+          p->med > 0 ? (double)p->n / p->med : 0, (double)p->peak / 1048576.0,
+          p->agree, p->err);
+}
+
+static void progress(int done, int total, const point *p) {
+  if (!isatty(2)) return;
+  int w = 30, k = total ? done * w / total : w;
+  fprintf(stderr, "\r[%.*s%*s] %d/%d %-24.24s %-5s %-8s n=%-8zu", k,
+          "##############################", w - k, "", done, total,
+          p ? p->formula : "", p ? p->mode : "", p ? p->isa : "", p ? p->n : 0);
+  if (done == total) fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------- the sweep */
+
+static int load_formula_file(bench_opts *b, char **store) {
+  FILE *f = fopen(b->file, "r");
+  if (!f) return cli_error("%s: %s", b->file, strerror(errno));
+  char line[2048];
+  int lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *p = line, *e = line + strlen(line);
+    while (e > p && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ')) *--e = 0;
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || *p == '#') continue;
+    if (b->nformulas == MAXL) {
+      fclose(f);
+      return cli_error("%s:%d: at most %d formulas", b->file, lineno, MAXL);
+    }
+    char *dup = strdup(p);
+    if (!dup) { fclose(f); return cli_error("out of memory"); }
+    store[b->nformulas] = dup;
+    b->formulas[b->nformulas++] = dup;
+  }
+  fclose(f);
+  return 0;
+}
+
+static void random_string(uint64_t *seed, uint8_t *s, size_t n,
+                          const uint8_t *sym, int k) {
+  /* symbols uniform with long runs of one favourite (90%) every other
+   * block of 64, so S and U witnesses lie both near and far */
+  for (size_t i = 0; i < n; i++) {
+    uint64_t z = (*seed += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    s[i] = ((i >> 6) & 1) && z % 10 ? sym[0] : sym[(z >> 8) % (uint64_t)k];
+  }
+}
+
+static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
+                         FILE *md, int *done, int total) {
+  hs_formula *f = cli_formula(text);
+  if (!f) return HS_EXIT_ERROR;
+  uint8_t set[256], sym[257];
+  int k = 0;
+  hs_formula_alphabet(f, set);
+  for (int c = 0; c < 256; c++)
+    if (set[c]) sym[k++] = (uint8_t)c;
+  sym[k++] = '#';
+  char tmpl[] = "/tmp/hardsoft-bench-XXXXXX";
+  char *tmpd = mkdtemp(tmpl), model_path[64], input_path[64];
+  if (!tmpd) { hs_formula_free(f); return cli_error("bench: mkdtemp failed"); }
+  snprintf(model_path, sizeof model_path, "%s/model.safetensors", tmpd);
+  snprintf(input_path, sizeof input_path, "%s/input.txt", tmpd);
+  int rc = 0;
+  for (int mi = 0; mi < b->nmodes && !rc; mi++)
+    for (int si = 0; si < (b->modes[mi] == HS_MODE_HARD ? 1 : b->nscales) && !rc; si++) {
+      char msg[512];
+      hs_compile_opts co = {(hs_mode)b->modes[mi], b->scales[si]};
+      hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+      if (!m) { rc = cli_error("%s: %s", text, msg); break; }
+      if (hs_model_save(m, model_path, msg, sizeof msg)) rc = cli_error("%s", msg);
+      for (int li = 0; li < b->nlengths && !rc; li++) {
+        size_t n = b->lengths[li];
+        uint8_t *s = malloc(n + 1), *truth = malloc(n + 1);
+        uint64_t seed = b->seed;
+        if (!s || !truth) rc = cli_error("out of memory for n = %zu", n);
+        if (!rc) {
+          random_string(&seed, s, n, sym, k);
+          rc = hs_truth_eval(f, f->root, s, n, truth) ? cli_error("out of memory") : 0;
+        }
+        FILE *in = rc ? NULL : fopen(input_path, "w");
+        if (in) { fwrite(s, 1, n, in); fputc('\n', in); fclose(in); }
+        for (int ii = 0; ii < b->nisas && !rc; ii++)
+          for (int pi = 0; pi < b->nprecs && !rc; pi++)
+            for (int ti = 0; ti < b->nthreads && !rc; ti++) {
+              point p = {text, hs_mode_name(co.mode), b->isas[ii],
+                         co.mode == HS_MODE_HARD ? 0 : co.scale, b->precs[pi],
+                         b->threads[ti], n, 0, 0, 0, 0, 0, 0};
+              progress(*done, total, &p);
+              int isa = hs_isa_parse(p.isa);
+              rc = isa >= 0 ? time_hardsoft(b, m, (hs_isa)isa, s, truth, &p)
+                            : time_peer(b, model_path, input_path, truth, &p);
+              if (rc) break;
+              csv_row(csv, &p);
+              fflush(csv);
+              if (md) md_row(md, &p);
+              ++*done;
+            }
+        free(s);
+        free(truth);
+      }
+      hs_model_free(m);
+    }
+  unlink(model_path);
+  unlink(input_path);
+  rmdir(tmpd);
+  hs_formula_free(f);
+  return rc;
+}
+
+/* Output goes to FILE.tmp and is renamed into place only when complete. */
+static FILE *open_tmp(const char *path, char *tmp, size_t len) {
+  snprintf(tmp, len, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) cli_error("%s: %s", path, strerror(errno));
+  return f;
+}
+
+static int finish(FILE *f, const char *tmp, const char *path, int rc) {
+  if (!f) return rc;
+  if (fclose(f) != 0 && rc == 0) rc = cli_error("%s: write failed", path);
+  if (rc == 0 && rename(tmp, path) != 0) rc = cli_error("%s: %s", path, strerror(errno));
+  if (rc) unlink(tmp);
+  return rc;
+}
+
+int cmd_bench(int argc, char **argv) {
+  bench_opts b;
+  char *store[MAXL] = {0};
+  int rc = bench_parse(argc, argv, &b);
+  if (rc) return rc == 1 ? 0 : rc;
+  if (b.nformulas == 0 && (rc = load_formula_file(&b, store))) goto out;
+  int total = 0;
+  for (int i = 0; i < b.nmodes; i++)
+    total += (b.modes[i] == HS_MODE_HARD ? 1 : b.nscales);
+  total *= b.nformulas * b.nlengths * b.nisas * b.nprecs * b.nthreads;
+  char csv_tmp[4096], md_tmp[4096];
+  FILE *csv = b.csv ? open_tmp(b.csv, csv_tmp, sizeof csv_tmp) : stdout;
+  FILE *md = b.md ? open_tmp(b.md, md_tmp, sizeof md_tmp) : NULL;
+  if (!csv || (b.md && !md)) {
+    rc = HS_EXIT_ERROR;
+  } else {
+    csv_header(csv);
+    if (md)
+      fputs("| formula | mode | mu | isa | precision | threads | n | ms (median) "
+            "| positions/s | peak MiB | agree | max attn error |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n", md);
+    int done = 0;
+    for (int i = 0; i < b.nformulas && rc == 0; i++)
+      rc = sweep_formula(&b, b.formulas[i], csv, md, &done, total);
+    if (rc == 0) progress(total, total, NULL);
+  }
+  if (b.csv) rc = finish(csv, csv_tmp, b.csv, rc);
+  rc = finish(md, md_tmp, b.md, rc);
+out:
+  for (int i = 0; i < MAXL; i++) free(store[i]);
+  return rc;
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# The independent numpy forward pass (bench/peers/forward.py) agrees with
+# 'hardsoft run' on compiled models in every mode: same model file, same
+# strings, decisions compared position by position.
+set -u
+HS=${BUILD:-build}/hardsoft
+PY=${PYTHON:-/usr/bin/python3}
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail=0
+strings="a b ab ba aab abcab bbbbbbba ccbacbbacabcbbaa aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab abcabcabcabcabcabcabcabcabc#aabbcc"
+long=$($PY -c "import random; random.seed(5); print(''.join(random.choice('aab#c') for _ in range(300)))")
+for f in 'a S b' 'a U b' 'X a | Y b' 'G (a -> F b)' 'H (a | Y b) & O c' \
+         '!(a S (b & X c)) <-> (c U Y a)' '@first | (@mod(3,1) & a) | X @last'; do
+  for m in hard pe temp fixed; do
+    "$HS" compile "$f" --mode $m --scale 6 -o "$t/m.safetensors" || { fail=1; continue; }
+    "$HS" run "$t/m.safetensors" $strings "$long" > "$t/c" || fail=1
+    $PY bench/peers/forward.py "$t/m.safetensors" $strings "$long" > "$t/p" || fail=1
+    if ! cmp -s "$t/c" "$t/p"; then echo "FAIL '$f' $m: hardsoft run and forward.py differ"; diff "$t/c" "$t/p" | head -4; fail=1; fi
+  done
+done
+exit $fail
