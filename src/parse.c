@@ -51,7 +51,11 @@
  *    the stack. Beyond either: "formula nested too deeply at column N".
  *  - Errors are one line, "<what> at column N[ (hint)]" with N the 1-based
  *    byte column of the offending token (length+1 at end of input); column
- *    0 only for "empty formula" and "out of memory".
+ *    0 only for "empty formula", "no formula" (NULL text), "formula too
+ *    long" and "out of memory". Nothing leaks on any error path.
+ *  - Comparison terms are ordered by node index, so hash-consing shares
+ *    equal comparisons within one formula; two formulas that number their
+ *    nodes differently may list the same terms in another order.
  */
 #include <limits.h>
 #include <stdarg.h>

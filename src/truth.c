@@ -7,7 +7,11 @@
  *   (φ S ψ)_i = ψ_i ∨ (φ_i ∧ (φ S ψ)_{i-1}),  (φ S ψ)_0     = false
  * which unfold to the ∃j ∀k readings of the table. Counting comparisons sum
  * coef * count in 128 bits: the parser keeps sum |coef| and |c| below 2^63,
- * and a count is at most n < 2^64, so the sum cannot overflow. */
+ * and a count is at most n < 2^64, so the sum cannot overflow.
+ *
+ * The empty string (n = 0) has no positions: hs_truth_eval writes nothing
+ * and returns 0, hs_truth_eval_all returns a 1-byte allocation (not NULL,
+ * which means failure) that the caller frees as usual. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -793,8 +793,8 @@ static void sput(sbuf *b, const char *t) {
   b->n += l;
 }
 
-/* A random formula over every construct, written with random spacing and
- * parentheses wherever the grammar needs them (always, for simplicity). */
+/* A random formula over every construct, with parentheses around every
+ * operand (printing then removes the ones precedence makes redundant). */
 static void gen(hs_rng *r, sbuf *b, int depth) {
   int k = (int)(hs_rng_next(r) % (depth <= 0 ? 6 : 22));
   char tmp[64];
