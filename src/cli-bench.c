@@ -265,7 +265,7 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
 static void peers_dir(char *buf, size_t len) {
   const char *env = getenv("HARDSOFT_PEERS");
   if (env && *env) { snprintf(buf, len, "%s", env); return; }
-  char exe[4096];
+  char exe[4000];
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (k > 0) {
     exe[k] = 0;
