@@ -1,0 +1,708 @@
+// Kernel microbenchmarks: the hardsoft kernel tables (one per ISA, reached
+// only through include/hardsoft.h) against peers run on identical data in
+// the same process. Google Benchmark has no C API, so this thin C++ file
+// registers every (family, implementation, size) at start-up.
+//
+// Names: softmax/<impl>/<n>, softmax_spread/<impl>/<n>/<spread>,
+// exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
+// attn_row/<impl>/<n>/<d>. <impl> is scalar|avx2|avx512 (hardsoft tables;
+// an ISA the CPU cannot run is registered and skipped with an error) or a
+// peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
+// runs exp on the softmax_spread data, so that "exp time does not depend
+// on the input range" is measured, not assumed.
+//
+// Every implementation is called once on the benchmark's data before the
+// timed loop and its output checked (softmax sums to 1, exp within 1e-5,
+// dot within 1e-5 of the magnitude, attention output a convex combination
+// of the values); a wrong answer is reported as an error, not a time.
+//
+// oneDNN's maximum ISA can be set only once per process, before first use,
+// so this binary runs oneDNN at whatever cap the environment sets: with
+// DNNL_MAX_CPU_ISA (or ONEDNN_MAX_CPU_ISA) unset the peer is "onednn" (its
+// default, the best ISA it finds); with it set to e.g. AVX2 the peer is
+// named "onednn_avx2". bench/run-kernels.sh runs the binary a second time
+// with DNNL_MAX_CPU_ISA=AVX2 and a filter, then merges the two JSON files.
+//
+// Everything is single-threaded: oneDNN (OpenMP build) gets
+// omp_set_num_threads(1), OpenBLAS openblas_set_num_threads(1), XNNPACK
+// no threadpool.
+//
+// Extra flags (handled before Google Benchmark sees argv):
+//   --print-isa-table   print JSON: per ISA, supported or not and the C
+//                       symbol of the kernel each op dispatches to; exit.
+// Environment: HS_BENCH_MAX_N caps every size (for quick development runs).
+
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+#include <dlfcn.h>
+#include <immintrin.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "hardsoft.h"
+
+// Debian's libxnnpack-dev includes <pthreadpool.h> but does not depend on
+// libpthreadpool-dev. Without that header, declare the five XNNPACK calls
+// used here, as xnnpack.h (0.0~git20220216) declares them; the benchmark
+// passes no threadpool anyway.
+#if __has_include(<pthreadpool.h>)
+#include <xnnpack.h>
+#else
+extern "C" {
+typedef struct pthreadpool *pthreadpool_t;
+typedef struct xnn_operator *xnn_operator_t;
+enum xnn_status { xnn_status_success = 0 };
+struct xnn_allocator;
+enum xnn_status xnn_initialize(const struct xnn_allocator *allocator);
+enum xnn_status xnn_create_softmax_nc_f32(size_t channels, size_t input_stride,
+                                          size_t output_stride, uint32_t flags,
+                                          xnn_operator_t *softmax_op_out);
+enum xnn_status xnn_setup_softmax_nc_f32(xnn_operator_t softmax_op,
+                                         size_t batch_size, const float *input,
+                                         float *output,
+                                         pthreadpool_t threadpool);
+enum xnn_status xnn_run_operator(xnn_operator_t op, pthreadpool_t threadpool);
+enum xnn_status xnn_delete_operator(xnn_operator_t op);
+}
+#endif
+
+// sleef.h declares its AVX2 functions only when __AVX__ is defined, and
+// in C++ a target pragma does not define it; this file is built for
+// baseline x86-64, so declare the one Sleef function used, with the exact
+// prototype of sleef.h 3.5.1, inside an AVX2+FMA target region. The Sleef
+// peers run only when hardsoft says AVX2 is supported.
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+extern "C" __m256 Sleef_expf8_u10avx2(__m256);
+#pragma GCC pop_options
+
+namespace {
+
+// ------------------------------------------------------------- sizes
+
+const std::vector<int64_t> kSoftmaxN = {16,     64,      256,     1024,
+                                        4096,   16384,   65536,   262144,
+                                        1048576, 16777216};
+const std::vector<int64_t> kVecN = {16,    64,    256,    1024,   4096,
+                                    16384, 65536, 262144, 1048576};
+const std::vector<int64_t> kSpreadN = {4096, 65536};
+const std::vector<int64_t> kSpreads = {1, 100, 10000};
+const std::vector<int64_t> kAttnN = {256, 1024, 4096, 16384, 65536};
+const std::vector<int64_t> kAttnD = {1, 8, 16, 64};
+
+const hs_isa kIsas[] = {HS_ISA_SCALAR, HS_ISA_AVX2, HS_ISA_AVX512};
+
+// ------------------------------------------------------------- data
+
+struct FreeDeleter {
+  void operator()(float *p) const { std::free(p); }
+};
+using Buf = std::unique_ptr<float[], FreeDeleter>;
+
+Buf alloc_floats(size_t n) {
+  size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+  auto *p = static_cast<float *>(std::aligned_alloc(64, bytes ? bytes : 64));
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);  // fault the pages in now, not in the loop
+  return Buf(p);
+}
+
+// Uniform floats in [lo, hi], generated once per (n, lo, hi, stream) and
+// shared by every implementation, so all of them see identical data.
+const float *uniform(size_t n, float lo, float hi, int stream = 0) {
+  static std::map<std::tuple<size_t, float, float, int>, Buf> cache;
+  auto key = std::make_tuple(n, lo, hi, stream);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second.get();
+  Buf b = alloc_floats(n);
+  std::mt19937_64 gen(0x9e3779b97f4a7c15ull ^ (n * 31 + stream));
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (size_t i = 0; i < n; i++) b[i] = dist(gen);
+  return cache.emplace(key, std::move(b)).first->second.get();
+}
+
+// One output buffer, grown as needed and kept (already faulted in).
+float *scratch(size_t n) {
+  static Buf buf;
+  static size_t cap = 0;
+  if (n > cap) {
+    buf = alloc_floats(n);
+    cap = n;
+  }
+  return buf.get();
+}
+
+// ------------------------------------------------------------- peers
+
+// Plain loops over glibc expf, compiled for baseline x86-64.
+void softmax_libm(size_t n, const float *x, float *y) {
+  float m = -INFINITY;
+  for (size_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+  float sum = 0.0f;
+  for (size_t i = 0; i < n; i++) {
+    y[i] = expf(x[i] - m);
+    sum += y[i];
+  }
+  const float r = 1.0f / sum;
+  for (size_t i = 0; i < n; i++) y[i] *= r;
+}
+
+void exp_libm(size_t n, const float *x, float *y) {
+  for (size_t i = 0; i < n; i++) y[i] = expf(x[i]);
+}
+
+float dot_loop(size_t n, const float *a, const float *b) {
+  float s = 0.0f;
+  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+// The same loops, 8 lanes at a time with Sleef_expf8_u10avx2 (1.0 ULP);
+// the tail goes through a padded block (exp(-inf) = 0 adds nothing).
+__attribute__((target("avx2,fma"))) void exp_sleef(size_t n, const float *x,
+                                                   float *y) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, Sleef_expf8_u10avx2(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    alignas(32) float t[8];
+    for (size_t j = 0; j < 8; j++) t[j] = i + j < n ? x[i + j] : -INFINITY;
+    _mm256_store_ps(t, Sleef_expf8_u10avx2(_mm256_load_ps(t)));
+    for (size_t j = 0; i + j < n; j++) y[i + j] = t[j];
+  }
+}
+
+__attribute__((target("avx2,fma"))) float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+__attribute__((target("avx2,fma"))) float hmax8(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_max_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// Three passes (max; exp and sum; scale), each 8 lanes wide.
+__attribute__((target("avx2,fma"))) void softmax_sleef(size_t n,
+                                                       const float *x,
+                                                       float *y) {
+  size_t i = 0;
+  __m256 vm = _mm256_set1_ps(-INFINITY);
+  for (; i + 8 <= n; i += 8) vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + i));
+  float m = hmax8(vm);
+  for (; i < n; i++) m = x[i] > m ? x[i] : m;
+  vm = _mm256_set1_ps(m);
+  __m256 vs = _mm256_setzero_ps();
+  for (i = 0; i + 8 <= n; i += 8) {
+    __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm));
+    _mm256_storeu_ps(y + i, e);
+    vs = _mm256_add_ps(vs, e);
+  }
+  if (i < n) {
+    alignas(32) float t[8];
+    for (size_t j = 0; j < 8; j++) t[j] = i + j < n ? x[i + j] : -INFINITY;
+    __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_load_ps(t), vm));
+    _mm256_store_ps(t, e);
+    vs = _mm256_add_ps(vs, e);
+    for (size_t j = 0; i + j < n; j++) y[i + j] = t[j];
+  }
+  const __m256 vr = _mm256_set1_ps(1.0f / hsum8(vs));
+  for (i = 0; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), vr));
+  const float r = 1.0f / hsum8(vs);
+  for (; i < n; i++) y[i] *= r;
+}
+
+// oneDNN softmax_forward (inference) over a {1, n} row, axis 1.
+std::string g_onednn_name = "onednn";
+
+dnnl::engine &onednn_engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+const char *onednn_isa_name(dnnl_cpu_isa_t isa) {
+  switch (isa) {
+    case dnnl_cpu_isa_all: return "all";
+    case dnnl_cpu_isa_sse41: return "sse41";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
+    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    default: return "unknown";
+  }
+}
+
+// A prepared operation: run() does the work once; label names what ran.
+struct Prepared {
+  std::function<void()> run;
+  std::string label;
+  std::string error;
+};
+
+Prepared prepare_onednn(size_t n, const float *x, float *y) {
+  Prepared p;
+  try {
+    auto &eng = onednn_engine();
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    dnnl::memory::desc md({1, static_cast<dnnl::memory::dim>(n)}, dt::f32,
+                          tag::nc);
+    dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
+    dnnl::softmax_forward::primitive_desc pd(d, eng);
+    auto prim = std::make_shared<dnnl::softmax_forward>(pd);
+    auto strm = std::make_shared<dnnl::stream>(eng);
+    auto args = std::make_shared<std::unordered_map<int, dnnl::memory>>();
+    (*args)[DNNL_ARG_SRC] = dnnl::memory(md, eng, const_cast<float *>(x));
+    (*args)[DNNL_ARG_DST] = dnnl::memory(md, eng, y);
+    p.label = pd.impl_info_str();
+    p.run = [prim, strm, args] {
+      prim->execute(*strm, *args);
+      strm->wait();
+    };
+  } catch (const dnnl::error &e) {
+    p.error = std::string("oneDNN: ") + e.what();
+  }
+  return p;
+}
+
+// XNNPACK softmax_nc_f32, batch 1, no threadpool.
+Prepared prepare_xnnpack(size_t n, const float *x, float *y) {
+  Prepared p;
+  static const xnn_status init = xnn_initialize(nullptr);
+  if (init != xnn_status_success) {
+    p.error = "xnn_initialize failed";
+    return p;
+  }
+  xnn_operator_t op = nullptr;
+  if (xnn_create_softmax_nc_f32(n, n, n, 0, &op) != xnn_status_success ||
+      xnn_setup_softmax_nc_f32(op, 1, x, y, nullptr) != xnn_status_success) {
+    if (op) xnn_delete_operator(op);
+    p.error = "XNNPACK softmax_nc_f32 create/setup failed";
+    return p;
+  }
+  std::shared_ptr<xnn_operator> holder(op, xnn_delete_operator);
+  p.label = "xnn_softmax_nc_f32";
+  p.run = [holder] { xnn_run_operator(holder.get(), nullptr); };
+  return p;
+}
+
+// ------------------------------------------------------------- families
+
+// A softmax-like implementation: hardsoft ISA table or a peer.
+using VecPrep = std::function<Prepared(size_t, const float *, float *)>;
+
+struct Impl {
+  std::string name;
+  VecPrep prep;
+};
+
+Prepared from_fn(std::function<void(size_t, const float *, float *)> fn,
+                 size_t n, const float *x, float *y, std::string label) {
+  Prepared p;
+  p.label = std::move(label);
+  p.run = [fn, n, x, y] { fn(n, x, y); };
+  return p;
+}
+
+Prepared hs_unsupported(hs_isa isa) {
+  Prepared p;
+  p.error = std::string("this CPU/OS cannot run ") + hs_isa_name(isa);
+  return p;
+}
+
+Prepared need_avx2(Prepared p) {
+  if (!hs_isa_supported(HS_ISA_AVX2)) {
+    p.run = nullptr;
+    p.error = "peer needs AVX2+FMA";
+  }
+  return p;
+}
+
+std::vector<Impl> softmax_impls() {
+  std::vector<Impl> v;
+  for (hs_isa isa : kIsas)
+    v.push_back({hs_isa_name(isa), [isa](size_t n, const float *x, float *y) {
+                   const hs_kernels *k = hs_kernels_for(isa);
+                   if (!k) return hs_unsupported(isa);
+                   auto fn = k->f32_softmax;
+                   return from_fn([fn](size_t m, const float *a,
+                                       float *b) { fn(m, a, b, 1.0f); },
+                                  n, x, y, k->name[HS_OP_f32_softmax]);
+                 }});
+  v.push_back({"libm", [](size_t n, const float *x, float *y) {
+                 return from_fn(softmax_libm, n, x, y, "3-pass expf");
+               }});
+  v.push_back({"sleef", [](size_t n, const float *x, float *y) {
+                 return need_avx2(from_fn(softmax_sleef, n, x, y,
+                                          "3-pass Sleef_expf8_u10avx2"));
+               }});
+  v.push_back({g_onednn_name, prepare_onednn});
+  v.push_back({"xnnpack", prepare_xnnpack});
+  return v;
+}
+
+std::vector<Impl> exp_impls() {
+  std::vector<Impl> v;
+  for (hs_isa isa : kIsas)
+    v.push_back({hs_isa_name(isa), [isa](size_t n, const float *x, float *y) {
+                   const hs_kernels *k = hs_kernels_for(isa);
+                   if (!k) return hs_unsupported(isa);
+                   return from_fn(k->f32_vexp, n, x, y,
+                                  k->name[HS_OP_f32_vexp]);
+                 }});
+  v.push_back({"libm", [](size_t n, const float *x, float *y) {
+                 return from_fn(exp_libm, n, x, y, "expf loop");
+               }});
+  v.push_back({"sleef", [](size_t n, const float *x, float *y) {
+                 return need_avx2(
+                     from_fn(exp_sleef, n, x, y, "Sleef_expf8_u10avx2 loop"));
+               }});
+  return v;
+}
+
+// A sanity check of one call's output (empty string: fine). It runs once,
+// outside the timed loop, so a broken kernel or peer is reported as an
+// error instead of a fast number.
+using Check = std::string (*)(size_t n, const float *x, const float *y);
+
+std::string check_softmax(size_t n, const float *, const float *y) {
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!(y[i] >= 0.0f && y[i] <= 1.0f)) return "output outside [0, 1]";
+    sum += y[i];
+  }
+  if (std::fabs(sum - 1.0) > 1e-3) return "output does not sum to 1";
+  return "";
+}
+
+std::string check_exp(size_t n, const float *x, const float *y) {
+  for (size_t i = 0; i < n; i += 1 + n / 256) {
+    double e = std::exp(static_cast<double>(x[i]));
+    if (!(std::fabs(y[i] - e) <= 1e-5 * e + 1e-37)) return "exp is wrong";
+  }
+  return "";
+}
+
+// Shared body: one checked call, then the timed loop; items = elements.
+void run_prepared(benchmark::State &state, const Prepared &p, size_t n,
+                  const float *x, float *y, Check check) {
+  if (!p.run) {
+    state.SkipWithError(p.error.c_str());
+    return;
+  }
+  p.run();
+  std::string bad = check(n, x, y);
+  if (!bad.empty()) {
+    state.SkipWithError((bad + " (" + p.label + ")").c_str());
+    return;
+  }
+  state.SetLabel(p.label);
+  for (auto _ : state) {
+    p.run();
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
+}
+
+void register_vec(const std::string &family, const std::vector<Impl> &impls,
+                  Check check, const std::vector<int64_t> &sizes, float lo,
+                  float hi, int64_t max_n) {
+  for (int64_t n : sizes) {
+    if (n > max_n) continue;
+    for (const Impl &im : impls) {
+      std::string name = family + "/" + im.name + "/" + std::to_string(n);
+      VecPrep prep = im.prep;
+      benchmark::RegisterBenchmark(
+          name.c_str(), [prep, check, n, lo, hi](benchmark::State &state) {
+            const float *x = uniform(n, lo, hi);
+            float *y = scratch(n);
+            run_prepared(state, prep(n, x, y), n, x, y, check);
+          });
+    }
+  }
+}
+
+void register_spread(const std::string &family, const std::vector<Impl> &impls,
+                     Check check, int64_t max_n) {
+  for (int64_t n : kSpreadN) {
+    if (n > max_n) continue;
+    for (int64_t s : kSpreads)
+      for (const Impl &im : impls) {
+        std::string name = family + "/" + im.name + "/" + std::to_string(n) +
+                           "/" + std::to_string(s);
+        VecPrep prep = im.prep;
+        benchmark::RegisterBenchmark(
+            name.c_str(), [prep, check, n, s](benchmark::State &state) {
+              const float *x = uniform(n, -static_cast<float>(s), 0.0f);
+              float *y = scratch(n);
+              run_prepared(state, prep(n, x, y), n, x, y, check);
+            });
+      }
+  }
+}
+
+using DotFn = std::function<float(size_t, const float *, const float *)>;
+
+void register_dot(int64_t max_n) {
+  std::vector<std::pair<std::string, std::function<DotFn(std::string *)>>>
+      impls;
+  for (hs_isa isa : kIsas)
+    impls.push_back({hs_isa_name(isa), [isa](std::string *label) -> DotFn {
+                       const hs_kernels *k = hs_kernels_for(isa);
+                       if (!k) return nullptr;
+                       *label = k->name[HS_OP_f32_dot];
+                       return k->f32_dot;
+                     }});
+  impls.push_back({"loop", [](std::string *label) -> DotFn {
+                     *label = "plain loop";
+                     return dot_loop;
+                   }});
+  impls.push_back({"openblas", [](std::string *label) -> DotFn {
+                     *label = "cblas_sdot";
+                     return [](size_t n, const float *a, const float *b) {
+                       return cblas_sdot(static_cast<blasint>(n), a, 1, b, 1);
+                     };
+                   }});
+  for (int64_t n : kVecN) {
+    if (n > max_n) continue;
+    for (auto &im : impls) {
+      std::string name = "dot/" + im.first + "/" + std::to_string(n);
+      auto get = im.second;
+      std::string isa_name = im.first;
+      benchmark::RegisterBenchmark(
+          name.c_str(), [get, n, isa_name](benchmark::State &state) {
+            std::string label;
+            DotFn fn = get(&label);
+            if (!fn) {
+              state.SkipWithError(
+                  ("this CPU/OS cannot run " + isa_name).c_str());
+              return;
+            }
+            const float *a = uniform(n, -1.0f, 1.0f, 1);
+            const float *b = uniform(n, -1.0f, 1.0f, 2);
+            double exact = 0.0, mag = 0.0;
+            for (int64_t i = 0; i < n; i++) {
+              exact += static_cast<double>(a[i]) * b[i];
+              mag += std::fabs(static_cast<double>(a[i]) * b[i]);
+            }
+            if (!(std::fabs(fn(n, a, b) - exact) <= 1e-5 * mag + 1e-30)) {
+              state.SkipWithError(("dot is wrong (" + label + ")").c_str());
+              return;
+            }
+            state.SetLabel(label);
+            for (auto _ : state) {
+              float r = fn(n, a, b);
+              benchmark::DoNotOptimize(r);
+              benchmark::ClobberMemory();
+            }
+            state.SetItemsProcessed(state.iterations() * n);
+          });
+    }
+  }
+}
+
+// One query against n keys (dk = dv = d), temperature 1, one call of the
+// online kernel, then out = acc / sum. Items = keys.
+void register_attn(int64_t max_n) {
+  for (int64_t n : kAttnN) {
+    if (n > max_n) continue;
+    for (int64_t d : kAttnD)
+      for (hs_isa isa : kIsas) {
+        std::string name = std::string("attn_row/") + hs_isa_name(isa) + "/" +
+                           std::to_string(n) + "/" + std::to_string(d);
+        benchmark::RegisterBenchmark(
+            name.c_str(), [isa, n, d](benchmark::State &state) {
+              const hs_kernels *k = hs_kernels_for(isa);
+              if (!k) {
+                state.SkipWithError(
+                    (std::string("this CPU/OS cannot run ") + hs_isa_name(isa))
+                        .c_str());
+                return;
+              }
+              const float *q = uniform(d, -1.0f, 1.0f, 3);
+              const float *kk = uniform(n * d, -1.0f, 1.0f, 4);
+              const float *v = uniform(n * d, -1.0f, 1.0f, 5);
+              alignas(64) float acc[HS_ATTN_MAX_D];
+              alignas(64) float out[HS_ATTN_MAX_D];
+              auto fn = k->f32_attn_row;
+              // Check once: out is a convex combination of the values.
+              {
+                hs_f32_online st = {-INFINITY, 0.0f};
+                std::fill(acc, acc + d, 0.0f);
+                fn(n, d, d, q, kk, d, v, d, 1.0f, &st, acc);
+                bool ok = st.sum >= 1.0f;  // the max key contributes 1
+                for (int64_t c = 0; c < d; c++)
+                  ok = ok && std::fabs(acc[c] / st.sum) <= 1.0f;
+                if (!ok) {
+                  state.SkipWithError("attn_row output is wrong");
+                  return;
+                }
+              }
+              state.SetLabel(k->name[HS_OP_f32_attn_row]);
+              for (auto _ : state) {
+                hs_f32_online st = {-INFINITY, 0.0f};
+                std::fill(acc, acc + d, 0.0f);
+                fn(n, d, d, q, kk, d, v, d, 1.0f, &st, acc);
+                const float r = st.sum > 0.0f ? 1.0f / st.sum : 0.0f;
+                for (int64_t c = 0; c < d; c++) out[c] = acc[c] * r;
+                benchmark::DoNotOptimize(out);
+                benchmark::ClobberMemory();
+              }
+              state.SetItemsProcessed(state.iterations() * n);
+            });
+      }
+  }
+}
+
+// ------------------------------------------------------------- ISA table
+
+void json_str(const char *s) {
+  std::putchar('"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') std::putchar('\\');
+    std::putchar(*s);
+  }
+  std::putchar('"');
+}
+
+// The catalogue, for ISAs this CPU cannot run (hs_kernels_for gives NULL):
+// the row for (op, isa) if there is one, else the scalar row, as dispatch
+// does.
+struct Row {
+  const char *op, *isa, *fn;
+};
+const Row kCatalogue[] = {
+#define HS_KERNEL(op, isa, fn) {#op, #isa, #fn},
+#include "kernels.inc"
+#undef HS_KERNEL
+};
+
+const char *catalogue_symbol(const char *op, hs_isa isa) {
+  static const char *const upper[] = {"SCALAR", "AVX2", "AVX512"};
+  const char *scalar = "";
+  for (const Row &r : kCatalogue) {
+    if (std::strcmp(r.op, op) != 0) continue;
+    if (std::strcmp(r.isa, upper[isa]) == 0) return r.fn;
+    if (std::strcmp(r.isa, "SCALAR") == 0) scalar = r.fn;
+  }
+  return scalar;
+}
+
+void print_isa_table() {
+  char brand[64];
+  hs_cpu_brand(brand, sizeof brand);
+  std::printf("{\"cpu_model\": ");
+  json_str(brand);
+  std::printf(", \"best_isa\": \"%s\", \"ftz\": %d, \"daz\": %d, \"isas\": [",
+              hs_isa_name(hs_isa_best()), hs_ftz_enabled(), hs_daz_enabled());
+  for (int i = 0; i < HS_ISA_COUNT; i++) {
+    hs_isa isa = static_cast<hs_isa>(i);
+    const hs_kernels *k = hs_kernels_for(isa);
+    std::printf("%s\n  {\"isa\": \"%s\", \"supported\": %s, \"kernels\": {",
+                i ? "," : "", hs_isa_name(isa), k ? "true" : "false");
+    for (int op = 0; op < HS_OP_COUNT; op++) {
+      std::printf("%s", op ? ", " : "");
+      json_str(hs_op_names[op]);
+      std::printf(": ");
+      json_str(k ? k->name[op] : catalogue_symbol(hs_op_names[op], isa));
+    }
+    std::printf("}}");
+  }
+  std::printf("\n]}\n");
+}
+
+// ------------------------------------------------------------- set-up
+
+void single_thread_peers() {
+  // libdnnl is linked against libgomp; OMP_NUM_THREADS is read when libgomp
+  // loads, so set the count explicitly (run-kernels.sh also exports it).
+  using omp_set_fn = void (*)(int);
+  if (auto f = reinterpret_cast<omp_set_fn>(
+          dlsym(RTLD_DEFAULT, "omp_set_num_threads")))
+    f(1);
+  openblas_set_num_threads(1);
+}
+
+std::string lower(std::string s) {
+  for (char &c : s) c = static_cast<char>(std::tolower((unsigned char)c));
+  return s;
+}
+
+void add_context() {
+  char brand[64];
+  hs_cpu_brand(brand, sizeof brand);
+  benchmark::AddCustomContext("cpu_model", brand);
+  benchmark::AddCustomContext("compiler", "g++ " __VERSION__);
+  benchmark::AddCustomContext("hardsoft_best_isa", hs_isa_name(hs_isa_best()));
+  const dnnl_version_t *dv = dnnl_version();
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%d.%d.%d", dv->major, dv->minor, dv->patch);
+  benchmark::AddCustomContext("onednn_version", buf);
+  benchmark::AddCustomContext("onednn_name", g_onednn_name);
+  benchmark::AddCustomContext(
+      "onednn_effective_isa", onednn_isa_name(dnnl_get_effective_cpu_isa()));
+  benchmark::AddCustomContext("openblas_config", openblas_get_config());
+  benchmark::AddCustomContext("threads", "1 (omp_set_num_threads(1), "
+                                         "openblas_set_num_threads(1), "
+                                         "XNNPACK without threadpool)");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (std::strcmp(argv[i], "--print-isa-table") == 0) {
+      print_isa_table();
+      return 0;
+    }
+  const char *cap = std::getenv("ONEDNN_MAX_CPU_ISA");
+  if (!cap || !*cap) cap = std::getenv("DNNL_MAX_CPU_ISA");
+  if (cap && *cap && lower(cap) != "all") g_onednn_name = "onednn_" + lower(cap);
+
+  int64_t max_n = INT64_MAX;
+  if (const char *m = std::getenv("HS_BENCH_MAX_N"))
+    if (*m) max_n = std::strtoll(m, nullptr, 10);
+
+  single_thread_peers();
+  register_vec("softmax", softmax_impls(), check_softmax, kSoftmaxN, -10.0f,
+               10.0f, max_n);
+  register_spread("softmax_spread", softmax_impls(), check_softmax, max_n);
+  register_vec("exp", exp_impls(), check_exp, kVecN, -10.0f, 10.0f, max_n);
+  register_spread("exp_spread", exp_impls(), check_exp, max_n);
+  register_dot(max_n);
+  register_attn(max_n);
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  add_context();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
