@@ -118,9 +118,10 @@ def git_info():
     commit = run(["git", "rev-parse", "HEAD"]).strip()
     subject = run(["git", "log", "-1", "--format=%s"]).strip()
     dirty = run(["git", "status", "--porcelain", "--", "simd", "include",
-                 "src", "bench", "Makefile"]).strip()
+                 "src", "bench", "Makefile"])
+    paths = [l[3:] for l in dirty.splitlines() if len(l) > 3]
     return {"commit": commit or "unknown", "subject": subject,
-            "dirty": bool(dirty)}
+            "dirty": bool(paths), "dirty_paths": paths}
 
 
 def package_versions():
@@ -420,9 +421,12 @@ def main():
                          if t["supported"])),
            "| compiler | %s |" % hs["compiler"],
            "| flags | shim `%s`; kernels: see the ISA table |" % hs["shim_flags"],
-           "| commit | `%s`%s %s |" % (git["commit"][:12],
-                                       " (uncommitted changes)" if git["dirty"]
-                                       else "", git["subject"]),
+           "| commit | `%s` %s%s |" % (
+               git["commit"][:12], git["subject"],
+               "; measured with uncommitted changes in %s%s" % (
+                   ", ".join(git["dirty_paths"][:8]),
+                   " …" if len(git["dirty_paths"]) > 8 else "")
+               if git["dirty"] else ""),
            "| date | %s |" % ctx.get("date", "?"),
            "| peers | %s; oneDNN ran as %s |" % (
                ", ".join("%s %s" % kv for kv in sorted(pkgs.items())),
