@@ -1,0 +1,173 @@
+/* exp(x) for x <= 0 in float, rr2-p5, shared by the f32 attention-row
+ * kernels (internal; static inline, one copy per kernel file).
+ *
+ * Algorithm (the XNNPACK rr2-p5 recipe):
+ *   n = round(x * log2(e))      by adding a magic bias 1.5*2^23 + 127, so
+ *                               the low mantissa bits hold n + 127;
+ *   s = 2^n                     by shifting those bits into the exponent;
+ *   t = x - n*ln2_hi - n*ln2_lo two-constant Cody-Waite: ln2_hi has 16
+ *                               significant bits, so n*ln2_hi is exact;
+ *   exp(x) = s + (t*s) * p(t)   p of degree 4 (exp(t) ~ 1 + t*p(t), degree 5
+ *                               in all), minimax on |t| <= ln2/2.
+ * Error: <= 2 ULP against the exact exp on [-87.33, 0] (checked by
+ * tests/test-f32-attn-row.c against libm's double exp).
+ * Inputs below the cutoff ln(2^-126) = -87.3365 (including -inf) give +0,
+ * so no subnormal is ever produced or consumed; NaN gives NaN. Inputs > 0
+ * are outside the contract (the kernels only call it on s - max <= 0). */
+#ifndef HS_ATTN_F32_EXP_H
+#define HS_ATTN_F32_EXP_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define HS_ATTN_F32_MAGIC 0x1.8000FEp23f  /* 1.5*2^23 + 127 */
+#define HS_ATTN_F32_LOG2E 0x1.715476p+0f
+#define HS_ATTN_F32_MLN2HI -0x1.62E400p-1f
+#define HS_ATTN_F32_MLN2LO -0x1.7F7D1Cp-20f
+#define HS_ATTN_F32_C5 0x1.0F9F9Cp-7f
+#define HS_ATTN_F32_C4 0x1.573A1Ap-5f
+#define HS_ATTN_F32_C3 0x1.555A80p-3f
+#define HS_ATTN_F32_C2 0x1.FFFDC6p-2f
+#define HS_ATTN_F32_C1 0x1.FFFFF6p-1f
+#define HS_ATTN_F32_CUTOFF -0x1.5D589Ep6f /* ln(2^-126) */
+
+
+/* Cheaper form for the attention kernels, same rr2-p5 algorithm: 2^n is
+ * applied by an integer add to the exponent field of exp(t) (exact, since
+ * the result is normal for x >= cutoff) instead of a multiplication, which
+ * saves one FMA-port operation per vector. NaN lanes give an unspecified
+ * value (a NaN payload can leak into the exponent field), so callers must
+ * detect NaN inputs themselves; x < cutoff (and -inf) still gives +0.
+ * Error <= 2 ULP on [-87.33, 0]. */
+#define HS_ATTN_F32_MAGIC0 0x1.8p23f /* 1.5*2^23: low bits hold n */
+
+/* Portable scalar version (no FMA: the products are rounded separately,
+ * which stays within the same 2 ULP). */
+static inline float hs_attn_expf_scalar(float x) {
+  /* n + magic, n = round(x*log2e) in the low mantissa bits */
+  float vn = x * HS_ATTN_F32_LOG2E + HS_ATTN_F32_MAGIC;
+  uint32_t bits;
+  memcpy(&bits, &vn, sizeof bits);
+  /* s = 2^n for n in [-126, 0] (garbage below the cutoff, masked later) */
+  bits <<= 23;
+  float s;
+  memcpy(&s, &bits, sizeof s);
+  vn -= HS_ATTN_F32_MAGIC;
+  /* t = x - n*ln2, |t| <= ln2/2 (n*ln2_hi exact) */
+  float t = vn * HS_ATTN_F32_MLN2HI + x;
+  t = vn * HS_ATTN_F32_MLN2LO + t;
+  /* p(t) with exp(t) ~ 1 + t*p(t) */
+  float p = HS_ATTN_F32_C5 * t + HS_ATTN_F32_C4;
+  p = p * t + HS_ATTN_F32_C3;
+  p = p * t + HS_ATTN_F32_C2;
+  p = p * t + HS_ATTN_F32_C1;
+  /* f = s * exp(t) = s + (t*s)*p */
+  t *= s;
+  float f = t * p + s;
+  /* below the cutoff (and -inf): +0; NaN fails the compare and stays */
+  return x < HS_ATTN_F32_CUTOFF ? 0.0f : f;
+}
+
+#ifdef __AVX2__
+#include <immintrin.h>
+static inline __m256 hs_attn_exp_avx2(__m256 x) {
+  const __m256 magic = _mm256_set1_ps(HS_ATTN_F32_MAGIC);
+  /* n + magic */
+  __m256 vn = _mm256_fmadd_ps(x, _mm256_set1_ps(HS_ATTN_F32_LOG2E), magic);
+  /* s = 2^n */
+  __m256 s = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(vn), 23));
+  vn = _mm256_sub_ps(vn, magic);
+  /* |t| <= ln2/2 */
+  __m256 t = _mm256_fmadd_ps(vn, _mm256_set1_ps(HS_ATTN_F32_MLN2HI), x);
+  t = _mm256_fmadd_ps(vn, _mm256_set1_ps(HS_ATTN_F32_MLN2LO), t);
+  /* exp(t) ~ 1 + t*p(t) */
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(HS_ATTN_F32_C5), t,
+                             _mm256_set1_ps(HS_ATTN_F32_C4));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C3));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C2));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C1));
+  /* f = s + (t*s)*p */
+  t = _mm256_mul_ps(t, s);
+  __m256 f = _mm256_fmadd_ps(t, p, s);
+  /* x < cutoff (ordered compare: NaN stays NaN) gives +0 */
+  return _mm256_andnot_ps(
+      _mm256_cmp_ps(x, _mm256_set1_ps(HS_ATTN_F32_CUTOFF), _CMP_LT_OQ), f);
+}
+
+/* See HS_ATTN_F32_MAGIC0; NaN in gives an unspecified value. */
+static inline __m256 hs_attn_exp_nonan_avx2(__m256 x) {
+  const __m256 magic = _mm256_set1_ps(HS_ATTN_F32_MAGIC0);
+  /* n + magic; bits of vn << 23 = n << 23 (two's complement) */
+  __m256 vn = _mm256_fmadd_ps(x, _mm256_set1_ps(HS_ATTN_F32_LOG2E), magic);
+  __m256i e = _mm256_slli_epi32(_mm256_castps_si256(vn), 23);
+  vn = _mm256_sub_ps(vn, magic);
+  /* |t| <= ln2/2 */
+  __m256 t = _mm256_fmadd_ps(vn, _mm256_set1_ps(HS_ATTN_F32_MLN2HI), x);
+  t = _mm256_fmadd_ps(vn, _mm256_set1_ps(HS_ATTN_F32_MLN2LO), t);
+  /* p = exp(t) = 1 + t*(c1 + t*(c2 + ...)) in [0.7, 1.42] */
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(HS_ATTN_F32_C5), t,
+                             _mm256_set1_ps(HS_ATTN_F32_C4));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C3));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C2));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C1));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.0f));
+  /* f = exp(t) * 2^n, exact exponent add: normal for x >= cutoff */
+  __m256 f = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e));
+  /* x < cutoff (and -inf) gives +0 */
+  return _mm256_andnot_ps(
+      _mm256_cmp_ps(x, _mm256_set1_ps(HS_ATTN_F32_CUTOFF), _CMP_LT_OQ), f);
+}
+#endif
+
+#ifdef __AVX512F__
+static inline __m512 hs_attn_exp_avx512(__m512 x) {
+  const __m512 magic = _mm512_set1_ps(HS_ATTN_F32_MAGIC);
+  /* n + magic */
+  __m512 vn = _mm512_fmadd_ps(x, _mm512_set1_ps(HS_ATTN_F32_LOG2E), magic);
+  /* s = 2^n */
+  __m512 s = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(vn), 23));
+  vn = _mm512_sub_ps(vn, magic);
+  /* |t| <= ln2/2 */
+  __m512 t = _mm512_fmadd_ps(vn, _mm512_set1_ps(HS_ATTN_F32_MLN2HI), x);
+  t = _mm512_fmadd_ps(vn, _mm512_set1_ps(HS_ATTN_F32_MLN2LO), t);
+  /* exp(t) ~ 1 + t*p(t) */
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(HS_ATTN_F32_C5), t,
+                             _mm512_set1_ps(HS_ATTN_F32_C4));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(HS_ATTN_F32_C3));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(HS_ATTN_F32_C2));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(HS_ATTN_F32_C1));
+  /* f = s + (t*s)*p */
+  t = _mm512_mul_ps(t, s);
+  __m512 f = _mm512_fmadd_ps(t, p, s);
+  /* x < cutoff (ordered: NaN stays NaN) gives +0 */
+  __mmask16 under =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(HS_ATTN_F32_CUTOFF), _CMP_LT_OQ);
+  return _mm512_maskz_mov_ps((__mmask16)~under, f);
+}
+/* See HS_ATTN_F32_MAGIC0; NaN in gives an unspecified value. */
+static inline __m512 hs_attn_exp_nonan_avx512(__m512 x) {
+  const __m512 magic = _mm512_set1_ps(HS_ATTN_F32_MAGIC0);
+  /* n + magic; bits of vn << 23 = n << 23 */
+  __m512 vn = _mm512_fmadd_ps(x, _mm512_set1_ps(HS_ATTN_F32_LOG2E), magic);
+  __m512i e = _mm512_slli_epi32(_mm512_castps_si512(vn), 23);
+  vn = _mm512_sub_ps(vn, magic);
+  /* |t| <= ln2/2 */
+  __m512 t = _mm512_fmadd_ps(vn, _mm512_set1_ps(HS_ATTN_F32_MLN2HI), x);
+  t = _mm512_fmadd_ps(vn, _mm512_set1_ps(HS_ATTN_F32_MLN2LO), t);
+  /* p = exp(t) in [0.7, 1.42] */
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(HS_ATTN_F32_C5), t,
+                             _mm512_set1_ps(HS_ATTN_F32_C4));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(HS_ATTN_F32_C3));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(HS_ATTN_F32_C2));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(HS_ATTN_F32_C1));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.0f));
+  /* f = exp(t) * 2^n by exponent add */
+  __m512 f = _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), e));
+  /* x < cutoff gives +0 */
+  __mmask16 under =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(HS_ATTN_F32_CUTOFF), _CMP_LT_OQ);
+  return _mm512_maskz_mov_ps((__mmask16)~under, f);
+}
+#endif
+
+#endif
