@@ -60,6 +60,8 @@
  * positional features, mod k and r below 2^53 (exact in JSON numbers),
  * tensor rank 8. Every weight must be finite.
  *
+ * Messages name the tensor or field, never the path: callers prefix it.
+ *
  * Saving writes `path.tmp.XXXXXX` in the same directory, then rename()s
  * it over `path`, so `path` is never a partial file; the file gets mode
  * 0644 (no fsync: atomic against crashes of the process, not against
@@ -384,7 +386,8 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
   memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
   int rc = -1, fd = mkstemp(tmp);
   if (fd < 0) {
-    fail(msg, len, "cannot create %s: %s", tmp, strerror(errno));
+    fail(msg, len, "cannot create a temporary file beside it: %s",
+         strerror(errno));
   } else {
     /* mkstemp gives 0600; a model file is meant to be shared */
     fchmod(fd, 0644);
@@ -398,7 +401,8 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
     if ((f && fclose(f)) || werr) {
       fail(msg, len, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
     } else if (rename(tmp, path)) {
-      fail(msg, len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+      fail(msg, len, "cannot rename the temporary file into place: %s",
+           strerror(errno));
     } else {
       rc = 0;
     }
@@ -946,23 +950,22 @@ static unsigned char *read_file(const char *path, size_t *size, char *msg,
                                 size_t len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fail(msg, len, "cannot open %s: %s", path, strerror(errno));
+    fail(msg, len, "cannot open: %s", strerror(errno));
     return NULL;
   }
   struct stat st;
   unsigned char *buf = NULL;
   if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
-    fail(msg, len, "%s: not a regular file", path);
+    fail(msg, len, "not a regular file");
   else if ((uint64_t)st.st_size > ST_MAX_FILE)
-    fail(msg, len, "%s: %lld bytes, above the 4 GiB limit", path,
-         (long long)st.st_size);
+    fail(msg, len, "%lld bytes, above the 4 GiB limit", (long long)st.st_size);
   else if (st.st_size < 8)
     fail(msg, len, "file too short (%lld bytes): a safetensors file starts "
          "with an 8-byte header length", (long long)st.st_size);
   else if (!(buf = malloc((size_t)st.st_size)))
-    fail(msg, len, "%s: out of memory", path);
+    fail(msg, len, "out of memory for %lld bytes", (long long)st.st_size);
   else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-    fail(msg, len, "cannot read %s: %s", path,
+    fail(msg, len, "cannot read: %s",
          ferror(f) ? strerror(errno) : "file shrank while reading");
     free(buf);
     buf = NULL;

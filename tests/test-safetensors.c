@@ -447,7 +447,7 @@ static void test_failed_save_leaves_nothing(void **state) {
   char msg[512] = "";
   const char *p = tpath("no-such-dir/m.safetensors");
   assert_int_equal(hs_model_save(m, p, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "no-such-dir"));
+  assert_non_null(strstr(msg, "temporary file"));
   assert_int_equal(access(tpath("no-such-dir"), F_OK), -1);
   /* the target is a directory: the temporary file is written, the rename
    * fails, and the temporary file is removed */
@@ -476,7 +476,7 @@ static void test_short_and_length(void **state) {
   (void)state;
   char msg[256];
   assert_null(hs_model_load(tpath("absent.safetensors"), msg, sizeof msg));
-  assert_non_null(strstr(msg, "absent.safetensors"));
+  assert_non_null(strstr(msg, "cannot open: No such file"));
   const char *p = tpath("bad.safetensors");
   spit(p, "", 0);
   expect_reject(p, "too short");
@@ -492,7 +492,7 @@ static void test_short_and_length(void **state) {
     expect_reject(p, "header", want[i]);
   }
   /* a directory is not a model file */
-  expect_reject(tmpdir, tmpdir);
+  expect_reject(tmpdir, "not a regular file");
   free(b.p);
 }
 
