@@ -42,7 +42,7 @@
 #define HS_ATTN_F32_MAGIC0 0x1.8p23f /* 1.5*2^23: low bits hold n */
 
 /* Portable scalar version (no FMA: the products are rounded separately,
- * which stays within the same 2 ULP). */
+ * error <= 2.5 ULP, measured 2.12). */
 static inline float hs_attn_expf_scalar(float x) {
   /* n + magic, n = round(x*log2e) in the low mantissa bits */
   float vn = x * HS_ATTN_F32_LOG2E + HS_ATTN_F32_MAGIC;

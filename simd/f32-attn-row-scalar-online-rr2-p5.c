@@ -4,8 +4,8 @@
  * Error bound (u = 2^-24): each score s_j = (q . k_j) * inv_tau carries
  *   |ds_j| <= (dk + 1) u sum_c |q_c k_jc inv_tau|     (recursive dot, scale);
  * each weight e_j = exp(s_j - max) has relative error
- *   <= |ds_j| + |ds_max| + 3 u   (subtraction, 2-ULP exp); sums are blocked
- * (64 keys, then the running total), so
+ *   <= |ds_j| + |ds_max| + 4 u   (subtraction, 2.5-ULP portable exp); sums
+ * are blocked (64 keys, then the running total), so
  *   |sum - sum*|     <= (max_j rel(e_j) + (n/64 + 66) u) sum_j e_j,
  *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/64 + 66) u) sum_j e_j |v_jc|
  * to first order (checked by tests/test-f32-attn-row.c).

@@ -1,0 +1,126 @@
+/* exp(x) for x <= 0 in double, rr2-p11, for the f64 attention-row kernels
+ * (internal; static inline).
+ *
+ *   n = round(x * log2(e))       magic bias 1.5*2^52 + 1023: the low
+ *                                mantissa bits hold n + 1023;
+ *   s = 2^n                      those bits shifted into the exponent;
+ *   t = x - n*ln2_hi - n*ln2_lo  Cody-Waite, ln2_hi has 32 trailing zero
+ *                                bits so n*ln2_hi is exact; |t| <= ln2/2;
+ *   exp(t) = 1 + t*p(t)          p of degree 10 (11 in all): Chebyshev
+ *                                interpolant of exp on |t| <= 0.3466,
+ *                                approximation error 0.15 ULP;
+ *   exp(x) = s * exp(t).
+ * Error: <= 2 ULP against the exact exp on [-708.39, 0] (with FMA; the
+ * portable version without FMA stays within 2 ULP too), checked by
+ * tests/test-f64-kernels.c against expl. Inputs below the cutoff
+ * ln(2^-1022) = -708.396 (and -inf) give +0, so no subnormal appears;
+ * NaN gives NaN. */
+#ifndef HS_F64_EXP_RR2_P11_H
+#define HS_F64_EXP_RR2_P11_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define HS_F64_MAGIC 0x1.80000000003ffp+52 /* 1.5*2^52 + 1023 */
+#define HS_F64_LOG2E 0x1.71547652b82fep+0
+#define HS_F64_MLN2HI -0x1.62e42fee00000p-1
+#define HS_F64_MLN2LO -0x1.a39ef35793c76p-33
+#define HS_F64_CUTOFF -0x1.6232bdd7abcd2p+9 /* >= ln(2^-1022) */
+#define HS_F64_C11 0x1.af632a0f7e2cep-26
+#define HS_F64_C10 0x1.28b4101c77212p-22
+#define HS_F64_C9 0x1.71ddf56d8deb5p-19
+#define HS_F64_C8 0x1.a01991a10d9aep-16
+#define HS_F64_C7 0x1.a01a01b1461c5p-13
+#define HS_F64_C6 0x1.6c16c1880029fp-10
+#define HS_F64_C5 0x1.111111110f21ep-7
+#define HS_F64_C4 0x1.555555554f0bap-5
+#define HS_F64_C3 0x1.555555555555ap-3
+#define HS_F64_C2 0x1.0000000000011p-1
+
+static inline double hs_f64_exp_scalar(double x) {
+  /* n + 1023 in the low mantissa bits */
+  double vn = x * HS_F64_LOG2E + HS_F64_MAGIC;
+  uint64_t bits;
+  memcpy(&bits, &vn, sizeof bits);
+  /* s = 2^n, n in [-1022, 0] above the cutoff */
+  bits <<= 52;
+  double s;
+  memcpy(&s, &bits, sizeof s);
+  vn -= HS_F64_MAGIC;
+  /* |t| <= ln2/2 */
+  double t = vn * HS_F64_MLN2HI + x;
+  t = vn * HS_F64_MLN2LO + t;
+  /* p = 1 + t*(1 + t*(c2 + ...)) = exp(t) */
+  double p = HS_F64_C11 * t + HS_F64_C10;
+  p = p * t + HS_F64_C9;
+  p = p * t + HS_F64_C8;
+  p = p * t + HS_F64_C7;
+  p = p * t + HS_F64_C6;
+  p = p * t + HS_F64_C5;
+  p = p * t + HS_F64_C4;
+  p = p * t + HS_F64_C3;
+  p = p * t + HS_F64_C2;
+  p = p * t + 1.0;
+  p = p * t + 1.0;
+  /* below the cutoff (and -inf): +0; NaN fails the compare and stays */
+  return x < HS_F64_CUTOFF ? 0.0 : s * p;
+}
+
+#ifdef __AVX2__
+#include <immintrin.h>
+static inline __m256d hs_f64_exp_avx2(__m256d x) {
+  const __m256d magic = _mm256_set1_pd(HS_F64_MAGIC);
+  /* n + magic; s = 2^n */
+  __m256d vn = _mm256_fmadd_pd(x, _mm256_set1_pd(HS_F64_LOG2E), magic);
+  __m256d s = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(vn), 52));
+  vn = _mm256_sub_pd(vn, magic);
+  /* |t| <= ln2/2 */
+  __m256d t = _mm256_fmadd_pd(vn, _mm256_set1_pd(HS_F64_MLN2HI), x);
+  t = _mm256_fmadd_pd(vn, _mm256_set1_pd(HS_F64_MLN2LO), t);
+  /* p = exp(t) */
+  __m256d p = _mm256_fmadd_pd(_mm256_set1_pd(HS_F64_C11), t, _mm256_set1_pd(HS_F64_C10));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C9));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C8));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C7));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C6));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C5));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C4));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C3));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C2));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(1.0));
+  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(1.0));
+  /* s * exp(t); x < cutoff (ordered: NaN stays) gives +0 */
+  return _mm256_andnot_pd(_mm256_cmp_pd(x, _mm256_set1_pd(HS_F64_CUTOFF), _CMP_LT_OQ),
+                          _mm256_mul_pd(s, p));
+}
+#endif
+
+#ifdef __AVX512F__
+static inline __m512d hs_f64_exp_avx512(__m512d x) {
+  const __m512d magic = _mm512_set1_pd(HS_F64_MAGIC);
+  /* n + magic; s = 2^n */
+  __m512d vn = _mm512_fmadd_pd(x, _mm512_set1_pd(HS_F64_LOG2E), magic);
+  __m512d s = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_castpd_si512(vn), 52));
+  vn = _mm512_sub_pd(vn, magic);
+  /* |t| <= ln2/2 */
+  __m512d t = _mm512_fmadd_pd(vn, _mm512_set1_pd(HS_F64_MLN2HI), x);
+  t = _mm512_fmadd_pd(vn, _mm512_set1_pd(HS_F64_MLN2LO), t);
+  /* p = exp(t) */
+  __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(HS_F64_C11), t, _mm512_set1_pd(HS_F64_C10));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C9));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C8));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C7));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C6));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C5));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C4));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C3));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C2));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(1.0));
+  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(1.0));
+  /* s * exp(t); x < cutoff gives +0 */
+  __mmask8 under = _mm512_cmp_pd_mask(x, _mm512_set1_pd(HS_F64_CUTOFF), _CMP_LT_OQ);
+  return _mm512_maskz_mul_pd((__mmask8)~under, s, p);
+}
+#endif
+
+#endif
