@@ -33,8 +33,9 @@ static inline double hs_rng_uniform(hs_rng *r, double lo, double hi) {
  * assumed for finite values); 0 when both NaN or bitwise equal. */
 static inline double hs_ulp_f32(float got, double want) {
   if (isnan(got) && isnan(want)) return 0;
-  if (isinf(want) || isinf(got)) return got == want ? 0 : INFINITY;
-  float w = (float)want;
+  if (isnan(got) || isnan(want)) return INFINITY;
+  float w = (float)want; /* a reference beyond float's range is +-inf here */
+  if (isinf(w) || isinf(got)) return got == w ? 0 : INFINITY;
   double ulp = nextafterf(fabsf(w), INFINITY) - fabsf(w);
   if (w == 0) ulp = 0x1p-149;
   return fabs((double)got - want) / ulp;

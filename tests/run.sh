@@ -4,7 +4,7 @@
 pass=0; fail=0; bad=""
 for t in "$@"; do
   out=$("$t" 2>&1); rc=$?
-  printf '%s\n' "$out" | grep -E '^\[  (PASSED|FAILED|  SKIPPED) |^\[==========\]' | sed "s|^|$(basename "$t"): |"
+  printf '%s\n' "$out" | grep -E '^\[  (PASSED|FAILED|  SKIPPED) |^\[==========\]|max error|sum - 1|ULP' | sed "s|^|$(basename "$t"): |"
   p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
   f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
