@@ -17,6 +17,7 @@ static const char *const top_usage =
     "  run FILE [STRING...]       like eval, for a saved model\n"
     "  info                       CPU, instruction sets and chosen kernels\n"
     "  bench                      time and check the forward pass over a sweep (CSV)\n"
+    "  boundary FORMULA           largest exact n on adversarial strings (SPEC 4)\n"
     "\n"
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
@@ -209,6 +210,7 @@ int main(int argc, char **argv) {
   static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
       {"eval", cmd_eval}, {"run", cmd_run}, {"check", cmd_check},
       {"compile", cmd_compile}, {"info", cmd_info}, {"bench", cmd_bench},
+      {"boundary", cmd_boundary},
   };
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) {
@@ -217,5 +219,5 @@ int main(int argc, char **argv) {
       return rc;
     }
   return cli_error("unknown command '%s' (expected eval, check, compile, run "
-                   "info or bench)", argv[1]);
+                   "info, bench or boundary)", argv[1]);
 }

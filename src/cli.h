@@ -56,6 +56,7 @@ int cmd_check(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_boundary(int argc, char **argv);
 
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);

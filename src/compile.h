@@ -31,12 +31,20 @@ double hs_bound_at(const char *mode, double scale, size_t n);
 
 typedef enum hs_precision { HS_PREC_F32, HS_PREC_F64 } hs_precision;
 
+/* Scores (q . k, before dividing by tau) rounded to nearest even in a
+ * narrower format, to see where float16 / bfloat16 score storage breaks a
+ * construction. The rest stays in the working precision; this path is
+ * scalar and slow, for the precision-boundary experiment only. */
+typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_score_round;
+
 typedef struct hs_run_opts {
   hs_precision precision;
   const hs_kernels *kernels; /* NULL: hs_kernels_default */
   int want_attn_error;       /* fill attn_error[] (costs a second pass) */
   int last_only;             /* only position n's output is needed (its bit
                                 and value; the others are left 0) */
+  int edges_only;            /* only positions 1, 2, 3, n-2, n-1, n are needed */
+  hs_score_round score_round; /* emulate scores held in a narrower type */
 } hs_run_opts;
 
 typedef struct hs_run_result {

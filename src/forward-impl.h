@@ -160,6 +160,31 @@ static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
   return 1 - on / tot;
 }
 
+/* A softmax row with every score q.k rounded to f16 / bf16 first. */
+static void FN(rounded_row)(const hs_kernels *kt, const hs_head *H,
+                            const REAL *q, const REAL *K, const REAL *V,
+                            size_t lo, size_t hi, REAL inv_tau,
+                            hs_score_round rnd, REAL *out) {
+  size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+  size_t cnt = hi >= lo ? hi - lo + 1 : 0;
+  REAL m = -INFINITY, sum = 0;
+  for (size_t t = 0; t <= cnt; t++) {
+    size_t j = t == 0 ? 0 : lo + t - 1;
+    REAL s = (REAL)hs_round_score((double)KOP(kt, dot)(dk, q, K + j * dk), rnd) * inv_tau;
+    if (s > m) m = s;
+  }
+  for (size_t c = 0; c < dv; c++) out[c] = 0;
+  if (m == -INFINITY) return;
+  for (size_t t = 0; t <= cnt; t++) {
+    size_t j = t == 0 ? 0 : lo + t - 1;
+    REAL s = (REAL)hs_round_score((double)KOP(kt, dot)(dk, q, K + j * dk), rnd) * inv_tau;
+    REAL e = (REAL)exp((double)(s - m));
+    sum += e;
+    for (size_t c = 0; c < dv; c++) out[c] += e * V[j * dv + c];
+  }
+  for (size_t c = 0; c < dv; c++) out[c] /= sum;
+}
+
 static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
                        size_t n, const hs_run_opts *o, const hs_kernels *kt,
                        hs_run_result *res) {
@@ -195,7 +220,16 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     /* the last layer feeds only the output: with last_only, only position
      * n needs its queries and its feed-forward (keys and values still
      * cover every position), so a one-layer model costs O(n) */
-    size_t q0 = o->last_only && l == m->nlayers - 1 ? n : 0;
+    int sparse = (o->last_only || o->edges_only) && l == m->nlayers - 1;
+    size_t qs[6] = {n, n, n, n, n, n}, nq = np;
+    if (sparse) {
+      nq = 0;
+      size_t cand[6] = {1, 2, 3, n - 2, n - 1, n};
+      for (int c = o->last_only ? 5 : 0; c < 6; c++)
+        if (cand[c] >= 1 && cand[c] <= n && (nq == 0 || cand[c] > qs[nq - 1]))
+          qs[nq++] = cand[c];
+    }
+#define QPOS(t) (sparse ? qs[t] : (t))
     /* every head reads the stream before any head writes to it */
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
@@ -207,7 +241,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       if (!Q[h] || !K[h] || !V[h]) goto done;
       qkv[h] = np * (2 * dk + dv) * sizeof(REAL);
       for (size_t i = 0; i < np; i++) {
-        if (i >= q0)
+        if (!sparse || i == qs[0] || i == qs[1] || i == qs[2] || i == qs[3] ||
+            i == qs[4] || i == qs[5])
           KOP(kt, gemv)(dk, d, w.wq[hbase + h], d, X + i * d, Q[h] + i * dk);
         KOP(kt, gemv)(dk, d, w.wk[hbase + h], d, X + i * d, K[h] + i * dk);
         KOP(kt, gemv)(dv, d, w.wv[hbase + h], d, X + i * d, V[h] + i * dv);
@@ -224,7 +259,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
       if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
       REAL inv_tau = (REAL)(1.0 / tau);
-      for (size_t i = q0; i < np; i++) {
+      for (size_t t = 0; t < nq; t++) {
+        size_t i = QPOS(t);
         size_t lo = 1, hi = n; /* keys lo..hi (empty when lo > hi), plus BOS */
         switch (H->mask) {
           case HS_MASK_LE: hi = i; break;
@@ -235,7 +271,9 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
         }
         if (i == 0 && H->mask == HS_MASK_LT) hi = 0;
         const REAL *q = Q[h] + i * dk;
-        if (H->kind == HS_ATTN_SOFTMAX) {
+        if (H->kind == HS_ATTN_SOFTMAX && o->score_round != HS_ROUND_NONE) {
+          FN(rounded_row)(kt, H, q, K[h], V[h], lo, hi, inv_tau, o->score_round, out);
+        } else if (H->kind == HS_ATTN_SOFTMAX) {
           ONLINE st = {-INFINITY, 0};
           for (size_t c = 0; c < dv; c++) out[c] = 0;
           KOP(kt, attn_row)(1, dk, dv, q, K[h], dk, V[h], dv, inv_tau, &st, out);
@@ -258,8 +296,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     hbase += L->nheads;
     if (L->hidden > 0) {
       size_t nh = (size_t)L->hidden;
-      for (size_t i = q0; i < np; i++) {
-        REAL *x = X + i * d;
+      for (size_t t = 0; t < nq; t++) {
+        REAL *x = X + QPOS(t) * d;
         KOP(kt, gemv)(nh, d, w.w1[l], d, x, hid);
         for (size_t u = 0; u < nh; u++) {
           REAL v = hid[u] + w.b1[l][u];
@@ -270,7 +308,9 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       }
     }
   }
-  for (size_t i = o->last_only ? n : 1; i <= n && i > 0; i++) {
+#undef QPOS
+  for (size_t i = 1; i <= n; i++) {
+    if ((o->last_only && i != n) || (o->edges_only && i > 3 && i + 2 < n)) continue;
     REAL v = X[i * d + (size_t)m->out_coord];
     res->values[i - 1] = (double)v;
     res->bits[i - 1] = v > (REAL)0.5;

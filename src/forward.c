@@ -7,6 +7,24 @@
 
 #include "compile.h"
 
+/* x rounded to nearest even with an 11-bit (f16: 5-bit exponent, max
+ * 65504, subnormals below 2^-14) or 8-bit (bf16: float's exponent)
+ * significand. */
+static double hs_round_score(double x, hs_score_round r) {
+  if (r == HS_ROUND_NONE || !isfinite(x) || x == 0) return x;
+  int bits = r == HS_ROUND_F16 ? 11 : 8, e;
+  frexp(x, &e); /* |x| in [2^(e-1), 2^e) */
+  if (r == HS_ROUND_F16) {
+    if (e < -13) e = -13; /* subnormal f16: fixed spacing 2^-24 */
+    if (fabs(x) >= 65520.0) return copysign(INFINITY, x);
+  } else {
+    float f = (float)x; /* bf16 rounds from the float value */
+    x = f;
+  }
+  double q = ldexp(1.0, e - bits); /* spacing of the format near x */
+  return nearbyint(x / q) * q;
+}
+
 #define REAL float
 #define SFX f32
 #include "forward-impl.h"

@@ -1,0 +1,184 @@
+/* hardsoft boundary: the largest n at which a compiled model is still
+ * exact on adversarial strings, per mode, scale and precision (SPEC §4).
+ *
+ * Adversarial strings: y^n with one x at an edge position (1, 2, 3, n-2,
+ * n-1 or n), for every ordered pair of distinct symbols (the formula's
+ * alphabet plus one symbol no atom names), checked at those same edge
+ * positions. For one-operator formulas these put the
+ * attended position as far from the query as the string allows (the
+ * witness of S, O or Y at the far left of the last position, of U, F or X
+ * at the far right of the first), or make the one position that Y or X
+ * must read next to an edge differ from all its competitors (X at n-2
+ * reads n-1 against n, where the scores are largest). Only the edge
+ * positions are computed in the last layer, so a one-layer model costs
+ * O(n) per string.
+ *
+ * Search: doubling n = 1, 2, 4, ... up to --max-n (each step also tries
+ * n - 1 and n + 1: powers of two are often exactly representable where
+ * their neighbours are not) until a string fails, then bisection between
+ * the last exact and the first failing length.
+ * Exactness need not be monotone in n; the result is the boundary that
+ * this search finds, and "> N" when nothing failed up to N. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const boundary_usage =
+    "usage: hardsoft boundary FORMULA [OPTIONS]\n"
+    "Finds the largest n at which the model is exact on adversarial strings\n"
+    "(by doubling, then bisection) and prints one CSV row:\n"
+    "formula,mode,scale,precision,largest_exact_n,first_failing_n,real_bound_n\n"
+    "(largest_exact_n is '>N' when nothing failed up to --max-n; real_bound_n is\n"
+    "where exact arithmetic stops guaranteeing exactness: inf for pe and temp at\n"
+    "mu >= ln 7, floor(mu / ln 7) for fixed).\n"
+    "  --mode M        hard, pe, temp or fixed (default temp)\n"
+    "  --scale MU      default 4\n"
+    "  --precision P   f64, f32, f16 or bf16 (f16/bf16: scores q.k rounded to\n"
+    "                  that format, everything else in f32)\n"
+    "  --max-n N       largest length tried (default 1048576)\n"
+    "  --isa ISA       kernels (default: HARDSOFT_ISA, else the best)\n"
+    "  --header        print the CSV header line first\n";
+
+typedef struct bnd {
+  const hs_formula *f;
+  hs_runner *run;
+  uint8_t sym[257];
+  int k;
+} bnd;
+
+/* 1 if the model is right at positions 1 and n of every adversarial
+ * string of length n, 0 if not, -1 on error. */
+static int exact_at(bnd *b, size_t n) {
+  uint8_t *s = malloc(n), *truth = malloc(n);
+  char msg[256];
+  int ok = 1;
+  if (!s || !truth) ok = -1;
+  for (int x = 0; x < b->k && ok == 1; x++)
+    for (int y = 0; y < b->k && ok == 1; y++) {
+      if (x == y && n > 1) continue;
+      for (int shape = 0; shape < 6 && ok == 1; shape++) {
+        size_t at[6] = {0, 1, 2, n - 3, n - 2, n - 1};
+        if (at[shape] >= n) continue;
+        memset(s, b->sym[y], n);
+        s[at[shape]] = b->sym[x];
+        hs_run_result r;
+        if (hs_truth_eval(b->f, b->f->root, s, n, truth) != 0 ||
+            hs_runner_run(b->run, s, n, &r, msg, sizeof msg) != 0) {
+          ok = -1;
+          break;
+        }
+        for (int q = 0; q < 6; q++)
+          if (at[q] < n && r.bits[at[q]] != truth[at[q]]) ok = 0;
+        hs_run_result_free(&r);
+      }
+    }
+  free(s);
+  free(truth);
+  if (ok < 0) cli_error("out of memory at n = %zu", n);
+  return ok;
+}
+
+int cmd_boundary(int argc, char **argv) {
+  /* --precision here also takes f16 and bf16, so strip it before the
+   * shared parser sees it */
+  hs_score_round rnd = HS_ROUND_NONE;
+  const char *pname = "f32";
+  size_t max_n = 1u << 20;
+  int header = 0;
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  int na = 0;
+  if (!args) return cli_error("out of memory");
+  for (int i = 0; i < argc; i++) {
+    if (i >= 2 && strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
+      pname = argv[++i];
+      if (strcmp(pname, "f16") == 0) rnd = HS_ROUND_F16;
+      else if (strcmp(pname, "bf16") == 0) rnd = HS_ROUND_BF16;
+      else if (strcmp(pname, "f32") && strcmp(pname, "f64")) {
+        free(args);
+        return cli_error("--precision '%s' is not f64, f32, f16 or bf16", pname);
+      }
+      continue;
+    }
+    if (i >= 2 && strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) {
+      char *e;
+      unsigned long long v = strtoull(argv[++i], &e, 10);
+      if (*e || v < 1 || v > (1ull << 30) || argv[i][0] == '-') {
+        free(args);
+        return cli_error("--max-n expects 1 to 2^30, got '%s'", argv[i]);
+      }
+      max_n = (size_t)v;
+      continue;
+    }
+    if (i >= 2 && strcmp(argv[i], "--header") == 0) { header = 1; continue; }
+    args[na++] = argv[i];
+  }
+  cli_opts o;
+  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_ISA, boundary_usage, &o);
+  if (rc) { free(o.args); free(args); return rc == 1 ? 0 : rc; }
+  if (o.nargs != 1 || o.mode == HS_MODE_TRUTH) {
+    free(o.args);
+    free(args);
+    return cli_error("boundary: expected one FORMULA and a mode hard, pe, temp "
+                     "or fixed (see 'hardsoft boundary --help')");
+  }
+  hs_formula *f = cli_formula(o.args[0]);
+  char msg[256];
+  hs_compile_opts co = {(hs_mode)o.mode, o.scale};
+  hs_model *m = f ? hs_compile(f, &co, msg, sizeof msg) : NULL;
+  rc = HS_EXIT_ERROR;
+  if (f && !m) cli_error("%s", msg);
+  if (m) {
+    hs_run_opts ro = {.precision = strcmp(pname, "f64") ? HS_PREC_F32 : HS_PREC_F64,
+                      .kernels = o.kt, .edges_only = 1, .score_round = rnd};
+    bnd b = {f, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0};
+    uint8_t set[256];
+    hs_formula_alphabet(f, set);
+    for (int c = 0; c < 256; c++)
+      if (set[c]) b.sym[b.k++] = (uint8_t)c;
+    b.sym[b.k++] = '#';
+    if (!b.run) {
+      cli_error("%s", msg);
+    } else {
+      size_t good = 0, bad = 0, n;
+      int e = 1;
+      for (size_t p = 1; p <= max_n && e == 1; p *= 2)
+        for (n = p > 1 ? p - 1 : p; n <= p + 1 && n <= max_n; n++) {
+          if ((e = exact_at(&b, n)) != 1) break;
+          good = n;
+        }
+      if (e == 0) {
+        bad = n;
+        while (bad - good > 1 && e >= 0) {
+          size_t mid = good + (bad - good) / 2;
+          if ((e = exact_at(&b, mid)) == 1) good = mid;
+          else if (e == 0) bad = mid;
+        }
+      }
+      if (e >= 0) {
+        char real[32];
+        if (co.mode == HS_MODE_FIXED)
+          snprintf(real, sizeof real, "%.0f", floor(o.scale / log(7.0)));
+        else if (co.mode == HS_MODE_HARD || o.scale >= log(7.0))
+          snprintf(real, sizeof real, "inf");
+        else
+          snprintf(real, sizeof real, "none");
+        if (header)
+          printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
+                 "real_bound_n\n");
+        printf("\"%s\",%s,%g,%s,", f->text, hs_mode_name(co.mode),
+               co.mode == HS_MODE_HARD ? 0 : o.scale, pname);
+        if (bad) printf("%zu,%zu,%s\n", good, bad, real);
+        else printf(">%zu,,%s\n", good, real);
+        rc = 0;
+      }
+      hs_runner_free(b.run);
+    }
+  }
+  hs_model_free(m);
+  hs_formula_free(f);
+  free(o.args);
+  free(args);
+  return rc;
+}
