@@ -38,7 +38,7 @@ static const char *const bench_usage =
     "                     n = 256,1024, repeat 3)\n"
     "CSV columns: formula,mode,scale,isa,precision,threads,n,seconds_median,\n"
     "seconds_min,seconds_max,positions_per_s,peak_bytes,agree_fraction,\n"
-    "max_attn_error (nan where not measured).\n";
+    "max_attn_error (nan where not measured), then cpu,build,commit,date.\n";
 
 #define MAXL 64
 typedef struct bench_opts {
@@ -338,7 +338,8 @@ static int time_peer(const bench_opts *b, const char *model_path,
 
 static void csv_header(FILE *f) {
   fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
-        "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error\n", f);
+        "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error"
+        CLI_META_HEADER "\n", f);
 }
 
 static void csv_quoted(FILE *f, const char *s) {
@@ -352,10 +353,12 @@ static void csv_quoted(FILE *f, const char *s) {
 
 static void csv_row(FILE *f, const point *p) {
   csv_quoted(f, p->formula);
-  fprintf(f, ",%s,%g,%s,%s,%d,%zu,%.6e,%.6e,%.6e,%.6e,%zu,%.6f,%.3e\n", p->mode,
+  fprintf(f, ",%s,%g,%s,%s,%d,%zu,%.6e,%.6e,%.6e,%.6e,%zu,%.6f,%.3e", p->mode,
           p->scale, p->isa, p->prec == HS_PREC_F64 ? "f64" : "f32", p->threads,
           p->n, p->med, p->min, p->max, p->med > 0 ? (double)p->n / p->med : 0,
           p->peak, p->agree, p->err);
+  cli_meta_columns(f);
+  fputc('\n', f);
 }
 
 static void md_row(FILE *f, const point *p) {

@@ -29,7 +29,8 @@ static const char *const boundary_usage =
     "usage: hardsoft boundary FORMULA [OPTIONS]\n"
     "Finds the largest n at which the model is exact on adversarial strings\n"
     "(by doubling, then bisection) and prints one CSV row:\n"
-    "formula,mode,scale,precision,largest_exact_n,first_failing_n,real_bound_n\n"
+    "formula,mode,scale,precision,largest_exact_n,first_failing_n,real_bound_n,\n"
+    "cpu,build,commit,date\n"
     "(largest_exact_n is '>N' when nothing failed up to --max-n; real_bound_n is\n"
     "where exact arithmetic stops guaranteeing exactness: inf for pe and temp at\n"
     "mu >= ln 7, floor(mu / ln 7) for fixed).\n"
@@ -166,11 +167,13 @@ int cmd_boundary(int argc, char **argv) {
           snprintf(real, sizeof real, "none");
         if (header)
           printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
-                 "real_bound_n\n");
+                 "real_bound_n" CLI_META_HEADER "\n");
         printf("\"%s\",%s,%g,%s,", f->text, hs_mode_name(co.mode),
                co.mode == HS_MODE_HARD ? 0 : o.scale, pname);
-        if (bad) printf("%zu,%zu,%s\n", good, bad, real);
-        else printf(">%zu,,%s\n", good, real);
+        if (bad) printf("%zu,%zu,%s", good, bad, real);
+        else printf(">%zu,,%s", good, real);
+        cli_meta_columns(stdout);
+        putchar('\n');
         rc = 0;
       }
       hs_runner_free(b.run);

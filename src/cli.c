@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const top_usage =
     "usage: hardsoft COMMAND [OPTIONS] [--] [ARGS...]\n"
@@ -169,6 +170,29 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
   }
   if (!o->kt) return cli_error("%s", err);
   return 0;
+}
+
+static void csv_field(FILE *f, const char *s) {
+  fputs(",\"", f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    if (*s != '\n') fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void cli_meta_columns(FILE *f) {
+  char cpu[64], date[32];
+  hs_cpu_brand(cpu, sizeof cpu);
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  const char *build = getenv("HARDSOFT_BUILD"), *commit = getenv("HARDSOFT_COMMIT");
+  csv_field(f, cpu);
+  csv_field(f, build && *build ? build : "gcc " __VERSION__);
+  csv_field(f, commit && *commit ? commit : "unknown");
+  csv_field(f, date);
 }
 
 hs_formula *cli_formula(const char *text) {

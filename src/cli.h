@@ -58,6 +58,12 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_boundary(int argc, char **argv);
 
+/* The provenance columns appended to every CSV row: cpu, build (compiler
+ * and flags: $HARDSOFT_BUILD, else the compiler version), commit
+ * ($HARDSOFT_COMMIT, else "unknown") and the UTC date. */
+#define CLI_META_HEADER ",cpu,build,commit,date"
+void cli_meta_columns(FILE *f);
+
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);
 
