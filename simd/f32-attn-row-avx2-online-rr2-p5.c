@@ -4,22 +4,29 @@
  *   |ds_j| <= (ceil(dk/4) + 3) u sum_c |q_c k_jc| |inv_tau|   (chunked FMA,
  * 2-level add tree, the scaling); each weight e_j = exp(s_j - max) then has
  * relative error <= |ds_j| + |ds_max| + 3 u (subtraction, 2-ULP exp); the
- * sums are blocked (64 keys, then a running total per lane), so
- *   |sum - sum*| <= (max_j rel(e_j) + (n/64 + 12) u) sum_j e_j,
- *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/64 + 12) u) sum_j e_j |v_jc|,
+ * sums are blocked (128 keys: at most 16 adds per lane, 3 to fold lanes,
+ * then a running total per lane), so
+ *   |sum - sum*| <= (max_j rel(e_j) + (n/128 + 20) u) sum_j e_j,
+ *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/128 + 20) u) sum_j e_j |v_jc|,
  * to first order. tests/test-f32-attn-row.c checks exactly this bound.
  *
- * Layout of the work: keys are walked in blocks of 64. For each block
- *   1. scores of 8 keys at a time: 128-bit chunks of two key rows (j, j+4)
- *      are paired in one register and multiplied by q's chunk duplicated in
- *      both halves, so the first level of the horizontal reduction is done
- *      by the loads; two shuffle+add levels finish 8 dot products into one
- *      vector [s_0 .. s_7] (no transposes, no gathers);
+ * Layout of the work: keys are walked in blocks of 128 (long enough that
+ * the per-block max, branch and lane folds cost little per key). Per block
+ *   1. scores of 8 keys at a time. Contiguous keys with dk in {1, 2, 4}
+ *      (the small heads compiled models use): 8*dk floats are dk plain
+ *      loads, times q repeated with period dk, then log2(dk) even/odd
+ *      shuffle+add levels (dots8_contig). Otherwise 128-bit chunks of two
+ *      key rows (j, j+4) are paired in one register and multiplied by q's
+ *      chunk duplicated in both halves, so the first level of the
+ *      horizontal reduction is done by the loads; two shuffle+add levels
+ *      finish 8 dot products into one vector [s_0 .. s_7];
  *   2. the block's maximum; only if it exceeds the running maximum are the
  *      running sum and accumulator rescaled, once per block;
  *   3. e = exp(s - max) for the block, summed blockwise;
- *   4. acc += sum_j e_j v_j with 8 independent accumulators per 8 columns.
- * The only buffers are two 64-float blocks on the stack.
+ *   4. dv == 1 with contiguous values: fused into 3, acc += e * v lane-wise
+ *      (one FMA per 8 keys, weights never stored); otherwise
+ *      acc += sum_j e_j v_j with 8 independent accumulators per 8 columns.
+ * The only buffers are two 128-float blocks on the stack.
  *
  * Special values: -inf scores contribute exactly 0; a block whose scores
  * are all -inf while the running max is still -inf leaves the state
@@ -33,7 +40,7 @@
 #include "attn-f32-exp.h"
 #include "ukernels.h"
 
-#define BLK 64
+#define BLK 128
 #define ALWAYS static inline __attribute__((always_inline))
 
 typedef struct {
@@ -42,6 +49,7 @@ typedef struct {
   __m256 q4[16];   /* chunk c of q, duplicated in both 128-bit halves */
   __m256 q8[8];    /* chunk c of q, 8 floats */
   __m256i mlast8;  /* lanes of the last 8-chunk inside dk */
+  __m256 qc;       /* q*inv_tau repeated with period dk (dk in 1, 2, 4) */
 } qdesc;
 
 ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
@@ -99,14 +107,47 @@ ALWAYS __m256 dots8(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
                        _mm256_shuffle_ps(y0, y1, 0xDD));
 }
 
+/* Scores of 8 consecutive keys stored contiguously (ldk == DK), DK in
+ * {1, 2, 4}: the 8*DK floats are DK plain loads, products by q repeated
+ * with period DK, then log2(DK) levels of even/odd shuffle + add, each
+ * summing adjacent lanes (no masks, no inserts, no address arithmetic).
+ * Returns [s_0 .. s_7] in key order. */
+ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
+  if (DK == 1) return _mm256_mul_ps(_mm256_loadu_ps(k), qd->qc);
+  __m256 x0 = _mm256_mul_ps(_mm256_loadu_ps(k), qd->qc);
+  __m256 x1 = _mm256_mul_ps(_mm256_loadu_ps(k + 8), qd->qc);
+  if (DK == 2) {
+    /* [s0 s1 s4 s5 | s2 s3 s6 s7] */
+    __m256 s = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x88),
+                             _mm256_shuffle_ps(x0, x1, 0xDD));
+    /* key order: swap the middle 64-bit pairs */
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
+  }
+  __m256 x2 = _mm256_mul_ps(_mm256_loadu_ps(k + 16), qd->qc);
+  __m256 x3 = _mm256_mul_ps(_mm256_loadu_ps(k + 24), qd->qc);
+  /* pair sums: [k0 k0 k2 k2 | k1 k1 k3 k3], [k4 k4 k6 k6 | k5 k5 k7 k7] */
+  __m256 y0 = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x88),
+                            _mm256_shuffle_ps(x0, x1, 0xDD));
+  __m256 y1 = _mm256_add_ps(_mm256_shuffle_ps(x2, x3, 0x88),
+                            _mm256_shuffle_ps(x2, x3, 0xDD));
+  /* [s0 s2 s4 s6 | s1 s3 s5 s7] */
+  __m256 s = _mm256_add_ps(_mm256_shuffle_ps(y0, y1, 0x88),
+                           _mm256_shuffle_ps(y0, y1, 0xDD));
+  /* key order */
+  return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
 /* Scores of nb <= 64 keys into sb (lanes past nb: -inf); returns the
- * lane-wise max. */
+ * lane-wise max. DK > 0: keys contiguous with dk == DK, full groups of 8
+ * take dots8_contig; the tail group (and DK == 0) the general dots8. */
 ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
-                             const qdesc *qd, float *sb, size_t nc4, int full_last) {
+                             const qdesc *qd, float *sb, size_t nc4,
+                             int full_last, int DK) {
   __m256 vmax = _mm256_set1_ps(-INFINITY);
   size_t g = 0;
   for (; g + 8 <= nb; g += 8) {
-    __m256 s = dots8(k + g * ldk, ldk, 8, qd, nc4, full_last);
+    __m256 s = DK ? dots8_contig(k + g * DK, qd, DK)
+                  : dots8(k + g * ldk, ldk, 8, qd, nc4, full_last);
     _mm256_store_ps(sb + g, s);
     vmax = _mm256_max_ps(s, vmax); /* NaN in s is skipped */
   }
@@ -131,16 +172,22 @@ static __m256 block_scores(size_t nb, const float *k, size_t ldk,
                            const qdesc *qd, float *sb, size_t dk) {
   int full = dk % 4 == 0 && dk > 0;
   if (qd->nc4 > 1) full = dk % 8 == 0; /* 8-float chunks */
+  if (ldk == dk) {
+    /* contiguous keys, the common small heads */
+    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1);
+    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2);
+    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4);
+  }
   switch (qd->nc4) {
     case 1:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1)
-                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0);
     case 2:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1)
-                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0);
     default:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1)
-                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0);
   }
 }
 
@@ -186,6 +233,12 @@ static void block_values(size_t nb, const float *e, const float *v, size_t ldv,
   }
 }
 
+/* All-ones in lanes 0..cnt-1. */
+static inline __m256i lanes_below(size_t cnt) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cnt),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 static float hmax8(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
@@ -212,7 +265,8 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
     qd.mlast = _mm_setr_epi32(0 < r ? -1 : 0, 1 < r ? -1 : 0, 2 < r ? -1 : 0, 0);
     if (dk == 0) qd.mlast = _mm_setzero_si128();
   }
-  for (size_t c = 0; c < 16; c++) { /* zero past dk */
+  /* chunks 0..nc4 (one past, zero, for the odd 8-float pairing) */
+  for (size_t c = 0; c <= qd.nc4 && c < 16; c++) { /* zero past dk */
     float t[4];
     /* inv_tau folded into q: one rounding more per product, no multiply
      * per score */
@@ -223,6 +277,13 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
   for (size_t c = 0; c < (qd.nc4 + 1) / 2; c++)
     qd.q8[c] = _mm256_setr_m128(_mm256_castps256_ps128(qd.q4[2 * c]),
                                 _mm256_castps256_ps128(qd.q4[2 * c + 1]));
+  if (dk == 1 || dk == 2 || dk == 4) {
+    float t[8];
+    for (int i = 0; i < 8; i++) t[i] = q[(size_t)i % dk] * inv_tau;
+    qd.qc = _mm256_loadu_ps(t);
+  } else {
+    qd.qc = _mm256_setzero_ps();
+  }
   {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     qd.mlast8 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(dk % 8)), lane);
@@ -237,10 +298,15 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
   _Alignas(32) float run[HS_ATTN_MAX_D];
   _Alignas(32) float sb[BLK];
   _Alignas(32) float eb[BLK];
-  for (size_t c = 0; c < HS_ATTN_MAX_D; c++) run[c] = c < dv ? acc[c] : 0.0f;
+  for (size_t c = 0; c < 8 * nv; c++) run[c] = c < dv ? acc[c] : 0.0f;
   float m = st->max;
   /* running sum per lane; lane 0 starts at the caller's sum */
   __m256 vsum = _mm256_setr_ps(st->sum, 0, 0, 0, 0, 0, 0, 0);
+  /* dv == 1 with contiguous values: acc[0] kept per lane in vacc (lane 0
+   * starts at the caller's acc[0]); otherwise vacc stays 0 */
+  const int v1 = dv == 1 && ldv == 1;
+  __m256 vacc = _mm256_setr_ps(v1 ? acc[0] : 0.0f, 0, 0, 0, 0, 0, 0, 0);
+  if (v1) run[0] = 0;
 
   for (size_t j0 = 0; j0 < n; j0 += BLK) {
     const size_t nb = n - j0 < BLK ? n - j0 : BLK;
@@ -252,6 +318,7 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
         float scale = hs_attn_expf_scalar(m - bm); /* in [0, 1] */
         __m256 vs = _mm256_set1_ps(scale);
         vsum = _mm256_mul_ps(vsum, vs);
+        vacc = _mm256_mul_ps(vacc, vs);
         for (size_t c = 0; c < nv; c++)
           _mm256_store_ps(run + 8 * c, _mm256_mul_ps(_mm256_load_ps(run + 8 * c), vs));
       }
@@ -263,6 +330,7 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
         if (isnan(sb[j])) {
           vsum = _mm256_add_ps(vsum, _mm256_set1_ps(NAN));
           for (size_t c = 0; c < dv; c++) run[c] += NAN;
+          vacc = _mm256_add_ps(vacc, _mm256_set1_ps(NAN));
           break;
         }
       continue;
@@ -270,8 +338,41 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
     /* eb = exp(sb - m) in [0, 1], NaN for NaN scores; bsum = their sum */
     const __m256 vm = _mm256_set1_ps(m);
     __m256 bsum = _mm256_setzero_ps();
-    if (m != INFINITY) {
-      /* x <= 0 or NaN; nan = sum of the x, NaN iff some x is NaN (no
+    if (m != INFINITY && v1) {
+      /* dv == 1, contiguous values: the weights never leave registers,
+       * vacc += e * v lane-wise (one FMA per 8 keys) */
+      const float *vb = v + j0;
+      __m256 nan = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+      size_t g = 0;
+      for (; g + 16 <= nb; g += 16) {
+        __m256 x0 = _mm256_sub_ps(_mm256_load_ps(sb + g), vm);
+        __m256 x1 = _mm256_sub_ps(_mm256_load_ps(sb + g + 8), vm);
+        __m256 e0 = hs_attn_exp_nonan_avx2(x0);
+        __m256 e1 = hs_attn_exp_nonan_avx2(x1);
+        /* x <= 0 or NaN: nan is NaN iff some x is */
+        nan = _mm256_add_ps(nan, _mm256_add_ps(x0, x1));
+        bsum = _mm256_add_ps(bsum, _mm256_add_ps(e0, e1));
+        vacc = _mm256_fmadd_ps(e0, _mm256_loadu_ps(vb + g), vacc);
+        a1 = _mm256_fmadd_ps(e1, _mm256_loadu_ps(vb + g + 8), a1);
+      }
+      for (; g < nb; g += 8) {
+        /* lanes >= nb hold -inf scores (weight 0) and read no value */
+        __m256 x = _mm256_sub_ps(_mm256_load_ps(sb + g), vm);
+        __m256 e = hs_attn_exp_nonan_avx2(x);
+        nan = _mm256_add_ps(nan, x);
+        bsum = _mm256_add_ps(bsum, e);
+        __m256 vv = nb - g >= 8 ? _mm256_loadu_ps(vb + g)
+                                : _mm256_maskload_ps(vb + g, lanes_below(nb - g));
+        a1 = _mm256_fmadd_ps(e, vv, a1);
+      }
+      vacc = _mm256_add_ps(vacc, a1);
+      if (_mm256_movemask_ps(_mm256_cmp_ps(nan, nan, _CMP_UNORD_Q)))
+        bsum = _mm256_set1_ps(NAN); /* a NaN score: sum and acc become NaN */
+      vsum = _mm256_add_ps(vsum, bsum);
+      if (isnan(hsum8(bsum))) vacc = _mm256_add_ps(vacc, _mm256_set1_ps(NAN));
+      continue;
+    }
+    if (m != INFINITY) {      /* x <= 0 or NaN; nan = sum of the x, NaN iff some x is NaN (no
        * +inf - inf: every x is <= 0) */
       __m256 nan = _mm256_setzero_ps();
       for (size_t g = 0; g < BLK; g += 8) {
@@ -301,5 +402,6 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
   }
   st->max = m;
   st->sum = hsum8(vsum);
+  if (v1) run[0] += hsum8(vacc);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }
