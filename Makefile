@@ -41,10 +41,11 @@ BENCH_PKGS = $(CHECK_PKGS) g++:/usr/bin/g++ \
              libdnnl-dev:/usr/include/dnnl.h libxnnpack-dev:/usr/include/xnnpack.h \
              libsleef-dev:/usr/include/x86_64-linux-gnu/sleef.h \
              libopenblas-dev:/usr/include/x86_64-linux-gnu/cblas.h \
-             hyperfine:/usr/bin/hyperfine gnuplot-nox:/usr/bin/gnuplot
+             hyperfine:/usr/bin/hyperfine gnuplot-nox:/usr/bin/gnuplot \
+             python3-torch:/usr/lib/python3/dist-packages/torch/__init__.py
 
 .PHONY: all lib cli benchbins check check-exhaustive check-sanitize bench \
-        install clean deps-check deps-bench
+        bench-full install clean deps-check deps-bench
 .DELETE_ON_ERROR:
 
 all: lib cli benchbins
@@ -91,9 +92,12 @@ $(BUILD)/tests/%: tests/%.c tests/common.h $(BUILD)/libhardsoft.a
 
 # ---------------------------------------------------------------- benchmarks
 BENCH_LIBS = -lbenchmark -ldnnl -lXNNPACK -lsleef -lopenblas -lpthread
-benchbins: $(BUILD)/hs-bench-kernels
+benchbins: $(BUILD)/hs-bench-kernels $(BUILD)/hs-peer-openblas
 $(BUILD)/hs-bench-kernels: bench/kernels.cc $(BUILD)/libhardsoft.a
 	$(CXX) $(CXXFLAGS_ALL) -o $@ $< $(BUILD)/libhardsoft.a $(BENCH_LIBS) $(LIBS)
+# the OpenBLAS baseline peer: sgemm for every product, a plain softmax
+$(BUILD)/hs-peer-openblas: bench/peers/openblas.c $(BUILD)/libhardsoft.a
+	$(CC) $(CFLAGS_ALL) -I/usr/include/x86_64-linux-gnu -o $@ $< $(BUILD)/libhardsoft.a -lopenblas $(LIBS)
 
 # ---------------------------------------------------------------- tests
 check: deps-check
@@ -111,7 +115,11 @@ check-sanitize: deps-check
 # ---------------------------------------------------------------- bench
 bench: deps-bench
 	$(MAKE) --no-print-directory all
-	BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-kernels.sh
+	BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
+
+bench-full: deps-bench
+	$(MAKE) --no-print-directory all
+	HS_BENCH_FULL=1 BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
 # ---------------------------------------------------------------- install
 install: lib cli

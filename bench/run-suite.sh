@@ -1,0 +1,86 @@
+#!/bin/sh
+# The whole benchmark suite behind `make bench`: kernel microbenchmarks,
+# the forward-pass sweeps against the peers, the precision boundary,
+# hyperfine whole-process timings, then results/REPORT.md and its plots.
+#
+#   BUILD=build PYTHON=/usr/bin/python3 sh bench/run-suite.sh
+#
+# HS_BENCH_FULL=1 runs the long version (`make bench-full`): n to 16384 in
+# the scaling sweep (65536 for the hardsoft rows), mu to 32, and the
+# boundary search to n = 2^25. The default fits in about five minutes on
+# a 2-core machine.
+set -eu
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-/usr/bin/python3}
+OUT=${HS_BENCH_RESULTS:-results}
+HS=$BUILD/hardsoft
+FULL=${HS_BENCH_FULL:-0}
+mkdir -p "$OUT"
+export PYTHON OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+# provenance, written into every CSV row by the harness
+HARDSOFT_COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  HARDSOFT_COMMIT="$HARDSOFT_COMMIT+dirty"
+fi
+HARDSOFT_BUILD="$(${CC:-cc} --version | head -1); -std=c11 -O2 (kernels: -mavx2 -mfma / -mavx512f)"
+export HARDSOFT_COMMIT HARDSOFT_BUILD
+
+isas=$("$HS" info | sed -n 's/^supported: //p' | tr ' ' ',')
+best=$("$HS" info | sed -n 's/^chosen: \([a-z0-9]*\).*/\1/p')
+t0=$(date +%s)
+step() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
+
+step "kernel microbenchmarks"
+BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
+
+if [ "$FULL" = 1 ]; then
+  lengths=256,1024,2048,4096,8192,16384; scales=1,2,4,8,16,32; bmax=33554432; rep=5
+else
+  lengths=256,1024,2048,4096; scales=1,2,4,8,16; bmax=262144; rep=3
+fi
+depth4='(a S (b & X (c U Y a))) | G (b -> Y a)'
+
+step "scaling sweep: a S b and a depth-4 formula, pe mu=4, hardsoft ISAs and peers"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
+  --lengths "$lengths" --isas "$isas,numpy,torch,openblas" --repeat $rep \
+  --error-max-n 0 --csv "$OUT/sweep-scaling.csv"
+if [ "$FULL" = 1 ]; then
+  step "scaling sweep, long lengths (hardsoft only)"
+  "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
+    --lengths 32768,65536 --isas "$best" --repeat 3 --error-max-n 0 \
+    --csv "$OUT/sweep-scaling-long.csv"
+fi
+
+step "accuracy sweep: agreement and attention error against mu, every mode"
+"$HS" bench --formula 'a S b' --formula 'a U b' --formula 'Y a' --formula "$depth4" \
+  --modes hard,pe,temp,fixed --scales "$scales" --lengths 16,64,256,1024 \
+  --isas "$best" --repeat 1 --csv "$OUT/sweep-accuracy.csv"
+
+step "suite sweep: every formula of bench/formulas.txt, f32 and f64"
+"$HS" bench --formulas bench/formulas.txt --modes hard,pe,temp --scales 4 \
+  --lengths 1024 --isas "$best" --precisions f32,f64 --repeat 3 \
+  --csv "$OUT/sweep-suite.csv"
+
+step "precision boundary (largest exact n on adversarial strings, up to $bmax)"
+tmp="$OUT/boundary.csv.tmp"
+first=--header
+: > "$tmp"
+for f in 'a S b' 'a U b' 'Y a' 'X a'; do
+  for m in pe temp fixed; do
+    for mu in 4 16; do
+      for p in f64 f32 f16 bf16; do
+        "$HS" boundary "$f" --mode $m --scale $mu --precision $p --max-n $bmax $first >> "$tmp"
+        first=
+      done
+    done
+  done
+done
+mv "$tmp" "$OUT/boundary.csv"
+
+step "hyperfine: whole hardsoft eval runs, scalar against AVX2 against AVX-512"
+BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
+
+step "report and plots"
+"$PYTHON" bench/report.py "$OUT"
+step "done: $OUT/REPORT.md"
