@@ -393,8 +393,12 @@ int cmd_check(int argc, char **argv) {
              (unsigned long long)c.positions, (unsigned long long)c.agree,
              (unsigned long long)c.positions,
              c.positions ? 100.0 * (double)c.agree / (double)c.positions : 100.0);
-      printf("largest attention error: %.3g (bound %.3g at n = 1)\n", c.max_err,
-             m->bound);
+      size_t longest = (size_t)o.max_len;
+      for (int i = 0; i < o.nlengths; i++)
+        if (o.lengths[i] > longest) longest = o.lengths[i];
+      printf("largest attention error: %.3g (the construction's bound: %.3g at "
+             "n = %zu)\n", c.max_err, hs_bound_at(m->mode, m->scale, longest),
+             longest);
       rc = c.agree == c.positions ? 0 : HS_EXIT_DISAGREE;
     }
     hs_runner_free(c.run);
