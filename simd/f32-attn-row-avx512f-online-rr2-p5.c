@@ -5,21 +5,29 @@
  *   |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc inv_tau|
  * (inv_tau folded into q, chunked FMA, 2-level add tree); each weight
  * e_j = exp(s_j - max) has relative error <= |ds_j| + |ds_max| + 3 u; the
- * sums are blocked (64 keys, then a running total per lane), so
- *   |sum - sum*|     <= (max_j rel(e_j) + (n/64 + 12) u) sum_j e_j,
- *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/64 + 12) u) sum_j e_j |v_jc|
+ * sums are blocked (128 keys: at most 8 adds per lane, 4 to fold lanes,
+ * then a running total per lane), so
+ *   |sum - sum*|     <= (max_j rel(e_j) + (n/128 + 20) u) sum_j e_j,
+ *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/128 + 20) u) sum_j e_j |v_jc|
  * to first order (checked by tests/test-f32-attn-row.c).
  *
- * Work per block of 64 keys:
- *   1. scores 16 keys at a time: register x_i (i < 4) holds, in 128-bit
- *      lane l, a 4-float chunk of key 4l+i (the loads do the first level of
- *      the horizontal reduction), times q's chunk in every lane; two
- *      in-lane shuffle+add levels give [s_0 .. s_15] in order;
+ * Work per block of 128 keys (long enough that the per-block max, branch
+ * and lane folds cost little per key):
+ *   1. scores 16 keys at a time. Contiguous keys with dk in {1, 2, 4, 8}
+ *      (the heads compiled models use): the 16*dk floats are dk plain
+ *      loads, times q repeated with period dk, then log2(dk) levels of
+ *      pairsum (two full-width permutes + add), which keep key order.
+ *      Otherwise register x_i (i < 4) holds, in 128-bit lane l, a 4-float
+ *      chunk of key 4l+i (the loads do the first level of the horizontal
+ *      reduction), times q's chunk in every lane; two in-lane shuffle+add
+ *      levels give [s_0 .. s_15] in order;
  *   2. the block max; sum and acc are rescaled only when it grows;
  *   3. e = exp(s - max);
- *   4. dv <= 8: two keys per register ([v_j | v_j+1] times [e_j.. | e_j+1..],
- *      the weight pair made by one permute), so one FMA serves two keys;
- *      larger dv: 16 columns per register, 4 accumulators.
+ *   4. dv == 1 with contiguous values: fused into 3, acc += e * v lane-wise
+ *      (one FMA per 16 keys, weights never stored); dv <= 8: two keys per
+ *      register ([v_j | v_j+1] times [e_j.. | e_j+1..], the weight pair
+ *      made by one permute), so one FMA serves two keys; larger dv: 16
+ *      columns per register, 4 accumulators.
  *
  * Special values as in the AVX2 kernel: -inf scores add 0; all -inf leaves
  * max = -inf, sum = 0; a +inf score takes weight 1, the others 0; a NaN
@@ -30,14 +38,41 @@
 #include "attn-f32-exp.h"
 #include "ukernels.h"
 
-#define BLK 64
+#define BLK 128
 #define ALWAYS static inline __attribute__((always_inline))
 
 typedef struct {
   size_t nc4;       /* 4-float chunks per key row */
   __m128i mlast;    /* lanes of the last chunk inside dk */
   __m512 q4[16];    /* chunk c of q*inv_tau, in all four 128-bit lanes */
+  __m512 qc;        /* q*inv_tau repeated with period dk (dk in 1, 2, 4, 8) */
 } qdesc;
+
+/* Sums of adjacent lane pairs of the 32-lane concatenation [a | b], in
+ * order: lane i = (a|b)[2i] + (a|b)[2i+1]. */
+ALWAYS __m512 pairsum(__m512 a, __m512 b) {
+  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                       22, 24, 26, 28, 30);
+  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                       23, 25, 27, 29, 31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b),
+                       _mm512_permutex2var_ps(a, od, b));
+}
+
+/* Scores of 16 consecutive keys stored contiguously (ldk == DK), DK in
+ * {1, 2, 4, 8}: the 16*DK floats are DK plain loads, times q repeated with
+ * period DK, then log2(DK) levels of pairsum, which keep key order. */
+ALWAYS __m512 dots16_contig(const float *k, const qdesc *qd, int DK) {
+#define X(i) _mm512_mul_ps(_mm512_loadu_ps(k + 16 * (i)), qd->qc)
+  if (DK == 1) return X(0);
+  if (DK == 2) return pairsum(X(0), X(1));
+  /* each level halves the registers and the lanes per key */
+  __m512 y0 = pairsum(X(0), X(1)), y1 = pairsum(X(2), X(3));
+  if (DK == 4) return pairsum(y0, y1);
+  __m512 y2 = pairsum(X(4), X(5)), y3 = pairsum(X(6), X(7));
+#undef X
+  return pairsum(pairsum(y0, y1), pairsum(y2, y3));
+}
 
 ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
   return full ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m);
@@ -79,13 +114,16 @@ ALWAYS __m512 dots16(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
                        _mm512_shuffle_ps(y0, y1, 0xDD));
 }
 
+/* DK > 0: keys contiguous with dk == DK; full groups of 16 take
+ * dots16_contig, the tail group (and DK == 0) the general dots16. */
 ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
                              const qdesc *qd, float *sb, size_t nc4,
-                             int full_last) {
+                             int full_last, int DK) {
   __m512 vmax = _mm512_set1_ps(-INFINITY);
   size_t g = 0;
   for (; g + 16 <= nb; g += 16) {
-    __m512 s = dots16(k + g * ldk, ldk, 16, qd, nc4, full_last);
+    __m512 s = DK ? dots16_contig(k + g * DK, qd, DK)
+                  : dots16(k + g * ldk, ldk, 16, qd, nc4, full_last);
     _mm512_store_ps(sb + g, s);
     vmax = _mm512_max_ps(s, vmax); /* NaN in s is skipped */
   }
@@ -107,16 +145,23 @@ ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
 static __m512 block_scores(size_t nb, const float *k, size_t ldk,
                            const qdesc *qd, float *sb, size_t dk) {
   int full = dk % 4 == 0 && dk > 0;
+  if (ldk == dk) {
+    /* contiguous keys, the common small heads */
+    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1);
+    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2);
+    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4);
+    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8);
+  }
   switch (qd->nc4) {
     case 1:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1)
-                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0);
     case 2:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1)
-                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0);
     default:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1)
-                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0);
   }
 }
 
@@ -204,6 +249,13 @@ void hs_f32_attn_row_ukernel__avx512f_online_rr2_p5(
     for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] * inv_tau : 0.0f;
     qd.q4[c] = _mm512_broadcast_f32x4(_mm_loadu_ps(t));
   }
+  if (dk == 1 || dk == 2 || dk == 4 || dk == 8) {
+    float t[16];
+    for (int i = 0; i < 16; i++) t[i] = q[(size_t)i % dk] * inv_tau;
+    qd.qc = _mm512_loadu_ps(t);
+  } else {
+    qd.qc = _mm512_setzero_ps();
+  }
   __m256i m8;
   {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -212,7 +264,14 @@ void hs_f32_attn_row_ukernel__avx512f_online_rr2_p5(
   _Alignas(64) float run[HS_ATTN_MAX_D];
   _Alignas(64) float sb[BLK];
   _Alignas(64) float eb[BLK];
-  for (size_t c = 0; c < HS_ATTN_MAX_D; c++) run[c] = c < dv ? acc[c] : 0.0f;
+  /* run[0..16) for dv <= 8 (256-bit stores), whole 16-chunks beyond */
+  const size_t nrun = dv <= 16 ? 16 : (dv + 15) / 16 * 16;
+  for (size_t c = 0; c < nrun; c++) run[c] = c < dv ? acc[c] : 0.0f;
+  /* dv == 1 with contiguous values: acc[0] kept per lane in vacc (lane 0
+   * starts at the caller's acc[0]); otherwise vacc stays 0 */
+  const int v1 = dv == 1 && ldv == 1;
+  __m512 vacc = _mm512_maskz_mov_ps(1, _mm512_set1_ps(v1 ? acc[0] : 0.0f));
+  if (v1) run[0] = 0;
   float m = st->max;
   /* running sum per lane; lane 0 starts at the caller's sum */
   __m512 vsum = _mm512_castps128_ps512(_mm_set_ss(st->sum));
@@ -227,6 +286,7 @@ void hs_f32_attn_row_ukernel__avx512f_online_rr2_p5(
       if (m != -INFINITY) {
         __m512 vs = _mm512_set1_ps(hs_attn_expf_scalar(m - bm)); /* in [0, 1] */
         vsum = _mm512_mul_ps(vsum, vs);
+        vacc = _mm512_mul_ps(vacc, vs);
         for (size_t c = 0; c < dv; c += 16)
           _mm512_store_ps(run + c, _mm512_mul_ps(_mm512_load_ps(run + c), vs));
       }
@@ -238,6 +298,7 @@ void hs_f32_attn_row_ukernel__avx512f_online_rr2_p5(
         if (isnan(sb[j])) {
           vsum = _mm512_add_ps(vsum, _mm512_set1_ps(NAN));
           for (size_t c = 0; c < dv; c++) run[c] += NAN;
+          vacc = _mm512_add_ps(vacc, _mm512_set1_ps(NAN));
           break;
         }
       continue;
@@ -246,6 +307,41 @@ void hs_f32_attn_row_ukernel__avx512f_online_rr2_p5(
     const __m512 vm = _mm512_set1_ps(m);
     __m512 bsum = _mm512_setzero_ps();
     int poison = 0;
+    if (m != INFINITY && v1) {
+      /* dv == 1, contiguous values: the weights never leave registers,
+       * vacc += e * v lane-wise (one FMA per 16 keys) */
+      const float *vb = v + j0;
+      __m512 nan = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+      size_t g = 0;
+      for (; g + 32 <= nb; g += 32) {
+        __m512 x0 = _mm512_sub_ps(_mm512_load_ps(sb + g), vm);
+        __m512 x1 = _mm512_sub_ps(_mm512_load_ps(sb + g + 16), vm);
+        __m512 e0 = hs_attn_exp_nonan_avx512(x0);
+        __m512 e1 = hs_attn_exp_nonan_avx512(x1);
+        /* x <= 0 or NaN: nan is NaN iff some x is */
+        nan = _mm512_add_ps(nan, _mm512_add_ps(x0, x1));
+        bsum = _mm512_add_ps(bsum, _mm512_add_ps(e0, e1));
+        vacc = _mm512_fmadd_ps(e0, _mm512_loadu_ps(vb + g), vacc);
+        a1 = _mm512_fmadd_ps(e1, _mm512_loadu_ps(vb + g + 16), a1);
+      }
+      for (; g < nb; g += 16) {
+        /* lanes >= nb hold -inf scores (weight 0) and read no value */
+        __m512 x = _mm512_sub_ps(_mm512_load_ps(sb + g), vm);
+        __m512 e = hs_attn_exp_nonan_avx512(x);
+        nan = _mm512_add_ps(nan, x);
+        bsum = _mm512_add_ps(bsum, e);
+        __mmask16 mk = nb - g >= 16 ? 0xFFFF : (__mmask16)((1u << (nb - g)) - 1);
+        a1 = _mm512_fmadd_ps(e, _mm512_maskz_loadu_ps(mk, vb + g), a1);
+      }
+      vacc = _mm512_add_ps(vacc, a1);
+      vsum = _mm512_add_ps(vsum, bsum);
+      if (_mm512_cmp_ps_mask(nan, nan, _CMP_UNORD_Q)) {
+        /* a NaN score: sum and acc become NaN */
+        vsum = _mm512_add_ps(vsum, _mm512_set1_ps(NAN));
+        vacc = _mm512_add_ps(vacc, _mm512_set1_ps(NAN));
+      }
+      continue;
+    }
     if (m != INFINITY) {
       /* x <= 0 or NaN; nan = sum of the x, NaN iff some x is NaN */
       __m512 nan = _mm512_setzero_ps();
@@ -282,5 +378,6 @@ void hs_f32_attn_row_ukernel__avx512f_online_rr2_p5(
   }
   st->max = m;
   st->sum = _mm512_reduce_add_ps(vsum);
+  if (v1) run[0] += _mm512_reduce_add_ps(vacc);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }

@@ -156,6 +156,24 @@ static void test_dims(void **state) {
   }
 }
 
+/* The small heads compiled models use (dk, dv in 1..8), contiguous
+ * (ldk == dk, ldv == dv: the kernels' specialised paths) and padded, with
+ * n around the 8/16-key groups and the 64/128-key blocks. */
+static void test_small_heads(void **state) {
+  (void)state;
+  hs_rng r = {7};
+  static const size_t ns[] = {1, 7, 16, 33, 128, 129, 300};
+  HS_FOR_EACH_ISA(kt) {
+    for (size_t dk = 1; dk <= 8; dk++)
+      for (size_t dv = 1; dv <= 8; dv++)
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+          random_case(kt, &r, ns[i], dk, dv, 1.0f, 2, 0);     /* contiguous */
+          /* padded keys and values, or padded keys only */
+          random_case(kt, &r, ns[i], dk, dv, 0.125f, 2, 1 + 2 * (i % 2));
+        }
+  }
+}
+
 static void test_powers(void **state) {
   (void)state;
   hs_rng r = {3};
@@ -290,6 +308,7 @@ static void test_exp_ulp(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sizes),   cmocka_unit_test(test_dims),
+      cmocka_unit_test(test_small_heads),
       cmocka_unit_test(test_powers),  cmocka_unit_test(test_ranges),
       cmocka_unit_test(test_special), cmocka_unit_test(test_no_subnormal),
       cmocka_unit_test(test_exp_ulp),
