@@ -10,14 +10,33 @@ head's attention output (all heads read the same x), then the FFN;
 position i (1..n) prints 1 iff x_i[out_coord] > 1/2.
 
     forward.py MODEL [--precision f32|f64] [--torch] [--dump] STRING...
+    forward.py MODEL --time R --input FILE [--precision f32|f64] [--torch]
 
-prints one line of 0/1 per string, like `hardsoft run` (an empty line for
-the empty string); --dump prints the output coordinate's values instead.
-float64 by default (the reference); f32 computes everything in float32.
---torch runs the same pass with PyTorch on one thread (exit 2 if absent).
-Query rows are processed in blocks, so memory is O(block * n), not O(n^2).
+The first form prints one line of 0/1 per string, like `hardsoft run` (an
+empty line for the empty string); --dump prints the output coordinate's
+values instead. float64 by default (the reference); f32 computes
+everything in float32. --torch runs the same pass with PyTorch on one
+thread (exit 2 if absent). Query rows are processed in blocks, so memory
+is O(block * n), not O(n^2). --input FILE adds the string on FILE's first
+line (without its newline) to the STRINGs.
+
+The second form is the peer `hardsoft bench --isas numpy,torch` runs. It
+computes each head the way a researcher would write it: the full
+(n+1) x (n+1) score matrix, the mask applied with -inf, softmax along the
+rows, then P @ V (O(n^2) memory). After one untimed warm-up pass it times
+R passes over the string (time.perf_counter, seconds per pass, weights
+converted to the working precision inside the pass) and prints one line
+    {"seconds": [t1, ..., tR], "peak_bytes": N, "bits": "0101..."}
+bits: the decisions at positions 1..n. peak_bytes is measured on the
+warm-up pass: numpy: tracemalloc's peak (numpy reports its array buffers
+to tracemalloc); torch: the peak of the bytes PyTorch's CPU allocator held
+during the pass (torch.profiler with profile_memory=True: the running sum
+of its allocation and free events) plus tracemalloc's peak for the numpy
+arrays the pass makes (an upper bound, as the two peaks may not
+coincide); 0 if the profiler gives no memory events. Errors: one line on
+stderr, exit 2.
 """
-import argparse, json, math, os, struct, sys
+import argparse, json, math, os, struct, sys, time, tracemalloc
 import numpy as np
 
 BLOCK = 256
@@ -30,7 +49,7 @@ def load(path):
     header = json.loads(raw[8:8 + hlen].decode("utf-8"))
     meta = header.pop("__metadata__")
     if meta.get("format") != "hardsoft-1":
-        sys.exit("forward.py: %s: not a hardsoft-1 model file" % path)
+        fail("%s: not a hardsoft-1 model file" % path)
     doc, data, t = json.loads(meta["hardsoft"]), raw[8 + hlen:], {}
     for name, e in header.items():
         b, end = e["data_offsets"]
@@ -94,13 +113,13 @@ class Torch:
     def where(self, c, a, b): return self.t.where(self.t.as_tensor(c), a, self.t.as_tensor(b, dtype=self.dtype))
 
 
-def attention(be, head, x, Wq, Wk, Wv, n):
+def attention(be, head, x, Wq, Wk, Wv, n, block):
     q, k, v = x @ Wq.T, x @ Wk.T, x @ Wv.T
     out, kind = [], head["kind"]
     if kind == "softmax":                # scores are multiplied, as in C
         inv_tau = be.T(1.0 / tau(head, n))
-    for r0 in range(0, n + 1, BLOCK):
-        rows = np.arange(r0, min(r0 + BLOCK, n + 1))
+    for r0 in range(0, n + 1, block):
+        rows = np.arange(r0, min(r0 + block, n + 1))
         vis = visible(head["mask"], rows, n)
         s = q[r0:r0 + len(rows)] @ k.T
         if kind == "softmax":
@@ -115,7 +134,9 @@ def attention(be, head, x, Wq, Wk, Wv, n):
     return be.cat(out)
 
 
-def forward(doc, t, s, be):
+def forward(doc, t, s, be, block=BLOCK):
+    """Values of the output coordinate at positions 1..n of the byte
+    string s; query rows in blocks of `block` (n + 1: the full matrix)."""
     n, d = len(s), doc["d"]
     pos = np.arange(n + 1)
     x = be.T(t["embed"][[256] + list(s)])
@@ -128,13 +149,74 @@ def forward(doc, t, s, be):
         xin = x                    # every head reads the stream before any writes
         for h, head in enumerate(layer["heads"]):
             a = "attn.%d." % h
-            o = attention(be, head, xin, W(a + "wq"), W(a + "wk"), W(a + "wv"), n)
+            o = attention(be, head, xin, W(a + "wq"), W(a + "wk"), W(a + "wv"), n, block)
             x = x + o @ W(a + "wo").T
         if layer["hidden"] > 0:
             hid = x @ W("ffn.w1").T + W("ffn.b1")
             hid = be.where(be.np(hid) > 0, hid, 0.0)
             x = x + (hid @ W("ffn.w2").T + W("ffn.b2"))
     return be.np(x)[1:, doc["out_coord"]]
+
+
+def fail(msg):
+    print("forward.py: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def mem_available():
+    """MemAvailable in bytes, or None if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def torch_peak(run):
+    """run() under torch.profiler: its result, and the peak of the bytes
+    PyTorch's CPU allocator held meanwhile (0 if no memory was recorded)."""
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        out = run()
+    try:
+        mem = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
+    except AttributeError:   # another torch version: no way to measure
+        return out, 0
+    held = peak = 0
+    for e in sorted(mem, key=lambda e: e.start_us()):   # stable: ties keep order
+        held += e.nbytes()
+        peak = max(peak, held)
+    return out, peak
+
+
+def timed(doc, t, s, be, reps, dtype):
+    """One untimed warm-up pass (which measures peak_bytes), then reps
+    timed passes over the full score matrices; returns the report dict."""
+    n = len(s)
+    # the full pass holds a few (n+1)^2 arrays at once (scores, masked
+    # scores or weights, the boolean mask; int64 cumsums for hard heads):
+    # measured at most 2 * itemsize + 15 bytes per entry; refuse what
+    # cannot fit rather than swap or crash
+    need = (n + 1) ** 2 * (4 * np.dtype(dtype).itemsize + 8)
+    avail = mem_available()
+    if avail is not None and need > avail:
+        fail("n = %d needs about %d MiB for the (n+1)^2 score matrices, more "
+             "than the %d MiB available" % (n, need >> 20, avail >> 20))
+    run = lambda: forward(doc, t, s, be, block=n + 1)
+    tracemalloc.start()
+    vals, tpeak = torch_peak(run) if isinstance(be, Torch) else (run(), 0)
+    peak = tracemalloc.get_traced_memory()[1] + tpeak
+    tracemalloc.stop()
+    secs = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        vals = run()
+        secs.append(time.perf_counter() - t0)
+    bits = "".join("1" if v > 0.5 else "0" for v in vals)
+    return {"seconds": secs, "peak_bytes": int(peak), "bits": bits}
 
 
 def main():
@@ -144,20 +226,39 @@ def main():
     ap.add_argument("--precision", choices=["f32", "f64"], default="f64")
     ap.add_argument("--torch", action="store_true")
     ap.add_argument("--dump", action="store_true")
+    ap.add_argument("--time", type=int, metavar="R",
+                    help="time R passes over one string; print a JSON report")
+    ap.add_argument("--input", metavar="FILE",
+                    help="add the string on FILE's first line")
     a = ap.parse_intermixed_args()  # options may follow the model or the strings
     dtype = np.float32 if a.precision == "f32" else np.float64
+    strings = [os.fsencode(s) for s in a.strings]
+    if a.input is not None:
+        try:
+            with open(a.input, "rb") as f:
+                line = f.readline()
+        except OSError as e:
+            fail("%s: %s" % (a.input, e.strerror))
+        strings.append(line[:-1] if line.endswith(b"\n") else line)
+    if a.time is not None and not (1 <= a.time <= 1000 and len(strings) == 1 and not a.dump):
+        fail("--time R needs 1 <= R <= 1000 and exactly one string (--input FILE)")
     if a.torch:
         try:
             be = Torch(dtype)
         except ImportError:
-            print("forward.py: --torch needs PyTorch, which is not importable", file=sys.stderr)
-            sys.exit(2)
+            fail("--torch needs PyTorch, which is not importable")
     else:
         be = Numpy(dtype)
-    doc, t = load(a.model)
+    try:
+        doc, t = load(a.model)
+    except (OSError, ValueError, KeyError, struct.error) as e:
+        fail("%s: cannot load: %s" % (a.model, e))
     with np.errstate(invalid="ignore", over="ignore"):
-        for s in a.strings:
-            vals = forward(doc, t, os.fsencode(s), be)
+        if a.time is not None:
+            print(json.dumps(timed(doc, t, strings[0], be, a.time, dtype)))
+            return
+        for s in strings:
+            vals = forward(doc, t, s, be)
             if a.dump:
                 print(" ".join(repr(float(v)) for v in vals))
             else:

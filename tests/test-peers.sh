@@ -1,0 +1,68 @@
+#!/bin/sh
+# The benchmark peers (bench/peers/forward.py for numpy and torch,
+# $BUILD/hs-peer-openblas) speak the protocol `hardsoft bench` expects:
+# given MODEL --time R --precision P --input FILE, one line of JSON
+# {"seconds": [R numbers], "peak_bytes": N, "bits": "..."} whose bits equal
+# `hardsoft run`'s decisions. Builds nothing: skips unless
+# $BUILD/hs-peer-openblas exists. numpy always; torch only if importable.
+set -u
+B=${BUILD:-build}
+HS=$B/hardsoft
+OB=$B/hs-peer-openblas
+PY=${PYTHON:-/usr/bin/python3}
+if [ ! -x "$OB" ] || [ ! -x "$HS" ]; then echo "skip: no $OB (or $HS)"; exit 0; fi
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail=0
+peers="numpy openblas"
+if "$PY" -c "import torch" 2>/dev/null; then peers="numpy torch openblas"; else echo "note: torch not importable, not tested"; fi
+"$PY" -c "import random; random.seed(3); print(''.join(random.choice('aabbc#') for _ in range(333)))" > "$t/in"
+: > "$t/empty"
+# (formula, mode) pairs: softmax heads and hard heads; the string, in both
+# precisions, and the empty string
+for fm in 'pe:a S b' 'hard:G (a -> F b) & O c'; do
+  m=${fm%%:*} f=${fm#*:}
+  "$HS" compile "$f" --mode $m --scale 4 -o "$t/m.safetensors" || { fail=1; continue; }
+  for case in "$t/in f32" "$t/in f64" "$t/empty f32"; do
+    in=${case% *} p=${case##* }
+    "$HS" run "$t/m.safetensors" --precision $p -- "$(head -n 1 "$in")" > "$t/want" || { fail=1; continue; }
+    for peer in $peers; do
+      case $peer in
+        numpy) set -- "$PY" bench/peers/forward.py "$t/m.safetensors" --time 3 --precision $p --input "$in" ;;
+        torch) set -- "$PY" bench/peers/forward.py "$t/m.safetensors" --time 3 --precision $p --input "$in" --torch ;;
+        openblas) set -- "$OB" "$t/m.safetensors" --time 3 --precision $p --input "$in" ;;
+      esac
+      if ! "$@" > "$t/out" 2> "$t/err"; then
+        echo "FAIL $peer '$f' $m $p: exit status $? ($(head -n 1 "$t/err"))"; fail=1; continue
+      fi
+      if ! "$PY" - "$t/out" "$t/want" 3 <<'PYEOF'
+import json, sys
+out, want, reps = open(sys.argv[1]).read(), open(sys.argv[2]).read().rstrip("\n"), int(sys.argv[3])
+lines = out.splitlines()
+assert len(lines) == 1, "expected one line, got %d" % len(lines)
+r = json.loads(lines[0])
+assert set(r) == {"seconds", "peak_bytes", "bits"}, "keys %s" % sorted(r)
+s = r["seconds"]
+assert isinstance(s, list) and len(s) == reps, "seconds: %r" % (s,)
+assert all(isinstance(x, (int, float)) and 0 < x < 60 for x in s), "seconds: %r" % (s,)
+assert isinstance(r["peak_bytes"], int) and r["peak_bytes"] >= 0, "peak_bytes %r" % r["peak_bytes"]
+assert r["bits"] == want, "bits differ from hardsoft run:\n  %s\n  %s" % (r["bits"], want)
+PYEOF
+      then echo "FAIL $peer '$f' $m $p $(basename "$in")"; fail=1; fi
+    done
+  done
+done
+# errors: exit 2 with one line on stderr
+for peer in numpy openblas; do
+  case $peer in
+    numpy) set -- "$PY" bench/peers/forward.py "$t/nonexistent" --time 1 --input "$t/in" ;;
+    openblas) set -- "$OB" "$t/nonexistent" --time 1 --input "$t/in" ;;
+  esac
+  "$@" > "$t/out" 2> "$t/err"
+  st=$?
+  if [ $st -ne 2 ] || [ "$(wc -l < "$t/err")" -ne 1 ] || [ -s "$t/out" ]; then
+    echo "FAIL $peer on a missing model: status $st, want 2 and one line on stderr"; fail=1
+  fi
+done
+[ $fail = 0 ] && echo "peers ok: $peers"
+exit $fail
