@@ -353,3 +353,5 @@ int hs_formula_temporal_depth(const hs_formula *f, int32_t id) {
   free(d);
   return r;
 }
+
+int32_t hs_formula_root(const hs_formula *f) { return f->root; }

@@ -48,31 +48,18 @@ typedef struct hs_formula {
   char *text;          /* the source text, as given */
 } hs_formula;
 
-/* Error report: a message such as "expected ')' at column 7" and the
- * 1-based column (0 when no column applies). */
-typedef struct hs_error { char msg[256]; int column; } hs_error;
 
-/* Parse; NULL on error (err filled). */
-hs_formula *hs_formula_parse(const char *text, hs_error *err);
-void hs_formula_free(hs_formula *f);
 /* Intern a node (hash-consing): returns the index of an equal node or a
  * new one; -1 on allocation failure. terms are copied. */
 int32_t hs_formula_intern(hs_formula *f, const hs_node *n);
 /* Print node `id` in the concrete syntax (fully parenthesised where
  * needed) into buf; returns the length that would have been written. */
 size_t hs_formula_print(const hs_formula *f, int32_t id, char *buf, size_t len);
-/* Bytes that some atom names: set[b] = 1. */
-void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
 /* Which features the formula uses (for "not supported yet" errors). */
 int hs_formula_has_op(const hs_formula *f, hs_fop op);
 /* Nesting depth of temporal operators (0 for a Boolean formula). */
 int hs_formula_temporal_depth(const hs_formula *f, int32_t id);
 
-/* Ground truth: the value of node `id` at positions 1..n of w, into
- * out[0..n) as 0/1. Linear time per node. Returns 0, or -1 on allocation
- * failure. */
-int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
-                  uint8_t *out);
 /* Every node at once: vals[node * n + (i-1)]; caller frees with free(). */
 uint8_t *hs_truth_eval_all(const hs_formula *f, const uint8_t *w, size_t n);
 

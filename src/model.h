@@ -102,7 +102,6 @@ typedef struct hs_model {
 
 /* Allocate a zeroed model of width d with nlayers empty layers. */
 hs_model *hs_model_new(int32_t d, int32_t nlayers);
-void hs_model_free(hs_model *m);
 /* Deep copy. */
 hs_model *hs_model_clone(const hs_model *m);
 /* Consistency check (coordinates in range, dims > 0, dk,dv <= 64, kinds
@@ -118,10 +117,6 @@ int hs_attn_kind_parse(const char *s);
 int hs_tau_law_parse(const char *s);
 int hs_pf_kind_parse(const char *s);
 
-/* Model files (safetensors). save writes to path.tmp then renames; both
- * return 0, or -1 with msg filled (naming the tensor or field). */
-int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len);
-hs_model *hs_model_load(const char *path, char *msg, size_t len);
 
 /* ---- added with src/model.c: limits and builders (additive) ----------- */
 
