@@ -170,6 +170,8 @@ def parse(rows):
             e["ns"] = r["cpu_time"] * TO_NS[r.get("time_unit", "ns")] / items
             e["ips"] = r.get("items_per_second")
             e["label"] = r.get("label", "")
+            if "sum_error" in r:
+                e["sum_error"] = r["sum_error"]
         elif agg == "cv":
             e["cv"] = r["cpu_time"]
     return res
@@ -455,6 +457,14 @@ def main():
                    "median %.1f%%, largest %.1f%% (%s)." % (
                        100 * cvs[len(cvs) // 2][0], 100 * cvs[-1][0],
                        cvs[-1][1]), ""]
+        drift = sorted((e["sum_error"], k[1], "/".join(str(a) for a in k[2]))
+                       for k, e in res.items()
+                       if k[0] == fam and e.get("sum_error", 0) > 1e-4)
+        if drift:
+            md += ["Accuracy: rows whose output sums to 1 only within more "
+                   "than 1e-4 (float accumulation): " + ", ".join(
+                       "%s at %s: %.1e" % (i, a, v) for v, i, a in
+                       sorted(drift, key=lambda d: (d[1], d[2]))) + ".", ""]
         errs = sorted({e["error"] for k, e in res.items()
                        if k[0] == fam and "error" in e})
         if errs:
