@@ -39,6 +39,7 @@ CHECK_PKGS = gcc:/usr/bin/gcc libcmocka-dev:/usr/include/cmocka.h \
 BENCH_PKGS = $(CHECK_PKGS) g++:/usr/bin/g++ \
              libbenchmark-dev:/usr/include/benchmark/benchmark.h \
              libdnnl-dev:/usr/include/dnnl.h libxnnpack-dev:/usr/include/xnnpack.h \
+             libpthreadpool-dev:/usr/include/pthreadpool.h \
              libsleef-dev:/usr/include/x86_64-linux-gnu/sleef.h \
              libopenblas-dev:/usr/include/x86_64-linux-gnu/cblas.h \
              hyperfine:/usr/bin/hyperfine gnuplot-nox:/usr/bin/gnuplot \
