@@ -1,0 +1,1140 @@
+#!/usr/bin/env python3
+"""Write RESULTS_DIR/REPORT.md and its plots from the CSVs of `make bench`.
+
+    /usr/bin/python3 bench/report.py RESULTS_DIR
+
+Reads (each optional; a missing one is reported as "not measured"):
+  sweep-scaling.csv (+ sweep-scaling-long.csv)  time, memory against n
+  sweep-accuracy.csv                            agreement, attention error against mu
+  sweep-suite.csv                               bench/formulas.txt, f32 and f64
+  boundary.csv                                  largest exact n per precision
+  kernels.md / kernels.json                     kernel microbenchmarks (quoted)
+  hyperfine.md                                  whole-process timings (quoted)
+and writes REPORT.md plus scaling-*.png and accuracy-*.png (gnuplot, when
+installed). The CSV columns are those of `hardsoft bench` and `hardsoft
+boundary` (src/cli-bench.c, src/cli-boundary.c), found by header name.
+Every number in the report is computed here from those files. Standard
+library only; deterministic (no clock, no randomness); REPORT.md and the
+PNGs are written to temporary names and renamed into place. Exit status 1
+with one line "report.py: error: ..." on malformed input.
+"""
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+LN7 = math.log(7.0)
+HS_ISAS = ["scalar", "avx2", "avx512"]
+PEERS = ["numpy", "torch", "openblas"]
+ISA_LABEL = {"scalar": "scalar", "avx2": "AVX2", "avx512": "AVX-512",
+             "numpy": "NumPy", "torch": "PyTorch", "openblas": "OpenBLAS"}
+MODES = ["hard", "pe", "temp", "fixed"]
+PRECISIONS = ["f64", "f32", "f16", "bf16"]
+BENCH_COLS = ["formula", "mode", "scale", "isa", "precision", "threads", "n",
+              "seconds_median", "seconds_min", "seconds_max", "positions_per_s",
+              "peak_bytes", "agree_fraction", "max_attn_error"]
+BOUNDARY_COLS = ["formula", "mode", "scale", "precision", "largest_exact_n",
+                 "first_failing_n", "real_bound_n"]
+META_COLS = ["cpu", "build", "commit", "date"]
+# targets of the scaling section
+EXP_LO, EXP_HI = 1.9, 2.1          # time ~ n^2 (one attention row per query)
+MEM_LO, MEM_HI = 0.85, 1.15        # peak memory ~ n (no n x n matrix)
+FIT_MIN_N = 1024
+NM = "not measured"
+NODATA = "\0"  # prefix of a plot's reason when there was nothing to draw
+
+
+class ReportError(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ input
+
+def read_csv(path, required, numeric, ints=()):
+    """Rows of a CSV as dicts (by header), numeric columns converted.
+    None if the file does not exist; ReportError if malformed."""
+    if not os.path.exists(path):
+        return None
+    name = os.path.basename(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames
+            if not header:
+                raise ReportError(f"{name}: empty file (no header line)")
+            missing = [c for c in required if c not in header]
+            if missing:
+                raise ReportError(f"{name}: header lacks column(s) {', '.join(missing)}")
+            # older files lack the provenance columns: kept, and said so
+            no_meta = [c for c in META_COLS if c not in header]
+            rows = []
+            for row in reader:
+                line = reader.line_num
+                if None in row or any(v is None for v in row.values()):
+                    raise ReportError(f"{name}:{line}: {len(header)} columns expected, "
+                                      "row has a different number")
+                for c in numeric:
+                    try:
+                        row[c] = float(row[c])
+                    except ValueError:
+                        raise ReportError(f"{name}:{line}: column {c}: "
+                                          f"'{row[c]}' is not a number") from None
+                for c in ints:
+                    v = row[c]
+                    if not (isinstance(v, float) and v.is_integer() and v >= 0):
+                        raise ReportError(f"{name}:{line}: column {c}: '{v}' is not a "
+                                          "whole number")
+                    row[c] = int(v)
+                for c in no_meta:
+                    row[c] = None
+                row["_line"] = line
+                rows.append(row)
+    except csv.Error as e:
+        raise ReportError(f"{name}: {e}") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{name}: not UTF-8 text") from None
+    return rows
+
+
+def read_bench(path):
+    return read_csv(path, BENCH_COLS,
+                    ["scale", "threads", "n", "seconds_median", "seconds_min",
+                     "seconds_max", "positions_per_s", "peak_bytes",
+                     "agree_fraction", "max_attn_error"],
+                    ints=["n", "threads", "peak_bytes"])
+
+
+def read_boundary(path):
+    rows = read_csv(path, BOUNDARY_COLS, ["scale"])
+    if rows is None:
+        return None
+    for r in rows:
+        v = r["largest_exact_n"]
+        m = re.fullmatch(r"(>?)(\d+)", v.strip())
+        if not m:
+            raise ReportError(f"boundary.csv:{r['_line']}: largest_exact_n '{v}' is "
+                              "neither N nor >N")
+        r["exact_open"] = m.group(1) == ">"
+        r["exact_n"] = int(m.group(2))
+        ff = r["first_failing_n"].strip()
+        if ff and not ff.isdigit():
+            raise ReportError(f"boundary.csv:{r['_line']}: first_failing_n '{ff}' is "
+                              "not a whole number")
+        r["fail_n"] = int(ff) if ff else None
+    return rows
+
+
+def read_text(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def cpuinfo():
+    """(model, isa flags) of the machine running the report."""
+    model, flags = "unknown", []
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                k = k.strip()
+                if k == "model name" and model == "unknown":
+                    model = v.strip()
+                elif k == "flags" and not flags:
+                    have = set(v.split())
+                    flags = [x for x in ["sse4_2", "avx", "fma", "f16c", "avx2",
+                                         "avx512f", "avx512bw", "avx512vl",
+                                         "avx512_bf16", "avx512_fp16"] if x in have]
+    except OSError:
+        pass
+    return model, flags
+
+
+# --------------------------------------------------------------- helpers
+
+def isnum(x):
+    return isinstance(x, (int, float)) and not math.isnan(x)
+
+
+def fmt_ms(sec):
+    if not isnum(sec):
+        return "—"
+    ms = sec * 1e3
+    if ms >= 100:
+        return f"{ms:.0f}"
+    if ms >= 10:
+        return f"{ms:.1f}"
+    if ms >= 1:
+        return f"{ms:.2f}"
+    return f"{ms:.3g}"
+
+
+def fmt_x(v):
+    return f"{v:.2f}×" if isnum(v) else "—"
+
+
+def fmt_g(v, digits=3):
+    return f"{v:.{digits}g}" if isnum(v) else "—"
+
+
+def fmt_err(v):
+    if not isnum(v):
+        return "—"
+    return "0" if v == 0 else f"{v:.1e}"
+
+
+def fmt_agree(v):
+    if not isnum(v):
+        return "—"
+    return "1" if v == 1 else f"{v:.4f}"
+
+
+def fmt_mu(v):
+    return f"{v:g}"
+
+
+def code(s):
+    """A formula as inline code inside a Markdown table cell."""
+    return "`" + s.replace("|", "\\|") + "`"
+
+
+def order_isas(isas):
+    known = HS_ISAS + PEERS
+    return [i for i in known if i in isas] + sorted(i for i in isas if i not in known)
+
+
+def fit_exponent(points):
+    """Least-squares slope of log y against log x over points with
+    x >= FIT_MIN_N and y > 0; None with fewer than two such points."""
+    pts = [(math.log(x), math.log(y)) for x, y in points
+           if x >= FIT_MIN_N and isnum(y) and y > 0]
+    if len(pts) < 2 or len({p[0] for p in pts}) < 2:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    sxy = sum((p[0] - mx) * (p[1] - my) for p in pts)
+    return sxy / sxx
+
+
+def attn_bound(mu):
+    """Weight off the target with every competitor mu below: S/(1+S)."""
+    e = math.exp(-mu)
+    s = 2 * e / (1 - e)
+    return s / (1 + s)
+
+
+def mark(ok):
+    return "**met**" if ok else "**missed**"
+
+
+def md_table(header, rows, align=None):
+    align = align or ["---"] * len(header)
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def index(rows, keys):
+    """{key tuple: row}, the last row winning when a key repeats."""
+    d = {}
+    for r in rows:
+        d[tuple(r[k] for k in keys)] = r
+    return d
+
+
+def unique(seq):
+    seen, out = set(), []
+    for x in seq:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+# ----------------------------------------------------------------- gnuplot
+
+class Plotter:
+    """Runs gnuplot scripts with data files in a temporary directory and
+    moves the finished PNGs into the results directory."""
+
+    def __init__(self, outdir, workdir):
+        self.outdir, self.work = outdir, workdir
+        self.gnuplot = shutil.which("gnuplot")
+        self.term = None
+        self.nfiles = 0
+        if self.gnuplot:
+            try:
+                terms = subprocess.run([self.gnuplot, "-e", "set terminal"],
+                                       capture_output=True, text=True, timeout=20)
+                text = terms.stdout + terms.stderr
+                if re.search(r"^\s*pngcairo\s", text, re.M):
+                    self.term = "pngcairo"
+                elif re.search(r"^\s*png\s", text, re.M):
+                    self.term = "png"
+            except (OSError, subprocess.SubprocessError):
+                self.term = None
+
+    def why_not(self):
+        if not self.gnuplot:
+            return "gnuplot is not installed"
+        return "gnuplot has neither the pngcairo nor the png terminal"
+
+    def data(self, rows):
+        """Writes rows (tuples) as a whitespace-separated file; NaN for
+        missing values. Returns a gnuplot-quoted path."""
+        self.nfiles += 1
+        path = os.path.join(self.work, f"d{self.nfiles}.dat")
+        with open(path, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(" ".join("NaN" if not isnum(v) else repr(float(v)) for v in r)
+                        + "\n")
+        return gq(path)
+
+    def plot(self, name, width, height, body):
+        """Draws body (gnuplot commands) into RESULTS_DIR/name; returns
+        None on success, else a one-line reason."""
+        if not self.term:
+            return self.why_not()
+        tmp_png = os.path.join(self.work, name)
+        font = "Sans,11" if self.term == "pngcairo" else "arial 10"
+        script = (f"set terminal {self.term} size {width},{height} font {gq(font)}\n"
+                  "set termoption noenhanced\n"
+                  f"set output {gq(tmp_png)}\n"
+                  "set datafile missing 'NaN'\n"
+                  "set grid lc rgb '#dddddd'\n"
+                  "set key box opaque samplen 2\n"
+                  + body + "\nunset output\n")
+        spath = os.path.join(self.work, name + ".gp")
+        with open(spath, "w", encoding="utf-8") as f:
+            f.write(script)
+        try:
+            p = subprocess.run([self.gnuplot, spath], capture_output=True, text=True,
+                               timeout=60)
+        except (OSError, subprocess.SubprocessError) as e:
+            return f"gnuplot did not run: {e}"
+        errs = [l for l in p.stderr.splitlines() if l.strip() and "warning" not in l]
+        if p.returncode != 0 or not os.path.exists(tmp_png):
+            return "gnuplot failed: " + (errs[-1].strip() if errs else f"exit {p.returncode}")
+        move_atomic(tmp_png, os.path.join(self.outdir, name))
+        return None
+
+
+def gq(s):
+    return "'" + str(s).replace("'", "''") + "'"
+
+
+def move_atomic(src, dst):
+    """Copies src beside dst under a temporary name, then renames it."""
+    tmp = os.path.join(os.path.dirname(dst), "." + os.path.basename(dst) + ".tmp")
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+STYLE = {  # line colour and point type per series
+    "scalar": ("#444444", 7), "avx2": ("#1f77b4", 5), "avx512": ("#d62728", 9),
+    "numpy": ("#2ca02c", 4), "torch": ("#ff7f0e", 6), "openblas": ("#9467bd", 8),
+}
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+           "#e377c2", "#17becf"]
+
+
+def style(key, i):
+    c, pt = STYLE.get(key, (PALETTE[i % len(PALETTE)], 4 + i % 10))
+    return f"lw 2 lc rgb '{c}' pt {pt} ps 1.1"
+
+
+def short(formula, width=44):
+    return formula if len(formula) <= width else formula[:width - 1] + "…"
+
+
+# ----------------------------------------------------------------- report
+
+class Report:
+    def __init__(self, d):
+        self.dir = d
+        self.out = []
+        self.notes = []
+        self.scaling = read_bench(os.path.join(d, "sweep-scaling.csv"))
+        self.long = read_bench(os.path.join(d, "sweep-scaling-long.csv"))
+        self.accuracy = read_bench(os.path.join(d, "sweep-accuracy.csv"))
+        self.suite = read_bench(os.path.join(d, "sweep-suite.csv"))
+        self.boundary = read_boundary(os.path.join(d, "boundary.csv"))
+        self.kernels_md = read_text(os.path.join(d, "kernels.md"))
+        self.kernels_json = os.path.exists(os.path.join(d, "kernels.json"))
+        self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
+        self.run_suite = read_text(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                "run-suite.sh"))
+        # scaling points: f32, one thread, pe (the sweep's setting)
+        pts = (self.scaling or []) + (self.long or [])
+        self.scal = [r for r in pts if r["precision"] == "f32" and r["threads"] == 1]
+        self.scal_formulas = unique(r["formula"] for r in self.scal)
+        self.by_fin = index(self.scal, ["formula", "isa", "n"])
+
+    def w(self, *lines):
+        self.out.extend(lines)
+
+    # ---------------------------------------------------------- provenance
+    def provenance(self):
+        files = [("sweep-scaling.csv", self.scaling), ("sweep-scaling-long.csv", self.long),
+                 ("sweep-accuracy.csv", self.accuracy), ("sweep-suite.csv", self.suite),
+                 ("boundary.csv", self.boundary)]
+        present = [(n, rows) for n, rows in files if rows]
+        allrows = [r for _, rows in present for r in rows]
+        model, flags = cpuinfo()
+        self.w("# hardsoft benchmark report", "",
+               "Generated by `bench/report.py` from the CSV files of `make bench` in this "
+               "directory; every number below is computed from them.", "",
+               "## Provenance", "")
+        if not allrows:
+            self.w("No benchmark CSV was found in this directory: nothing was measured.", "")
+        cpus = unique(r["cpu"] for r in allrows if r["cpu"] is not None)
+        builds = unique(r["build"] for r in allrows if r["build"] is not None)
+        commits = unique(r["commit"] for r in allrows if r["commit"] is not None)
+        rows = []
+        rows.append(["CPU (CSV `cpu` column)", "; ".join(cpus) or NM])
+        rows.append(["machine running this report (/proc/cpuinfo)",
+                     f"{model}; ISA flags: {' '.join(flags) or 'none of interest'}"])
+        rows.append(["compiler and flags (CSV `build` column)",
+                     "<br>".join(f"`{b}`" for b in builds) or NM])
+        if len(commits) <= 1:
+            rows.append(["commit", f"`{commits[0]}`" if commits else NM])
+        else:
+            per = []
+            for c in commits:
+                fs = [n for n, rs in present if any(r["commit"] == c for r in rs)]
+                per.append(f"`{c}` ({', '.join(fs)})")
+            rows.append(["commits (several)", "<br>".join(per)])
+        for n, rs in present:
+            ds = sorted(unique(r["date"] for r in rs if r["date"] is not None))
+            span = (ds[0] if len(ds) == 1 else f"{ds[0]} … {ds[-1]}") if ds else \
+                "not recorded (the file has no cpu/build/commit/date columns)"
+            rows.append([f"date, {n} ({len(rs)} rows)", span])
+        absent = [n for n, rows_ in files if rows_ is None and n != "sweep-scaling-long.csv"]
+        if absent:
+            rows.append(["files absent", ", ".join(absent)])
+        self.w(*md_table(["", ""], rows), "")
+        self.commands()
+
+    def commands(self):
+        self.w("Commands: `make bench` runs `sh bench/run-suite.sh` (`make bench-full`: "
+               "the same with `HS_BENCH_FULL=1`), with `OMP_NUM_THREADS=OPENBLAS_NUM_THREADS="
+               "MKL_NUM_THREADS=1`. The `hardsoft` commands it runs (`HS=$BUILD/hardsoft`, "
+               "`OUT=results`), as written in `bench/run-suite.sh`:", "")
+        lines = extract_commands(self.run_suite) if self.run_suite else None
+        if lines:
+            self.w("```sh", *lines, "```", "")
+        else:
+            self.w("(bench/run-suite.sh not found beside this script; its commands are "
+                   "`hardsoft bench ... --csv results/sweep-*.csv` and "
+                   "`hardsoft boundary ... >> results/boundary.csv`)", "")
+        # the values this run actually used, read back from the data
+        vals = []
+        if self.scaling:
+            vals.append(["scaling sweep: lengths, isas",
+                         ", ".join(str(n) for n in sorted({r["n"] for r in self.scaling}))
+                         + "; " + ", ".join(order_isas({r["isa"] for r in self.scaling}))])
+        if self.long:
+            vals.append(["long scaling sweep: lengths, isas",
+                         ", ".join(str(n) for n in sorted({r["n"] for r in self.long}))
+                         + "; " + ", ".join(order_isas({r["isa"] for r in self.long}))])
+        if self.accuracy:
+            vals.append(["accuracy sweep: scales, lengths",
+                         ", ".join(fmt_mu(s) for s in sorted({r["scale"] for r in self.accuracy
+                                                              if r["mode"] != "hard"}))
+                         + "; " + ", ".join(str(n) for n in
+                                            sorted({r["n"] for r in self.accuracy}))])
+        if self.boundary:
+            vals.append(["boundary: largest n searched", str(self.max_searched())])
+        if vals:
+            self.w("Values of the variables in this run (read back from the data):", "",
+                   *md_table(["", ""], vals), "")
+
+    def max_searched(self):
+        """The --max-n of the boundary search: the largest N of the '>N'
+        entries (nothing failed up to N), else the largest n tried."""
+        opens = [r["exact_n"] for r in self.boundary if r["exact_open"]]
+        if opens:
+            return max(opens)
+        return max((r["fail_n"] or r["exact_n"]) for r in self.boundary)
+
+    # ---------------------------------------------------------- a headline
+    def headline_points(self):
+        """[(formula, n, note)] for the headline: a S b at n = 4096, the
+        other formula at the largest n of sweep-scaling.csv."""
+        if not self.scaling:
+            return []
+        base = [r for r in self.scaling if r["precision"] == "f32" and r["threads"] == 1]
+        out = []
+        forms = unique(r["formula"] for r in base)
+        if "a S b" in forms:
+            ns = sorted({r["n"] for r in base if r["formula"] == "a S b"})
+            if 4096 in ns:
+                out.append(("a S b", 4096, ""))
+            else:
+                out.append(("a S b", ns[-1], f" (n = 4096 absent; largest n present)"))
+        other = [f for f in forms if f != "a S b"]
+        if other:
+            f = other[0]
+            ns = sorted({r["n"] for r in base if r["formula"] == f})
+            out.append((f, ns[-1], ""))
+        return out
+
+    def t(self, formula, isa, n):
+        r = self.by_fin.get((formula, isa, n))
+        return r["seconds_median"] if r else float("nan")
+
+    def section_headline(self):
+        self.w("## a. Headline", "")
+        pts = self.headline_points()
+        if not pts:
+            self.w(f"sweep-scaling.csv: {NM}.", "")
+            return
+        r0 = self.by_fin.get((pts[0][0], "avx2", pts[0][1])) or next(
+            iter(self.scal), None)
+        setting = (f"mode {r0['mode']}, mu = {fmt_mu(r0['scale'])}, f32, 1 thread"
+                   if r0 else "")
+        self.w(f"Forward pass, median seconds of the timed runs ({setting}), in ms; "
+               "the peers (NumPy, PyTorch, OpenBLAS) run the same model file on the "
+               "same string.", "")
+        cols = HS_ISAS + PEERS
+        rows = []
+        for f, n, note in pts:
+            rows.append([code(f), f"{n}{note}"] + [fmt_ms(self.t(f, i, n)) if isnum(
+                self.t(f, i, n)) else NM for i in cols])
+        self.w(*md_table(["formula", "n"] + [f"{ISA_LABEL[i]} ms" for i in cols], rows,
+                         ["---", "--:"] + ["--:"] * len(cols)), "")
+        self.w("Speed-ups (t_other / t_ISA; above 1 means the ISA is faster):", "")
+        rows = []
+        for f, n, _ in pts:
+            for isa in ["avx2", "avx512"]:
+                ti = self.t(f, isa, n)
+                cells = []
+                for o in ["scalar"] + PEERS:
+                    to = self.t(f, o, n)
+                    cells.append(fmt_x(to / ti) if isnum(to) and isnum(ti) else NM)
+                rows.append([code(f), n, ISA_LABEL[isa]] + cells)
+        self.w(*md_table(["formula", "n", "ISA", "vs scalar", "vs NumPy", "vs PyTorch",
+                          "vs OpenBLAS"], rows, ["---", "--:", "---"] + ["--:"] * 4), "")
+        self.w("Targets (AVX2, both formulas):", "")
+        rows = []
+        for other, need, label in [("scalar", 6, "AVX2 ≥ 6× scalar"),
+                                   ("torch", 20, "AVX2 ≥ 20× PyTorch"),
+                                   ("openblas", 4, "AVX2 ≥ 4× the OpenBLAS baseline")]:
+            for f, n, _ in pts:
+                ta, to = self.t(f, "avx2", n), self.t(f, other, n)
+                if isnum(ta) and isnum(to) and ta > 0:
+                    v = to / ta
+                    rows.append([label, code(f), n, mark(v >= need), fmt_x(v)])
+                else:
+                    rows.append([label, code(f), n, f"**{NM}**", "—"])
+        self.w(*md_table(["target", "formula", "n", "status", "measured"], rows,
+                         ["---", "---", "--:", "---", "--:"]), "")
+
+    # ---------------------------------------------------------- b scaling
+    def section_scaling(self, plot):
+        self.w("## b. Scaling with n", "")
+        if not self.scal:
+            self.w(f"sweep-scaling.csv: {NM}.", "")
+            return
+        src = "sweep-scaling.csv" + (" and sweep-scaling-long.csv" if self.long else "")
+        self.w(f"From {src} (f32, 1 thread). Exponents are least-squares slopes of "
+               f"log(value) against log(n) over the points with n ≥ {FIT_MIN_N}; the "
+               f"targets are time ∝ n^{EXP_LO}…n^{EXP_HI} (one attention row of length "
+               f"≤ n per query) and peak memory ∝ n (exponent {MEM_LO}…{MEM_HI}: no n×n "
+               "matrix kept) for hardsoft's own ISAs; the peers' exponents are shown "
+               "for comparison.", "")
+        self.exps = {}
+        for f in self.scal_formulas:
+            rows_f = [r for r in self.scal if r["formula"] == f]
+            ns = sorted({r["n"] for r in rows_f})
+            isas = order_isas({r["isa"] for r in rows_f})
+            self.w(f"### {code(f)}", "")
+            trows, mrows, prows = [], [], []
+            for isa in isas:
+                tpts = [(n, self.t(f, isa, n)) for n in ns]
+                rr = [self.by_fin.get((f, isa, n)) for n in ns]
+                mpts = [(n, r["peak_bytes"] if r else float("nan")) for n, r in zip(ns, rr)]
+                te, me = fit_exponent(tpts), fit_exponent(mpts)
+                self.exps[(f, isa)] = te
+                hs = isa in HS_ISAS
+                tstat = ("—" if te is None else
+                         (f"{te:.2f} " + (mark(EXP_LO <= round(te, 2) <= EXP_HI) if hs else "")))
+                mstat = ("—" if me is None else
+                         (f"{me:.2f} " + (mark(MEM_LO <= round(me, 2) <= MEM_HI) if hs else "")))
+                trows.append([ISA_LABEL.get(isa, isa)] + [fmt_ms(t) for _, t in tpts] + [tstat])
+                mrows.append([ISA_LABEL.get(isa, isa)] +
+                             [fmt_g(b / 2 ** 20) if isnum(b) else "—" for _, b in mpts] + [mstat])
+                prows.append([ISA_LABEL.get(isa, isa)] +
+                             [fmt_g(r["positions_per_s"]) if r else "—" for r in rr])
+            al = ["---"] + ["--:"] * len(ns)
+            self.w("Time (ms, median):", "",
+                   *md_table(["ISA"] + [f"n={n}" for n in ns] + ["exponent"], trows, al + ["---"]),
+                   "", "Peak memory (MiB):", "",
+                   *md_table(["ISA"] + [f"n={n}" for n in ns] + ["exponent"], mrows, al + ["---"]),
+                   "", "Throughput (positions per second):", "",
+                   *md_table(["ISA"] + [f"n={n}" for n in ns], prows, al), "")
+        self.plot_scaling(plot)
+
+    def plot_scaling(self, plot):
+        forms = self.scal_formulas[:2]
+        if not forms:
+            return
+        # 1. time against n, every ISA and peer, one panel per formula
+        body = [f"set multiplot layout 1,{len(forms)}",
+                "set logscale xy 2", "set format y '%g'", "set xlabel 'n (string length)'",
+                "set ylabel 'time per forward pass (ms)'", "set key top left font ',9'"]
+        for f in forms:
+            isas = order_isas({r["isa"] for r in self.scal if r["formula"] == f})
+            ns = sorted({r["n"] for r in self.scal if r["formula"] == f})
+            series = []
+            for i, isa in enumerate(isas):
+                d = plot.data([(n, self.t(f, isa, n) * 1e3) for n in ns])
+                e = self.exps.get((f, isa))
+                lab = ISA_LABEL.get(isa, isa) + (f" (slope {e:.2f})" if e is not None else "")
+                series.append(f"{d} using 1:2 with linespoints {style(isa, i)} title {gq(lab)}")
+            body.append(f"set title {gq('time against n: ' + short(f))}")
+            body.append("plot " + ", \\\n  ".join(series))
+        body.append("unset multiplot")
+        self.plots.append(("scaling-time.png",
+                           plot.plot("scaling-time.png", 700 * len(forms), 560, "\n".join(body)),
+                           "time against n, log-log, slopes fitted over n ≥ 1024"))
+        # 2. AVX2 and AVX-512 speed-up over scalar against n
+        series, k = [], 0
+        for f in forms:
+            ns = sorted({r["n"] for r in self.scal if r["formula"] == f})
+            for isa in ["avx2", "avx512"]:
+                pts = [(n, self.t(f, "scalar", n) / self.t(f, isa, n)) for n in ns]
+                if not any(isnum(v) for _, v in pts):
+                    continue
+                d = plot.data(pts)
+                dash = "dt 1" if f == forms[0] else "dt 2"
+                series.append(f"{d} using 1:2 with linespoints {style(isa, k)} {dash} "
+                              f"title {gq(ISA_LABEL[isa] + ': ' + short(f, 30))}")
+                k += 1
+        if series:
+            series.append("6 with lines lw 1 lc rgb '#888888' dt 3 title 'target 6x (AVX2)'")
+            body = ["set logscale x 2", "set xlabel 'n (string length)'",
+                    "set ylabel 'speed-up over scalar (t_scalar / t_ISA)'",
+                    "set yrange [0:*]", "set key outside right top vertical font ',9'",
+                    "set title 'SIMD speed-up over the scalar kernels "
+                    "(solid: first formula, dashed: second)'",
+                    "plot " + ", \\\n  ".join(series)]
+            self.plots.append(("scaling-speedup.png",
+                               plot.plot("scaling-speedup.png", 1250, 560, "\n".join(body)),
+                               "AVX2 and AVX-512 speed-up over scalar against n"))
+        # 3. the peers against n: t_peer / t_AVX2
+        series, k = [], 0
+        for f in forms:
+            ns = sorted({r["n"] for r in self.scal if r["formula"] == f})
+            for peer in PEERS:
+                pts = [(n, self.t(f, peer, n) / self.t(f, "avx2", n)) for n in ns]
+                if not any(isnum(v) for _, v in pts):
+                    continue
+                d = plot.data(pts)
+                dash = "dt 1" if f == forms[0] else "dt 2"
+                series.append(f"{d} using 1:2 with linespoints {style(peer, k)} {dash} "
+                              f"title {gq(ISA_LABEL[peer] + ': ' + short(f, 30))}")
+                k += 1
+        if series:
+            body = ["set logscale xy 2", "set format y '%g'", "set xlabel 'n (string length)'",
+                    "set ylabel 't_peer / t_AVX2 (times slower than AVX2)'",
+                    "set key outside right top vertical font ',9'",
+                    "set title 'The peers against n, relative to hardsoft AVX2 "
+                    "(solid: first formula, dashed: second)'",
+                    "plot " + ", \\\n  ".join(series)]
+            self.plots.append(("scaling-peers.png",
+                               plot.plot("scaling-peers.png", 1250, 560, "\n".join(body)),
+                               "the peers against n, as time relative to AVX2"))
+        else:
+            self.plots.append(("scaling-peers.png", NODATA + "no peer rows (numpy, torch, "
+                               "openblas) in sweep-scaling.csv", "the peers against n"))
+
+    # ---------------------------------------------------------- c accuracy
+    def section_accuracy(self, plot):
+        self.w("## c. Accuracy against mu", "")
+        if not self.accuracy:
+            self.w(f"sweep-accuracy.csv: {NM}.", "")
+            return
+        rows = [r for r in self.accuracy if r["precision"] == "f32"] or self.accuracy
+        isa = ", ".join(unique(r["isa"] for r in rows))
+        self.w(f"From sweep-accuracy.csv (random strings, ISA {isa}, "
+               f"{'/'.join(unique(r['precision'] for r in rows))}). Each cell is "
+               "*agreement with the logic* / *largest attention error of any layer* "
+               "(the weight a softmax head puts off its hard-attention target). The "
+               f"compiler states ln 7 = {LN7:.3f} as the smallest mu at which pe and temp "
+               "are exact at every n in exact arithmetic (weight off the target at most "
+               "S/(1+S) < 1/4 with S = 2e^-mu/(1-e^-mu)); fixed is only guaranteed up to "
+               "n = mu/ln 7.", "")
+        forms = unique(r["formula"] for r in rows)
+        idx = index(rows, ["formula", "mode", "scale", "n"])
+        summary = []
+        for f in forms:
+            fr = [r for r in rows if r["formula"] == f]
+            ns = sorted({r["n"] for r in fr})
+            modes = [m for m in MODES if any(r["mode"] == m for r in fr)] + sorted(
+                {r["mode"] for r in fr} - set(MODES))
+            table = []
+            sentences = []
+            for m in modes:
+                mus = sorted({r["scale"] for r in fr if r["mode"] == m})
+                for mu in mus:
+                    cells = []
+                    for n in ns:
+                        r = idx.get((f, m, mu, n))
+                        cells.append(f"{fmt_agree(r['agree_fraction'])} / "
+                                     f"{fmt_err(r['max_attn_error'])}" if r else "—")
+                    table.append([m, "—" if m == "hard" else fmt_mu(mu)] + cells)
+                sentences.append(self.exact_sentence(f, m, mus, ns, idx))
+                summary.append((f, m, self.smallest_exact(f, m, mus, ns, idx)))
+            self.w(f"### {code(f)}", "",
+                   *md_table(["mode", "mu"] + [f"n={n}" for n in ns], table,
+                             ["---", "--:"] + ["---"] * len(ns)), "")
+            self.w(*[f"- {s}" for s in sentences], "")
+        if len(forms) > 1:
+            modes_s = unique(m for _, m, _ in summary if m != "hard")
+            tab = []
+            for m in modes_s:
+                cells = []
+                for f in forms:
+                    v = next((mu for ff, mm, mu in summary if ff == f and mm == m), None)
+                    top = max((r["scale"] for r in rows if r["formula"] == f
+                               and r["mode"] == m), default=float("nan"))
+                    cells.append(fmt_mu(v) if v is not None else f"none up to {fmt_mu(top)}")
+                tab.append([m] + cells)
+            self.w("Smallest mu with agreement 1 at every n, per formula "
+                   f"(compare ln 7 = {LN7:.3f}):", "",
+                   *md_table(["mode"] + [code(f) for f in forms], tab,
+                             ["---"] + ["--:"] * len(forms)), "")
+        # the bound check for pe and temp
+        chk = []
+        for m in ["pe", "temp"]:
+            rs = [r for r in rows if r["mode"] == m and isnum(r["max_attn_error"])]
+            if rs:
+                worst = max(rs, key=lambda r: r["max_attn_error"] / attn_bound(r["scale"]))
+                over = [r for r in rs if r["max_attn_error"] > attn_bound(r["scale"]) * (1 + 1e-6)]
+                chk.append(f"- {m}: the measured attention error "
+                           + ("stays within" if not over else "**exceeds**")
+                           + f" the bound S/(1+S) at every point ({len(over)} of {len(rs)} "
+                           f"points above it; closest to it: {fmt_err(worst['max_attn_error'])} "
+                           f"against {fmt_err(attn_bound(worst['scale']))} at mu = "
+                           f"{fmt_mu(worst['scale'])}, n = {worst['n']}, {code(worst['formula'])}).")
+        if chk:
+            self.w("Attention error against the bound:", "", *chk, "")
+        self.plot_accuracy(plot, rows, forms, idx)
+
+    @staticmethod
+    def smallest_exact(f, m, mus, ns, idx):
+        for mu in mus:
+            if all(idx.get((f, m, mu, n)) and idx[(f, m, mu, n)]["agree_fraction"] == 1
+                   for n in ns):
+                return mu
+        return None
+
+    def exact_sentence(self, f, m, mus, ns, idx):
+        if m == "hard":
+            r = [idx.get((f, m, mus[0], n)) for n in ns] if mus else []
+            ok = r and all(x and x["agree_fraction"] == 1 for x in r)
+            return ("hard: exact at every n measured (the reference)." if ok else
+                    "hard: **not exact at every n** — the reference itself disagrees "
+                    "with the logic.")
+        mu0 = self.smallest_exact(f, m, mus, ns, idx)
+        nlist = f"n = {ns[0]}…{ns[-1]}" if len(ns) > 1 else f"n = {ns[0]}"
+        if m == "fixed":
+            parts = []
+            for mu in mus:
+                good = [n for n in ns if idx.get((f, m, mu, n)) and
+                        idx[(f, m, mu, n)]["agree_fraction"] == 1]
+                bad = [n for n in ns if idx.get((f, m, mu, n)) and
+                       idx[(f, m, mu, n)]["agree_fraction"] < 1]
+                if not bad:
+                    parts.append(f"mu = {fmt_mu(mu)}: exact at every n measured "
+                                 f"(guarantee up to n = {mu / LN7:.1f})")
+                else:
+                    parts.append(f"mu = {fmt_mu(mu)}: "
+                                 + (f"exact up to n = {max(n for n in good if n < min(bad))}, "
+                                    if any(n < min(bad) for n in good) else "")
+                                 + f"fails at n = {min(bad)} (mu/ln 7 = {mu / LN7:.1f})")
+            return "fixed: " + "; ".join(parts) + "."
+        if mu0 is None:
+            return (f"{m}: not exact at every n ({nlist}) for any mu measured "
+                    f"(up to {fmt_mu(mus[-1])})." if mus else f"{m}: {NM}.")
+        later_bad = [mu for mu in mus if mu > mu0 and self.smallest_exact(
+            f, m, [mu], ns, idx) is None]
+        prev = [mu for mu in mus if mu < mu0]
+        s = f"{m}: exact at every n ({nlist}) from mu = {fmt_mu(mu0)}"
+        if mu0 <= LN7:
+            s += (f", at or below the stated ln 7 = {LN7:.3f} (the bound is sufficient, "
+                  "not necessary" + ("; already the smallest mu measured)" if not prev
+                                     else f"; mu = {fmt_mu(prev[-1])} fails)"))
+        elif not prev or prev[-1] < LN7:
+            s += (f": consistent with the stated ln 7 = {LN7:.3f}, the first mu measured "
+                  "above it" + (f" (mu = {fmt_mu(prev[-1])}, below ln 7, fails)" if prev else ""))
+        else:
+            s += (f", **above** the stated ln 7 = {LN7:.3f}: mu = {fmt_mu(prev[-1])} ≥ ln 7 "
+                  "still fails, so the guarantee is not met")
+        if later_bad:
+            s += f"; but mu = {', '.join(fmt_mu(x) for x in later_bad)} fails again"
+        return s + "."
+
+    def plot_accuracy(self, plot, rows, forms, idx):
+        modes = [m for m in ["pe", "temp", "fixed"] if any(r["mode"] == m for r in rows)]
+        if not modes:
+            return
+        ns = sorted({r["n"] for r in rows})
+        mus = sorted({r["scale"] for r in rows if r["mode"] != "hard"})
+        nf = len(forms)
+        what = "worst over the formulas" if nf > 1 else short(forms[0])
+
+        def agg(m, mu, n, col, fn):
+            vs = [idx[(f, m, mu, n)][col] for f in forms if (f, m, mu, n) in idx
+                  and isnum(idx[(f, m, mu, n)][col])]
+            return fn(vs) if vs else float("nan")
+
+        # agreement against mu, one panel per mode, one line per n
+        body = [f"set multiplot layout 1,{len(modes)}", "set logscale x 2",
+                "set xlabel 'mu (scale)'", "set ylabel 'agreement with the logic'",
+                "set yrange [0:1.05]", "set key bottom right font ',9'",
+                f"set xrange [{min(mus) / 1.3}:{max(mus) * 1.3}]"]
+        for m in modes:
+            series = []
+            for i, n in enumerate(ns):
+                d = plot.data([(mu, agg(m, mu, n, "agree_fraction", min)) for mu in mus])
+                series.append(f"{d} using 1:2 with linespoints {style('', i)} title 'n = {n}'")
+            body.append(f"set title {gq(f'{m}: agreement ({what})')}")
+            body.append("plot " + ", \\\n  ".join(series))
+        body.append("unset multiplot")
+        self.plots.append(("accuracy-agree.png",
+                           plot.plot("accuracy-agree.png", 500 * len(modes), 480, "\n".join(body)),
+                           f"agreement against mu, one line per n ({what})"))
+        # attention error against mu, log y, with the bound
+        body = [f"set multiplot layout 1,{len(modes)}", "set logscale x 2", "set logscale y",
+                "set format y '%.0e'",
+                "set xlabel 'mu (scale)'", "set ylabel 'max attention error'",
+                "set key bottom left font ',9'", "set samples 200",
+                f"set xrange [{min(mus) / 1.3}:{max(mus) * 1.3}]",
+                "bound(x) = (2*exp(-x)/(1-exp(-x))) / (1 + 2*exp(-x)/(1-exp(-x)))"]
+        for m in modes:
+            series = []
+            for i, n in enumerate(ns):
+                pts = [(mu, agg(m, mu, n, "max_attn_error", max)) for mu in mus]
+                pts = [(x, y if isnum(y) and y > 0 else float("nan")) for x, y in pts]
+                d = plot.data(pts)
+                series.append(f"{d} using 1:2 with linespoints {style('', i)} title 'n = {n}'")
+            series.append("bound(x) with lines lw 2 lc rgb '#000000' dt 2 "
+                          "title 'S/(1+S), S = 2e^-mu/(1-e^-mu)'")
+            series.append("0.25 with lines lw 1 lc rgb '#888888' dt 3 title '1/4'")
+            body.append(f"set title {gq(f'{m}: attention error ({what})')}")
+            body.append("plot " + ", \\\n  ".join(series))
+        body.append("unset multiplot")
+        self.plots.append(("accuracy-error.png",
+                           plot.plot("accuracy-error.png", 500 * len(modes), 480, "\n".join(body)),
+                           "max attention error against mu (log y) with the bound S/(1+S)"))
+        # time against mu at the largest n, one panel per formula (the soft
+        # modes; hard has no mu and is given in the text)
+        nmax = ns[-1]
+        allm = [m for m in MODES if any(r["mode"] == m for r in rows)]
+        soft = [m for m in allm if m != "hard"]
+        cols = min(nf, 2)
+        nrows = (nf + cols - 1) // cols
+        body = [f"set multiplot layout {nrows},{cols}", "set logscale x 2",
+                "set xlabel 'mu (scale)'", "set ylabel 'time (ms, median)'",
+                "set yrange [0:*]", "set key outside right top font ',9'",
+                f"set xrange [{min(mus) / 1.3}:{max(mus) * 1.3}]"]
+        for f in forms:
+            series = []
+            for i, m in enumerate(soft):
+                d = plot.data([(mu, (idx[(f, m, mu, nmax)]["seconds_median"] * 1e3)
+                               if (f, m, mu, nmax) in idx else float("nan")) for mu in mus])
+                series.append(f"{d} using 1:2 with linespoints {style('', i)} title '{m}'")
+            body.append(f"set title {gq(f'n = {nmax}: ' + short(f, 40))}")
+            body.append("plot " + ", \\\n  ".join(series))
+        body.append("unset multiplot")
+        self.plots.append(("accuracy-time.png",
+                           plot.plot("accuracy-time.png", 1100, 400 * nrows, "\n".join(body)),
+                           f"time against mu at n = {nmax} (pe, temp, fixed): does the "
+                           "magnitude change the speed?"))
+        # the same question in numbers
+        lines = []
+        for m in soft:
+            ratios = []
+            for f in forms:
+                ts = [idx[(f, m, mu, nmax)]["seconds_median"] for mu in mus
+                      if (f, m, mu, nmax) in idx]
+                if len(ts) > 1 and min(ts) > 0:
+                    ratios.append(max(ts) / min(ts))
+            if ratios:
+                lines.append(f"- {m}: slowest / fastest over mu: "
+                             f"{min(ratios):.2f}…{max(ratios):.2f}× across the formulas")
+        hard = [(f, idx[k]["seconds_median"]) for f in forms for k in idx
+                if k[0] == f and k[1] == "hard" and k[3] == nmax]
+        if hard:
+            lines.append("- hard (no mu), for comparison: "
+                         + ", ".join(f"{code(f)} {fmt_ms(t)} ms" for f, t in hard))
+        if lines:
+            self.w(f"Does mu change the speed? Time at n = {nmax} (sweep-accuracy.csv; "
+                   "the runs per point are those of the sweep):", "", *lines, "")
+
+    # ---------------------------------------------------------- d suite
+    def section_suite(self):
+        self.w("## d. Formula suite", "")
+        if not self.suite:
+            self.w(f"sweep-suite.csv: {NM}.", "")
+            return
+        ns = sorted({r["n"] for r in self.suite})
+        n = 1024 if 1024 in ns else ns[-1]
+        rows = [r for r in self.suite if r["n"] == n]
+        idx = index(rows, ["formula", "mode", "scale", "precision"])
+        precs = [p for p in ["f32", "f64"] if any(r["precision"] == p for r in rows)]
+        isa = ", ".join(unique(r["isa"] for r in rows))
+        self.w(f"Every formula of bench/formulas.txt at n = {n} (ISA {isa}): median ms, "
+               "agreement with the logic and largest attention error, per precision; "
+               "last column the f64/f32 time ratio.", "")
+        keys = unique((r["formula"], r["mode"], r["scale"]) for r in rows)
+        out = []
+        ratios = []
+        for f, m, mu in keys:
+            cells = []
+            for p in precs:
+                r = idx.get((f, m, mu, p))
+                cells += ([fmt_ms(r["seconds_median"]), fmt_agree(r["agree_fraction"]),
+                           fmt_err(r["max_attn_error"])] if r else [NM, "—", "—"])
+            a, b = idx.get((f, m, mu, "f32")), idx.get((f, m, mu, "f64"))
+            ratio = (b["seconds_median"] / a["seconds_median"]
+                     if a and b and a["seconds_median"] > 0 else float("nan"))
+            if isnum(ratio):
+                ratios.append(ratio)
+            out.append([code(f), m, "—" if m == "hard" else fmt_mu(mu)] + cells + [fmt_x(ratio)])
+        head = ["formula", "mode", "mu"]
+        for p in precs:
+            head += [f"{p} ms", f"{p} agree", f"{p} attn err"]
+        self.w(*md_table(head + ["f64/f32"], out,
+                         ["---", "---", "--:"] + ["--:"] * (3 * len(precs) + 1)), "")
+        bad = [(f, m, mu, p) for (f, m, mu, p), r in idx.items() if r["agree_fraction"] < 1]
+        s = (f"Every point agrees with the logic." if not bad else
+             f"{len(bad)} of {len(idx)} points disagree with the logic somewhere: "
+             + "; ".join(f"{code(f)} {m} mu={fmt_mu(mu)} {p}" for f, m, mu, p in bad[:8])
+             + (" …" if len(bad) > 8 else "") + ".")
+        if ratios:
+            srt = sorted(ratios)
+            s += (f" f64/f32 time ratio: median {srt[len(srt) // 2]:.2f}×, "
+                  f"range {srt[0]:.2f}…{srt[-1]:.2f}×.")
+        self.w(s, "")
+
+    # ---------------------------------------------------------- e boundary
+    def section_boundary(self):
+        self.w("## e. Precision boundary", "")
+        if not self.boundary:
+            self.w(f"boundary.csv: {NM}.", "")
+            return
+        rows = self.boundary
+        idx = index(rows, ["formula", "mode", "scale", "precision"])
+        keys = unique((r["formula"], r["mode"], r["scale"]) for r in rows)
+        precs = [p for p in PRECISIONS if any(r["precision"] == p for r in rows)]
+        nmax = self.max_searched()
+        self.w("Largest n at which the compiled model is still exact on the adversarial "
+               "strings of `hardsoft boundary` (y^n with one x near an edge), found by "
+               f"doubling then bisection up to n = {nmax}; \">N\" means nothing failed up "
+               "to N. f16 and bf16 round the attention scores q·k to that format (the "
+               "rest in f32). The last column is where exact arithmetic stops "
+               "guaranteeing exactness (inf for pe and temp at mu ≥ ln 7, "
+               "floor(mu/ln 7) for fixed).", "")
+        out = []
+        for f, m, mu in keys:
+            cells = []
+            real = ""
+            for p in precs:
+                r = idx.get((f, m, mu, p))
+                cells.append(r["largest_exact_n"] if r else NM)
+                if r:
+                    real = r["real_bound_n"]
+            out.append([code(f), m, "—" if m == "hard" else fmt_mu(mu)] + cells + [real or "—"])
+        self.w(*md_table(["formula", "mode", "mu"] + precs + ["real-arithmetic bound"], out,
+                         ["---", "---", "--:"] + ["--:"] * (len(precs) + 1)), "")
+        self.w(self.boundary_paragraph(rows, nmax), "")
+
+    @staticmethod
+    def boundary_paragraph(rows, nmax):
+        def rng(p, modes):
+            rs = [r for r in rows if r["precision"] == p and r["mode"] in modes]
+            if not rs:
+                return None
+            closed = [r["exact_n"] for r in rs if not r["exact_open"]]
+            return (min(closed) if closed else None, max(closed) if closed else None,
+                    sum(r["exact_open"] for r in rs), len(rs))
+
+        parts = []
+        for p, what in [("f16", "f16 (11-bit significand, largest finite value 65504)"),
+                        ("bf16", "bf16 (8-bit significand)")]:
+            x = rng(p, ("pe", "temp"))
+            if x is None:
+                parts.append(f"Scores held in {what}: {NM}.")
+            elif x[0] is None:
+                parts.append(f"Scores held in {what}: nothing failed up to n = {nmax} "
+                             "in pe or temp.")
+            else:
+                parts.append(f"Scores held in {what} break early: pe and temp are exact only "
+                             f"up to n = {x[0]}…{x[1]} depending on formula and mode"
+                             + (f" ({x[2]} of {x[3]} cases held to the end)" if x[2] else "")
+                             + ".")
+        hi = []
+        for p in ["f32", "f64"]:
+            x = rng(p, ("pe", "temp"))
+            if x is None:
+                continue
+            if x[0] is None:
+                hi.append(f"{p}: nothing failed up to n = {nmax}, the largest n searched")
+            else:
+                hi.append(f"{p}: {x[2]} of {x[3]} cases exact to n = {nmax}; the others break "
+                          f"at n = {x[0]}…{x[1]}")
+        if hi:
+            if all("nothing failed" in h for h in hi):
+                parts.append("With f32 and f64 scores pe and temp were exact at every length "
+                             f"searched, up to n = {nmax}: their limit lies beyond what was run.")
+            else:
+                parts.append("f32 and f64 (pe, temp): " + "; ".join(hi) + ".")
+        fx = [r for r in rows if r["mode"] == "fixed"]
+        if fx:
+            descs = []
+            for mu in sorted({r["scale"] for r in fx}):
+                ex = sorted({r["exact_n"] for r in fx if r["scale"] == mu})
+                span = str(ex[0]) if len(ex) == 1 else f"{ex[0]}…{ex[-1]}"
+                descs.append(f"mu = {fmt_mu(mu)}: largest exact n {span} "
+                             f"(guaranteed up to mu/ln 7 = {mu / LN7:.1f})")
+            desc = "; ".join(descs)
+            short_ = [r for r in fx if r["real_bound_n"].isdigit()
+                      and r["exact_n"] < int(r["real_bound_n"])]
+            parts.append("fixed (constant temperature) fails after a handful of positions "
+                         f"in every precision — {desc}. "
+                         + ("Every measured boundary is at or beyond floor(mu/ln 7): that "
+                            "bound holds and is sufficient, not tight."
+                            if not short_ else
+                            f"In {len(short_)} case(s) the boundary falls short of "
+                            "floor(mu/ln 7): **the bound does not hold there**."))
+        return " ".join(parts)
+
+    # ---------------------------------------------------------- f kernels
+    def section_kernels(self):
+        self.w("## f. Kernels", "")
+        if self.kernels_md is None:
+            self.w(f"kernels.md: {NM}" + (" (kernels.json is present)" if self.kernels_json
+                                          else "") + ".", "")
+            return
+        self.w("The kernel microbenchmarks (Google Benchmark, `bench/run-kernels.sh`) are "
+               "reported in [kernels.md](kernels.md)"
+               + (" (raw data: [kernels.json](kernels.json))" if self.kernels_json else "")
+               + ". Its targets section, quoted:", "")
+        lines = self.kernels_md.splitlines()
+        start = next((i for i, l in enumerate(lines)
+                      if re.match(r"^#+\s*targets\b", l.strip(), re.I)), None)
+        if start is None:
+            self.w("(kernels.md has no targets section)", "")
+            return
+        level = len(lines[start]) - len(lines[start].lstrip("#"))
+        end = next((j for j in range(start + 1, len(lines))
+                    if re.match(r"^#{1,%d}\s" % level, lines[j])), len(lines))
+        body = lines[start + 1:end]
+        while body and not body[0].strip():
+            body.pop(0)
+        while body and not body[-1].strip():
+            body.pop()
+        self.w(*[("> " + l) if l.strip() else ">" for l in body], "")
+
+    # ---------------------------------------------------------- g hyperfine
+    def section_hyperfine(self):
+        self.w("## g. Whole-process timings (hyperfine)", "")
+        if self.hyperfine is None:
+            self.w(f"hyperfine.md: {NM}.", "")
+            return
+        lines = self.hyperfine.splitlines()
+        # from the first table heading on; the header block is in the file
+        start = next((i for i, l in enumerate(lines) if l.startswith("### ")), None)
+        self.w("From [hyperfine.md](hyperfine.md) (`bench/hyperfine.sh`; machine, commit and "
+               "the exact command are in its header):", "")
+        if start is None:
+            self.w("(hyperfine.md has no tables)", "")
+        else:
+            self.w(*lines[start:], "")
+
+    # ---------------------------------------------------------- plots
+    def section_plots(self):
+        self.w("## Plots", "")
+        for name, err, what in self.plots:
+            if err is None:
+                self.w(f"![{what}]({name})", "", f"*{name}*: {what}.", "")
+            else:
+                self.w(f"- {name} ({what}): not drawn — {err.lstrip(NODATA)}.")
+        self.w("")
+
+    def build(self, plot):
+        self.plots = []
+        self.exps = {}
+        self.provenance()
+        self.section_headline()
+        self.section_scaling(plot)
+        self.section_accuracy(plot)
+        self.section_suite()
+        self.section_boundary()
+        self.section_kernels()
+        self.section_hyperfine()
+        self.section_plots()
+        return "\n".join(self.out).rstrip("\n") + "\n"
+
+
+def extract_commands(text):
+    """The variable settings, loops and hardsoft command lines of
+    run-suite.sh, verbatim (continuation lines kept together)."""
+    keep = re.compile(r'^\s*("\$HS" (bench|boundary)|(lengths|depth4|isas|best|tmp|first)=|'
+                      r'if \[ "\$FULL"|else\b|fi\b|for |done\b|mv |'
+                      r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')
+    lines = text.splitlines()
+    first = next((k for k, l in enumerate(lines) if l.startswith("isas=")), 0)
+    out, i = [], first
+    while i < len(lines):
+        if keep.match(lines[i]):
+            out.append(lines[i])
+            while lines[i].rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+                out.append(lines[i])
+        i += 1
+    return out or None
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print("usage: report.py RESULTS_DIR", file=sys.stderr)
+        return 2
+    d = argv[1]
+    if not os.path.isdir(d):
+        raise ReportError(f"{d}: not a directory")
+    rep = Report(d)
+    with tempfile.TemporaryDirectory(prefix="hs-report-") as work:
+        plot = Plotter(d, work)
+        text = rep.build(plot)
+    tmp = os.path.join(d, ".REPORT.md.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, os.path.join(d, "REPORT.md"))
+    failed = [(n, e) for n, e, _ in rep.plots if e and not e.startswith(NODATA)]
+    for n, e in failed:
+        print(f"report.py: warning: {n} not drawn: {e}", file=sys.stderr)
+    drawn = sum(1 for _, e, _ in rep.plots if not e)
+    print(f"report.py: wrote {os.path.join(d, 'REPORT.md')} and {drawn} plot(s)",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except ReportError as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        sys.exit(1)
+    except OSError as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        sys.exit(1)
