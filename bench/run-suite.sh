@@ -83,4 +83,6 @@ BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 
 step "report and plots"
 "$PYTHON" bench/report.py "$OUT"
-step "done: $OUT/REPORT.md"
+
+"$PYTHON" bench/readme-results.py "$OUT" README.md
+step "done: $OUT/REPORT.md, README.md results section"

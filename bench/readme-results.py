@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Copies the headline of results/REPORT.md (section "a. Headline") and the
+kernel targets of results/kernels.md into README.md between the markers
+<!-- results:begin --> and <!-- results:end -->, so the README quotes the
+suite's own files, never numbers typed by hand.
+
+usage: readme-results.py RESULTS_DIR README"""
+import os
+import sys
+
+
+def section(path, start):
+    """Lines of the markdown section whose heading starts with `start`,
+    without the heading, up to the next heading of the same level."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    out, inside = [], False
+    for line in lines:
+        if line.startswith("## "):
+            if inside:
+                break
+            inside = line[3:].startswith(start)
+            continue
+        if inside:
+            out.append(line)
+    if not out:
+        sys.exit(f"readme-results.py: error: {path}: no section '{start}'")
+    return "\n".join(out).strip()
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    res, readme = sys.argv[1], sys.argv[2]
+    report = os.path.join(res, "REPORT.md")
+    kernels = os.path.join(res, "kernels.md")
+    body = ["From `results/REPORT.md` (the forward pass; provenance, scaling, "
+            "accuracy against μ and the precision boundary are there):", "",
+            section(report, "a. Headline"), "",
+            "From `results/kernels.md` (kernel microbenchmarks against oneDNN, "
+            "XNNPACK, Sleef and glibc):", "", section(kernels, "Targets")]
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    b, e = "<!-- results:begin -->", "<!-- results:end -->"
+    if b not in text or e not in text:
+        sys.exit(f"readme-results.py: error: {readme}: markers missing")
+    new = text[:text.index(b) + len(b)] + "\n" + "\n".join(body) + "\n" + text[text.index(e):]
+    tmp = readme + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(new)
+    os.replace(tmp, readme)
+
+
+if __name__ == "__main__":
+    main()
