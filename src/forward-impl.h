@@ -236,10 +236,13 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
       free(Q[h]); free(K[h]); free(V[h]);
       Q[h] = malloc(np * dk * sizeof(REAL));
-      K[h] = malloc(np * dk * sizeof(REAL));
-      V[h] = malloc(np * dv * sizeof(REAL));
+      /* keys and values get one extra row after position n: a copy of
+       * BOS, so that every mask plus BOS is one contiguous range ([0, i]
+       * for the past, [i, n + 1] for the future) and one kernel call */
+      K[h] = malloc((np + 1) * dk * sizeof(REAL));
+      V[h] = malloc((np + 1) * dv * sizeof(REAL));
       if (!Q[h] || !K[h] || !V[h]) goto done;
-      qkv[h] = np * (2 * dk + dv) * sizeof(REAL);
+      qkv[h] = (np * dk + (np + 1) * (dk + dv)) * sizeof(REAL);
       for (size_t i = 0; i < np; i++) {
         if (!sparse || i == qs[0] || i == qs[1] || i == qs[2] || i == qs[3] ||
             i == qs[4] || i == qs[5])
@@ -247,6 +250,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
         KOP(kt, gemv)(dk, d, w.wk[hbase + h], d, X + i * d, K[h] + i * dk);
         KOP(kt, gemv)(dv, d, w.wv[hbase + h], d, X + i * d, V[h] + i * dv);
       }
+      memcpy(K[h] + np * dk, K[h], dk * sizeof(REAL));
+      memcpy(V[h] + np * dv, V[h], dv * sizeof(REAL));
     }
     size_t held = base;
     for (int h = 0; h < maxh; h++) held += qkv[h];
@@ -276,10 +281,12 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
         } else if (H->kind == HS_ATTN_SOFTMAX) {
           ONLINE st = {-INFINITY, 0};
           for (size_t c = 0; c < dv; c++) out[c] = 0;
-          KOP(kt, attn_row)(1, dk, dv, q, K[h], dk, V[h], dv, inv_tau, &st, out);
-          if (lo <= hi)
-            KOP(kt, attn_row)(hi - lo + 1, dk, dv, q, K[h] + lo * dk, dk,
-                              V[h] + lo * dv, dv, inv_tau, &st, out);
+          /* the visible keys as one range: [0, hi] or [lo, n + 1] */
+          int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
+                     H->mask == HS_MASK_NONE;
+          size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
+          KOP(kt, attn_row)(b - a + 1, dk, dv, q, K[h] + a * dk, dk, V[h] + a * dv,
+                            dv, inv_tau, &st, out);
           for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
           if (o->want_attn_error && i > 0) {
             double e = FN(off_target)(kt, H, q, K[h], lo, hi, inv_tau);
