@@ -134,3 +134,8 @@ install: lib cli
 
 clean:
 	rm -rf build build-sanitize
+
+# ---------------------------------------------------------------- fuzzing
+# `make fuzz` (libFuzzer targets, seed corpora and regression inputs live
+# in tests/fuzz/).
+-include tests/fuzz/fuzz.mk
