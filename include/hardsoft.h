@@ -152,9 +152,16 @@ typedef enum hs_mode { HS_MODE_HARD, HS_MODE_PE, HS_MODE_TEMP, HS_MODE_FIXED,
 const char *hs_mode_name(hs_mode m); /* "hard", "pe", "temp", "fixed" */
 int hs_mode_parse(const char *s);   /* -1 if unknown */
 
+/* How counting comparisons get their exact sign: layer normalization of
+ * [u, -u] with epsilon 0 (exact in every mode), or softmax between BOS and
+ * the other keys at tau(n) = 1/(mu n ln(n+1)) (hard mode: unique hard
+ * attention; exact for every n once mu > 12). */
+typedef enum hs_sign { HS_SIGN_LAYERNORM, HS_SIGN_TEMP } hs_sign;
+
 typedef struct hs_compile_opts {
   hs_mode mode;
   double scale; /* mu > 0; ignored by hard */
+  hs_sign sign; /* counting comparisons only */
 } hs_compile_opts;
 
 /* Compile the formula's root; NULL with msg filled (e.g. "counting
@@ -166,6 +173,9 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
  * for a mode and scale): the largest weight any head may put off its hard
  * target. 0 for hard heads. */
 double hs_bound_at(const char *mode, double scale, size_t n);
+/* For a compiled model, including its counting signs: the bound that
+ * holds at every length up to n. */
+double hs_model_bound_at(const hs_model *m, size_t n);
 
 typedef enum hs_precision { HS_PREC_F32, HS_PREC_F64 } hs_precision;
 

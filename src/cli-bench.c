@@ -29,6 +29,7 @@ static const char *const bench_usage =
     "  --precisions LIST  f32,f64 (default f32)\n"
     "  --threads LIST     threads (only 1 is supported so far)\n"
     "  --repeat R         timed runs per point (default 5), after one warm-up\n"
+    "  --sign S           counting comparisons: layernorm (default) or temp\n"
     "  --error-max-n N    measure attention error only up to this n (default 4096;\n"
     "                     it costs a second O(n^2) pass)\n"
     "  --seed S           seed of the random strings (default 1)\n"
@@ -55,6 +56,7 @@ typedef struct bench_opts {
   int nprecs;
   int threads[MAXL], nthreads;
   int repeat;
+  hs_sign sign;
   size_t error_max_n;
   uint64_t seed;
   const char *csv, *md, *file;
@@ -179,6 +181,10 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
       size_t s;
       if (one_len(a, v, 0, &s)) return 2;
       b->seed = s;
+    } else if (IS("--sign")) {
+      if (!strcmp(v, "temp")) b->sign = HS_SIGN_TEMP;
+      else if (!strcmp(v, "layernorm")) b->sign = HS_SIGN_LAYERNORM;
+      else return cli_error("--sign '%s' is not layernorm or temp", v);
     } else if (IS("--csv")) { b->csv = v;
     } else if (IS("--md")) { b->md = v;
     } else {
@@ -437,7 +443,8 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
   for (int mi = 0; mi < b->nmodes && !rc; mi++)
     for (int si = 0; si < (b->modes[mi] == HS_MODE_HARD ? 1 : b->nscales) && !rc; si++) {
       char msg[512];
-      hs_compile_opts co = {(hs_mode)b->modes[mi], b->scales[si]};
+      hs_compile_opts co = {.mode = (hs_mode)b->modes[mi], .scale = b->scales[si],
+                            .sign = b->sign};
       hs_model *m = hs_compile(f, &co, msg, sizeof msg);
       if (!m) { rc = cli_error("%s: %s", text, msg); break; }
       if (hs_model_save(m, model_path, msg, sizeof msg)) rc = cli_error("%s", msg);

@@ -36,6 +36,7 @@ static const char *const boundary_usage =
     "mu >= ln 7, floor(mu / ln 7) for fixed).\n"
     "  --mode M        hard, pe, temp or fixed (default temp)\n"
     "  --scale MU      default 4\n"
+    "  --sign S        layernorm or temp (counting comparisons)\n"
     "  --precision P   f64, f32, f16 or bf16 (f16/bf16: scores q.k rounded to\n"
     "                  that format, everything else in f32)\n"
     "  --max-n N       largest length tried (default 1048576)\n"
@@ -116,7 +117,7 @@ int cmd_boundary(int argc, char **argv) {
     args[na++] = argv[i];
   }
   cli_opts o;
-  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_ISA, boundary_usage, &o);
+  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA, boundary_usage, &o);
   if (rc) { free(o.args); free(args); return rc == 1 ? 0 : rc; }
   if (o.nargs != 1 || o.mode == HS_MODE_TRUTH) {
     free(o.args);
@@ -126,7 +127,7 @@ int cmd_boundary(int argc, char **argv) {
   }
   hs_formula *f = cli_formula(o.args[0]);
   char msg[256];
-  hs_compile_opts co = {(hs_mode)o.mode, o.scale};
+  hs_compile_opts co = {.mode = (hs_mode)o.mode, .scale = o.scale, .sign = o.sign};
   hs_model *m = f ? hs_compile(f, &co, msg, sizeof msg) : NULL;
   rc = HS_EXIT_ERROR;
   if (f && !m) cli_error("%s", msg);

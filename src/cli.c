@@ -132,6 +132,11 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
     } else if (TAKES(O_SCALE, "--scale")) {
       NEEDV("--scale");
       if (parse_double("--scale", v, &o->scale)) return HS_EXIT_ERROR;
+    } else if (TAKES(O_SIGN, "--sign")) {
+      NEEDV("--sign");
+      if (strcmp(v, "layernorm") == 0) o->sign = HS_SIGN_LAYERNORM;
+      else if (strcmp(v, "temp") == 0) o->sign = HS_SIGN_TEMP;
+      else return cli_error("--sign '%s' is not layernorm or temp", v);
     } else if (TAKES(O_PREC, "--precision")) {
       NEEDV("--precision");
       if (strcmp(v, "f32") == 0) o->prec = HS_PREC_F32;

@@ -15,13 +15,14 @@ enum { HS_EXIT_OK = 0, HS_EXIT_DISAGREE = 1, HS_EXIT_ERROR = 2 };
 enum {
   O_MODE = 1 << 0, O_SCALE = 1 << 1, O_PREC = 1 << 2, O_ISA = 1 << 3,
   O_MAXLEN = 1 << 4, O_LENGTHS = 1 << 5, O_SAMPLES = 1 << 6, O_SEED = 1 << 7,
-  O_OUT = 1 << 8, O_PRINT = 1 << 9, O_LAST = 1 << 10,
+  O_OUT = 1 << 8, O_PRINT = 1 << 9, O_LAST = 1 << 10, O_SIGN = 1 << 11,
 };
 
 typedef struct cli_opts {
   const char *cmd;
   int mode; /* hs_mode, or -1 for truth */
   double scale;
+  hs_sign sign;
   hs_precision prec;
   const hs_kernels *kt;
   int max_len, samples;

@@ -48,7 +48,7 @@ int hs_mode_parse(const char *s) {
 
 /* ------------------------------------------------------------ the circuit */
 
-typedef enum { C_ATOM, C_TRUE, C_FALSE, C_PF, C_GATE, C_HEAD } ckind;
+typedef enum { C_ATOM, C_TRUE, C_FALSE, C_PF, C_GATE, C_HEAD, C_COUNT, C_SIGN } ckind;
 typedef enum {
   G_NOT, G_AND, G_OR, G_IMPLIES, G_IFF,
   G_NONBOS, /* a feature, forced to 0 at BOS */
@@ -68,6 +68,14 @@ typedef struct cnode {
   int32_t fnode;   /* formula node this stands for, or -1 */
   int coord, scratch;
   int ready;       /* sublayer after which coord is final; -1 = embedded */
+  int attn_at, ffn_at; /* sublayers holding its head / its ReLU units */
+  /* C_COUNT: uniform attention over the past (right = 1: j <= i) or the
+   * future (right = 0: j >= i) plus BOS, reading val, or the BOS indicator
+   * when val < 0. C_SIGN: [u > 0] for u = sum coef[t] x[ins[t]] with ins
+   * counts and the BOS reader a; fnode and k (the variant) identify it. */
+  int nin;
+  int *ins;
+  double *coef;
 } cnode;
 
 typedef struct builder {
@@ -87,6 +95,8 @@ typedef struct builder {
 } builder;
 
 static int cnode_eq(const cnode *x, const cnode *y) {
+  if (x->kind == C_SIGN || y->kind == C_SIGN)
+    return x->kind == y->kind && x->fnode == y->fnode && x->k == y->k;
   return x->kind == y->kind && x->g == y->g && x->a == y->a && x->b == y->b &&
          x->sym == y->sym && x->pf == y->pf && x->k == y->k && x->r == y->r &&
          x->right == y->right && x->mask == y->mask && x->sel == y->sel &&
@@ -148,12 +158,84 @@ static int pf_node(builder *B, hs_pf_kind kind, int64_t k, int64_t r,
   return add(B, n);
 }
 
+static int count_node(builder *B, int past, int val) {
+  cnode n = blank(C_COUNT, -1);
+  n.right = past;
+  n.val = val;
+  return add(B, n);
+}
+
+/* [u > 0] for u = (sigma T + delta) / D, T = sum coef #(arg) + c the
+ * comparison's integer, D = i + 1 (past) or n - i + 2 (future):
+ * variant 0: T - 1/2 (T > 0), 1: T + 1/2 (T >= 0), 2: -T - 1/2 (T < 0),
+ * 3: -T + 1/2 (T <= 0). Never 0, and |u| >= 1 / (2 D). */
+static int sign_node(builder *B, int32_t id, int variant, const int *cnt,
+                     int r) {
+  const hs_node *x = &B->f->nodes[id];
+  cnode n = blank(C_SIGN, id);
+  n.k = variant;
+  n.a = r;
+  int at = add(B, n);
+  if (B->oom || B->c[at].ins) return at;
+  double sg = variant < 2 ? 1 : -1, delta = variant % 2 == 0 ? -0.5 : 0.5;
+  cnode *s = &B->c[at];
+  s->nin = x->nterms + 1;
+  s->ins = malloc((size_t)s->nin * sizeof *s->ins);
+  s->coef = malloc((size_t)s->nin * sizeof *s->coef);
+  if (!s->ins || !s->coef) { B->oom = 1; return at; }
+  for (int t = 0; t < x->nterms; t++) {
+    s->ins[t] = cnt[t];
+    s->coef[t] = sg * (double)x->terms[t].coef;
+  }
+  s->ins[x->nterms] = r; /* r = 1/D carries the constant */
+  s->coef[x->nterms] = sg * (double)x->c + delta;
+  return at;
+}
+
 static int lower(builder *B, int32_t id);
 
-static int fail(builder *B, const char *what) {
-  snprintf(B->msg, B->len, "%s are not supported yet in mode %s", what,
-           hs_mode_name(B->o.mode));
-  return -1;
+/* A comparison sum coef #(arg) + c REL 0: one uniform head per count
+ * (output #/D exactly: equal scores give equal weights under softmax as
+ * well), one reading the BOS indicator (output 1/D), then signs. */
+static int lower_cmp(builder *B, int32_t id) {
+  const hs_node *x = &B->f->nodes[id];
+  int past = x->nterms ? x->terms[0].past : 1;
+  for (int t = 1; t < x->nterms; t++)
+    if (x->terms[t].past != past) {
+      snprintf(B->msg, B->len, "comparisons mixing #< and #> are not "
+               "supported yet (in mode %s)", hs_mode_name(B->o.mode));
+      return -1;
+    }
+  if (x->nterms == 0) {
+    int64_t c = x->c;
+    int v = x->rel == HS_REL_LT ? c < 0 : x->rel == HS_REL_LE ? c <= 0
+          : x->rel == HS_REL_EQ ? c == 0 : x->rel == HS_REL_NE ? c != 0
+          : x->rel == HS_REL_GE ? c >= 0 : c > 0;
+    return add(B, blank(v ? C_TRUE : C_FALSE, id));
+  }
+  int *cnt = malloc((size_t)x->nterms * sizeof *cnt);
+  if (!cnt) { B->oom = 1; return 0; }
+  for (int t = 0; t < x->nterms; t++) {
+    int a = lower(B, x->terms[t].arg);
+    if (a < 0) { free(cnt); return -1; }
+    cnt[t] = count_node(B, past, a);
+  }
+  int r = count_node(B, past, -1), out;
+  if (B->o.sign == HS_SIGN_TEMP) add(B, blank(C_TRUE, -1)); /* keys, values */
+  switch (x->rel) {
+    case HS_REL_GT: out = sign_node(B, id, 0, cnt, r); break;
+    case HS_REL_GE: out = sign_node(B, id, 1, cnt, r); break;
+    case HS_REL_LT: out = sign_node(B, id, 2, cnt, r); break;
+    case HS_REL_LE: out = sign_node(B, id, 3, cnt, r); break;
+    case HS_REL_EQ:
+      out = gate(B, G_AND, sign_node(B, id, 1, cnt, r), sign_node(B, id, 3, cnt, r), id);
+      break;
+    default:
+      out = gate(B, G_OR, sign_node(B, id, 0, cnt, r), sign_node(B, id, 2, cnt, r), id);
+      break;
+  }
+  free(cnt);
+  return out;
 }
 
 static int lower_node(builder *B, int32_t id) {
@@ -196,7 +278,7 @@ static int lower_node(builder *B, int32_t id) {
       return head(B, 0, HS_MASK_GE, gate(B, G_IMPLIES, a, b, -1), b, id);
     case HS_F_SINCE:
       return head(B, 1, HS_MASK_LE, gate(B, G_IMPLIES, a, b, -1), b, id);
-    case HS_F_CMP: return fail(B, "counting comparisons");
+    case HS_F_CMP: return lower_cmp(B, id);
     default: break;
   }
   snprintf(B->msg, B->len, "internal error: unknown formula node %d",
@@ -238,21 +320,40 @@ static int maxi(int a, int b) { return a > b ? a : b; }
 /* Sublayer schedule: sublayer 2l is layer l's attention, 2l+1 its
  * feed-forward. A gate runs in the first feed-forward sublayer after its
  * inputs are final; a head's attention in the first attention sublayer
- * after its selector and value are final, its rounding right after. */
+ * after its selector and value are final, its rounding right after. A
+ * count is final right after its attention (no rounding: it holds #/D). */
+static int first_ffn(int r) { return (r + 1) | 1; }
+static int first_attn(int r) { return (r + 2) & ~1; }
+
 static void schedule(builder *B) {
   for (int i = 0; i < B->n; i++) {
     cnode *n = &B->c[i];
     int r = -1;
+    n->attn_at = n->ffn_at = -1;
     switch (n->kind) {
       case C_GATE:
         r = B->c[n->a].ready;
         if (n->b >= 0) r = maxi(r, B->c[n->b].ready);
-        n->ready = (r + 1) | 1;
+        n->ready = n->ffn_at = first_ffn(r);
         break;
       case C_HEAD:
         r = B->c[n->val].ready;
         if (n->sel >= 0) r = maxi(r, B->c[n->sel].ready);
-        n->ready = ((r + 2) & ~1) + 1;
+        n->attn_at = first_attn(r);
+        n->ready = n->ffn_at = n->attn_at + 1;
+        break;
+      case C_COUNT:
+        r = n->val >= 0 ? B->c[n->val].ready : -1;
+        n->ready = n->attn_at = first_attn(r);
+        break;
+      case C_SIGN:
+        for (int t = 0; t < n->nin; t++) r = maxi(r, B->c[n->ins[t]].ready);
+        if (B->o.sign == HS_SIGN_TEMP) {
+          n->attn_at = first_attn(r);
+          n->ready = n->ffn_at = n->attn_at + 1;
+        } else {
+          n->ready = n->ffn_at = first_ffn(r);
+        }
         break;
       default: n->ready = -1;
     }
@@ -426,6 +527,14 @@ static void cname(const builder *B, int id, char *buf, size_t len) {
       snprintf(buf, len, "%s(%s)", n->right ? "O" : "F", x);
       return;
     case C_PF: snprintf(buf, len, "%s", hs_pf_kind_name(n->pf)); return;
+    case C_COUNT:
+      if (n->val >= 0) cname(B, n->val, x, sizeof x);
+      if (n->val >= 0)
+        snprintf(buf, len, "#%c(%s) / %s", n->right ? '<' : '>', x,
+                 n->right ? "(i+1)" : "(n-i+2)");
+      else
+        snprintf(buf, len, "1 / %s", n->right ? "(i+1)" : "(n-i+2)");
+      return;
     default: snprintf(buf, len, "?"); return;
   }
 }
@@ -451,6 +560,168 @@ static char *head_desc(const builder *B, const cnode *n) {
 
 /* ------------------------------------------------------ assembly */
 
+/* The uniform count head and the temperature sign head (C_COUNT, C_SIGN
+ * with --sign temp).
+ *   count: all scores 0, so softmax weights are exactly 1/D over the D
+ *     visible keys (j <= i or j >= i, plus BOS) and average-hard attention
+ *     is the same: the output is #/D, #/D exact up to one rounding.
+ *   sign: q_i = u_i - K [i = 0], k_j = v_j = [j >= 1]; the non-BOS keys
+ *     (m of them, 1 <= m <= n) score u_i / tau, BOS 0, so the output
+ *     m e^{u/tau} / (1 + m e^{u/tau}) is within (n+1)^{1 - mu/4} of [u > 0]
+ *     when tau = 1/(mu n ln(n+1)), since |u| >= 1/(2(n+1)): exact (< 1/4)
+ *     at every n >= 1 once mu > 12. Hard mode: average-hard attention,
+ *     exact. K keeps BOS's own row negative. */
+static double sign_k(const cnode *n) {
+  double k = 1;
+  for (int t = 0; t < n->nin; t++) k += fabs(n->coef[t]);
+  return k;
+}
+
+static int fill_aux_head(const builder *B, const cnode *n, hs_head *H, int d) {
+  int sign = n->kind == C_SIGN;
+  H->dk = 1;
+  H->dv = 1;
+  H->mask = sign || n->right ? HS_MASK_LE : HS_MASK_GE;
+  H->target = HS_ATTN_HARD_AVG;
+  H->kind = B->o.mode == HS_MODE_HARD ? HS_ATTN_HARD_AVG : HS_ATTN_SOFTMAX;
+  H->tau_law = HS_TAU_CONST;
+  H->tau_c = 1;
+  if (sign && B->o.mode == HS_MODE_FIXED) H->tau_c = 1.0 / B->o.scale;
+  if (sign && (B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_TEMP)) {
+    H->tau_law = HS_TAU_INV_NLOGN;
+    H->tau_c = 1.0 / B->o.scale;
+  }
+  H->wq = calloc((size_t)d, sizeof(float));
+  H->wk = calloc((size_t)d, sizeof(float));
+  H->wv = calloc((size_t)d, sizeof(float));
+  H->wo = calloc((size_t)d, sizeof(float));
+  char name[300], buf[400];
+  cname(B, (int)(n - B->c), name, sizeof name);
+  if (sign) snprintf(buf, sizeof buf, "sign of %s: BOS against j >= 1", name);
+  else if (n->val < 0)
+    snprintf(buf, sizeof buf, "uniform over %s: 1/D", mask_text(H->mask));
+  else
+    snprintf(buf, sizeof buf, "uniform over %s: reads the count / D", mask_text(H->mask));
+  H->desc = xstrdup(buf);
+  if (!H->wq || !H->wk || !H->wv || !H->wo || !H->desc) return -1;
+  int bos = B->pf_coord[HS_PF_BOS];
+  if (sign) {
+    int one = -1;
+    for (int i = 0; i < B->n; i++)
+      if (B->c[i].kind == C_TRUE) one = B->c[i].coord;
+    for (int t = 0; t < n->nin; t++)
+      H->wq[B->c[n->ins[t]].coord] += (float)n->coef[t];
+    H->wq[bos] += (float)-sign_k(n);
+    H->wk[one] = 1;
+    H->wv[one] = 1;
+    H->wo[n->scratch] = 1;
+  } else {
+    H->wv[n->val >= 0 ? B->c[n->val].coord : bos] = 1;
+    H->wo[n->coord] = 1;
+  }
+  return 0;
+}
+
+/* The LN sign (--sign layernorm): two normalized pairs [u - K bos, -(...)]
+ * with gains 2 and biases -1/2, -3/2 on the first unit: ReLU(2 s - 1/2) -
+ * ReLU(2 s - 3/2) for s = +-1 (up to the rounding of sqrt(u^2)) is exactly
+ * 1 or 0, as in the rounding gate. Exact in every mode; u != 0 always. */
+static void ln_sign_units(const builder *B, const cnode *n, hs_layer *L,
+                          int pair, int nu, int d) {
+  int bos = B->pf_coord[HS_PF_BOS];
+  for (int p = 0; p < 2; p++) {
+    int h0 = 2 * (pair + p), h1 = h0 + 1;
+    for (int t = 0; t < n->nin; t++) {
+      float c = (float)n->coef[t];
+      L->w1[(size_t)h0 * d + B->c[n->ins[t]].coord] += c;
+      L->w1[(size_t)h1 * d + B->c[n->ins[t]].coord] -= c;
+    }
+    L->w1[(size_t)h0 * d + bos] += (float)-sign_k(n);
+    L->w1[(size_t)h1 * d + bos] += (float)sign_k(n);
+    L->ln_g[h0] = 2;
+    L->ln_b[h0] = p == 0 ? -0.5f : -1.5f;
+    L->w2[(size_t)n->coord * nu + h0] = p == 0 ? 1 : -1;
+  }
+}
+
+static int fill_head(const builder *B, const cnode *n, hs_head *H, int d);
+
+static int build_layer(builder *B, hs_model *m, int l) {
+  hs_layer *L = &m->layers[l];
+  int d = m->d, nh = 0, nu = 0, lnp = 0;
+  unit u[2];
+  for (int i = 0; i < B->n; i++) {
+    const cnode *n = &B->c[i];
+    if (n->attn_at == 2 * l) nh++;
+    if (n->ffn_at != 2 * l + 1) continue;
+    if (n->kind == C_GATE) nu += gate_units(B, n, u);
+    else if (n->kind == C_HEAD || n->scratch >= 0) nu += 2;
+    else lnp += 2, nu += 4; /* layer-norm sign */
+  }
+  L->nheads = nh;
+  L->heads = calloc((size_t)(nh ? nh : 1), sizeof *L->heads);
+  L->hidden = nu;
+  L->w1 = calloc((size_t)nu * d + 1, sizeof(float));
+  L->b1 = calloc((size_t)nu + 1, sizeof(float));
+  L->w2 = calloc((size_t)d * nu + 1, sizeof(float));
+  L->b2 = calloc((size_t)d, sizeof(float));
+  L->ln_pairs = lnp;
+  L->ln_g = calloc((size_t)(2 * lnp + 1), sizeof(float));
+  L->ln_b = calloc((size_t)(2 * lnp + 1), sizeof(float));
+  if (!L->heads || !L->w1 || !L->b1 || !L->w2 || !L->b2 || !L->ln_g || !L->ln_b)
+    return -1;
+  int h = 0, hu = 2 * lnp, pair = 0;
+  for (int i = 0; i < B->n; i++) {
+    const cnode *n = &B->c[i];
+    if (n->attn_at == 2 * l) {
+      hs_head *H = &L->heads[h++];
+      if (n->kind == C_HEAD ? fill_head(B, n, H, d) : fill_aux_head(B, n, H, d))
+        return -1;
+    }
+    if (n->ffn_at != 2 * l + 1) continue;
+    int k = 0;
+    if (n->kind == C_GATE) k = gate_units(B, n, u);
+    else if (n->kind == C_HEAD || n->scratch >= 0) k = round_units(B, n, u);
+    else ln_sign_units(B, n, L, pair, nu, d), pair += 2;
+    for (int j = 0; j < k; j++, hu++) {
+      for (int c = 0; c < 3; c++)
+        if (u[j].in[c] >= 0) L->w1[(size_t)hu * d + u[j].in[c]] += u[j].w[c];
+      L->b1[hu] = u[j].bias;
+      L->w2[(size_t)n->coord * nu + hu] = u[j].out;
+    }
+  }
+  return 0;
+}
+
+/* A temporal head (C_HEAD): scores from head_scores, reads val, writes the
+ * scratch coordinate that its rounding gate reads. */
+static int fill_head(const builder *B, const cnode *n, hs_head *H, int d) {
+  term t[3];
+  int dk = head_scores(B, n, t);
+  H->dk = dk;
+  H->dv = 1;
+  H->mask = n->mask;
+  H->target = n->right ? HS_ATTN_HARD_RIGHT : HS_ATTN_HARD_LEFT;
+  H->kind = B->o.mode == HS_MODE_HARD ? H->target : HS_ATTN_SOFTMAX;
+  H->tau_law = B->o.mode == HS_MODE_TEMP ? HS_TAU_INV_N : HS_TAU_CONST;
+  H->tau_c = B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_HARD
+                 ? 1.0
+                 : 1.0 / B->o.scale;
+  H->wq = calloc((size_t)dk * d, sizeof(float));
+  H->wk = calloc((size_t)dk * d, sizeof(float));
+  H->wv = calloc((size_t)d, sizeof(float));
+  H->wo = calloc((size_t)d, sizeof(float));
+  H->desc = head_desc(B, n);
+  if (!H->wq || !H->wk || !H->wv || !H->wo || !H->desc) return -1;
+  for (int q = 0; q < dk; q++) {
+    H->wq[(size_t)q * d + t[q].qc] = t[q].wq;
+    H->wk[(size_t)q * d + t[q].kc] = t[q].wk;
+  }
+  H->wv[B->c[n->val].coord] = 1;
+  H->wo[n->scratch] = 1;
+  return 0;
+}
+
 static int build_model(builder *B, hs_model **out) {
   /* coordinates: features first, then every circuit node, heads with a
    * scratch coordinate for the raw attention output */
@@ -458,6 +729,9 @@ static int build_model(builder *B, hs_model **out) {
   feature(B, HS_PF_BOS, 0, 0);
   int nheads_total = 0;
   for (int i = 0; i < B->n; i++) nheads_total += B->c[i].kind == C_HEAD;
+  if (B->o.sign == HS_SIGN_TEMP)
+    for (int i = 0; i < B->n; i++)
+      if (B->c[i].kind == C_SIGN) B->c[i].scratch = -2; /* wants one */
   if (nheads_total > 0) {
     if (B->o.mode == HS_MODE_PE) {
       feature(B, HS_PF_I, 0, 0);
@@ -470,7 +744,7 @@ static int build_model(builder *B, hs_model **out) {
     cnode *n = &B->c[i];
     if (n->kind == C_PF) n->coord = feature(B, n->pf, n->k, n->r);
     else n->coord = new_coord(B);
-    if (n->kind == C_HEAD) n->scratch = new_coord(B);
+    if (n->kind == C_HEAD || n->scratch == -2) n->scratch = new_coord(B);
   }
   if (B->oom) return -1;
   schedule(B);
@@ -501,66 +775,33 @@ static int build_model(builder *B, hs_model **out) {
     m->pf[m->npf++] =
         (hs_posfeat){HS_PF_MOD, B->mods[k].coord, B->mods[k].k, B->mods[k].r};
 
-  for (int l = 0; l < nlayers; l++) {
-    hs_layer *L = &m->layers[l];
-    int nh = 0, nu = 0;
-    unit u[2];
-    for (int i = 0; i < B->n; i++) {
-      const cnode *n = &B->c[i];
-      if (n->kind == C_HEAD && n->ready == 2 * l + 1) nh++, nu += 2;
-      if (n->kind == C_GATE && n->ready == 2 * l + 1) nu += gate_units(B, n, u);
-    }
-    L->nheads = nh;
-    L->heads = calloc((size_t)(nh ? nh : 1), sizeof *L->heads);
-    L->hidden = nu;
-    L->w1 = calloc((size_t)nu * d + 1, sizeof(float));
-    L->b1 = calloc((size_t)nu + 1, sizeof(float));
-    L->w2 = calloc((size_t)d * nu + 1, sizeof(float));
-    L->b2 = calloc((size_t)d, sizeof(float));
-    if (!L->heads || !L->w1 || !L->b1 || !L->w2 || !L->b2) return -1;
-    int h = 0, hu = 0;
-    for (int i = 0; i < B->n; i++) {
-      const cnode *n = &B->c[i];
-      if (n->ready != 2 * l + 1) continue;
-      int k = 0;
-      if (n->kind == C_HEAD) {
-        hs_head *H = &L->heads[h++];
-        term t[3];
-        int dk = head_scores(B, n, t);
-        H->dk = dk;
-        H->dv = 1;
-        H->mask = n->mask;
-        H->target = n->right ? HS_ATTN_HARD_RIGHT : HS_ATTN_HARD_LEFT;
-        H->kind = B->o.mode == HS_MODE_HARD ? H->target : HS_ATTN_SOFTMAX;
-        H->tau_law = B->o.mode == HS_MODE_TEMP ? HS_TAU_INV_N : HS_TAU_CONST;
-        H->tau_c = B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_HARD
-                       ? 1.0
-                       : 1.0 / B->o.scale;
-        H->wq = calloc((size_t)dk * d, sizeof(float));
-        H->wk = calloc((size_t)dk * d, sizeof(float));
-        H->wv = calloc((size_t)d, sizeof(float));
-        H->wo = calloc((size_t)d, sizeof(float));
-        H->desc = head_desc(B, n);
-        if (!H->wq || !H->wk || !H->wv || !H->wo || !H->desc) return -1;
-        for (int q = 0; q < dk; q++) {
-          H->wq[(size_t)q * d + t[q].qc] = t[q].wq;
-          H->wk[(size_t)q * d + t[q].kc] = t[q].wk;
-        }
-        H->wv[B->c[n->val].coord] = 1;
-        H->wo[n->scratch] = 1;
-        k = round_units(B, n, u);
-      } else if (n->kind == C_GATE) {
-        k = gate_units(B, n, u);
-      }
-      for (int j = 0; j < k; j++, hu++) {
-        for (int c = 0; c < 3; c++)
-          if (u[j].in[c] >= 0) L->w1[(size_t)hu * d + u[j].in[c]] += u[j].w[c];
-        L->b1[hu] = u[j].bias;
-        L->w2[(size_t)n->coord * nu + hu] = u[j].out;
-      }
-    }
-  }
+  for (int l = 0; l < nlayers; l++)
+    if (build_layer(B, m, l) != 0) return -1;
   return 0;
+}
+
+/* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1. */
+static double sign_bound(double mu, size_t n) {
+  double b = pow((double)(n ? n : 1) + 1, 1 - mu / 4);
+  return b < 1 ? b : 1;
+}
+
+static int has_temp_sign(const hs_model *m) {
+  for (int l = 0; l < m->nlayers; l++)
+    for (int h = 0; h < m->layers[l].nheads; h++)
+      if (m->layers[l].heads[h].tau_law == HS_TAU_INV_NLOGN) return 1;
+  return 0;
+}
+
+double hs_model_bound_at(const hs_model *m, size_t n) {
+  /* the temporal bound grows with n (fixed) or is constant; the sign's
+   * shrinks, so its worst length is n = 1 */
+  double b = hs_bound_at(m->mode, m->scale, n);
+  if (m->mode && strcmp(m->mode, "hard") && has_temp_sign(m)) {
+    double s = sign_bound(m->scale, 1);
+    if (s > b) b = s;
+  }
+  return b;
 }
 
 static void describe(builder *B, hs_model *m, int root) {
@@ -593,6 +834,15 @@ static void describe(builder *B, hs_model *m, int root) {
              "weight off target <= S/(1+S), S = 2e^{-mu}/(1-e^{-mu}) = %.3g "
              "at every n; exact (< 1/4) for mu >= ln 7 = 1.946",
              m->bound);
+  }
+  if (has_temp_sign(m) && B->o.mode != HS_MODE_FIXED) {
+    size_t at = strlen(buf);
+    snprintf(buf + at, sizeof buf - at,
+             "; counting signs by softmax at tau = 1/(mu n ln(n+1)): weight "
+             "off the sign <= (n+1)^{1-mu/4} = %.3g at n = 1, exact for mu > 12",
+             sign_bound(B->o.scale, 1));
+    if (m->bound < sign_bound(B->o.scale, 1)) m->bound = sign_bound(B->o.scale, 1);
+    if (m->min_scale < 12) m->min_scale = 12;
   }
   m->bound_desc = xstrdup(buf);
   m->coord_names = calloc((size_t)m->d, sizeof *m->coord_names);
@@ -653,6 +903,10 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
     }
   }
   free(B.memo);
+  for (int i = 0; i < B.n; i++) {
+    free(B.c[i].ins);
+    free(B.c[i].coef);
+  }
   free(B.c);
   free(B.mods);
   return m;

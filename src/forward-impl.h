@@ -160,6 +160,20 @@ static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
   return 1 - on / tot;
 }
 
+/* Layer normalization of one pair of hidden units (see hs_layer): for
+ * [u, -u] with eps = 0 the mean is exactly 0 and the result +-1 up to
+ * the rounding of sqrt(u^2), which the compiler's gains absorb. */
+static void FN(ln_pair)(REAL *h, double eps, const float *g, const float *b) {
+  REAL m = (h[0] + h[1]) / 2, d0 = h[0] - m, d1 = h[1] - m;
+  REAL s = (REAL)sqrt((double)((d0 * d0 + d1 * d1) / 2) + eps);
+  if (!(s > 0)) {
+    h[0] = (REAL)b[0], h[1] = (REAL)b[1];
+    return;
+  }
+  h[0] = (REAL)g[0] * (d0 / s) + (REAL)b[0];
+  h[1] = (REAL)g[1] * (d1 / s) + (REAL)b[1];
+}
+
 /* A softmax row with every score q.k rounded to f16 / bf16 first. */
 static void FN(rounded_row)(const hs_kernels *kt, const hs_head *H,
                             const REAL *q, const REAL *K, const REAL *V,
@@ -306,10 +320,10 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       for (size_t t = 0; t < nq; t++) {
         REAL *x = X + QPOS(t) * d;
         KOP(kt, gemv)(nh, d, w.w1[l], d, x, hid);
-        for (size_t u = 0; u < nh; u++) {
-          REAL v = hid[u] + w.b1[l][u];
-          hid[u] = v > 0 ? v : 0;
-        }
+        for (size_t u = 0; u < nh; u++) hid[u] += w.b1[l][u];
+        for (size_t p = 0; p < (size_t)L->ln_pairs; p++)
+          FN(ln_pair)(hid + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
+        for (size_t u = 0; u < nh; u++) hid[u] = hid[u] > 0 ? hid[u] : 0;
         KOP(kt, gemv)(d, nh, w.w2[l], nh, hid, tmp);
         for (size_t c = 0; c < d; c++) x[c] += tmp[c] + w.b2[l][c];
       }

@@ -84,6 +84,8 @@ static void layer_free(hs_layer *L) {
   free(L->b1);
   free(L->w2);
   free(L->b2);
+  free(L->ln_g);
+  free(L->ln_b);
 }
 
 void hs_model_free(hs_model *m) {
@@ -136,12 +138,15 @@ static int clone_layer(hs_layer *dst, const hs_layer *src, size_t d) {
   *dst = *src;
   dst->heads = NULL;
   dst->nheads = 0;
-  dst->w1 = dst->b1 = dst->w2 = dst->b2 = NULL;
+  dst->w1 = dst->b1 = dst->w2 = dst->b2 = dst->ln_g = dst->ln_b = NULL;
   size_t hid = src->hidden > 0 ? (size_t)src->hidden : 0;
+  size_t lnp = src->ln_pairs > 0 ? 2 * (size_t)src->ln_pairs : 0;
   int err = dup_mem(&dst->w1, src->w1, hid * d, sizeof(float)) |
             dup_mem(&dst->b1, src->b1, hid, sizeof(float)) |
             dup_mem(&dst->w2, src->w2, d * hid, sizeof(float)) |
-            dup_mem(&dst->b2, src->b2, d, sizeof(float));
+            dup_mem(&dst->b2, src->b2, d, sizeof(float)) |
+            dup_mem(&dst->ln_g, src->ln_g, lnp, sizeof(float)) |
+            dup_mem(&dst->ln_b, src->ln_b, lnp, sizeof(float));
   if (err || src->nheads <= 0 || !src->heads) return err;
   dst->heads = calloc((size_t)src->nheads, sizeof(hs_head));
   if (!dst->heads) return -1;
@@ -246,6 +251,18 @@ static int validate_layer(const hs_model *m, int32_t l, char *msg,
     return fail(msg, len, "layers.%d.hidden: %d < 0", l, L->hidden);
   if (L->hidden > 0 && (!L->w1 || !L->b1 || !L->w2 || !L->b2))
     return fail(msg, len, "layers.%d.ffn: missing weight matrix", l);
+  if (L->ln_pairs < 0 || (int64_t)L->ln_pairs * 2 > L->hidden)
+    return fail(msg, len, "layers.%d.ln_pairs: %d pairs need %d hidden units, "
+                "the layer has %d", l, L->ln_pairs, 2 * L->ln_pairs, L->hidden);
+  if (!(L->ln_eps >= 0) || !isfinite(L->ln_eps))
+    return fail(msg, len, "layers.%d.ln_eps: %g, must be finite and >= 0", l,
+                L->ln_eps);
+  if (L->ln_pairs > 0 && (!L->ln_g || !L->ln_b))
+    return fail(msg, len, "layers.%d.ln_gain/ln_bias: missing", l);
+  for (int32_t k = 0; k < 2 * L->ln_pairs; k++)
+    if (!isfinite(L->ln_g[k]) || !isfinite(L->ln_b[k]))
+      return fail(msg, len, "layers.%d.ln_gain/ln_bias: element %d not finite",
+                  l, k);
   return 0;
 }
 

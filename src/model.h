@@ -77,6 +77,16 @@ typedef struct hs_layer {
   float *b1;  /* [hidden] */
   float *w2;  /* [d][hidden] */
   float *b2;  /* [d] */
+  /* Layer normalization inside the feed-forward sublayer: hidden units
+   * 0..2*ln_pairs-1 are normalized in pairs before the ReLU,
+   *   (h0, h1) -> g_k (h_k - m) / sqrt(v + ln_eps) + b_k,
+   * m, v the mean and variance of the pair (output b_k when v + eps = 0).
+   * The pair [u, -u] with eps = 0 gives exactly [sign u, -sign u]: the
+   * exact sign the counting comparisons need. */
+  int32_t ln_pairs;
+  double ln_eps;
+  float *ln_g; /* [2 ln_pairs] */
+  float *ln_b; /* [2 ln_pairs] */
 } hs_layer;
 
 #define HS_VOCAB 257 /* bytes 0..255, then BOS */

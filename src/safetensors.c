@@ -40,7 +40,11 @@
  *                            "tau_law": "const"|"inv_n"|"inv_nlogn",
  *                            "tau_c": number, "dk": int, "dv": int,
  *                            "desc": string}],
- *                 "hidden": int}],
+ *                 "hidden": int,
+ *                 optional: "ln_pairs": int, "ln_eps": number,
+ *                           "ln_gain", "ln_bias": [2 ln_pairs numbers]}],
+ *   (layer normalization of hidden-unit pairs, see src/model.h; the gains
+ *   and biases are few, so they live here rather than as tensors)
  *     optional: "formula", "mode", "bound_desc": string;
  *               "scale", "bound", "min_scale": number (or "inf", "-inf",
  *               "nan", since JSON has no non-finite numbers);
@@ -269,6 +273,16 @@ static cJSON *build_doc(const hs_model *m, jb *b) {
       if (H->desc) jb_str(b, o, "desc", H->desc);
     }
     jb_num(b, lo, "hidden", L->hidden);
+    if (L->ln_pairs > 0) {
+      jb_num(b, lo, "ln_pairs", L->ln_pairs);
+      jb_num(b, lo, "ln_eps", L->ln_eps);
+      cJSON *g = jb_add(b, lo, "ln_gain", cJSON_CreateArray());
+      cJSON *bi = jb_add(b, lo, "ln_bias", cJSON_CreateArray());
+      for (int32_t k = 0; g && bi && k < 2 * L->ln_pairs; k++) {
+        jb_num(b, g, NULL, L->ln_g[k]);
+        jb_num(b, bi, NULL, L->ln_b[k]);
+      }
+    }
   }
   if (m->formula) jb_str(b, doc, "formula", m->formula);
   if (m->mode) jb_str(b, doc, "mode", m->mode);
@@ -702,6 +716,28 @@ static int parse_layer(const cJSON *o, hs_layer *L, int l, char *msg,
                 ST_MAX_HEADS);
   if (get_i32(o, path, "hidden", 1, 0, ST_MAX_HIDDEN, &L->hidden, msg, len))
     return -1;
+  if (get_i32(o, path, "ln_pairs", 0, 0, L->hidden / 2, &L->ln_pairs, msg, len) ||
+      get_num(o, path, "ln_eps", 0, &L->ln_eps, msg, len))
+    return -1;
+  if (L->ln_pairs > 0) {
+    static const char *const key[2] = {"ln_gain", "ln_bias"};
+    float **dst[2] = {&L->ln_g, &L->ln_b};
+    for (int t = 0; t < 2; t++) {
+      const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key[t]), *x;
+      if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 2 * L->ln_pairs)
+        return fail(msg, len, "%s.%s: expected an array of %d numbers", path,
+                    key[t], 2 * L->ln_pairs);
+      if (!(*dst[t] = calloc(2 * (size_t)L->ln_pairs, sizeof(float))))
+        return fail(msg, len, "out of memory");
+      int k = 0;
+      cJSON_ArrayForEach(x, a) {
+        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) ||
+            fabs(x->valuedouble) > FLT_MAX)
+          return fail(msg, len, "%s.%s[%d]: not a finite number", path, key[t], k);
+        (*dst[t])[k++] = (float)x->valuedouble;
+      }
+    }
+  }
   if (nh && !(L->heads = calloc((size_t)nh, sizeof(hs_head))))
     return fail(msg, len, "out of memory");
   L->nheads = nh;

@@ -38,11 +38,20 @@ static hs_formula *parse(const char *text) {
   return f;
 }
 
-static int counting(const hs_formula *f) { return hs_formula_has_op(f, HS_F_CMP); }
+/* Comparisons that mix #< and #> are refused (not supported yet); every
+ * other formula must compile. */
+static int counting(const hs_formula *f) {
+  char msg[256] = "";
+  hs_compile_opts o = {.mode = HS_MODE_HARD, .scale = 4};
+  hs_model *m = hs_compile(f, &o, msg, sizeof msg);
+  if (m) { hs_model_free(m); return 0; }
+  if (!strstr(msg, "mixing #< and #>")) fail_msg("'%s': %s", f->text, msg);
+  return 1;
+}
 
 static hs_model *compile(const hs_formula *f, hs_mode mode, double mu) {
   char msg[256];
-  hs_compile_opts o = {mode, mu};
+  hs_compile_opts o = {.mode = mode, .scale = mu};
   hs_model *m = hs_compile(f, &o, msg, sizeof msg);
   if (!m) fail_msg("compile '%s' (%s): %s", f->text, hs_mode_name(mode), msg);
   return m;
@@ -253,19 +262,64 @@ static void test_every_isa(void **state) {
   }
 }
 
-/* Counting comparisons are refused with a clear error, never compiled
- * wrongly. */
+/* Comparisons mixing #< and #> are refused with a clear error, never
+ * compiled wrongly. */
 static void test_counting_refused(void **state) {
   (void)state;
-  hs_formula *f = parse("#<(a) - 2*#<(b) >= 0 & Y c");
+  hs_formula *f = parse("#<(a) - 2*#>(b) >= 0 & Y c");
   for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
     char msg[256] = "";
-    hs_compile_opts o = {(hs_mode)mode, 4};
+    hs_compile_opts o = {.mode = (hs_mode)mode, .scale = 4};
     hs_model *m = hs_compile(f, &o, msg, sizeof msg);
     assert_null(m);
-    assert_non_null(strstr(msg, "not supported yet in mode"));
+    assert_non_null(strstr(msg, "not supported yet"));
   }
   hs_formula_free(f);
+}
+
+/* Counting comparisons with the temperature sign (mu = 16 > 12) in hard,
+ * pe and temp: every string over {a, b, c} up to length 6, random strings
+ * to 2000, attention error within hs_model_bound_at. */
+static void test_counting_temp_sign(void **state) {
+  (void)state;
+  load_formulas();
+  const hs_kernels *kt = hs_kernels_default(NULL);
+  const uint8_t sym[3] = {'a', 'b', 'c'};
+  hs_rng r = {99};
+  uint8_t *s = malloc(2000);
+  int tested = 0;
+  for (int fi = 0; fi < nformulas; fi++) {
+    hs_formula *f = parse(formulas[fi]);
+    if (!hs_formula_has_op(f, HS_F_CMP) || counting(f)) { hs_formula_free(f); continue; }
+    tested++;
+    for (int mode = HS_MODE_HARD; mode <= HS_MODE_TEMP; mode++) {
+      char msg[256];
+      hs_compile_opts o = {.mode = (hs_mode)mode, .scale = 16, .sign = HS_SIGN_TEMP};
+      hs_model *m = hs_compile(f, &o, msg, sizeof msg);
+      if (!m) fail_msg("%s", msg);
+      for (int L = 0; L <= 6; L++) {
+        int idx[6] = {0};
+        for (;;) {
+          for (int i = 0; i < L; i++) s[i] = sym[idx[i]];
+          double e = agree(f, m, s, (size_t)L, HS_PREC_F32, kt, 1);
+          assert_true(e <= hs_model_bound_at(m, 6) + 1e-6);
+          int i = 0;
+          while (i < L && ++idx[i] == 3) idx[i++] = 0;
+          if (i == L) break;
+        }
+      }
+      const size_t lens[] = {100, 2000};
+      for (int li = 0; li < 2; li++) {
+        random_string(&r, s, lens[li]);
+        agree(f, m, s, lens[li], HS_PREC_F32, kt, 0);
+        agree(f, m, s, lens[li], HS_PREC_F64, kt, 0);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  assert_true(tested >= 10);
+  free(s);
 }
 
 /* Shared subformulas are computed once: (a S b) twice is one head. */
@@ -302,6 +356,7 @@ int main(void) {
       cmocka_unit_test(test_reported_bound),
       cmocka_unit_test(test_sharing),
       cmocka_unit_test(test_counting_refused),
+      cmocka_unit_test(test_counting_temp_sign),
       cmocka_unit_test(test_fixed_bound_and_failure),
       cmocka_unit_test(test_save_reload),
       cmocka_unit_test(test_every_isa),

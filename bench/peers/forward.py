@@ -153,9 +153,29 @@ def forward(doc, t, s, be, block=BLOCK):
             x = x + o @ W(a + "wo").T
         if layer["hidden"] > 0:
             hid = x @ W("ffn.w1").T + W("ffn.b1")
+            hid = layer_norm_pairs(be, layer, hid)
             hid = be.where(be.np(hid) > 0, hid, 0.0)
             x = x + (hid @ W("ffn.w2").T + W("ffn.b2"))
     return be.np(x)[1:, doc["out_coord"]]
+
+
+def layer_norm_pairs(be, layer, hid):
+    """Hidden units 0..2k-1 normalized in pairs (k = ln_pairs): g (h - m) /
+    sqrt(v + eps) + b, with m, v the pair's mean and variance (b alone
+    where v + eps = 0)."""
+    k = int(layer.get("ln_pairs", 0))
+    if k == 0:
+        return hid
+    h = be.np(hid).copy()
+    g = np.asarray(layer["ln_gain"], dtype=h.dtype).reshape(k, 2)
+    b = np.asarray(layer["ln_bias"], dtype=h.dtype).reshape(k, 2)
+    pairs = h[:, :2 * k].reshape(len(h), k, 2)
+    m = pairs.mean(axis=2, keepdims=True)
+    s = np.sqrt(((pairs - m) ** 2).mean(axis=2, keepdims=True) + float(layer.get("ln_eps", 0)))
+    safe = np.where(s > 0, s, 1)
+    normed = np.where(s > 0, g * (pairs - m) / safe + b, b)
+    h[:, :2 * k] = normed.reshape(len(h), 2 * k)
+    return be.T(h)
 
 
 def fail(msg):

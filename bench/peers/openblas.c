@@ -431,11 +431,20 @@ static int SFX(forward)(const hs_model *m, const SFX(wts) *W, const uint8_t *s,
       size_t nh = (size_t)L->hidden;
       const REAL *b1 = W->w[k + 1], *b2 = W->w[k + 3];
       SFX(gemm_nt)(np, nh, d, X, W->w[k], 0, Hd); /* X W1^T */
-      for (size_t i = 0; i < np; i++)
-        for (size_t u = 0; u < nh; u++) {
-          REAL v = Hd[i * nh + u] + b1[u];
-          Hd[i * nh + u] = v > 0 ? v : 0;
+      for (size_t i = 0; i < np; i++) {
+        REAL *hd = Hd + i * nh;
+        for (size_t u = 0; u < nh; u++) hd[u] += b1[u];
+        /* layer normalization of the first 2 ln_pairs units, in pairs */
+        for (size_t p = 0; p < (size_t)L->ln_pairs; p++) {
+          REAL *h = hd + 2 * p, mu = (h[0] + h[1]) / 2;
+          REAL d0 = h[0] - mu, d1 = h[1] - mu;
+          REAL sd = (REAL)sqrt((double)((d0 * d0 + d1 * d1) / 2) + L->ln_eps);
+          const float *g = L->ln_g + 2 * p, *b = L->ln_b + 2 * p;
+          h[0] = sd > 0 ? (REAL)g[0] * (d0 / sd) + (REAL)b[0] : (REAL)b[0];
+          h[1] = sd > 0 ? (REAL)g[1] * (d1 / sd) + (REAL)b[1] : (REAL)b[1];
         }
+        for (size_t u = 0; u < nh; u++) hd[u] = hd[u] > 0 ? hd[u] : 0;
+      }
       SFX(gemm_nt)(np, d, nh, Hd, W->w[k + 2], 0, T); /* ReLU(.) W2^T */
       for (size_t i = 0; i < np; i++)
         for (size_t c = 0; c < d; c++) X[i * d + c] += T[i * d + c] + b2[c];
