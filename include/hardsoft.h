@@ -193,7 +193,17 @@ typedef struct hs_run_opts {
                                 and value; the others are left 0) */
   int edges_only;            /* only positions 1, 2, 3, n-2, n-1, n are needed */
   hs_score_round score_round; /* emulate scores held in a narrower type */
+  int keep_layers;           /* fill layers[] (n+1)*d doubles per layer */
+  int want_gaps;             /* fill head_stats[] for the hard heads */
 } hs_run_opts;
+
+/* Scores of one hard head over the queries i >= 1 of a run. */
+typedef struct hs_head_stats {
+  double gap;    /* smallest (maximal - best non-maximal score); INFINITY
+                    when no query saw two distinct scores */
+  int tied;      /* some query had two or more maximal positions */
+  int nonuniform; /* some query saw two distinct scores */
+} hs_head_stats;
 
 typedef struct hs_run_result {
   uint8_t *bits;      /* [n]: decision at positions 1..n */
@@ -202,6 +212,8 @@ typedef struct hs_run_result {
   size_t peak_bytes;  /* most bytes the pass held at once: weights in the
                          working precision, the residual stream and every
                          head's queries, keys and values (accounted) */
+  double *layers;     /* keep_layers: [nlayers][n+1][d], after each layer */
+  hs_head_stats *head_stats; /* want_gaps: [heads, layer by layer] */
 } hs_run_result;
 
 /* Forward pass over w[0..n). Returns 0, or -1 with msg filled (allocation

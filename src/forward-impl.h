@@ -103,29 +103,40 @@ static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
  * (leftmost / rightmost / all maximal) averaged into out[dv]. */
 static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
                          const REAL *K, const REAL *V, size_t lo, size_t hi,
-                         REAL *out) {
+                         REAL *out, hs_head_stats *st) {
   size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
-  REAL best = KOP(kt, dot)(dk, q, K);
+  REAL best = KOP(kt, dot)(dk, q, K), second = -INFINITY;
   size_t pick = 0, cnt = 1;
   for (size_t c = 0; c < dv; c++) out[c] = V[c];
   for (size_t j = lo; j <= hi && lo <= hi; j++) {
     REAL s = KOP(kt, dot)(dk, q, K + j * dk);
     if (s > best) {
+      second = best;
       best = s, pick = j, cnt = 1;
       if (H->kind == HS_ATTN_HARD_AVG)
         for (size_t c = 0; c < dv; c++) out[c] = V[j * dv + c];
     } else if (s == best) {
+      cnt++;
       if (H->kind == HS_ATTN_HARD_RIGHT) pick = j;
-      if (H->kind == HS_ATTN_HARD_AVG) {
-        cnt++;
+      if (H->kind == HS_ATTN_HARD_AVG)
         for (size_t c = 0; c < dv; c++) out[c] += V[j * dv + c];
-      }
+    } else if (s > second) {
+      second = s;
     }
   }
   if (H->kind == HS_ATTN_HARD_AVG) {
     for (size_t c = 0; c < dv; c++) out[c] /= (REAL)cnt;
   } else {
     for (size_t c = 0; c < dv; c++) out[c] = V[pick * dv + c];
+  }
+  if (st) {
+    /* gap between a maximal score and the best non-maximal one */
+    if (second > -INFINITY) {
+      double g = (double)best - (double)second;
+      if (g < st->gap) st->gap = g;
+      st->nonuniform = 1;
+    }
+    if (cnt > 1) st->tied = 1;
   }
 }
 
@@ -307,7 +318,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
             if (e > err) err = e;
           }
         } else {
-          FN(hard_row)(kt, H, q, K[h], V[h], lo, hi, out);
+          FN(hard_row)(kt, H, q, K[h], V[h], lo, hi, out,
+                       res->head_stats && i > 0 ? &res->head_stats[hbase + h] : NULL);
         }
         KOP(kt, gemv)(d, dv, w.wo[hbase + h], dv, out, tmp);
         for (size_t c = 0; c < d; c++) X[i * d + c] += tmp[c];
@@ -328,6 +340,9 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
         for (size_t c = 0; c < d; c++) x[c] += tmp[c] + w.b2[l][c];
       }
     }
+    if (res->layers)
+      for (size_t k = 0; k < np * d; k++)
+        res->layers[(size_t)l * np * d + k] = (double)X[k];
   }
 #undef QPOS
   for (size_t i = 1; i <= n; i++) {

@@ -2,6 +2,7 @@
  * dispatched kernels: memory is O(n d), never O(n^2). */
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ void hs_run_result_free(hs_run_result *r) {
   free(r->bits);
   free(r->values);
   free(r->attn_error);
+  free(r->layers);
+  free(r->head_stats);
   memset(r, 0, sizeof *r);
 }
 
@@ -82,16 +85,30 @@ int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
   res->values = calloc(n ? n : 1, sizeof(double));
   if (r->o.want_attn_error)
     res->attn_error = calloc((size_t)(m->nlayers ? m->nlayers : 1), sizeof(double));
+  int nh = 0;
+  for (int l = 0; l < m->nlayers; l++) nh += m->layers[l].nheads;
+  if (r->o.keep_layers) {
+    size_t per = (n + 1) * (size_t)m->d;
+    if ((size_t)m->nlayers > 0 && per > SIZE_MAX / sizeof(double) / (size_t)m->nlayers)
+      goto oom;
+    res->layers = malloc((size_t)(m->nlayers ? m->nlayers : 1) * per * sizeof(double));
+    if (!res->layers) goto oom;
+  }
+  if (r->o.want_gaps) {
+    res->head_stats = calloc((size_t)(nh ? nh : 1), sizeof *res->head_stats);
+    if (!res->head_stats) goto oom;
+    for (int h = 0; h < nh; h++) res->head_stats[h].gap = INFINITY;
+  }
   int rc = -1;
   if (res->bits && res->values && (!r->o.want_attn_error || res->attn_error))
     rc = r->o.precision == HS_PREC_F64
              ? forward_f64(m, &r->w64, w, n, &r->o, r->o.kernels, res)
              : forward_f32(m, &r->w32, w, n, &r->o, r->o.kernels, res);
-  if (rc != 0) {
-    hs_run_result_free(res);
-    snprintf(msg, len, "out of memory running the model on a string of %zu symbols", n);
-  }
-  return rc;
+  if (rc == 0) return 0;
+oom:
+  hs_run_result_free(res);
+  snprintf(msg, len, "out of memory running the model on a string of %zu symbols", n);
+  return -1;
 }
 
 int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
