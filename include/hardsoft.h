@@ -195,6 +195,9 @@ typedef struct hs_run_opts {
   hs_score_round score_round; /* emulate scores held in a narrower type */
   int keep_layers;           /* fill layers[] (n+1)*d doubles per layer */
   int want_gaps;             /* fill head_stats[] for the hard heads */
+  int threads;               /* rows split among this many threads (0, 1:
+                                none); the output is the same bits for
+                                every count */
 } hs_run_opts;
 
 /* Scores of one hard head over the queries i >= 1 of a run. */
@@ -232,6 +235,94 @@ hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
 int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
                   char *msg, size_t len);
 void hs_runner_free(hs_runner *r);
+
+/* ------------------------------------------- simulating hard attention */
+
+/* Replacing each hard head of a model by softmax at temperature tau puts,
+ * at every query, at most (n+1) e^{-gamma/tau} weight off the maximal
+ * positions, where gamma is the smallest gap between a maximal score and
+ * a non-maximal one (n + 1 keys at most, each non-maximal one weighing at
+ * most e^{-gap/tau} relative to a maximal one). hardsoft measures gamma
+ * on the actual inputs (hs_run_opts.want_gaps) and picks
+ *     tau = gamma / (mu + ln(n + 1)),
+ * so that bound is (n+1) e^{-mu - ln(n+1)} = e^{-mu} per head. Softmax
+ * spreads the weight on the maximal positions evenly, like average-hard
+ * attention: a unique-hard (leftmost/rightmost) head with tied maxima is
+ * therefore NOT simulated (softmax averages the tied maxima), while tied
+ * average-hard heads are. src/simulate.c. */
+
+/* How a hard head behaved over a set of runs. */
+typedef enum hs_head_class {
+  HS_HEAD_SOFT,    /* a softmax head: not hard, left as it is */
+  HS_HEAD_UNIFORM, /* every query saw all its scores equal (gap infinite):
+                      softmax is exactly uniform at any temperature */
+  HS_HEAD_TIELESS, /* every query had a unique maximal score */
+  HS_HEAD_TIED     /* some query had two or more maximal positions and a
+                      lower score too */
+} hs_head_class;
+
+const char *hs_head_class_name(hs_head_class c); /* "softmax", "uniform", ... */
+/* Number of heads of a model (the length of hs_run_result.head_stats). */
+int hs_model_nheads(const hs_model *m);
+/* Statistics over several runs: init sets nheads entries to (gap INFINITY,
+ * untied, uniform); merge folds one run's head_stats into acc (smallest
+ * gap, ties and non-uniformity or-ed). */
+void hs_head_stats_init(hs_head_stats *acc, int nheads);
+void hs_head_stats_merge(hs_head_stats *acc, const hs_head_stats *run,
+                         int nheads);
+/* Head h (counted over all layers, as head_stats is). */
+hs_head_class hs_head_classify(const hs_model *m, int h,
+                               const hs_head_stats *st);
+/* 1 when head h is unique-hard (leftmost/rightmost) and was tied: softmax
+ * would average its tied maxima, so it is not simulable. */
+int hs_head_tied_unique(const hs_model *m, int h, const hs_head_stats *st);
+/* gamma: the smallest gap over the hard heads of m (INFINITY when no hard
+ * head ever saw two distinct scores). */
+double hs_sim_gamma(const hs_model *m, const hs_head_stats *st);
+/* tau = gamma / (mu + ln(n + 1)); 1 when gamma is infinite (any tau is
+ * exact then). 0 when gamma or mu is not positive, or the result is not a
+ * positive finite number. */
+double hs_sim_tau(double gamma, double mu, size_t n);
+/* A deep copy of `hard` in which every hard head is softmax at the
+ * constant temperature tau (target = its old kind, so attention error is
+ * measured against it); softmax heads are kept as they are. NULL when
+ * tau is not positive and finite, or out of memory. */
+hs_model *hs_simulate_soft_model(const hs_model *hard, double tau);
+
+typedef struct hs_sim_opts {
+  double scale;  /* mu > 0: the bound per head is e^{-mu} */
+  double gamma;  /* > 0: use this gap instead of the measured one; 0: measure */
+  hs_precision precision;
+  const hs_kernels *kernels; /* NULL: hs_kernels_default */
+} hs_sim_opts;
+
+typedef struct hs_sim_result {
+  size_t strings, positions, agree; /* decisions at positions 1..n */
+  size_t n;                /* the longest input */
+  double gamma_measured;   /* over every hard head, query and string */
+  double gamma, tau;       /* used (gamma: --gamma or measured) */
+  double bound;            /* (n+1) e^{-gamma_measured/tau}: e^{-mu} when
+                              gamma is measured, 0 when it is infinite */
+  double attn_error;       /* largest weight the softmax run put off a
+                              head's hard target (any head, query, string) */
+  int nheads;
+  hs_head_stats *heads;    /* [nheads], merged over the strings */
+  int nlayers;
+  double *deviation;       /* [nlayers]: max |soft - hard| of the residual
+                              stream after each layer, positions 0..n,
+                              every coordinate, every string */
+  size_t bad_string, bad_pos; /* first disagreement (string index,
+                              position 1..n); valid when agree < positions */
+} hs_sim_result;
+
+/* Simulate `hard` over strings w[0..count) of lengths len[]: run it with
+ * want_gaps to measure gamma, pick tau, build the softmax model, run both
+ * with keep_layers and compare. 0, or -1 with msg filled. Free res with
+ * hs_sim_result_free. */
+int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
+                const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
+                char *msg, size_t msglen);
+void hs_sim_result_free(hs_sim_result *r);
 
 void hs_model_free(hs_model *m);
 /* Model files (safetensors, format at the top of src/safetensors.c). save

@@ -27,7 +27,8 @@ static const char *const bench_usage =
     "  --isas LIST        scalar,avx2,avx512 and the peers torch,numpy,openblas\n"
     "                     (default: every ISA this CPU runs)\n"
     "  --precisions LIST  f32,f64 (default f32)\n"
-    "  --threads LIST     threads (only 1 is supported so far)\n"
+    "  --threads LIST     threads splitting the query rows (default 1; peers\n"
+    "                     always run one thread)\n"
     "  --repeat R         timed runs per point (default 5), after one warm-up\n"
     "  --sign S           counting comparisons: layernorm (default) or temp\n"
     "  --error-max-n N    measure attention error only up to this n (default 4096;\n"
@@ -108,9 +109,11 @@ static int one_len(const char *opt, const char *t, int k, void *out) {
   return 0;
 }
 static int one_thread(const char *opt, const char *t, int k, void *out) {
-  if (strcmp(t, "1") != 0)
-    return cli_error("%s: only 1 thread is supported so far (got '%s')", opt, t);
-  ((int *)out)[k] = 1;
+  char *e;
+  long v = strtol(t, &e, 10);
+  if (*e || v < 1 || v > 256 || *t < '0' || *t > '9')
+    return cli_error("%s: '%s' is not a thread count from 1 to 256", opt, t);
+  ((int *)out)[k] = (int)v;
   return 0;
 }
 static int is_peer(const char *s) {
@@ -238,7 +241,8 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
                          const uint8_t *s, const uint8_t *truth, point *p) {
   char msg[256];
   double secs[1000];
-  hs_run_opts ro = {.precision = p->prec, .kernels = hs_kernels_for(isa)};
+  hs_run_opts ro = {.precision = p->prec, .kernels = hs_kernels_for(isa),
+                    .threads = p->threads};
   hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
   if (!r) return cli_error("%s", msg);
   hs_run_result res;

@@ -210,13 +210,160 @@ static void FN(rounded_row)(const hs_kernels *kt, const hs_head *H,
   for (size_t c = 0; c < dv; c++) out[c] /= sum;
 }
 
+/* Everything one layer's rows need after the queries, keys and values of
+ * all its heads exist. A row's attention (every head, in head order) and
+ * its feed-forward touch only that row of X, so rows can be split among
+ * threads and every thread count gives the same bits. */
+typedef struct FN(job) {
+  const hs_model *m;
+  const hs_layer *L;
+  const FN(wts) *w;
+  const hs_kernels *kt;
+  const hs_run_opts *o;
+  REAL *X, **Q, **K, **V;
+  size_t n, np, d, nq;
+  const size_t *qs;
+  int sparse, hbase;
+  size_t maxhid;
+  hs_head_stats *stats; /* this layer's heads, or NULL */
+} FN(job);
+
+typedef struct FN(part) {
+  const FN(job) *J;
+  int k, T;             /* this thread takes chunks k, k + T, ... */
+  double err;
+  hs_head_stats *stats; /* private copy, merged after */
+  int rc;
+} FN(part);
+
+#define HS_ROW_CHUNK 64
+
+static void FN(one_row)(const FN(job) *J, size_t i, REAL *out, REAL *tmp,
+                        REAL *hid, double *err, hs_head_stats *stats) {
+  const hs_layer *L = J->L;
+  const hs_kernels *kt = J->kt;
+  const hs_run_opts *o = J->o;
+  size_t n = J->n, np = J->np, d = J->d;
+  REAL *X = J->X;
+  for (int h = 0; h < L->nheads; h++) {
+    const hs_head *H = &L->heads[h];
+    size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+    double nn = (double)(n ? n : 1), tau = H->tau_c;
+    if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
+    if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
+    REAL inv_tau = (REAL)(1.0 / tau);
+    size_t lo = 1, hi = n; /* keys lo..hi (empty when lo > hi), plus BOS */
+    switch (H->mask) {
+      case HS_MASK_LE: hi = i; break;
+      case HS_MASK_LT: hi = i - 1; break; /* i = 0: wraps, lo > hi */
+      case HS_MASK_GE: lo = i > 1 ? i : 1; break;
+      case HS_MASK_GT: lo = i + 1; break;
+      default: break;
+    }
+    if (i == 0 && H->mask == HS_MASK_LT) hi = 0;
+    const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
+    if (H->kind == HS_ATTN_SOFTMAX && o->score_round != HS_ROUND_NONE) {
+      FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, out);
+    } else if (H->kind == HS_ATTN_SOFTMAX) {
+      ONLINE st = {-INFINITY, 0};
+      for (size_t c = 0; c < dv; c++) out[c] = 0;
+      /* the visible keys as one range: [0, hi] or [lo, n + 1] */
+      int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
+                 H->mask == HS_MASK_NONE;
+      size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
+      KOP(kt, attn_row)(b - a + 1, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
+                        inv_tau, &st, out);
+      for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
+      if (o->want_attn_error && i > 0) {
+        double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau);
+        if (e > *err) *err = e;
+      }
+    } else {
+      FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats && i > 0 ? &stats[h] : NULL);
+    }
+    KOP(kt, gemv)(d, dv, J->w->wo[J->hbase + h], dv, out, tmp);
+    for (size_t c = 0; c < d; c++) X[i * d + c] += tmp[c];
+  }
+  if (L->hidden > 0) {
+    int l = (int)(L - J->m->layers);
+    size_t nh = (size_t)L->hidden;
+    REAL *x = X + i * d;
+    KOP(kt, gemv)(nh, d, J->w->w1[l], d, x, hid);
+    for (size_t u = 0; u < nh; u++) hid[u] += J->w->b1[l][u];
+    for (size_t p = 0; p < (size_t)L->ln_pairs; p++)
+      FN(ln_pair)(hid + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
+    for (size_t u = 0; u < nh; u++) hid[u] = hid[u] > 0 ? hid[u] : 0;
+    KOP(kt, gemv)(d, nh, J->w->w2[l], nh, hid, tmp);
+    for (size_t c = 0; c < d; c++) x[c] += tmp[c] + J->w->b2[l][c];
+  }
+}
+
+static void *FN(rows_worker)(void *arg) {
+  FN(part) *p = arg;
+  const FN(job) *J = p->J;
+  REAL *out = malloc(HS_ATTN_MAX_D * sizeof(REAL));
+  REAL *tmp = malloc(J->d * sizeof(REAL));
+  REAL *hid = malloc(J->maxhid * sizeof(REAL));
+  p->rc = out && tmp && hid ? 0 : -1;
+  for (size_t c = (size_t)p->k * HS_ROW_CHUNK; p->rc == 0 && c < J->nq;
+       c += (size_t)p->T * HS_ROW_CHUNK)
+    for (size_t t = c; t < c + HS_ROW_CHUNK && t < J->nq; t++)
+      FN(one_row)(J, J->sparse ? J->qs[t] : t, out, tmp, hid, &p->err, p->stats);
+  free(out);
+  free(tmp);
+  free(hid);
+  return NULL;
+}
+
+/* Runs every row of the layer on `threads` threads (1 below a few chunks
+ * of rows); the largest attention error into *err, the head statistics
+ * merged into J->stats. */
+static int FN(run_rows)(const FN(job) *J, int threads, double *err) {
+  int T = threads > 1 ? threads : 1, nh = J->L->nheads;
+  if ((size_t)T > (J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK)
+    T = (int)((J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK);
+  if (T < 1) T = 1;
+  FN(part) *parts = calloc((size_t)T, sizeof *parts);
+  pthread_t *tid = calloc((size_t)T, sizeof *tid);
+  int rc = parts && tid ? 0 : -1;
+  for (int k = 0; rc == 0 && k < T; k++) {
+    parts[k] = (FN(part)){J, k, T, 0, NULL, 0};
+    if (J->stats) {
+      parts[k].stats = malloc((size_t)(nh ? nh : 1) * sizeof(hs_head_stats));
+      if (!parts[k].stats) { rc = -1; break; }
+      for (int h = 0; h < nh; h++) parts[k].stats[h] = (hs_head_stats){INFINITY, 0, 0};
+    }
+  }
+  int started = 0;
+  for (int k = 1; rc == 0 && k < T; k++, started++)
+    if (pthread_create(&tid[k], NULL, FN(rows_worker), &parts[k]) != 0) break;
+  if (rc == 0) FN(rows_worker)(&parts[0]);
+  /* rows a thread that could not start would have taken */
+  for (int k = 1 + started; rc == 0 && k < T; k++) FN(rows_worker)(&parts[k]);
+  for (int k = 1; k <= started; k++) pthread_join(tid[k], NULL);
+  for (int k = 0; rc == 0 && k < T; k++) {
+    if (parts[k].rc) rc = -1;
+    if (parts[k].err > *err) *err = parts[k].err;
+    for (int h = 0; J->stats && h < nh; h++) {
+      hs_head_stats *a = &J->stats[h], *b = &parts[k].stats[h];
+      if (b->gap < a->gap) a->gap = b->gap;
+      a->tied |= b->tied;
+      a->nonuniform |= b->nonuniform;
+    }
+  }
+  for (int k = 0; parts && k < T; k++) free(parts[k].stats);
+  free(parts);
+  free(tid);
+  return rc;
+}
+
 static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
                        size_t n, const hs_run_opts *o, const hs_kernels *kt,
                        hs_run_result *res) {
   size_t d = (size_t)m->d, np = n + 1;
   const FN(wts) w = *wp;
   int rc = -1;
-  REAL *X = NULL, *tmp = NULL, *hid = NULL, *out = NULL;
+  REAL *X = NULL;
   REAL **Q = NULL, **K = NULL, **V = NULL;
   size_t *qkv = NULL; /* bytes held in Q[h], K[h], V[h] */
   int maxh = 0;
@@ -226,16 +373,14 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     if ((size_t)m->layers[l].hidden > maxhid) maxhid = (size_t)m->layers[l].hidden;
   }
   X = malloc(np * d * sizeof(REAL));
-  tmp = malloc(d * sizeof(REAL));
-  hid = malloc(maxhid * sizeof(REAL));
-  out = malloc(HS_ATTN_MAX_D * sizeof(REAL));
   Q = calloc((size_t)maxh + 1, sizeof(REAL *));
   K = calloc((size_t)maxh + 1, sizeof(REAL *));
   V = calloc((size_t)maxh + 1, sizeof(REAL *));
   qkv = calloc((size_t)maxh + 1, sizeof(size_t));
-  if (!X || !tmp || !hid || !out || !Q || !K || !V || !qkv) goto done;
+  if (!X || !Q || !K || !V || !qkv) goto done;
   /* peak bytes: accounted from the buffers this pass holds at once */
-  size_t base = w.bytes + (np * d + d + maxhid + HS_ATTN_MAX_D) * sizeof(REAL);
+  size_t nthr = o->threads > 1 ? (size_t)o->threads : 1;
+  size_t base = w.bytes + (np * d + nthr * (d + maxhid + HS_ATTN_MAX_D)) * sizeof(REAL);
   res->peak_bytes = base;
   FN(embed)(m, &w, s, n, X);
 
@@ -281,65 +426,12 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     size_t held = base;
     for (int h = 0; h < maxh; h++) held += qkv[h];
     if (held > res->peak_bytes) res->peak_bytes = held;
+    FN(job) J = {m, L, &w, kt, o, X, Q, K, V, n, np, d, nq, qs, sparse,
+                 hbase, maxhid, res->head_stats ? res->head_stats + hbase : NULL};
     double err = 0;
-    for (int h = 0; h < L->nheads; h++) {
-      const hs_head *H = &L->heads[h];
-      size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
-      double nn = (double)(n ? n : 1), tau = H->tau_c;
-      if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
-      if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
-      REAL inv_tau = (REAL)(1.0 / tau);
-      for (size_t t = 0; t < nq; t++) {
-        size_t i = QPOS(t);
-        size_t lo = 1, hi = n; /* keys lo..hi (empty when lo > hi), plus BOS */
-        switch (H->mask) {
-          case HS_MASK_LE: hi = i; break;
-          case HS_MASK_LT: hi = i - 1; break; /* i = 0: wraps, lo > hi */
-          case HS_MASK_GE: lo = i > 1 ? i : 1; break;
-          case HS_MASK_GT: lo = i + 1; break;
-          default: break;
-        }
-        if (i == 0 && H->mask == HS_MASK_LT) hi = 0;
-        const REAL *q = Q[h] + i * dk;
-        if (H->kind == HS_ATTN_SOFTMAX && o->score_round != HS_ROUND_NONE) {
-          FN(rounded_row)(kt, H, q, K[h], V[h], lo, hi, inv_tau, o->score_round, out);
-        } else if (H->kind == HS_ATTN_SOFTMAX) {
-          ONLINE st = {-INFINITY, 0};
-          for (size_t c = 0; c < dv; c++) out[c] = 0;
-          /* the visible keys as one range: [0, hi] or [lo, n + 1] */
-          int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
-                     H->mask == HS_MASK_NONE;
-          size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
-          KOP(kt, attn_row)(b - a + 1, dk, dv, q, K[h] + a * dk, dk, V[h] + a * dv,
-                            dv, inv_tau, &st, out);
-          for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
-          if (o->want_attn_error && i > 0) {
-            double e = FN(off_target)(kt, H, q, K[h], lo, hi, inv_tau);
-            if (e > err) err = e;
-          }
-        } else {
-          FN(hard_row)(kt, H, q, K[h], V[h], lo, hi, out,
-                       res->head_stats && i > 0 ? &res->head_stats[hbase + h] : NULL);
-        }
-        KOP(kt, gemv)(d, dv, w.wo[hbase + h], dv, out, tmp);
-        for (size_t c = 0; c < d; c++) X[i * d + c] += tmp[c];
-      }
-    }
+    if (FN(run_rows)(&J, o->threads, &err) != 0) goto done;
     if (res->attn_error) res->attn_error[l] = err;
     hbase += L->nheads;
-    if (L->hidden > 0) {
-      size_t nh = (size_t)L->hidden;
-      for (size_t t = 0; t < nq; t++) {
-        REAL *x = X + QPOS(t) * d;
-        KOP(kt, gemv)(nh, d, w.w1[l], d, x, hid);
-        for (size_t u = 0; u < nh; u++) hid[u] += w.b1[l][u];
-        for (size_t p = 0; p < (size_t)L->ln_pairs; p++)
-          FN(ln_pair)(hid + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
-        for (size_t u = 0; u < nh; u++) hid[u] = hid[u] > 0 ? hid[u] : 0;
-        KOP(kt, gemv)(d, nh, w.w2[l], nh, hid, tmp);
-        for (size_t c = 0; c < d; c++) x[c] += tmp[c] + w.b2[l][c];
-      }
-    }
     if (res->layers)
       for (size_t k = 0; k < np * d; k++)
         res->layers[(size_t)l * np * d + k] = (double)X[k];
@@ -355,7 +447,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
 done:
   for (int h = 0; Q && h <= maxh; h++) { free(Q[h]); free(K[h]); free(V[h]); }
   free(Q); free(K); free(V); free(qkv);
-  free(X); free(tmp); free(hid); free(out);
+  free(X);
   return rc;
 }
 

@@ -1,6 +1,7 @@
 /* The forward pass of a model over one string, row by row on the
  * dispatched kernels: memory is O(n d), never O(n^2). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>

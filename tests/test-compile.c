@@ -242,6 +242,37 @@ static void test_save_reload(void **state) {
   unlink(path);
 }
 
+/* Splitting the rows among threads changes no bit of any output. */
+static void test_threads_identical(void **state) {
+  (void)state;
+  load_formulas();
+  hs_rng r = {5};
+  uint8_t s[1500];
+  for (int fi = 0; fi < nformulas; fi += 4) {
+    hs_formula *f = parse(formulas[fi]);
+    if (counting(f)) { hs_formula_free(f); continue; }
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
+      char msg[256];
+      hs_model *m = compile(f, (hs_mode)mode, 4);
+      random_string(&r, s, sizeof s);
+      hs_run_result base, other;
+      hs_run_opts ro = {.precision = HS_PREC_F32, .want_attn_error = 1};
+      assert_int_equal(hs_forward(m, s, sizeof s, &ro, &base, msg, sizeof msg), 0);
+      for (int t = 2; t <= 5; t += 3) {
+        ro.threads = t;
+        assert_int_equal(hs_forward(m, s, sizeof s, &ro, &other, msg, sizeof msg), 0);
+        assert_memory_equal(base.values, other.values, sizeof s * sizeof(double));
+        assert_memory_equal(base.attn_error, other.attn_error,
+                            (size_t)m->nlayers * sizeof(double));
+        hs_run_result_free(&other);
+      }
+      hs_run_result_free(&base);
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+}
+
 /* Every ISA this CPU runs gives the same decisions. */
 static void test_every_isa(void **state) {
   (void)state;
@@ -360,6 +391,7 @@ int main(void) {
       cmocka_unit_test(test_fixed_bound_and_failure),
       cmocka_unit_test(test_save_reload),
       cmocka_unit_test(test_every_isa),
+      cmocka_unit_test(test_threads_identical),
       cmocka_unit_test(test_random_long),
       cmocka_unit_test(test_exhaustive_up_to_8),
   };
