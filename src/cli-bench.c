@@ -40,7 +40,8 @@ static const char *const bench_usage =
     "                     n = 256,1024, repeat 3)\n"
     "CSV columns: formula,mode,scale,isa,precision,threads,n,seconds_median,\n"
     "seconds_min,seconds_max,positions_per_s,peak_bytes,agree_fraction,\n"
-    "max_attn_error (nan where not measured), then repeat,cpu,build,commit,date.\n";
+    "max_attn_error (nan where not measured), then repeat,sign,cpu,build,commit,\n"
+    "date (sign: how counting comparisons get their sign).\n";
 
 #define MAXL 64
 typedef struct bench_opts {
@@ -349,7 +350,7 @@ static int time_peer(const bench_opts *b, const char *model_path,
 static void csv_header(FILE *f) {
   fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
         "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error,"
-        "repeat" CLI_META_HEADER "\n", f);
+        "repeat,sign" CLI_META_HEADER "\n", f);
 }
 
 static void csv_quoted(FILE *f, const char *s) {
@@ -361,13 +362,13 @@ static void csv_quoted(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-static void csv_row(FILE *f, const point *p, int repeat) {
+static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
   csv_quoted(f, p->formula);
   fprintf(f, ",%s,%g,%s,%s,%d,%zu,%.6e,%.6e,%.6e,%.6e,%zu,%.6f,%.3e", p->mode,
           p->scale, p->isa, p->prec == HS_PREC_F64 ? "f64" : "f32", p->threads,
           p->n, p->med, p->min, p->max, p->med > 0 ? (double)p->n / p->med : 0,
           p->peak, p->agree, p->err);
-  fprintf(f, ",%d", repeat);
+  fprintf(f, ",%d,%s", repeat, sign == HS_SIGN_TEMP ? "temp" : "layernorm");
   cli_meta_columns(f);
   fputc('\n', f);
 }
@@ -474,7 +475,7 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
               rc = isa >= 0 ? time_hardsoft(b, m, (hs_isa)isa, s, truth, &p)
                             : time_peer(b, model_path, input_path, truth, &p);
               if (rc) break;
-              csv_row(csv, &p, b->repeat);
+              csv_row(csv, &p, b->repeat, b->sign);
               fflush(csv);
               if (md) md_row(md, &p);
               ++*done;
