@@ -19,6 +19,8 @@ static const char *const top_usage =
     "  info                       CPU, instruction sets and chosen kernels\n"
     "  bench                      time and check the forward pass over a sweep (CSV)\n"
     "  boundary FORMULA           largest exact n on adversarial strings (SPEC 4)\n"
+    "  simulate FILE [STRING...]  run a hard-attention model file with softmax at a\n"
+    "                             temperature from its score gap, and compare\n"
     "\n"
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
@@ -239,7 +241,7 @@ int main(int argc, char **argv) {
   static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
       {"eval", cmd_eval}, {"run", cmd_run}, {"check", cmd_check},
       {"compile", cmd_compile}, {"info", cmd_info}, {"bench", cmd_bench},
-      {"boundary", cmd_boundary},
+      {"boundary", cmd_boundary}, {"simulate", cmd_simulate},
   };
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) {
@@ -248,5 +250,5 @@ int main(int argc, char **argv) {
       return rc;
     }
   return cli_error("unknown command '%s' (expected eval, check, compile, run "
-                   "info, bench or boundary)", argv[1]);
+                   "info, bench, boundary or simulate)", argv[1]);
 }

@@ -1,0 +1,378 @@
+/* hardsoft simulate: run a hard-attention model file exactly, measure the
+ * score gap gamma of its hard heads on the inputs, replace every hard head
+ * by softmax at tau = gamma / (mu + ln(n+1)) (weight off the maximal
+ * positions <= (n+1) e^{-gamma/tau} = e^{-mu} per head; the law and its
+ * proof are at the top of src/simulate.c), run that too, and compare the
+ * two layer by layer. The library does the work (hs_simulate); this file
+ * gathers the strings and prints. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const simulate_usage =
+    "usage: hardsoft simulate MODEL [OPTIONS] [--] [STRING...]\n"
+    "Simulates a hard-attention model file (unique-hard leftmost/rightmost or\n"
+    "average-hard heads; softmax heads are kept) with softmax attention:\n"
+    "  1. runs the hard model exactly and measures gamma, the smallest gap\n"
+    "     between a maximal score and a non-maximal one over every hard head,\n"
+    "     query and string, and whether each head was uniform (all scores\n"
+    "     equal at every query), tieless (a unique maximum everywhere) or tied;\n"
+    "  2. picks tau = gamma / (mu + ln(n+1)), n the longest string, which\n"
+    "     bounds the weight off the maximal positions by (n+1) e^(-gamma/tau)\n"
+    "     = e^(-mu) per head (gamma infinite: any tau works, tau = 1);\n"
+    "  3. runs the model with every hard head made softmax at tau and prints\n"
+    "     each layer's largest |softmax - hard| over positions 0..n and\n"
+    "     coordinates, and how many decisions (output bits) agree.\n"
+    "Softmax spreads the weight evenly over tied maxima: tied average-hard\n"
+    "heads are simulated, a TIED unique-hard head is not (warned about).\n"
+    "Strings: the STRINGs, else standard input one per line, else (with\n"
+    "--alphabet) random strings, one group per length, each with its own gamma\n"
+    "and tau. Exit 0 when every decision agrees, 1 when one does not, 2 on errors.\n"
+    "  --scale MU        the bound e^(-mu) per head (mu > 0, default 4)\n"
+    "  --gamma auto|G    the gap to use instead of the measured one (default auto)\n"
+    "  --precision f32|f64   working precision of both runs (f32)\n"
+    "  --isa scalar|avx2|avx512   kernels (default: HARDSOFT_ISA, else the best)\n"
+    "  --alphabet SYMS   random strings over these bytes (e.g. ab) instead of STRINGs\n"
+    "  --lengths L1,...  their lengths (default 100,1000)\n"
+    "  --samples K       strings per length (default 3; odd-numbered ones draw one\n"
+    "                    symbol 90% of the time, for long runs)\n"
+    "  --seed S          random seed (default 1)\n"
+    "  --csv             print one CSV row per group of strings instead:\n"
+    "                    model,n,strings,positions,precision,mu,gamma,\n"
+    "                    gamma_measured,tau,bound,attn_error,max_deviation,\n"
+    "                    layer_deviations,agree_fraction,heads_hard,heads_uniform,\n"
+    "                    heads_tieless,heads_tied,heads_tied_unique,cpu,build,commit,date\n"
+    "                    (layer_deviations: one per layer, separated by ';')\n"
+    "  --header          with --csv: print the header line first\n";
+
+#define CSV_HEADER                                                            \
+  "model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,"    \
+  "attn_error,max_deviation,layer_deviations,agree_fraction,heads_hard,"      \
+  "heads_uniform,heads_tieless,heads_tied,heads_tied_unique" CLI_META_HEADER
+
+typedef struct strs {
+  uint8_t **s;
+  size_t *n, count, cap;
+} strs;
+
+static void strs_clear(strs *v) {
+  for (size_t i = 0; i < v->count; i++) free(v->s[i]);
+  v->count = 0;
+}
+
+static void strs_free(strs *v) {
+  strs_clear(v);
+  free(v->s);
+  free(v->n);
+}
+
+static int strs_push(strs *v, const uint8_t *s, size_t n) {
+  if (v->count == v->cap) {
+    size_t cap = v->cap ? 2 * v->cap : 16;
+    uint8_t **ns = realloc(v->s, cap * sizeof *ns);
+    if (ns) v->s = ns;
+    size_t *nn = realloc(v->n, cap * sizeof *nn);
+    if (nn) v->n = nn;
+    if (!ns || !nn) return cli_error("out of memory reading the strings");
+    v->cap = cap;
+  }
+  uint8_t *c = malloc(n ? n : 1);
+  if (!c) return cli_error("out of memory for a string of %zu symbols", n);
+  if (n) memcpy(c, s, n);
+  v->s[v->count] = c;
+  v->n[v->count++] = n;
+  return 0;
+}
+
+static int collect(const uint8_t *s, size_t n, void *ctx) { return strs_push(ctx, s, n); }
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* K random strings of length n over the alphabet: even-numbered ones
+ * uniform, odd-numbered ones favour one symbol (90%), as `check` does. */
+static int random_group(strs *v, const char *alpha, size_t n, int k,
+                        uint64_t *seed) {
+  size_t na = strlen(alpha);
+  uint8_t *buf = malloc(n ? n : 1);
+  if (!buf) return cli_error("out of memory for a string of %zu symbols", n);
+  for (int t = 0; t < k; t++) {
+    size_t fav = t % 2 ? (size_t)(splitmix(seed) % na) : na;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t r = splitmix(seed);
+      buf[i] = (uint8_t)(fav < na && r % 10 != 0 ? alpha[fav] : alpha[(r >> 8) % na]);
+    }
+    if (strs_push(v, buf, n)) {
+      free(buf);
+      return HS_EXIT_ERROR;
+    }
+  }
+  free(buf);
+  return 0;
+}
+
+typedef struct sim_cfg {
+  const cli_opts *o;
+  const char *path, *name; /* name: the file's base name, for CSV rows */
+  const char *alphabet;    /* NULL: strings given */
+  int csv;
+  double gamma;            /* 0: measure */
+  int shown_model;         /* the "model:" line is printed once, with the
+                              first result, so errors leave stdout empty */
+} sim_cfg;
+
+/* A layer/head label for head h counted over all layers. */
+static const hs_head *head_of(const hs_model *m, int h, int *layer, int *idx) {
+  for (int l = 0; l < m->nlayers; l++) {
+    if (h < m->layers[l].nheads) {
+      *layer = l, *idx = h;
+      return &m->layers[l].heads[h];
+    }
+    h -= m->layers[l].nheads;
+  }
+  return NULL;
+}
+
+static void print_csv(const sim_cfg *c, const hs_model *m, const hs_sim_result *r) {
+  int cnt[4] = {0}, hard = 0, tu = 0;
+  for (int h = 0; h < r->nheads; h++) {
+    hs_head_class k = hs_head_classify(m, h, r->heads);
+    cnt[k]++;
+    hard += k != HS_HEAD_SOFT;
+    tu += hs_head_tied_unique(m, h, r->heads);
+  }
+  double maxdev = 0;
+  for (int l = 0; l < r->nlayers; l++)
+    if (r->deviation[l] > maxdev) maxdev = r->deviation[l];
+  printf("\"%s\",%zu,%zu,%zu,%s,%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", c->name, r->n,
+         r->strings, r->positions, c->o->prec == HS_PREC_F64 ? "f64" : "f32",
+         c->o->scale, r->gamma, r->gamma_measured, r->tau, r->bound, r->attn_error,
+         maxdev);
+  for (int l = 0; l < r->nlayers; l++) printf("%s%.6g", l ? ";" : "", r->deviation[l]);
+  printf(",%.9g,%d,%d,%d,%d,%d",
+         r->positions ? (double)r->agree / (double)r->positions : 1.0, hard,
+         cnt[HS_HEAD_UNIFORM], cnt[HS_HEAD_TIELESS], cnt[HS_HEAD_TIED], tu);
+  cli_meta_columns(stdout);
+  putchar('\n');
+}
+
+static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
+                       const strs *v) {
+  const cli_opts *o = c->o;
+  double mu = o->scale;
+  if (!c->shown_model) {
+    int hard = 0;
+    for (int h = 0; h < r->nheads; h++)
+      hard += hs_head_classify(m, h, r->heads) != HS_HEAD_SOFT;
+    printf("model: %s (d = %d, %d layer(s), %d head(s): %d hard, %d softmax)\n",
+           c->path, m->d, m->nlayers, r->nheads, hard, r->nheads - hard);
+    c->shown_model = 1;
+  } else {
+    putchar('\n');
+  }
+  if (c->alphabet)
+    printf("strings: %zu random over '%s' of length %zu (seed %llu)", r->strings,
+           c->alphabet, r->n, (unsigned long long)o->seed);
+  else
+    printf("strings: %zu (longest n = %zu)", r->strings, r->n);
+  printf("; positions: %zu; precision %s, isa %s\n", r->positions,
+         o->prec == HS_PREC_F64 ? "f64" : "f32", hs_isa_name(o->kt->isa));
+  printf("heads (measured on the hard run):\n");
+  for (int h = 0; h < r->nheads; h++) {
+    int l, k;
+    const hs_head *H = head_of(m, h, &l, &k);
+    hs_head_class cls = hs_head_classify(m, h, r->heads);
+    printf("  layer %d head %d %s, mask %s: ", l, k, hs_attn_kind_name(H->kind),
+           hs_mask_name(H->mask));
+    const hs_head_stats *st = &r->heads[h];
+    switch (cls) {
+      case HS_HEAD_SOFT: printf("softmax, kept as it is\n"); continue;
+      case HS_HEAD_UNIFORM:
+        printf("uniform (all scores equal at every query)");
+        break;
+      case HS_HEAD_TIELESS:
+        printf("tieless, smallest gap %.6g", st->gap);
+        break;
+      case HS_HEAD_TIED:
+        printf("tied, smallest gap %.6g", st->gap);
+        break;
+    }
+    if (hs_head_tied_unique(m, h, r->heads)) {
+      printf(" -- WARNING: unique-hard with tied maxima; softmax averages them, "
+             "so this head is not simulated\n");
+      fprintf(stderr, "hardsoft: warning: %s: layer %d head %d (%s) had tied maximal "
+              "scores; softmax averages tied maxima, so it does not simulate a "
+              "unique-hard head\n", c->path, l, k, hs_attn_kind_name(H->kind));
+    } else if (cls == HS_HEAD_TIED) {
+      printf(" (average-hard: softmax averages the tied maxima too)\n");
+    } else {
+      putchar('\n');
+    }
+  }
+  if (isinf(r->gamma_measured))
+    printf("gamma: inf (no hard head ever saw two distinct scores: softmax "
+           "weights are exactly uniform at any temperature)\n");
+  else
+    printf("gamma: %.6g (smallest gap between a maximal and a non-maximal score, "
+           "over every hard head and query)\n", r->gamma_measured);
+  if (c->gamma > 0) printf("gamma used: %.6g (--gamma)\n", r->gamma);
+  if (isinf(r->gamma)) {
+    printf("temperature: tau = 1 (gamma is infinite: any tau works)\n");
+  } else {
+    printf("temperature: tau = gamma / (mu + ln(n+1)) = %.6g / (%g + ln %zu) = %.6g\n",
+           r->gamma, mu, r->n + 1, r->tau);
+  }
+  if (isinf(r->gamma_measured))
+    printf("bound: no weight off the maximal positions (every score equal); "
+           "measured weight off the hard choice: %.3g\n", r->attn_error);
+  else if (c->gamma > 0)
+    printf("bound: weight off the maximal positions <= (n+1) e^(-gamma/tau) = %.3g "
+           "per head for the measured gamma; measured weight off the hard choice: "
+           "%.3g\n", r->bound, r->attn_error);
+  else
+    printf("bound: weight off the maximal positions <= (n+1) e^(-gamma/tau) = "
+           "e^(-mu) = %.3g per head; measured weight off the hard choice: %.3g\n",
+           r->bound, r->attn_error);
+  for (int l = 0; l < r->nlayers; l++)
+    printf("layer %d: max |softmax - hard| = %.3g\n", l, r->deviation[l]);
+  printf("decisions: %zu/%zu agree", r->agree, r->positions);
+  if (r->agree < r->positions)
+    printf("; first disagreement: string %zu (length %zu), position %zu%s%.*s",
+           r->bad_string + 1, v->n[r->bad_string], r->bad_pos,
+           v->n[r->bad_string] <= 40 ? ": " : "",
+           v->n[r->bad_string] <= 40 ? (int)v->n[r->bad_string] : 0,
+           (const char *)v->s[r->bad_string]);
+  putchar('\n');
+}
+
+/* Simulate one group of strings and print it; 0, HS_EXIT_DISAGREE or
+ * HS_EXIT_ERROR. */
+static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
+  char msg[512];
+  hs_sim_opts so = {.scale = c->o->scale, .gamma = c->gamma,
+                    .precision = c->o->prec, .kernels = c->o->kt};
+  hs_sim_result r;
+  if (hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
+                  sizeof msg) != 0)
+    return cli_error("%s: %s", c->path, msg);
+  if (c->csv) print_csv(c, m, &r);
+  else print_text(c, m, &r, v);
+  int rc = r.agree == r.positions ? 0 : HS_EXIT_DISAGREE;
+  hs_sim_result_free(&r);
+  return rc;
+}
+
+/* Options only simulate takes are stripped here before the shared parser
+ * sees the rest (as `boundary` does); everything after "--" is a STRING. */
+static int strip_own(int argc, char **argv, char **rest, int *nrest,
+                     sim_cfg *c, int *header, int *random_opts) {
+  int only = 0;
+  *nrest = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+    if (i < 2 || only) { rest[(*nrest)++] = argv[i]; continue; }
+    if (strcmp(a, "--") == 0) { only = 1; rest[(*nrest)++] = argv[i]; continue; }
+    if (strcmp(a, "--csv") == 0) { c->csv = 1; continue; }
+    if (strcmp(a, "--header") == 0) { *header = 1; continue; }
+    for (const char *p = "--lengths\0--samples\0--seed\0"; *p; p += strlen(p) + 1)
+      if (strncmp(a, p, strlen(p)) == 0 && (a[strlen(p)] == 0 || a[strlen(p)] == '='))
+        *random_opts = 1;
+    int is_gamma = strncmp(a, "--gamma", 7) == 0 && (a[7] == 0 || a[7] == '=');
+    int is_alpha = strncmp(a, "--alphabet", 10) == 0 && (a[10] == 0 || a[10] == '=');
+    if (!is_gamma && !is_alpha) { rest[(*nrest)++] = argv[i]; continue; }
+    const char *name = is_gamma ? "--gamma" : "--alphabet";
+    size_t nl = strlen(name);
+    if (a[nl] == '=') v = a + nl + 1;
+    else if (i + 1 < argc) v = argv[++i];
+    if (!v || !*v) return cli_error("%s needs a value", name);
+    if (is_alpha) {
+      c->alphabet = v;
+      continue;
+    }
+    if (strcmp(v, "auto") == 0) {
+      c->gamma = 0;
+      continue;
+    }
+    char *end;
+    errno = 0;
+    double g = strtod(v, &end);
+    if (*end || errno || !isfinite(g) || !(g > 0))
+      return cli_error("--gamma expects auto or a positive number, got '%s'", v);
+    c->gamma = g;
+  }
+  rest[*nrest] = NULL;
+  return 0;
+}
+
+int cmd_simulate(int argc, char **argv) {
+  sim_cfg c = {0};
+  int header = 0, random_opts = 0, nrest = 0;
+  char **rest = calloc((size_t)argc + 1, sizeof *rest);
+  if (!rest) return cli_error("out of memory");
+  int rc = strip_own(argc, argv, rest, &nrest, &c, &header, &random_opts);
+  if (rc) { free(rest); return rc; }
+  cli_opts o;
+  rc = cli_parse(nrest, rest, 2, O_SCALE | O_PREC | O_ISA | O_LENGTHS | O_SAMPLES | O_SEED,
+                 simulate_usage, &o);
+  if (rc) { free(o.args); free(rest); return rc == 1 ? 0 : rc; }
+  c.o = &o;
+  const char *err = NULL;
+  if (o.nargs < 1) err = "simulate: missing MODEL (see 'hardsoft simulate --help')";
+  else if (c.alphabet && o.nargs > 1) err = "simulate: give STRINGs or --alphabet, not both";
+  else if (random_opts && !c.alphabet)
+    err = "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
+  else if (header && !c.csv) err = "simulate: --header goes with --csv";
+  else if (c.alphabet && o.samples < 1) err = "simulate: --samples must be at least 1";
+  if (err) {
+    free(o.args);
+    free(rest);
+    return cli_error("%s", err);
+  }
+  c.path = o.args[0];
+  const char *base = strrchr(c.path, '/');
+  base = base ? base + 1 : c.path;
+  char name[256];
+  snprintf(name, sizeof name, "%s", base);
+  size_t bl = strlen(name), sl = strlen(".safetensors");
+  if (bl > sl && strcmp(name + bl - sl, ".safetensors") == 0) name[bl - sl] = 0;
+  c.name = name;
+
+  char msg[512];
+  hs_model *m = hs_model_load(c.path, msg, sizeof msg);
+  strs v = {0};
+  if (!m) {
+    rc = cli_error("%s: %s", c.path, msg);
+  } else if (!c.alphabet) {
+    rc = cli_each_string(&o, 1, collect, &v);
+    if (rc == 0) {
+      if (c.csv && header) printf(CSV_HEADER "\n");
+      rc = simulate_group(&c, m, &v);
+    }
+  } else {
+    uint64_t seed = o.seed;
+    if (c.csv && header) printf(CSV_HEADER "\n");
+    int worst = 0;
+    for (int li = 0; li < o.nlengths && worst != HS_EXIT_ERROR; li++) {
+      strs_clear(&v);
+      if (random_group(&v, c.alphabet, o.lengths[li], o.samples, &seed)) {
+        worst = HS_EXIT_ERROR;
+        break;
+      }
+      int g = simulate_group(&c, m, &v);
+      if (g > worst) worst = g;
+    }
+    rc = worst;
+  }
+  strs_free(&v);
+  hs_model_free(m);
+  free(o.args);
+  free(rest);
+  return rc;
+}

@@ -1,0 +1,250 @@
+/* Simulating a given hard-attention model with softmax attention (SPEC §3,
+ * "Simulating a given hard-attention model").
+ *
+ * THE TEMPERATURE LAW. At one query, let M be the maximal score, gamma the
+ * smallest gap between M and any non-maximal score, and m >= 1 the number
+ * of maximal positions among the at most n + 1 visible keys (BOS
+ * included). Softmax at temperature tau gives each non-maximal key a
+ * weight at most e^{-gamma/tau} / m, so the weight off the maximal
+ * positions is at most (n + 1 - m) e^{-gamma/tau} / m < (n+1) e^{-gamma/tau},
+ * and the weight on the maximal positions is spread EVENLY over them. With
+ *     tau = gamma / (mu + ln(n + 1))
+ * that bound is (n+1) e^{-mu} / (n+1) = e^{-mu} per head, at every n.
+ * gamma is the smallest gap over every hard head, query and string seen
+ * (hs_run_opts.want_gaps); one tau serves every head, since a smaller
+ * gamma only makes a head's own bound smaller. When no hard head ever saw
+ * two distinct scores (gamma infinite: every head uniform, or the strings
+ * too short) softmax is exactly uniform at any temperature, and tau = 1.
+ *
+ * What this does not cover: even spreading is the average-hard rule, so
+ * tied average-hard heads are simulated, but a unique-hard (leftmost or
+ * rightmost) head with two maximal positions is not — softmax averages
+ * what the hard head picks one of. The classification below reports such
+ * heads; the comparison then shows whether it mattered on these inputs.
+ * The weight error e^{-mu} also moves later layers' scores a little; the
+ * models meant for simulation round attention outputs back to 0/1 in the
+ * feed-forward layer before anything reads them, and the measured
+ * per-layer deviation reports what actually happened. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+const char *hs_head_class_name(hs_head_class c) {
+  switch (c) {
+    case HS_HEAD_SOFT: return "softmax";
+    case HS_HEAD_UNIFORM: return "uniform";
+    case HS_HEAD_TIELESS: return "tieless";
+    case HS_HEAD_TIED: return "tied";
+  }
+  return "?";
+}
+
+int hs_model_nheads(const hs_model *m) {
+  int nh = 0;
+  for (int l = 0; l < m->nlayers; l++) nh += m->layers[l].nheads;
+  return nh;
+}
+
+/* Head h counted over all layers, the order of hs_run_result.head_stats. */
+static const hs_head *head_at(const hs_model *m, int h) {
+  for (int l = 0; l < m->nlayers; l++) {
+    if (h < m->layers[l].nheads) return &m->layers[l].heads[h];
+    h -= m->layers[l].nheads;
+  }
+  return NULL;
+}
+
+void hs_head_stats_init(hs_head_stats *acc, int nheads) {
+  for (int h = 0; h < nheads; h++)
+    acc[h] = (hs_head_stats){.gap = INFINITY, .tied = 0, .nonuniform = 0};
+}
+
+void hs_head_stats_merge(hs_head_stats *acc, const hs_head_stats *run,
+                         int nheads) {
+  for (int h = 0; h < nheads; h++) {
+    if (run[h].gap < acc[h].gap) acc[h].gap = run[h].gap;
+    acc[h].tied |= run[h].tied;
+    acc[h].nonuniform |= run[h].nonuniform;
+  }
+}
+
+hs_head_class hs_head_classify(const hs_model *m, int h,
+                               const hs_head_stats *st) {
+  const hs_head *H = head_at(m, h);
+  if (!H || H->kind == HS_ATTN_SOFTMAX) return HS_HEAD_SOFT;
+  /* uniform first: a head whose scores are all equal is tied too (when a
+   * query sees two keys), but softmax reproduces it exactly if it is
+   * average-hard; hs_head_tied_unique flags the unique-hard case */
+  if (!st[h].nonuniform) return HS_HEAD_UNIFORM;
+  return st[h].tied ? HS_HEAD_TIED : HS_HEAD_TIELESS;
+}
+
+int hs_head_tied_unique(const hs_model *m, int h, const hs_head_stats *st) {
+  const hs_head *H = head_at(m, h);
+  return H && (H->kind == HS_ATTN_HARD_LEFT || H->kind == HS_ATTN_HARD_RIGHT) &&
+         st[h].tied;
+}
+
+double hs_sim_gamma(const hs_model *m, const hs_head_stats *st) {
+  double g = INFINITY;
+  int nh = hs_model_nheads(m);
+  for (int h = 0; h < nh; h++)
+    if (head_at(m, h)->kind != HS_ATTN_SOFTMAX && st[h].gap < g) g = st[h].gap;
+  return g;
+}
+
+/* tau = gamma / (mu + ln(n+1)): weight off the maximal positions <=
+ * (n+1) e^{-gamma/tau} = e^{-mu} per head (see the top of this file). */
+double hs_sim_tau(double gamma, double mu, size_t n) {
+  if (!(gamma > 0) || !(mu > 0) || !isfinite(mu)) return 0;
+  if (isinf(gamma)) return 1; /* every score equal: any tau is exact */
+  double tau = gamma / (mu + log((double)n + 1));
+  return tau > 0 && isfinite(tau) ? tau : 0;
+}
+
+hs_model *hs_simulate_soft_model(const hs_model *hard, double tau) {
+  if (!hard || !(tau > 0) || !isfinite(tau)) return NULL;
+  hs_model *m = hs_model_clone(hard);
+  if (!m) return NULL;
+  for (int l = 0; l < m->nlayers; l++)
+    for (int h = 0; h < m->layers[l].nheads; h++) {
+      hs_head *H = &m->layers[l].heads[h];
+      if (H->kind == HS_ATTN_SOFTMAX) continue;
+      H->target = H->kind; /* attention error is measured against it */
+      H->kind = HS_ATTN_SOFTMAX;
+      H->tau_law = HS_TAU_CONST;
+      H->tau_c = tau;
+    }
+  char desc[200];
+  snprintf(desc, sizeof desc,
+           "softmax at tau = %.6g standing in for the hard heads: weight off "
+           "the maximal positions <= (n+1) e^(-gamma/tau)", tau);
+  char *mode = malloc(sizeof "custom"), *bd = malloc(strlen(desc) + 1);
+  if (!mode || !bd) {
+    free(mode);
+    free(bd);
+    hs_model_free(m);
+    return NULL;
+  }
+  memcpy(mode, "custom", sizeof "custom");
+  memcpy(bd, desc, strlen(desc) + 1);
+  free(m->mode);
+  free(m->bound_desc);
+  m->mode = mode;
+  m->bound_desc = bd;
+  return m;
+}
+
+void hs_sim_result_free(hs_sim_result *r) {
+  free(r->heads);
+  free(r->deviation);
+  memset(r, 0, sizeof *r);
+}
+
+int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
+                const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
+                char *msg, size_t msglen) {
+  memset(res, 0, sizeof *res);
+  if (!(o->scale > 0) || !isfinite(o->scale)) {
+    snprintf(msg, msglen, "the scale mu must be a positive number");
+    return -1;
+  }
+  if (!(o->gamma >= 0) || !isfinite(o->gamma)) {
+    snprintf(msg, msglen, "gamma must be a positive number (or 0: measure it)");
+    return -1;
+  }
+  int nh = hs_model_nheads(hard), nl = hard->nlayers;
+  size_t d = (size_t)hard->d;
+  res->nheads = nh;
+  res->nlayers = nl;
+  res->heads = calloc((size_t)(nh ? nh : 1), sizeof *res->heads);
+  res->deviation = calloc((size_t)(nl ? nl : 1), sizeof *res->deviation);
+  hs_runner *rh = NULL, *rs = NULL;
+  hs_model *soft = NULL;
+  if (!res->heads || !res->deviation) goto oom;
+  hs_head_stats_init(res->heads, nh);
+
+  /* pass 1: the hard model's score gaps over every string */
+  hs_run_opts ho = {.precision = o->precision, .kernels = o->kernels, .want_gaps = 1};
+  if (!(rh = hs_runner_new(hard, &ho, msg, msglen))) goto fail;
+  for (size_t s = 0; s < count; s++) {
+    hs_run_result r;
+    if (hs_runner_run(rh, w[s], len[s], &r, msg, msglen) != 0) goto fail;
+    hs_head_stats_merge(res->heads, r.head_stats, nh);
+    hs_run_result_free(&r);
+    if (len[s] > res->n) res->n = len[s];
+  }
+  hs_runner_free(rh);
+  rh = NULL;
+  res->gamma_measured = hs_sim_gamma(hard, res->heads);
+  res->gamma = o->gamma > 0 ? o->gamma : res->gamma_measured;
+  res->tau = hs_sim_tau(res->gamma, o->scale, res->n);
+  if (!(res->tau > 0)) {
+    snprintf(msg, msglen, "no usable temperature: gamma = %g, mu = %g, n = %zu "
+             "give tau = %g / (%g + ln %zu), which is not a positive number",
+             res->gamma, o->scale, res->n, res->gamma, o->scale, res->n + 1);
+    goto fail;
+  }
+  /* the guarantee for the measured gaps, whatever gamma chose tau */
+  res->bound = isinf(res->gamma_measured)
+                   ? 0
+                   : fmin(1, ((double)res->n + 1) * exp(-res->gamma_measured / res->tau));
+
+  /* pass 2: the hard and the softmax model side by side, layer by layer.
+   * The hard run is repeated rather than kept from pass 1, so memory stays
+   * O(n d) per layer for one string at a time. */
+  if (!(soft = hs_simulate_soft_model(hard, res->tau))) goto oom;
+  hs_run_opts ko = {.precision = o->precision, .kernels = o->kernels, .keep_layers = 1};
+  hs_run_opts so = ko;
+  so.want_attn_error = 1;
+  if (!(rh = hs_runner_new(hard, &ko, msg, msglen))) goto fail;
+  if (!(rs = hs_runner_new(soft, &so, msg, msglen))) goto fail;
+  for (size_t s = 0; s < count; s++) {
+    hs_run_result a, b;
+    size_t n = len[s];
+    if (hs_runner_run(rh, w[s], n, &a, msg, msglen) != 0) goto fail;
+    if (hs_runner_run(rs, w[s], n, &b, msg, msglen) != 0) {
+      hs_run_result_free(&a);
+      goto fail;
+    }
+    size_t per = (n + 1) * d;
+    for (int l = 0; l < nl; l++) {
+      const double *x = a.layers + (size_t)l * per, *y = b.layers + (size_t)l * per;
+      double dev = res->deviation[l];
+      for (size_t k = 0; k < per; k++) {
+        double e = fabs(x[k] - y[k]);
+        if (isnan(e)) e = INFINITY; /* a NaN is as far off as it gets */
+        if (e > dev) dev = e;
+      }
+      res->deviation[l] = dev;
+      if (b.attn_error[l] > res->attn_error) res->attn_error = b.attn_error[l];
+    }
+    for (size_t i = 0; i < n; i++) {
+      if (a.bits[i] == b.bits[i]) {
+        res->agree++;
+      } else if (res->bad_pos == 0) { /* positions are 1-based: 0 = none yet */
+        res->bad_string = s;
+        res->bad_pos = i + 1;
+      }
+    }
+    res->positions += n;
+    res->strings++;
+    hs_run_result_free(&a);
+    hs_run_result_free(&b);
+  }
+  hs_runner_free(rh);
+  hs_runner_free(rs);
+  hs_model_free(soft);
+  return 0;
+oom:
+  snprintf(msg, msglen, "out of memory simulating the model");
+fail:
+  hs_runner_free(rh);
+  hs_runner_free(rs);
+  hs_model_free(soft);
+  hs_sim_result_free(res);
+  return -1;
+}

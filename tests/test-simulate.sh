@@ -1,0 +1,121 @@
+#!/bin/sh
+# hardsoft simulate: output lines, exit codes 0/1/2 and one-line errors, on
+# the example models of bench/models and on a compiled hard model whose
+# unique-hard head is tied (which softmax must fail to simulate).
+# Run from the repository root with BUILD set (tests/run.sh does).
+set -u
+HS=${BUILD:-build}/hardsoft
+M=bench/models
+fail=0
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+
+expect_rc() { # expect_rc NAME WANT_RC CMD...: stdout into $t/out, stderr into $t/err
+  name=$1 want_rc=$2; shift 2
+  "$@" >"$t/out" 2>"$t/err"; rc=$?
+  if [ "$rc" != "$want_rc" ]; then
+    echo "FAIL $name: exit $rc, want $want_rc ($(head -1 "$t/err"))"; fail=1; return 1; fi
+  return 0
+}
+has() { # has NAME PATTERN: $t/out has a line matching
+  grep -q -- "$2" "$t/out" || { echo "FAIL $1: no line matching '$2' in:"; cat "$t/out"; fail=1; }
+}
+expect_err() { # expect_err NAME PATTERN CMD...: exit 2, one stderr line matching
+  name=$1 pat=$2; shift 2
+  "$@" >"$t/out" 2>"$t/err"; rc=$?
+  if [ "$rc" != 2 ]; then echo "FAIL $name: exit $rc, want 2"; fail=1; return; fi
+  if [ "$(wc -l <"$t/err")" != 1 ] || ! grep -q -- "$pat" "$t/err"; then
+    echo "FAIL $name: stderr '$(cat "$t/err")' does not match '$pat'"; fail=1; fi
+  if [ -s "$t/out" ]; then echo "FAIL $name: wrote to stdout on error"; fail=1; fi
+}
+
+# every example model simulates: exit 0, the classification and the law
+if expect_rc "majority" 0 "$HS" simulate $M/majority.safetensors abba aab baab aaaaabbbbb; then
+  has majority "^model: $M/majority.safetensors (d = 7, 2 layer(s), 2 head(s): 2 hard, 0 softmax)"
+  has majority "^strings: 4 (longest n = 10); positions: 21;"
+  has majority "layer 0 head 0 hard_avg, mask le: uniform"
+  has majority "layer 1 head 0 hard_avg, mask le: tied, smallest gap 0.0454545 (average-hard"
+  has majority "^gamma: 0.0454545 "
+  has majority "^temperature: tau = gamma / (mu + ln(n+1)) = 0.0454545 / (4 + ln 11) = "
+  has majority "e^(-mu) = 0.0183 per head"
+  has majority "^layer 0: max |softmax - hard| = 0$"
+  has majority "^layer 1: max |softmax - hard| = "
+  has majority "^decisions: 21/21 agree$"
+  [ -s "$t/err" ] && { echo "FAIL majority: warned: $(cat "$t/err")"; fail=1; }
+fi
+if expect_rc "first-equals-last" 0 "$HS" simulate $M/first-equals-last.safetensors --scale 8 abba ba; then
+  has first-equals-last "layer 0 head 0 hard_left, mask le: tieless, smallest gap 1$"
+  has first-equals-last "= 1 / (8 + ln 5) = 0.104"
+  has first-equals-last "e^(-mu) = 0.000335 per head"
+fi
+for m in dyck1-prefix after-last-b; do
+  expect_rc "$m random" 0 "$HS" simulate $M/$m.safetensors --alphabet ab --lengths 16,200 --samples 2 --seed 3 &&
+    has "$m random" "^strings: 2 random over 'ab' of length 200 (seed 3)" &&
+    [ "$(grep -c '^decisions: .* agree$' "$t/out")" = 2 ] ||
+    { echo "FAIL $m random: two groups expected"; fail=1; }
+done
+expect_rc "dyck tied avg" 0 "$HS" simulate $M/dyck1-prefix.safetensors aab abba &&
+  has "dyck tied avg" "layer 2 head 0 hard_avg, mask le: tied, smallest gap 1 (average-hard"
+expect_rc "after-last-b tieless" 0 "$HS" simulate $M/after-last-b.safetensors --precision f64 --isa scalar baab &&
+  has "after-last-b tieless" "layer 1 head 0 hard_right, mask le: tieless, smallest gap 2$" &&
+  has "after-last-b tieless" "precision f64, isa scalar"
+
+# strings from standard input; the empty string counts, with no positions
+expect_rc "stdin" 0 sh -c "printf 'ab\n\nbba\n' | $HS simulate $M/majority.safetensors" &&
+  has stdin "^strings: 3 (longest n = 3); positions: 5;"
+# only empty strings: gamma infinite, tau = 1
+expect_rc "empty" 0 "$HS" simulate $M/majority.safetensors "" &&
+  has empty "^gamma: inf " && has empty "^temperature: tau = 1 (gamma is infinite"
+# --gamma overrides the measured gap; the bound is the measured gap's
+expect_rc "gamma override" 0 "$HS" simulate $M/first-equals-last.safetensors --gamma 0.5 abba &&
+  has "gamma override" "^gamma used: 0.5 (--gamma)" &&
+  has "gamma override" "= 0.5 / (4 + ln 5) = " &&
+  has "gamma override" "for the measured gamma"
+# a much larger gamma makes tau too hot: the bound is lost (the decision may survive)
+expect_rc "gamma auto" 0 "$HS" simulate $M/first-equals-last.safetensors --gamma=auto abba
+
+# CSV: a header and one row per length
+expect_rc "csv" 0 "$HS" simulate $M/after-last-b.safetensors --alphabet ab --lengths 8,32 --samples 2 --csv --header
+head -1 "$t/out" | grep -q '^model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,attn_error,max_deviation,layer_deviations,agree_fraction,heads_hard,heads_uniform,heads_tieless,heads_tied,heads_tied_unique,cpu,build,commit,date$' ||
+  { echo "FAIL csv header: $(head -1 "$t/out")"; fail=1; }
+[ "$(wc -l <"$t/out")" = 3 ] || { echo "FAIL csv: 3 lines expected"; cat "$t/out"; fail=1; }
+grep -q '^"after-last-b",32,2,64,f32,4,1,1,0\.133' "$t/out" || { echo "FAIL csv row"; cat "$t/out"; fail=1; }
+grep -q ',1,2,0,2,0,0,"' "$t/out" || { echo "FAIL csv counts"; cat "$t/out"; fail=1; }
+
+# a compiled hard model: Y a reads "the rightmost j < i" over equal scores,
+# a TIED unique-hard head; softmax averages the tied positions, so the
+# decision at position 2 of "ab" (a before it: 1) comes out 1/2 -> 0
+"$HS" compile 'Y a' --mode hard -o "$t/ya.safetensors" || { echo "FAIL compile"; fail=1; }
+if expect_rc "tied unique-hard fails" 1 "$HS" simulate "$t/ya.safetensors" ab bba; then
+  has "tied unique-hard fails" "hard_right, mask lt: uniform (all scores equal at every query) -- WARNING: unique-hard with tied maxima"
+  has "tied unique-hard fails" "^decisions: 4/5 agree; first disagreement: string 1 (length 2), position 2: ab$"
+  grep -q "^hardsoft: warning: .*ya.safetensors: layer 0 head 0 (hard_right) had tied maximal scores" "$t/err" ||
+    { echo "FAIL tied unique-hard: no warning on stderr"; fail=1; }
+fi
+expect_rc "tied unique-hard csv" 1 "$HS" simulate "$t/ya.safetensors" --csv ab &&
+  grep -q ',0\.5,1,1,0,0,1,"' "$t/out" || { echo "FAIL tied csv: $(cat "$t/out")"; fail=1; }
+
+# errors: exit 2, one line on stderr, nothing on stdout
+expect_err "missing model arg" "missing MODEL" "$HS" simulate
+expect_err "missing file" "nope.safetensors" "$HS" simulate "$t/nope.safetensors" ab
+printf 'not a model' > "$t/bad.safetensors"
+expect_err "bad file" "bad.safetensors" "$HS" simulate "$t/bad.safetensors" ab
+expect_err "bad gamma" "--gamma expects auto or a positive number, got 'x'" "$HS" simulate $M/majority.safetensors --gamma x ab
+expect_err "zero gamma" "positive number, got '0'" "$HS" simulate $M/majority.safetensors --gamma 0 ab
+expect_err "inf gamma" "positive number, got 'inf'" "$HS" simulate $M/majority.safetensors --gamma inf ab
+expect_err "gamma no value" "--gamma needs a value" "$HS" simulate $M/majority.safetensors --gamma
+expect_err "bad scale" "positive number" "$HS" simulate $M/majority.safetensors --scale -1 ab
+expect_err "bad precision" "not f32 or f64" "$HS" simulate $M/majority.safetensors --precision f16 ab
+expect_err "bad isa" "not an instruction set" "$HS" simulate $M/majority.safetensors --isa sse9 ab
+expect_err "unknown option" "unknown option '--frob'" "$HS" simulate $M/majority.safetensors --frob ab
+expect_err "strings and alphabet" "not both" "$HS" simulate $M/majority.safetensors --alphabet ab abba
+expect_err "lengths without alphabet" "need --alphabet" "$HS" simulate $M/majority.safetensors --lengths 8 ab
+expect_err "header without csv" "goes with --csv" "$HS" simulate $M/majority.safetensors --header ab
+expect_err "bad lengths" "whole number" "$HS" simulate $M/majority.safetensors --alphabet ab --lengths 8,x
+expect_err "zero samples" "at least 1" "$HS" simulate $M/majority.safetensors --alphabet ab --samples 0
+# after "--" everything is a string, even what looks like an option
+expect_rc "--" 0 "$HS" simulate $M/majority.safetensors -- --gamma &&
+  has "--" "^strings: 1 (longest n = 7)"
+expect_rc "help" 0 "$HS" simulate --help && has help "tau = gamma / (mu + ln(n+1))"
+
+exit $fail
