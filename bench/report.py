@@ -8,6 +8,7 @@ Reads (each optional; a missing one is reported as "not measured"):
   sweep-accuracy.csv                            agreement, attention error against mu
   sweep-suite.csv                               bench/formulas.txt, f32 and f64
   boundary.csv                                  largest exact n per precision
+  simulate.csv                                  hard models simulated by softmax
   kernels.md / kernels.json                     kernel microbenchmarks (quoted)
   hyperfine.md                                  whole-process timings (quoted)
 and writes REPORT.md plus scaling-*.png and accuracy-*.png (gnuplot, when
@@ -39,6 +40,11 @@ BENCH_COLS = ["formula", "mode", "scale", "isa", "precision", "threads", "n",
               "peak_bytes", "agree_fraction", "max_attn_error"]
 BOUNDARY_COLS = ["formula", "mode", "scale", "precision", "largest_exact_n",
                  "first_failing_n", "real_bound_n"]
+# `hardsoft simulate --csv` (src/cli-simulate.c)
+SIMULATE_NUM = ["n", "strings", "positions", "mu", "gamma", "gamma_measured", "tau",
+                "bound", "attn_error", "max_deviation", "agree_fraction", "heads_hard",
+                "heads_uniform", "heads_tieless", "heads_tied", "heads_tied_unique"]
+SIMULATE_COLS = ["model", "precision", "layer_deviations"] + SIMULATE_NUM
 META_COLS = ["cpu", "build", "commit", "date"]
 # targets of the scaling section
 EXP_LO, EXP_HI = 1.9, 2.1          # time ~ n^2 (one attention row per query)
@@ -365,6 +371,8 @@ class Report:
         self.accuracy = read_bench(os.path.join(d, "sweep-accuracy.csv"))
         self.suite = read_bench(os.path.join(d, "sweep-suite.csv"))
         self.boundary = read_boundary(os.path.join(d, "boundary.csv"))
+        self.simulate = read_csv(os.path.join(d, "simulate.csv"), SIMULATE_COLS,
+                                 SIMULATE_NUM, ints=["n", "strings", "positions"])
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
         self.kernels_json = os.path.exists(os.path.join(d, "kernels.json"))
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
@@ -383,7 +391,7 @@ class Report:
     def provenance(self):
         files = [("sweep-scaling.csv", self.scaling), ("sweep-scaling-long.csv", self.long),
                  ("sweep-accuracy.csv", self.accuracy), ("sweep-suite.csv", self.suite),
-                 ("boundary.csv", self.boundary)]
+                 ("boundary.csv", self.boundary), ("simulate.csv", self.simulate)]
         present = [(n, rows) for n, rows in files if rows]
         allrows = [r for _, rows in present for r in rows]
         model, flags = cpuinfo()
@@ -1061,6 +1069,72 @@ class Report:
         else:
             self.w(*lines[start:], "")
 
+    # ---------------------------------------------------------- h simulate
+    def section_simulate(self):
+        self.w("## h. Simulating hard models", "")
+        rows = self.simulate
+        if not rows:
+            self.w(f"simulate.csv: {NM}.", "")
+            return
+        ns = sorted({r["n"] for r in rows})
+        mus = unique(fmt_mu(r["mu"]) for r in rows)
+        precs = unique(r["precision"] for r in rows)
+        strings = unique(str(r["strings"]) for r in rows)
+        self.w("`hardsoft simulate` runs each hard-attention model exactly, measures gamma "
+               "(the smallest gap between a maximal and a non-maximal score over every hard "
+               "head, query and string), replaces every hard head by softmax at "
+               "tau = gamma / (mu + ln(n+1)) — which bounds the weight off the maximal "
+               "positions by (n+1) e^(-gamma/tau) = e^(-mu) per head — and runs both "
+               f"(simulate.csv: {', '.join(strings)} random string(s) over the alphabet per "
+               f"n, mu = {', '.join(mus)}, precision {', '.join(precs)}). Heads: u uniform "
+               "(all scores equal), tl tieless, t tied; **tied unique-hard** heads are not "
+               "simulable (softmax averages tied maxima). attn err: the largest weight the "
+               "softmax run put off a head's hard choice; deviation: the largest "
+               "|softmax − hard| of the residual stream over layers, positions and "
+               "coordinates; agree: fraction of decisions that agree.", "")
+        out = []
+        for r in rows:
+            heads = (f"{r['heads_uniform']:g} u, {r['heads_tieless']:g} tl, "
+                     f"{r['heads_tied']:g} t")
+            if r["heads_tied_unique"] > 0:
+                heads += f" (**{r['heads_tied_unique']:g} tied unique-hard**)"
+            bound = "0 (no gap)" if not math.isfinite(r["gamma_measured"]) else fmt_g(r["bound"])
+            out.append([r["model"], heads, r["n"], fmt_g(r["gamma"], 4), fmt_g(r["tau"], 4),
+                        bound, fmt_err(r["attn_error"]), fmt_err(r["max_deviation"]),
+                        fmt_agree(r["agree_fraction"])])
+        self.w(*md_table(["model", "hard heads", "n", "gamma", "tau", "bound",
+                          "attn err", "deviation", "agree"], out,
+                         ["---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:"]), "")
+        ok = [r for r in rows if r["heads_tied_unique"] == 0]
+        bad = [r for r in rows if r["heads_tied_unique"] > 0]
+        parts = []
+        if ok:
+            models = unique(r["model"] for r in ok)
+            dis = [r for r in ok if r["agree_fraction"] < 1]
+            over = [r for r in ok if isnum(r["attn_error"]) and r["attn_error"] > r["bound"] * (1 + 1e-3) + 1e-6]
+            parts.append(f"Models without tied unique-hard heads ({', '.join(models)}): "
+                         + ("every decision agrees at every n" if not dis else
+                            f"{len(dis)} of {len(ok)} points disagree somewhere ("
+                            + "; ".join(f"{r['model']} n={r['n']}" for r in dis) + ")")
+                         + f", n = {ns[0]}…{ns[-1]}; the measured weight off the hard choice is "
+                         + ("within the bound everywhere" if not over else
+                            f"above the bound at {len(over)} point(s)")
+                         + f", and the largest deviation is {fmt_err(max(r['max_deviation'] for r in ok))}.")
+        if bad:
+            for m in unique(r["model"] for r in bad):
+                rs = [r for r in bad if r["model"] == m]
+                worst = min(r["agree_fraction"] for r in rs)
+                parts.append(f"{m} has a tied unique-hard head: "
+                             + ("its decisions still agree and the deviation stays at "
+                                f"{fmt_err(max(r['max_deviation'] for r in rs))} (the positions "
+                                "it ties over hold equal values on these inputs), though "
+                                f"softmax puts up to {fmt_g(max(r['attn_error'] for r in rs))} "
+                                "of the weight off the hard choice" if worst == 1 else
+                                f"decisions agree only on a fraction {fmt_agree(worst)} at worst "
+                                "— softmax averages what the hard head picks one of")
+                             + ".")
+        self.w(" ".join(parts), "")
+
     # ---------------------------------------------------------- plots
     def section_plots(self):
         self.w("## Plots", "")
@@ -1082,6 +1156,7 @@ class Report:
         self.section_boundary()
         self.section_kernels()
         self.section_hyperfine()
+        self.section_simulate()
         self.section_plots()
         return "\n".join(self.out).rstrip("\n") + "\n"
 
@@ -1089,8 +1164,9 @@ class Report:
 def extract_commands(text):
     """The variable settings, loops and hardsoft command lines of
     run-suite.sh, verbatim (continuation lines kept together)."""
-    keep = re.compile(r'^\s*("\$HS" (bench|boundary)|(lengths|depth4|isas|best|tmp|first)=|'
-                      r'if \[ "\$FULL"|else\b|fi\b|for |done\b|mv |'
+    keep = re.compile(r'^\s*("\$HS" (bench|boundary|compile|simulate)|'
+                      r'(lengths|depth4|isas|best|tmp|first|hm)=|'
+                      r'if \[ "\$FULL"|else\b|fi\b|for |done\b|mv |rm -rf |'
                       r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')
     lines = text.splitlines()
     first = next((k for k, l in enumerate(lines) if l.startswith("isas=")), 0)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole benchmark suite behind `make bench`: kernel microbenchmarks,
 # the forward-pass sweeps against the peers, the precision boundary,
-# hyperfine whole-process timings, then results/REPORT.md and its plots.
+# simulating hard models with softmax, hyperfine whole-process timings,
+# then results/REPORT.md and its plots.
 #
 #   BUILD=build PYTHON=/usr/bin/python3 sh bench/run-suite.sh
 #
@@ -77,6 +78,23 @@ for f in 'a S b' 'a U b' 'Y a' 'X a'; do
   done
 done
 mv "$tmp" "$OUT/boundary.csv"
+
+step "simulating hard models: softmax at tau = gamma/(mu + ln(n+1)) against the hard run"
+# bench/models (hand-written hard models) and two compiled hard models whose
+# unique-hard head is tied (softmax averages tied maxima: Y a disagrees,
+# exit 1, which is the point of including it)
+tmp="$OUT/simulate.csv.tmp"
+first=--header
+: > "$tmp"
+hm=$(mktemp -d)
+"$HS" compile 'Y a' --mode hard -o "$hm/compiled-Y-a.safetensors"
+"$HS" compile 'a S b' --mode hard -o "$hm/compiled-a-S-b.safetensors"
+for m in bench/models/*.safetensors "$hm"/*.safetensors; do
+  "$HS" simulate "$m" --alphabet ab --lengths 16,256,4096 --samples 3 --scale 4 --csv $first >> "$tmp" || [ $? = 1 ]
+  first=
+done
+rm -rf "$hm"
+mv "$tmp" "$OUT/simulate.csv"
 
 step "hyperfine: whole hardsoft eval runs, scalar against AVX2 against AVX-512"
 BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
