@@ -95,6 +95,21 @@ fi
 expect_rc "tied unique-hard csv" 1 "$HS" simulate "$t/ya.safetensors" --csv ab &&
   grep -q ',0\.5,1,1,0,0,1,"' "$t/out" || { echo "FAIL tied csv: $(cat "$t/out")"; fail=1; }
 
+# the example files are what bench/models/make_models.py writes, byte for
+# byte, and the independent numpy pass reads them as hardsoft does
+PY=${PYTHON:-/usr/bin/python3}
+if "$PY" -c 'import numpy' 2>/dev/null; then
+  mkdir "$t/models"
+  "$PY" $M/make_models.py "$t/models" >/dev/null || { echo "FAIL make_models.py"; fail=1; }
+  for f in majority first-equals-last dyck1-prefix after-last-b; do
+    cmp -s "$t/models/$f.safetensors" $M/$f.safetensors ||
+      { echo "FAIL $f.safetensors differs from what make_models.py writes"; fail=1; }
+    a=$("$HS" run $M/$f.safetensors abba bbaab aabab b "")
+    b=$("$PY" bench/peers/forward.py $M/$f.safetensors abba bbaab aabab b "")
+    [ "$a" = "$b" ] || { echo "FAIL $f: hardsoft run '$a', forward.py '$b'"; fail=1; }
+  done
+fi
+
 # errors: exit 2, one line on stderr, nothing on stdout
 expect_err "missing model arg" "missing MODEL" "$HS" simulate
 expect_err "missing file" "nope.safetensors" "$HS" simulate "$t/nope.safetensors" ab
