@@ -200,7 +200,7 @@ typedef struct hs_run_opts {
                                 every count */
 } hs_run_opts;
 
-/* Scores of one hard head over the queries i >= 1 of a run. */
+/* Scores of one hard head over every query of a run (BOS included). */
 typedef struct hs_head_stats {
   double gap;    /* smallest (maximal - best non-maximal score); INFINITY
                     when no query saw two distinct scores */

@@ -279,7 +279,7 @@ static void FN(one_row)(const FN(job) *J, size_t i, REAL *out, REAL *tmp,
         if (e > *err) *err = e;
       }
     } else {
-      FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats && i > 0 ? &stats[h] : NULL);
+      FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
     }
     KOP(kt, gemv)(d, dv, J->w->wo[J->hbase + h], dv, out, tmp);
     for (size_t c = 0; c < d; c++) X[i * d + c] += tmp[c];
