@@ -371,6 +371,8 @@ class Report:
         self.accuracy = read_bench(os.path.join(d, "sweep-accuracy.csv"))
         self.suite = read_bench(os.path.join(d, "sweep-suite.csv"))
         self.boundary = read_boundary(os.path.join(d, "boundary.csv"))
+        self.counting = read_bench(os.path.join(d, "sweep-counting.csv"))
+        self.threads = read_bench(os.path.join(d, "sweep-threads.csv"))
         self.simulate = read_csv(os.path.join(d, "simulate.csv"), SIMULATE_COLS,
                                  SIMULATE_NUM, ints=["n", "strings", "positions"])
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
@@ -391,7 +393,8 @@ class Report:
     def provenance(self):
         files = [("sweep-scaling.csv", self.scaling), ("sweep-scaling-long.csv", self.long),
                  ("sweep-accuracy.csv", self.accuracy), ("sweep-suite.csv", self.suite),
-                 ("boundary.csv", self.boundary), ("simulate.csv", self.simulate)]
+                 ("boundary.csv", self.boundary), ("simulate.csv", self.simulate),
+                 ("sweep-counting.csv", self.counting), ("sweep-threads.csv", self.threads)]
         present = [(n, rows) for n, rows in files if rows]
         allrows = [r for _, rows in present for r in rows]
         model, flags = cpuinfo()
@@ -1135,6 +1138,63 @@ class Report:
                              + ".")
         self.w(" ".join(parts), "")
 
+    # ---------------------------------------------------------- i counting
+    def section_counting(self):
+        self.w("## i. Counting: the two sign methods", "")
+        rows = self.counting
+        if not rows:
+            self.w(f"sweep-counting.csv: {NM}.", "")
+            return
+        self.w("From sweep-counting.csv: counting comparisons compiled with `--sign "
+               "layernorm` (layer normalization of [u, -u] with epsilon 0: exact in every "
+               "mode) and `--sign temp` (softmax between BOS and the other keys at "
+               "tau = 1/(mu n ln(n+1)); weight on the wrong side <= (n+1)^(1-mu/4), exact "
+               "for mu > 12; fixed mode uses tau = 1/mu). Cell: agreement / largest "
+               "attention error; last column: ms per forward pass at the largest n.", "")
+        ns = sorted({r["n"] for r in rows})
+        for f in unique(r["formula"] for r in rows):
+            self.w(f"### {code(f)}", "")
+            out = []
+            keys = unique((r.get("sign") or "layernorm", r["mode"], r["scale"])
+                          for r in rows if r["formula"] == f)
+            for sign, mode, mu in keys:
+                cells, ms = [], NM
+                for n in ns:
+                    r = next((r for r in rows if r["formula"] == f and r["n"] == n
+                              and (r.get("sign") or "layernorm") == sign
+                              and r["mode"] == mode and r["scale"] == mu), None)
+                    cells.append(f"{fmt_agree(r['agree_fraction'])} / "
+                                 f"{fmt_err(r['max_attn_error'])}" if r else NM)
+                    if r:
+                        ms = fmt_ms(r["seconds_median"])
+                out.append([sign, mode, "—" if mode == "hard" else fmt_mu(mu)] + cells + [ms])
+            self.w(*md_table(["sign", "mode", "mu"] + [f"n={n}" for n in ns] + ["ms"], out),
+                   "")
+
+    # ---------------------------------------------------------- j threads
+    def section_threads(self):
+        self.w("## j. Threads", "")
+        rows = self.threads
+        if not rows:
+            self.w(f"sweep-threads.csv: {NM}.", "")
+            return
+        self.w("From sweep-threads.csv: the same forward pass with its rows split among "
+               "threads (the outputs are bit-identical for every thread count; "
+               "`make check` tests it). Target: 2 threads >= 1.8x one thread at n >= 4096.",
+               "")
+        ts = sorted({r["threads"] for r in rows})
+        out = []
+        for (f, isa, n) in unique((r["formula"], r["isa"], r["n"]) for r in rows):
+            t = {r["threads"]: r["seconds_median"] for r in rows
+                 if r["formula"] == f and r["isa"] == isa and r["n"] == n}
+            cells = [fmt_ms(t[k]) if k in t else NM for k in ts]
+            sp = t[1] / t[2] if 1 in t and 2 in t and t[2] > 0 else float("nan")
+            status = NM if not isnum(sp) else (
+                f"{fmt_x(sp)} " + (mark(sp >= 1.8) if n >= 4096 else ""))
+            out.append([code(short(f)), isa, n] + cells + [status])
+        self.w(*md_table(["formula", "isa", "n"] + [f"{k} thread(s) ms" for k in ts]
+                         + ["2 vs 1"], out), "")
+
     # ---------------------------------------------------------- plots
     def section_plots(self):
         self.w("## Plots", "")
@@ -1157,6 +1217,8 @@ class Report:
         self.section_kernels()
         self.section_hyperfine()
         self.section_simulate()
+        self.section_counting()
+        self.section_threads()
         self.section_plots()
         return "\n".join(self.out).rstrip("\n") + "\n"
 

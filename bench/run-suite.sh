@@ -96,6 +96,22 @@ done
 rm -rf "$hm"
 mv "$tmp" "$OUT/simulate.csv"
 
+step "counting: both sign methods against mu and n, every mode"
+tmp="$OUT/sweep-counting.csv.tmp"
+for sg in layernorm temp; do
+  "$HS" bench --formula '#<(a) > #<(b)' --formula '#<(a) - 2*#<(b) >= 0 & Y c' \
+    --modes hard,pe,temp,fixed --scales 4,16 --lengths 16,256,4096 --isas "$best" \
+    --repeat 1 --error-max-n 4096 --sign $sg --csv "$tmp.$sg"
+done
+{ cat "$tmp.layernorm"; tail -n +2 "$tmp.temp"; } > "$tmp"
+rm -f "$tmp.layernorm" "$tmp.temp"
+mv "$tmp" "$OUT/sweep-counting.csv"
+
+step "threads: one against two"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
+  --lengths 4096,16384 --isas "$best" --threads 1,2 --repeat 3 --error-max-n 0 \
+  --csv "$OUT/sweep-threads.csv"
+
 step "hyperfine: whole hardsoft eval runs, scalar against AVX2 against AVX-512"
 BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 
