@@ -7,6 +7,8 @@
 
 #define COMMON_RUN_OPTS \
   "  --precision f32|f64   working precision of the forward pass (f32)\n" \
+  "  --threads N   split each layer's rows among N threads (default: the\n" \
+  "                machine's cores; the output is the same for every N)\n" \
   "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n"
 #define MODE_OPTS \
   "  --mode M      hard, pe, temp or fixed (default temp)\n" \
@@ -79,7 +81,8 @@ static int run_strings(const cli_opts *o, const hs_formula *f,
                        const hs_model *m) {
   char msg[256];
   run_ctx c = {o, f, m, NULL, NULL, 0};
-  hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last};
+  hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last,
+                    .threads = o->threads};
   if (m && !(c.run = hs_runner_new(m, &ro, msg, sizeof msg)))
     return cli_error("%s", msg);
   int rc = cli_each_string(o, 1, run_one, &c);
@@ -102,7 +105,7 @@ static const char *const eval_usage =
 
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS,
                      eval_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1) {
@@ -131,7 +134,7 @@ static const char *const run_usage =
 int cmd_run(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST, run_usage, &o);
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1) {
     cli_free(&o);
@@ -352,7 +355,7 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
 int cmd_check(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2,
-                     O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_MAXLEN | O_LENGTHS |
+                     O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_MAXLEN | O_LENGTHS |
                          O_SAMPLES | O_SEED,
                      check_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
@@ -372,7 +375,8 @@ int cmd_check(int argc, char **argv) {
     uint8_t sym[257];
     int k = check_symbols(f, sym);
     char msg[256];
-    hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1};
+    hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
+                      .threads = o.threads};
     check_ctx c = {&o, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0};
     if (!c.run) {
       hs_model_free(m);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *const top_usage =
     "usage: hardsoft COMMAND [OPTIONS] [--] [ARGS...]\n"
@@ -108,6 +109,8 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
   o->lengths[1] = 1000;
   o->nlengths = 2;
   o->kt = hs_kernels_default(err);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  o->threads = cores > 0 && cores <= 256 ? (int)cores : 1;
   o->args = calloc((size_t)argc + 1, sizeof(char *));
   if (!o->args) return cli_error("out of memory");
   int only_args = 0;
@@ -147,6 +150,11 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
     } else if (TAKES(O_ISA, "--isa")) {
       NEEDV("--isa");
       if (set_isa(v, o)) return HS_EXIT_ERROR;
+    } else if (TAKES(O_THREADS, "--threads")) {
+      NEEDV("--threads");
+      if (parse_uint("--threads", v, 256, &u) || u < 1)
+        return cli_error("--threads expects 1 to 256, got '%s'", v);
+      o->threads = (int)u;
     } else if (TAKES(O_MAXLEN, "--max-len")) {
       NEEDV("--max-len");
       if (parse_uint("--max-len", v, 16, &u)) return HS_EXIT_ERROR;

@@ -16,6 +16,7 @@ enum {
   O_MODE = 1 << 0, O_SCALE = 1 << 1, O_PREC = 1 << 2, O_ISA = 1 << 3,
   O_MAXLEN = 1 << 4, O_LENGTHS = 1 << 5, O_SAMPLES = 1 << 6, O_SEED = 1 << 7,
   O_OUT = 1 << 8, O_PRINT = 1 << 9, O_LAST = 1 << 10, O_SIGN = 1 << 11,
+  O_THREADS = 1 << 12,
 };
 
 typedef struct cli_opts {
@@ -31,6 +32,7 @@ typedef struct cli_opts {
   int nlengths;
   const char *out;
   int print, last;
+  int threads; /* rows split among threads (default: online cores) */
   char **args; /* positional arguments */
   int nargs;
 } cli_opts;

@@ -63,4 +63,11 @@ expect_err "compile into missing dir" "$t/no/dir" "$HS" compile a -o "$t/no/dir/
 head -c 100 "$t/m.safetensors" > "$t/trunc.safetensors"
 expect_err "truncated model" "trunc.safetensors" "$HS" run "$t/trunc.safetensors" a
 
+# threads split rows, never change the output
+long=$(awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%s", substr("aab#c", (i * 7919) % 5 + 1, 1) }')
+one=$("$HS" eval 'G (a -> (b U c)) & O (X a)' --mode pe --threads 1 -- "$long")
+two=$("$HS" eval 'G (a -> (b U c)) & O (X a)' --mode pe --threads 2 -- "$long")
+[ "$one" = "$two" ] || { echo "FAIL threads: outputs differ"; fail=1; }
+expect_err "bad threads" "expects 1 to 256" "$HS" eval a --threads 0 x
+
 exit $fail
