@@ -325,6 +325,11 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
 void hs_sim_result_free(hs_sim_result *r);
 
 void hs_model_free(hs_model *m);
+/* Bytes a forward pass over n symbols needs at its peak (the accounting
+ * of hs_run_result.peak_bytes, before running), or SIZE_MAX when that
+ * does not fit in size_t. */
+size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
+                          int threads);
 /* Model files (safetensors, format at the top of src/safetensors.c). save
  * writes a temporary file and renames it; both return 0 / a model, or
  * -1 / NULL with msg filled (naming the tensor or field). */

@@ -9,6 +9,8 @@
   "  --precision f32|f64   working precision of the forward pass (f32)\n" \
   "  --threads N   split each layer's rows among N threads (default: the\n" \
   "                machine's cores; the output is the same for every N)\n" \
+  "  --max-memory MIB   refuse a string whose run would need more (default:\n" \
+  "                80% of the memory available)\n" \
   "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n"
 #define MODE_OPTS \
   "  --mode M      hard, pe, temp or fixed (default temp)\n" \
@@ -59,6 +61,7 @@ static int run_one(const uint8_t *s, size_t n, void *ctx) {
     return rc;
   }
   hs_run_result r;
+  if (cli_check_memory(c->o, c->m, n) != 0) return HS_EXIT_ERROR;
   if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0)
     return cli_error("%s", msg);
   int rc = print_bits(c, r.bits, n);
@@ -105,7 +108,7 @@ static const char *const eval_usage =
 
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM,
                      eval_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1) {
@@ -134,7 +137,7 @@ static const char *const run_usage =
 int cmd_run(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS, run_usage, &o);
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1) {
     cli_free(&o);
@@ -270,6 +273,10 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
     return cli_error("out of memory checking a string of %zu symbols", n);
   }
   hs_run_result r;
+  if (cli_check_memory(c->o, c->m, n) != 0) {
+    free(truth);
+    return HS_EXIT_ERROR;
+  }
   if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0) {
     free(truth);
     return cli_error("%s", msg);
@@ -355,7 +362,7 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
 int cmd_check(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2,
-                     O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_MAXLEN | O_LENGTHS |
+                     O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_MAXMEM | O_MAXLEN | O_LENGTHS |
                          O_SAMPLES | O_SEED,
                      check_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }

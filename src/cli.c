@@ -86,6 +86,33 @@ static int set_isa(const char *s, cli_opts *o) {
   return 0;
 }
 
+/* 80% of MemAvailable (/proc/meminfo), else of the physical pages the
+ * system reports free, else 1 GiB. */
+static size_t default_max_mem(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  unsigned long long kb = 0;
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+  if (f) fclose(f);
+  double bytes = (double)kb * 1024;
+  if (bytes <= 0) {
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    bytes = pages > 0 && size > 0 ? (double)pages * (double)size : 1073741824.0;
+  }
+  bytes *= 0.8;
+  return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
+}
+
+int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n) {
+  size_t need = hs_model_run_bytes(m, n, o->prec, o->threads);
+  if (need <= o->max_mem) return 0;
+  return cli_error("a string of %zu symbols needs %.0f MiB for this model, more "
+                   "than the limit of %.0f MiB (--max-memory MIB; default: 80%% "
+                   "of the memory available)", n, (double)need / 1048576.0,
+                   (double)o->max_mem / 1048576.0);
+}
+
 /* One option that takes a value: "--name VALUE" or "--name=VALUE". */
 static const char *value_of(int argc, char **argv, int *i, const char *name) {
   size_t n = strlen(name);
@@ -111,6 +138,7 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
   o->kt = hs_kernels_default(err);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->threads = cores > 0 && cores <= 256 ? (int)cores : 1;
+  o->max_mem = default_max_mem();
   o->args = calloc((size_t)argc + 1, sizeof(char *));
   if (!o->args) return cli_error("out of memory");
   int only_args = 0;
@@ -155,6 +183,11 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
       if (parse_uint("--threads", v, 256, &u) || u < 1)
         return cli_error("--threads expects 1 to 256, got '%s'", v);
       o->threads = (int)u;
+    } else if (TAKES(O_MAXMEM, "--max-memory")) {
+      NEEDV("--max-memory");
+      if (parse_uint("--max-memory", v, (uint64_t)1 << 40, &u) || u < 1)
+        return cli_error("--max-memory expects MiB from 1 to 2^40, got '%s'", v);
+      o->max_mem = (size_t)u * 1048576;
     } else if (TAKES(O_MAXLEN, "--max-len")) {
       NEEDV("--max-len");
       if (parse_uint("--max-len", v, 16, &u)) return HS_EXIT_ERROR;
@@ -227,13 +260,34 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx) {
     return 0;
   }
   char *line = NULL;
-  size_t cap = 0;
-  ssize_t got;
-  int rc = 0;
-  while (rc == 0 && (got = getline(&line, &cap, stdin)) >= 0) {
-    size_t n = (size_t)got;
-    if (n && line[n - 1] == '\n') n--;
-    if (n && line[n - 1] == '\r') n--;
+  size_t cap = 0, n = 0, lineno = 1;
+  int rc = 0, c;
+  /* byte by byte into a growing buffer, so an endless line stops at the
+   * limit instead of exhausting memory */
+  while (rc == 0 && (c = getc_unlocked(stdin)) != EOF) {
+    if (c == '\n') {
+      if (n && line[n - 1] == '\r') n--;
+      rc = fn((const uint8_t *)(line ? line : ""), n, ctx);
+      n = 0;
+      lineno++;
+      continue;
+    }
+    if (n >= o->max_mem) {
+      rc = cli_error("line %zu of standard input is longer than the limit of "
+                     "%zu bytes (--max-memory MIB)", lineno, o->max_mem);
+      break;
+    }
+    if (n == cap) {
+      size_t ncap = cap ? 2 * cap : 4096;
+      char *p = realloc(line, ncap);
+      if (!p) { rc = cli_error("out of memory reading line %zu", lineno); break; }
+      line = p;
+      cap = ncap;
+    }
+    line[n++] = (char)c;
+  }
+  if (rc == 0 && n > 0) { /* a last line without its newline */
+    if (line[n - 1] == '\r') n--;
     rc = fn((const uint8_t *)line, n, ctx);
   }
   if (rc == 0 && ferror(stdin)) rc = cli_error("reading standard input failed");

@@ -16,7 +16,7 @@ enum {
   O_MODE = 1 << 0, O_SCALE = 1 << 1, O_PREC = 1 << 2, O_ISA = 1 << 3,
   O_MAXLEN = 1 << 4, O_LENGTHS = 1 << 5, O_SAMPLES = 1 << 6, O_SEED = 1 << 7,
   O_OUT = 1 << 8, O_PRINT = 1 << 9, O_LAST = 1 << 10, O_SIGN = 1 << 11,
-  O_THREADS = 1 << 12,
+  O_THREADS = 1 << 12, O_MAXMEM = 1 << 13,
 };
 
 typedef struct cli_opts {
@@ -33,6 +33,8 @@ typedef struct cli_opts {
   const char *out;
   int print, last;
   int threads; /* rows split among threads (default: online cores) */
+  size_t max_mem; /* bytes a run may need (--max-memory; default: 80% of
+                     the memory available at start) */
   char **args; /* positional arguments */
   int nargs;
 } cli_opts;
@@ -48,8 +50,13 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
 /* Parses a formula, printing the error with its column. */
 hs_formula *cli_formula(const char *text);
 
+/* Refuses (one line, exit 2) a run that would need more than --max-memory.
+ * Returns 0 when it fits. */
+int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n);
+
 /* Strings: from the positional arguments after `skip`, or from stdin, one
- * per line. Calls fn(s, n, ctx) for each; stops on the first non-zero. */
+ * per line (a line longer than --max-memory bytes is refused before it is
+ * read whole). Calls fn(s, n, ctx) for each; stops on the first non-zero. */
 typedef int (*cli_string_fn)(const uint8_t *s, size_t n, void *ctx);
 int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
 

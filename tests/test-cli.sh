@@ -70,4 +70,11 @@ two=$("$HS" eval 'G (a -> (b U c)) & O (X a)' --mode pe --threads 2 -- "$long")
 [ "$one" = "$two" ] || { echo "FAIL threads: outputs differ"; fail=1; }
 expect_err "bad threads" "expects 1 to 256" "$HS" eval a --threads 0 x
 
+# limits: a run that needs more memory than --max-memory, and a line of
+# standard input longer than it, are refused with one line
+expect_err "memory limit" "needs 17 MiB for this model" sh -c "head -c 300000 /dev/zero | tr '\\0' a | $HS eval 'a S b' --max-memory 1"
+expect_err "line limit" "line 1 of standard input is longer" sh -c "head -c 3000000 /dev/zero | tr '\\0' a | $HS eval 'a S b' --max-memory 1"
+expect_err "bad max-memory" "expects MiB" "$HS" eval a --max-memory 0 x
+expect "last line without newline" 0 "01${nl}11" sh -c "printf 'ab\\nba' | $HS eval 'a S b'"
+
 exit $fail
