@@ -73,12 +73,29 @@ typedef void (*hs_f64_attn_row_fn)(size_t n, size_t dk, size_t dv,
                                    double inv_tau, hs_f64_online *st,
                                    double *acc);
 
+/* Two-pass attention row over a list of key segments: segment t is keys
+ * seg[2t] .. seg[2t] + seg[2t+1] - 1 (indices into k and v, increasing,
+ * not overlapping). Pass 1 takes the exact max of the scores
+ * (q . k_j) * inv_tau over every listed key; pass 2 sums e_j = exp(s_j -
+ * max) and e_j v_j with that max fixed, each segment in chunks of 64 keys
+ * from its own start. Outputs overwritten: st->max, st->sum = sum_j e_j,
+ * acc[0..dv) = sum_j e_j v_j. A segment whose scores are all more than 88
+ * below the max (weights exactly +0) can be left out with the same bits
+ * (finite values): the exact skipping of hs_run_opts.skip. */
+typedef void (*hs_f32_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
+                                         size_t dk, size_t dv, const float *q,
+                                         const float *k, size_t ldk,
+                                         const float *v, size_t ldv,
+                                         float inv_tau, hs_f32_online *st,
+                                         float *acc);
+
 #define HS_ATTN_MAX_D 64
 
 /* The operations, in table order. X(op) */
 #define HS_OPS(X)                                                            \
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
-  X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)
+  X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
+  X(f32_attn_row_2pass)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -99,6 +116,7 @@ typedef struct hs_kernels {
   hs_f64_dot_fn f64_dot;
   hs_f64_gemv_fn f64_gemv;
   hs_f64_attn_row_fn f64_attn_row;
+  hs_f32_attn_row_2pass_fn f32_attn_row_2pass;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 } hs_kernels;
@@ -185,6 +203,16 @@ typedef enum hs_precision { HS_PREC_F32, HS_PREC_F64 } hs_precision;
  * scalar and slow, for the precision-boundary experiment only. */
 typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_score_round;
 
+/* Exact skipping of key tiles in f32 softmax heads (src/forward-impl.h).
+ * ONLINE: the one-pass online kernel (f32_attn_row), nothing skipped.
+ * ON: the two-pass kernel (f32_attn_row_2pass) over the visible keys cut
+ * into tiles of 64 (aligned to the key index), leaving out every tile whose
+ * scores are provably all more than 88 below the row max (their weights
+ * are exactly +0): the same bits as OFF. OFF: the two-pass kernel over
+ * every tile (the reference for ON). f64 runs, score rounding and hard
+ * heads ignore the option. */
+typedef enum hs_skip { HS_SKIP_ONLINE = 0, HS_SKIP_ON = 1, HS_SKIP_OFF = 2 } hs_skip;
+
 typedef struct hs_run_opts {
   hs_precision precision;
   const hs_kernels *kernels; /* NULL: hs_kernels_default */
@@ -198,6 +226,7 @@ typedef struct hs_run_opts {
   int threads;               /* rows split among this many threads (0, 1:
                                 none); the output is the same bits for
                                 every count */
+  hs_skip skip;              /* exact tile skipping (default ONLINE: off) */
 } hs_run_opts;
 
 /* Scores of one hard head over every query of a run (BOS included). */
@@ -217,6 +246,9 @@ typedef struct hs_run_result {
                          head's queries, keys and values (accounted) */
   double *layers;     /* keep_layers: [nlayers][n+1][d], after each layer */
   hs_head_stats *head_stats; /* want_gaps: [heads, layer by layer] */
+  uint64_t tiles_total;   /* skip ON / OFF: key tiles (segments) of every
+                             f32 softmax row, summed over heads and rows */
+  uint64_t tiles_skipped; /* of those, left out (skip ON) */
 } hs_run_result;
 
 /* Forward pass over w[0..n). Returns 0, or -1 with msg filled (allocation

@@ -30,6 +30,10 @@ extern "C" {
   void fn(size_t n, size_t dk, size_t dv, const float *q, const float *k, \
           size_t ldk, const float *v, size_t ldv, float inv_tau,          \
           hs_f32_online *st, float *acc);
+#define HS_DECLARE_f32_attn_row_2pass(fn)                                \
+  void fn(size_t nseg, const size_t *seg, size_t dk, size_t dv,          \
+          const float *q, const float *k, size_t ldk, const float *v,    \
+          size_t ldv, float inv_tau, hs_f32_online *st, float *acc);
 #define HS_DECLARE_f64_dot(fn) \
   double fn(size_t n, const double *a, const double *b);
 #define HS_DECLARE_f64_gemv(fn)                                          \

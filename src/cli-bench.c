@@ -31,6 +31,10 @@ static const char *const bench_usage =
     "                     always run one thread)\n"
     "  --repeat R         timed runs per point (default 5), after one warm-up\n"
     "  --sign S           counting comparisons: layernorm (default) or temp\n"
+    "  --skip LIST        on,off: f32 softmax rows on the two-pass kernel with\n"
+    "                     exact tile skipping (on) or without (off, the same\n"
+    "                     bits); each value is a point. Not given: the online\n"
+    "                     kernel (skip column \"online\")\n"
     "  --error-max-n N    measure attention error only up to this n (default 4096;\n"
     "                     it costs a second O(n^2) pass)\n"
     "  --seed S           seed of the random strings (default 1)\n"
@@ -40,8 +44,10 @@ static const char *const bench_usage =
     "                     n = 256,1024, repeat 3)\n"
     "CSV columns: formula,mode,scale,isa,precision,threads,n,seconds_median,\n"
     "seconds_min,seconds_max,positions_per_s,peak_bytes,agree_fraction,\n"
-    "max_attn_error (nan where not measured), then repeat,sign,cpu,build,commit,\n"
-    "date (sign: how counting comparisons get their sign).\n";
+    "max_attn_error (nan where not measured), then repeat,sign,skip,\n"
+    "skipped_fraction,cpu,build,commit,date (sign: how counting comparisons get\n"
+    "their sign; skip: online, on or off; skipped_fraction: key tiles left out\n"
+    "over all f32 softmax rows of one run, nan for online and peers).\n";
 
 #define MAXL 64
 typedef struct bench_opts {
@@ -57,6 +63,7 @@ typedef struct bench_opts {
   hs_precision precs[2];
   int nprecs;
   int threads[MAXL], nthreads;
+  int skips[2], nskips; /* hs_skip values; none given: HS_SKIP_ONLINE */
   int repeat;
   hs_sign sign;
   size_t error_max_n;
@@ -137,6 +144,13 @@ static int one_prec(const char *opt, const char *t, int k, void *out) {
   return 0;
 }
 
+static int one_skip(const char *opt, const char *t, int k, void *out) {
+  if (strcmp(t, "on") && strcmp(t, "off"))
+    return cli_error("%s: '%s' is not on or off", opt, t);
+  ((int *)out)[k] = t[1] == 'n' ? HS_SKIP_ON : HS_SKIP_OFF;
+  return 0;
+}
+
 static int bench_parse(int argc, char **argv, bench_opts *b) {
   memset(b, 0, sizeof *b);
   b->modes[0] = HS_MODE_PE, b->modes[1] = HS_MODE_TEMP, b->nmodes = 2;
@@ -147,6 +161,7 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
       snprintf(b->isas[b->nisas++], 16, "%s", hs_isa_name((hs_isa)i));
   b->precs[0] = HS_PREC_F32, b->nprecs = 1;
   b->threads[0] = 1, b->nthreads = 1;
+  b->skips[0] = HS_SKIP_ONLINE, b->nskips = 1;
   b->repeat = 5;
   b->error_max_n = 4096;
   b->seed = 1;
@@ -175,6 +190,7 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
     } else if (IS("--isas")) { n = b->nisas = parse_list(a, v, MAXL, one_isa, b->isas);
     } else if (IS("--precisions")) { n = b->nprecs = parse_list(a, v, 2, one_prec, b->precs);
     } else if (IS("--threads")) { n = b->nthreads = parse_list(a, v, MAXL, one_thread, b->threads);
+    } else if (IS("--skip")) { n = b->nskips = parse_list(a, v, 2, one_skip, b->skips);
     } else if (IS("--repeat")) {
       size_t r;
       if (one_len(a, v, 0, &r) || r < 1 || r > 1000)
@@ -211,6 +227,8 @@ typedef struct point {
   size_t n;
   double med, min, max, agree, err;
   size_t peak;
+  int skip;         /* hs_skip */
+  double skipped;   /* fraction of key tiles left out (nan: online, peer) */
 } point;
 
 static int cmp_double(const void *a, const void *b) {
@@ -243,7 +261,7 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
   char msg[256];
   double secs[1000];
   hs_run_opts ro = {.precision = p->prec, .kernels = hs_kernels_for(isa),
-                    .threads = p->threads};
+                    .threads = p->threads, .skip = (hs_skip)p->skip};
   hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
   if (!r) return cli_error("%s", msg);
   hs_run_result res;
@@ -253,7 +271,11 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
     rc = hs_runner_run(r, s, p->n, &res, msg, sizeof msg);
     if (rc) break;
     if (k >= 0) secs[k] = now() - t0;
-    else p->agree = agreement(res.bits, truth, p->n), p->peak = res.peak_bytes;
+    else {
+      p->agree = agreement(res.bits, truth, p->n), p->peak = res.peak_bytes;
+      p->skipped = p->skip == HS_SKIP_ONLINE || res.tiles_total == 0
+                       ? NAN : (double)res.tiles_skipped / (double)res.tiles_total;
+    }
     hs_run_result_free(&res);
   }
   hs_runner_free(r);
@@ -350,7 +372,7 @@ static int time_peer(const bench_opts *b, const char *model_path,
 static void csv_header(FILE *f) {
   fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
         "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error,"
-        "repeat,sign" CLI_META_HEADER "\n", f);
+        "repeat,sign,skip,skipped_fraction" CLI_META_HEADER "\n", f);
 }
 
 static void csv_quoted(FILE *f, const char *s) {
@@ -369,6 +391,9 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
           p->n, p->med, p->min, p->max, p->med > 0 ? (double)p->n / p->med : 0,
           p->peak, p->agree, p->err);
   fprintf(f, ",%d,%s", repeat, sign == HS_SIGN_TEMP ? "temp" : "layernorm");
+  fprintf(f, ",%s,%.6f",
+          p->skip == HS_SKIP_ON ? "on" : p->skip == HS_SKIP_OFF ? "off" : "online",
+          p->skipped);
   cli_meta_columns(f);
   fputc('\n', f);
 }
@@ -466,12 +491,18 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
         if (in) { fwrite(s, 1, n, in); fputc('\n', in); fclose(in); }
         for (int ii = 0; ii < b->nisas && !rc; ii++)
           for (int pi = 0; pi < b->nprecs && !rc; pi++)
-            for (int ti = 0; ti < b->nthreads && !rc; ti++) {
+            for (int ti = 0; ti < b->nthreads && !rc; ti++)
+            for (int ki = 0; ki < b->nskips && !rc; ki++) {
               point p = {text, hs_mode_name(co.mode), b->isas[ii],
                          co.mode == HS_MODE_HARD ? 0 : co.scale, b->precs[pi],
-                         b->threads[ti], n, 0, 0, 0, 0, 0, 0};
-              progress(*done, total, &p);
+                         b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN};
               int isa = hs_isa_parse(p.isa);
+              if (isa < 0) {
+                /* peers have no skip option: one row, skip "online" */
+                if (ki > 0) { ++*done; continue; }
+                p.skip = HS_SKIP_ONLINE;
+              }
+              progress(*done, total, &p);
               rc = isa >= 0 ? time_hardsoft(b, m, (hs_isa)isa, s, truth, &p)
                             : time_peer(b, model_path, input_path, truth, &p);
               if (rc) break;
@@ -517,7 +548,7 @@ int cmd_bench(int argc, char **argv) {
   int total = 0;
   for (int i = 0; i < b.nmodes; i++)
     total += (b.modes[i] == HS_MODE_HARD ? 1 : b.nscales);
-  total *= b.nformulas * b.nlengths * b.nisas * b.nprecs * b.nthreads;
+  total *= b.nformulas * b.nlengths * b.nisas * b.nprecs * b.nthreads * b.nskips;
   char csv_tmp[4096], md_tmp[4096];
   FILE *csv = b.csv ? open_tmp(b.csv, csv_tmp, sizeof csv_tmp) : stdout;
   FILE *md = b.md ? open_tmp(b.md, md_tmp, sizeof md_tmp) : NULL;

@@ -226,6 +226,10 @@ typedef struct FN(job) {
   int sparse, hbase;
   size_t maxhid;
   hs_head_stats *stats; /* this layer's heads, or NULL */
+  const float *const *tiles; /* skip ON (f32): per head the bounds table of
+                                FN(tiles_make), or NULL */
+  size_t ntiles;             /* key tiles of a row: ceil((n + 2) / 64) */
+  uint64_t *tiles_total, *tiles_skipped; /* merged into after the rows */
 } FN(job);
 
 typedef struct FN(part) {
@@ -234,12 +238,217 @@ typedef struct FN(part) {
   double err;
   hs_head_stats *stats; /* private copy, merged after */
   int rc;
+  /* two-pass rows: the segment list, tiles kept, super-tile bounds,
+   * counters (merged after), whether DAZ is on in this thread */
+  size_t *seg;
+  unsigned char *keep;
+  double *ubuf;
+  uint64_t total, skipped;
+  int daz;
 } FN(part);
 
 #define HS_ROW_CHUNK 64
 
+#if HS_TWO_PASS
+/* Exact tile skipping (hs_run_opts.skip, f32 softmax heads).
+ *
+ * The keys 0..n+1 of a head (n + 1 positions and the BOS copy) are cut
+ * into tiles of HS_TILE = 64 rows aligned to the key index, and the tiles
+ * into super-tiles of 64 tiles. Once per head and layer, after K and V,
+ * FN(tiles_make) stores per tile and per dimension c the min and max of
+ * k_jc (then the same per super-tile): 2 dk floats per tile. A tile holding
+ * a non-finite key or value coordinate gets NaN bounds and is never
+ * skipped (a NaN score or 0 * inf would not vanish).
+ *
+ * A row with visible keys [a, b] is the segments "tile t cut to [a, b]",
+ * t = a/64 .. b/64, in increasing order, given to the two-pass kernel
+ * f32_attn_row_2pass (skip OFF: all of them; ON: some left out).
+ *
+ * Bounds, with qd_c = q_c * inv_tau (exact in double), for a set of keys
+ * with per-dimension min/max (a tile or a super-tile):
+ *   A = sum_c max(|qd_c kmin_c|, |qd_c kmax_c|)  >= sum_c |qd_c k_jc|,
+ *   U = sum_c max(qd_c kmin_c, qd_c kmax_c) + 1e-5 A + 1e-30 max(1, inv_tau).
+ * Every f32 kernel computes a score with |s_j - S_j| <= (dk + 9) u A
+ * <= 4.4e-6 A for dk <= 64 (u = 2^-24; the kernels' first comments), plus
+ * underflow of at most ~200 operations of 2^-126 each (also under FTZ),
+ * times max(1, inv_tau) for the scalar kernel's late scaling, below the
+ * 1e-30 term; the double rounding of U itself is ~2^-50 A. So U >= s_j
+ * for every key of the set, whatever the ISA or the chunking. That holds
+ * only without overflow: a set with A > 1e37 min(1, inv_tau) gets no bound
+ * (NaN: kept), and rows with |qd_c| > 1e37 skip nothing. DAZ would make a
+ * subnormal k_jc count as 0 in the kernel: threads with DAZ on skip nothing.
+ *
+ * A lower bound on the row max M (as the kernel computes it): the
+ * super-tile, then within it the tile, with the largest U; over its
+ * visible keys, m_lo = max_j (S_j - 1e-5 A_j - 1e-30 max(1, inv_tau)) in
+ * double, <= the kernel's s_j <= M by the same argument.
+ *
+ * A tile (or a whole super-tile) is skipped when m_lo - U > HS_SKIP_CUT =
+ * 88.0001 in double: then m_lo - U > 88 exactly (one rounding, relative
+ * 2^-53), so every score s of it has s - M <= U - m_lo < -88, the f32
+ * difference rounds to <= -88 (monotone rounding, -88 representable), and
+ * exp gives exactly +0 in every kernel (inputs below -87.3365 flush to
+ * +0). Its scores are also below M, so the max of the kept tiles is M, and
+ * the kernel's first comment says why leaving +0 weights out of the list
+ * changes no bit. The tile giving m_lo is never skipped (U >= m_lo). */
+#define HS_TILE 64
+#define HS_SUPER 64
+#define HS_SKIP_CUT 88.0001
+#define HS_SKIP_REL 1e-5
+#define HS_SKIP_BIG 1e37
+
+/* The bounds table of one head: for each of the ntiles tiles of the rows
+ * 0..rows-1 of K (dk) and V (dv), kmin[dk] then kmax[dk]; after them the
+ * same for the ceil(ntiles / 64) super-tiles. NaN bounds where a key or
+ * value coordinate is not finite. NULL when out of memory. */
+static float *FN(tiles_make)(const float *K, const float *V, size_t rows,
+                             size_t dk, size_t dv, size_t *bytes) {
+  size_t nt = (rows + HS_TILE - 1) / HS_TILE, ns = (nt + HS_SUPER - 1) / HS_SUPER;
+  size_t cnt = (nt + ns) * 2 * dk;
+  float *T = malloc((cnt ? cnt : 1) * sizeof(float));
+  *bytes = (cnt ? cnt : 1) * sizeof(float);
+  if (!T || dk == 0) return T;
+  for (size_t t = 0; t < nt; t++) {
+    float *mn = T + t * 2 * dk, *mx = mn + dk;
+    size_t j1 = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
+    int bad = 0;
+    for (size_t c = 0; c < dk; c++) mn[c] = INFINITY, mx[c] = -INFINITY;
+    for (size_t j = t * HS_TILE; j < j1; j++) {
+      for (size_t c = 0; c < dk; c++) {
+        float x = K[j * dk + c];
+        bad |= !isfinite(x);
+        if (x < mn[c]) mn[c] = x;
+        if (x > mx[c]) mx[c] = x;
+      }
+      for (size_t c = 0; c < dv; c++) bad |= !isfinite(V[j * dv + c]);
+    }
+    if (bad)
+      for (size_t c = 0; c < 2 * dk; c++) mn[c] = NAN;
+  }
+  for (size_t s = 0; s < ns; s++) {
+    float *mn = T + (nt + s) * 2 * dk, *mx = mn + dk;
+    for (size_t c = 0; c < dk; c++) mn[c] = INFINITY, mx[c] = -INFINITY;
+    for (size_t t = s * HS_SUPER; t < nt && t < (s + 1) * HS_SUPER; t++) {
+      const float *tn = T + t * 2 * dk, *tx = tn + dk;
+      for (size_t c = 0; c < dk; c++) {
+        /* a NaN tile makes the super-tile NaN, and it stays NaN (every
+         * compare with NaN is false) */
+        if (isnan(tn[c]) || tn[c] < mn[c]) mn[c] = tn[c];
+        if (isnan(tx[c]) || tx[c] > mx[c]) mx[c] = tx[c];
+      }
+    }
+  }
+  return T;
+}
+
+/* U of a set with bounds mm (kmin[dk], kmax[dk]); NaN when it has none. */
+static inline double FN(tile_bound)(const float *mm, size_t dk,
+                                    const double *qd, double lim, double absm) {
+  double u = 0, A = 0;
+  for (size_t c = 0; c < dk; c++) {
+    double lo = qd[c] * mm[c], hi = qd[c] * mm[dk + c];
+    double al = fabs(lo), ah = fabs(hi);
+    u += lo > hi ? lo : hi; /* NaN bounds: both NaN */
+    A += al > ah ? al : ah;
+  }
+  if (!(A <= lim)) return NAN;
+  return u + HS_SKIP_REL * A + absm;
+}
+
+/* keep[t - ta] for the tiles ta..tb of a row with visible keys [a, b];
+ * returns 0 (keep everything) when this row cannot skip. */
+static int FN(skip_mark)(const FN(job) *J, int h, const float *q, size_t a,
+                         size_t b, float inv_tau, FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
+  const size_t dk = (size_t)H->dk, ta = a / HS_TILE, tb = b / HS_TILE;
+  const float *T = J->tiles[h], *Kh = J->K[h];
+  if (dk == 0 || !(inv_tau > 0) || !isfinite(inv_tau)) return 0;
+  double qd[HS_ATTN_MAX_D];
+  const double lim = HS_SKIP_BIG * fmin(1.0, (double)inv_tau);
+  const double absm = 1e-30 * fmax(1.0, (double)inv_tau);
+  for (size_t c = 0; c < dk; c++) {
+    qd[c] = (double)q[c] * (double)inv_tau; /* exact: 24 x 24 bits */
+    if (!(fabs(qd[c]) <= HS_SKIP_BIG)) return 0;
+  }
+  const float *sup = T + J->ntiles * 2 * dk;
+  const size_t sa = ta / HS_SUPER, sb = tb / HS_SUPER;
+  /* the super-tile, then the tile, with the largest bound */
+  size_t sbest = SIZE_MAX, tbest = SIZE_MAX;
+  double ubest = -INFINITY;
+  for (size_t s = sa; s <= sb; s++) {
+    double u = p->ubuf[s - sa] = FN(tile_bound)(sup + s * 2 * dk, dk, qd, lim, absm);
+    if (u > ubest) ubest = u, sbest = s;
+  }
+  if (sbest == SIZE_MAX) return 0;
+  size_t t0 = sbest * HS_SUPER > ta ? sbest * HS_SUPER : ta;
+  size_t t1 = sbest * HS_SUPER + HS_SUPER - 1 < tb ? sbest * HS_SUPER + HS_SUPER - 1 : tb;
+  ubest = -INFINITY;
+  for (size_t t = t0; t <= t1; t++) {
+    double u = FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm);
+    if (u > ubest) ubest = u, tbest = t;
+  }
+  if (tbest == SIZE_MAX) return 0;
+  /* m_lo <= the kernel's max: exact scores of that tile's visible keys */
+  size_t j0 = tbest * HS_TILE > a ? tbest * HS_TILE : a;
+  size_t j1 = tbest * HS_TILE + HS_TILE - 1 < b ? tbest * HS_TILE + HS_TILE - 1 : b;
+  double mlo = -INFINITY;
+  for (size_t j = j0; j <= j1; j++) {
+    const float *kj = Kh + j * dk;
+    double sj = 0, A = 0;
+    for (size_t c = 0; c < dk; c++) {
+      double x = qd[c] * kj[c];
+      sj += x;
+      A += fabs(x);
+    }
+    double lo = sj - HS_SKIP_REL * A - absm;
+    if (A <= lim && lo > mlo) mlo = lo;
+  }
+  if (!(mlo > -INFINITY)) return 0;
+  /* skip whole super-tiles, else tile by tile */
+  for (size_t s = sa; s <= sb; s++) {
+    size_t u0 = s * HS_SUPER > ta ? s * HS_SUPER : ta;
+    size_t u1 = s * HS_SUPER + HS_SUPER - 1 < tb ? s * HS_SUPER + HS_SUPER - 1 : tb;
+    if (mlo - p->ubuf[s - sa] > HS_SKIP_CUT) {
+      memset(p->keep + (u0 - ta), 0, u1 - u0 + 1);
+      continue;
+    }
+    for (size_t t = u0; t <= u1; t++)
+      p->keep[t - ta] =
+          !(mlo - FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm) > HS_SKIP_CUT);
+  }
+  return 1;
+}
+
+/* One softmax row on the two-pass kernel: the tiles of [a, b] as
+ * segments, minus the skippable ones (skip ON). */
+static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
+                             size_t a, size_t b, float inv_tau, FN(part) *p,
+                             hs_f32_online *st, float *out) {
+  const hs_head *H = &J->L->heads[h];
+  const size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+  const size_t ta = a / HS_TILE, tb = b / HS_TILE;
+  int marked = J->tiles && J->tiles[h] && !p->daz &&
+               FN(skip_mark)(J, h, q, a, b, inv_tau, p);
+  size_t ns = 0;
+  for (size_t t = ta; t <= tb; t++) {
+    if (marked && !p->keep[t - ta]) continue;
+    size_t s0 = t * HS_TILE > a ? t * HS_TILE : a;
+    size_t s1 = t * HS_TILE + HS_TILE - 1 < b ? t * HS_TILE + HS_TILE - 1 : b;
+    p->seg[2 * ns] = s0;
+    p->seg[2 * ns + 1] = s1 - s0 + 1;
+    ns++;
+  }
+  p->total += tb - ta + 1;
+  p->skipped += tb - ta + 1 - ns;
+  J->kt->f32_attn_row_2pass(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
+                            inv_tau, st, out);
+}
+#endif
+
 static void FN(one_row)(const FN(job) *J, size_t i, REAL *out, REAL *tmp,
-                        REAL *hid, double *err, hs_head_stats *stats) {
+                        REAL *hid, FN(part) *p) {
+  double *err = &p->err;
+  hs_head_stats *stats = p->stats;
   const hs_layer *L = J->L;
   const hs_kernels *kt = J->kt;
   const hs_run_opts *o = J->o;
@@ -271,6 +480,11 @@ static void FN(one_row)(const FN(job) *J, size_t i, REAL *out, REAL *tmp,
       int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
                  H->mask == HS_MASK_NONE;
       size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
+#if HS_TWO_PASS
+      if (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF)
+        FN(two_pass_row)(J, h, q, a, b, inv_tau, p, &st, out);
+      else
+#endif
       KOP(kt, attn_row)(b - a + 1, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
                         inv_tau, &st, out);
       for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
@@ -304,14 +518,24 @@ static void *FN(rows_worker)(void *arg) {
   REAL *out = malloc(HS_ATTN_MAX_D * sizeof(REAL));
   REAL *tmp = malloc(J->d * sizeof(REAL));
   REAL *hid = malloc(J->maxhid * sizeof(REAL));
-  p->rc = out && tmp && hid ? 0 : -1;
+  /* two-pass rows: at most ntiles segments, tiles and super-tiles */
+  p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
+  p->keep = malloc(J->ntiles + 1);
+  p->ubuf = malloc((J->ntiles / 64 + 2) * sizeof(double));
+#if HS_TWO_PASS
+  p->daz = hs_daz_enabled();
+#endif
+  p->rc = out && tmp && hid && p->seg && p->keep && p->ubuf ? 0 : -1;
   for (size_t c = (size_t)p->k * HS_ROW_CHUNK; p->rc == 0 && c < J->nq;
        c += (size_t)p->T * HS_ROW_CHUNK)
     for (size_t t = c; t < c + HS_ROW_CHUNK && t < J->nq; t++)
-      FN(one_row)(J, J->sparse ? J->qs[t] : t, out, tmp, hid, &p->err, p->stats);
+      FN(one_row)(J, J->sparse ? J->qs[t] : t, out, tmp, hid, p);
   free(out);
   free(tmp);
   free(hid);
+  free(p->seg);
+  free(p->keep);
+  free(p->ubuf);
   return NULL;
 }
 
@@ -327,7 +551,7 @@ static int FN(run_rows)(const FN(job) *J, int threads, double *err) {
   pthread_t *tid = calloc((size_t)T, sizeof *tid);
   int rc = parts && tid ? 0 : -1;
   for (int k = 0; rc == 0 && k < T; k++) {
-    parts[k] = (FN(part)){J, k, T, 0, NULL, 0};
+    parts[k] = (FN(part)){.J = J, .k = k, .T = T};
     if (J->stats) {
       parts[k].stats = malloc((size_t)(nh ? nh : 1) * sizeof(hs_head_stats));
       if (!parts[k].stats) { rc = -1; break; }
@@ -344,6 +568,8 @@ static int FN(run_rows)(const FN(job) *J, int threads, double *err) {
   for (int k = 0; rc == 0 && k < T; k++) {
     if (parts[k].rc) rc = -1;
     if (parts[k].err > *err) *err = parts[k].err;
+    if (J->tiles_total) *J->tiles_total += parts[k].total;
+    if (J->tiles_skipped) *J->tiles_skipped += parts[k].skipped;
     for (int h = 0; J->stats && h < nh; h++) {
       hs_head_stats *a = &J->stats[h], *b = &parts[k].stats[h];
       if (b->gap < a->gap) a->gap = b->gap;
@@ -365,7 +591,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   int rc = -1;
   REAL *X = NULL;
   REAL **Q = NULL, **K = NULL, **V = NULL;
-  size_t *qkv = NULL; /* bytes held in Q[h], K[h], V[h] */
+  size_t *qkv = NULL; /* bytes held in Q[h], K[h], V[h] (and tiles[h]) */
+  float **tiles = NULL; /* skip ON (f32): bounds tables, FN(tiles_make) */
   int maxh = 0;
   size_t maxhid = 1;
   for (int l = 0; l < m->nlayers; l++) {
@@ -377,7 +604,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   K = calloc((size_t)maxh + 1, sizeof(REAL *));
   V = calloc((size_t)maxh + 1, sizeof(REAL *));
   qkv = calloc((size_t)maxh + 1, sizeof(size_t));
-  if (!X || !Q || !K || !V || !qkv) goto done;
+  tiles = calloc((size_t)maxh + 1, sizeof(float *));
+  if (!X || !Q || !K || !V || !qkv || !tiles) goto done;
   /* peak bytes: accounted from the buffers this pass holds at once */
   size_t nthr = o->threads > 1 ? (size_t)o->threads : 1;
   size_t base = w.bytes + (np * d + nthr * (d + maxhid + HS_ATTN_MAX_D)) * sizeof(REAL);
@@ -422,12 +650,25 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       }
       memcpy(K[h] + np * dk, K[h], dk * sizeof(REAL));
       memcpy(V[h] + np * dv, V[h], dv * sizeof(REAL));
+      free(tiles[h]);
+      tiles[h] = NULL;
+#if HS_TWO_PASS
+      if (o->skip == HS_SKIP_ON && H->kind == HS_ATTN_SOFTMAX &&
+          o->score_round == HS_ROUND_NONE) {
+        size_t tb = 0;
+        tiles[h] = FN(tiles_make)(K[h], V[h], np + 1, dk, dv, &tb);
+        if (!tiles[h]) goto done;
+        qkv[h] += tb;
+      }
+#endif
     }
     size_t held = base;
     for (int h = 0; h < maxh; h++) held += qkv[h];
     if (held > res->peak_bytes) res->peak_bytes = held;
     FN(job) J = {m, L, &w, kt, o, X, Q, K, V, n, np, d, nq, qs, sparse,
-                 hbase, maxhid, res->head_stats ? res->head_stats + hbase : NULL};
+                 hbase, maxhid, res->head_stats ? res->head_stats + hbase : NULL,
+                 (const float *const *)tiles, (np + 1 + 63) / 64,
+                 &res->tiles_total, &res->tiles_skipped};
     double err = 0;
     if (FN(run_rows)(&J, o->threads, &err) != 0) goto done;
     if (res->attn_error) res->attn_error[l] = err;
@@ -446,7 +687,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   rc = 0;
 done:
   for (int h = 0; Q && h <= maxh; h++) { free(Q[h]); free(K[h]); free(V[h]); }
-  free(Q); free(K); free(V); free(qkv);
+  for (int h = 0; tiles && h <= maxh; h++) free(tiles[h]);
+  free(Q); free(K); free(V); free(qkv); free(tiles);
   free(X);
   return rc;
 }

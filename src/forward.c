@@ -27,16 +27,22 @@ static double hs_round_score(double x, hs_score_round r) {
   return nearbyint(x / q) * q;
 }
 
+/* HS_TWO_PASS: hs_run_opts.skip (the two-pass kernel and exact tile
+ * skipping) exists for f32 only; f64 always runs the online kernel. */
 #define REAL float
 #define SFX f32
+#define HS_TWO_PASS 1
 #include "forward-impl.h"
 #undef REAL
 #undef SFX
+#undef HS_TWO_PASS
 #define REAL double
 #define SFX f64
+#define HS_TWO_PASS 0
 #include "forward-impl.h"
 #undef REAL
 #undef SFX
+#undef HS_TWO_PASS
 
 struct hs_runner {
   const hs_model *m;

@@ -1,0 +1,394 @@
+/* Exact tile skipping (hs_run_opts.skip, src/forward-impl.h) and the
+ * two-pass attention-row kernels (f32_attn_row_2pass, every ISA).
+ *
+ * Forward pass: skip ON gives the same bits as skip OFF (memcmp of values
+ * and decisions) on every formula of tests/formulas.txt the compiler takes,
+ * every mode, mu = 4 and 32, f32, random strings of lengths 1, 7, 100,
+ * 1000, 3000, one and two threads; the decisions with skip ON agree with
+ * the logic in pe and temp; a S b in pe at mu = 32, n = 4096 skips more
+ * than half of its key tiles.
+ *
+ * Kernels: against a long double reference with the bound of their first
+ * comments, sizes around the 64-key chunk, -inf, +inf and NaN scores,
+ * fully masked rows; leaving out segments whose scores are all more than
+ * 88 below the max changes no bit. */
+#include "common.h"
+
+#define U 0x1p-24
+
+/* ------------------------------------------------------------ kernels */
+
+typedef struct {
+  size_t n, dk, dv, ldk, ldv;
+  const float *q, *k, *v;
+  float tau;
+} prob;
+
+/* One segment per 64 keys from key `first` (the forward pass's tiles when
+ * first is a multiple of 64; arbitrary cuts otherwise). */
+static size_t tile_segs(size_t n, size_t first, size_t *seg) {
+  size_t ns = 0;
+  for (size_t j = 0; j < n;) {
+    size_t end = ((first + j) / 64 + 1) * 64 - first;
+    if (end > n) end = n;
+    seg[2 * ns] = j, seg[2 * ns + 1] = end - j, ns++;
+    j = end;
+  }
+  return ns;
+}
+
+static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
+                      const size_t *seg) {
+  hs_f32_online st = {0, 0};
+  float acc[HS_ATTN_MAX_D];
+  for (size_t c = 0; c < HS_ATTN_MAX_D; c++) acc[c] = 12345;
+  kt->f32_attn_row_2pass(ns, seg, p->dk, p->dv, p->q, p->k, p->ldk, p->v,
+                         p->ldv, p->tau, &st, acc);
+  long double mref = -INFINITY, smax = 0;
+  int has_nan = 0;
+  long double *s = malloc((p->n + 1) * sizeof *s);
+  for (size_t j = 0; j < p->n; j++) {
+    long double d = 0, ab = 0;
+    for (size_t c = 0; c < p->dk; c++) {
+      long double t = (long double)p->q[c] * p->k[j * p->ldk + c];
+      d += t;
+      ab += fabsl(t);
+    }
+    s[j] = d * p->tau;
+    ab *= fabsl((long double)p->tau);
+    if (isnan(s[j])) has_nan = 1;
+    else if (s[j] > mref) mref = s[j];
+    if (ab > smax && isfinite(ab)) smax = ab;
+  }
+  if (has_nan) {
+    assert_true(isnan(st.sum));
+    for (size_t c = 0; c < p->dv; c++) assert_true(isnan(acc[c]));
+  } else if (mref == -INFINITY) {
+    assert_true(st.max == -INFINITY && st.sum == 0);
+    for (size_t c = 0; c < p->dv; c++) assert_true(acc[c] == 0);
+  } else {
+    double E = 2 * (p->dk + 8) * U * (double)smax + (p->n / 64.0 + 74) * U;
+    long double sum = 0, accr[HS_ATTN_MAX_D] = {0}, absr[HS_ATTN_MAX_D] = {0};
+    for (size_t j = 0; j < p->n; j++) {
+      long double e;
+      if (st.max == INFINITY) e = s[j] == INFINITY ? 1 : 0;
+      else e = s[j] == -INFINITY ? 0 : expl(s[j] - st.max);
+      if (e < 0x1p-126L) e = 0;
+      sum += e;
+      for (size_t c = 0; c < p->dv; c++) {
+        accr[c] += e * p->v[j * p->ldv + c];
+        absr[c] += e * fabsf(p->v[j * p->ldv + c]);
+      }
+    }
+    double flush = p->n * 0x1p-126;
+    if (!(fabsl(st.sum - sum) <= E * sum + flush))
+      fail_msg("%s n=%zu dk=%zu dv=%zu: sum %.9g ref %.9Lg", hs_isa_name(kt->isa),
+               p->n, p->dk, p->dv, st.sum, sum);
+    for (size_t c = 0; c < p->dv; c++)
+      if (!(fabsl(acc[c] - accr[c]) <= E * absr[c] + flush * 1e30))
+        fail_msg("%s n=%zu dk=%zu dv=%zu: acc[%zu] %.9g ref %.9Lg",
+                 hs_isa_name(kt->isa), p->n, p->dk, p->dv, c, acc[c], accr[c]);
+  }
+  free(s);
+}
+
+static float *fill(hs_rng *r, size_t cnt, double lo, double hi) {
+  float *b = hs_test_alloc(cnt * sizeof(float));
+  for (size_t i = 0; i < cnt; i++) b[i] = (float)hs_rng_uniform(r, lo, hi);
+  return b;
+}
+
+static void random_case(const hs_kernels *kt, hs_rng *r, size_t n, size_t dk,
+                        size_t dv, size_t pad, float tau) {
+  size_t ldk = dk + pad, ldv = dv + pad;
+  float *q = fill(r, dk + 1, -2, 2), *k = fill(r, n * ldk + 1, -2, 2);
+  float *v = fill(r, n * ldv + 1, -4, 4);
+  size_t *seg = malloc((n + 2) * 2 * sizeof *seg);
+  prob p = {n, dk, dv, ldk, ldv, q, k, v, tau};
+  check_ref(kt, &p, tile_segs(n, 0, seg), seg);
+  check_ref(kt, &p, tile_segs(n, 37, seg), seg);
+  seg[0] = 0, seg[1] = n; /* one segment */
+  check_ref(kt, &p, 1, seg);
+  free(q), free(k), free(v), free(seg);
+}
+
+static void test_kernel_sizes(void **state) {
+  (void)state;
+  hs_rng r = {11};
+  static const size_t ns[] = {0, 1, 7, 8, 15, 16, 17, 63, 64, 65, 127, 128, 129, 300};
+  HS_FOR_EACH_ISA(kt) {
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+      for (size_t dk = 1; dk <= 9; dk++)
+        random_case(kt, &r, ns[i], dk, 1 + (dk * 3 + i) % 9, i % 2 ? 3 : 0,
+                    i % 3 ? 1.0f : 0.125f);
+    for (size_t dk = 0; dk <= 64; dk += 7)
+      random_case(kt, &r, 100 + dk, dk, 64 - dk / 2, dk % 2, 1.0f);
+  }
+}
+
+/* dk = 1, q = 1, inv_tau = 1: the keys are the scores. */
+static void scores_case(const hs_kernels *kt, const float *sc, size_t n,
+                        size_t dv, hs_rng *r) {
+  float q = 1;
+  float *v = fill(r, n * dv + 1, -2, 2);
+  size_t *seg = malloc((n + 2) * 2 * sizeof *seg);
+  prob p = {n, 1, dv, 1, dv, &q, sc, v, 1.0f};
+  check_ref(kt, &p, tile_segs(n, 0, seg), seg);
+  check_ref(kt, &p, tile_segs(n, 5, seg), seg);
+  free(v), free(seg);
+}
+
+static void test_kernel_special(void **state) {
+  (void)state;
+  hs_rng r = {12};
+  const size_t n = 200;
+  float *sc = malloc(n * sizeof *sc);
+  HS_FOR_EACH_ISA(kt) {
+    /* no segments: max -inf, sum 0, acc 0 */
+    hs_f32_online st = {1, 1};
+    float acc[3] = {5, 5, 5}, q = 1;
+    kt->f32_attn_row_2pass(0, NULL, 1, 3, &q, &q, 1, acc, 3, 1.0f, &st, acc);
+    assert_true(st.max == -INFINITY && st.sum == 0 && acc[0] == 0 && acc[2] == 0);
+    for (size_t dv = 1; dv <= 17; dv += 8) {
+      for (size_t j = 0; j < n; j++) sc[j] = -INFINITY; /* fully masked */
+      scores_case(kt, sc, n, dv, &r);
+      sc[150] = 3; /* one key left */
+      scores_case(kt, sc, n, dv, &r);
+      for (size_t j = 0; j < n; j++) sc[j] = j % 2 ? -INFINITY : (float)hs_rng_uniform(&r, -5, 5);
+      scores_case(kt, sc, n, dv, &r);
+      for (size_t j = 0; j < n; j++) sc[j] = (float)j * 1e3f - 1e5f; /* rising */
+      scores_case(kt, sc, n, dv, &r);
+      for (size_t j = 0; j < n; j++) sc[j] = j == 0 ? 0 : -87.0f - (float)j * 0.004f;
+      scores_case(kt, sc, n, dv, &r);
+      for (size_t j = 0; j < n; j++) sc[j] = (float)hs_rng_uniform(&r, -1, 1);
+      sc[20] = sc[130] = INFINITY; /* +inf shares the weight */
+      scores_case(kt, sc, n, dv, &r);
+      sc[20] = sc[130] = 0;
+      sc[99] = NAN; /* NaN: sum and acc NaN */
+      scores_case(kt, sc, n, dv, &r);
+      for (size_t j = 0; j < n; j++) sc[j] = -INFINITY;
+      sc[70] = NAN; /* NaN in an otherwise masked row */
+      scores_case(kt, sc, n, dv, &r);
+    }
+  }
+  free(sc);
+}
+
+/* The skipping argument at kernel level: scores rising by 1 per key, so
+ * every tile but the last two is more than 88 below the max; dropping
+ * those tiles from the list gives the same bits, on every ISA. */
+static void test_kernel_drop_identical(void **state) {
+  (void)state;
+  hs_rng r = {13};
+  HS_FOR_EACH_ISA(kt) {
+    for (size_t dk = 1; dk <= 9; dk += 2)
+      for (size_t dv = 1; dv <= 33; dv += 8)
+        for (size_t n = 330; n <= 900; n += 190) {
+          float *q = fill(&r, dk, 0.5, 1), *k = hs_test_alloc(n * dk * sizeof(float));
+          float *v = fill(&r, n * dv + 1, -3, 3);
+          for (size_t j = 0; j < n; j++)
+            for (size_t c = 0; c < dk; c++)
+              k[j * dk + c] = (float)j / (float)dk / q[c] + (float)hs_rng_uniform(&r, -0.3, 0.3);
+          size_t *seg = malloc((n + 2) * 2 * sizeof *seg), *kept = malloc((n + 2) * 2 * sizeof *kept);
+          size_t ns = tile_segs(n, 3, seg), nk = 0;
+          for (size_t t = 0; t < ns; t++)
+            if (seg[2 * t] + seg[2 * t + 1] + 100 > n) /* touching the last 100 keys */
+              kept[2 * nk] = seg[2 * t], kept[2 * nk + 1] = seg[2 * t + 1], nk++;
+          assert_true(nk < ns);
+          hs_f32_online a, b;
+          float acca[HS_ATTN_MAX_D], accb[HS_ATTN_MAX_D];
+          kt->f32_attn_row_2pass(ns, seg, dk, dv, q, k, dk, v, dv, 1.0f, &a, acca);
+          kt->f32_attn_row_2pass(nk, kept, dk, dv, q, k, dk, v, dv, 1.0f, &b, accb);
+          assert_memory_equal(&a, &b, sizeof a);
+          assert_memory_equal(acca, accb, dv * sizeof(float));
+          free(q), free(k), free(v), free(seg), free(kept);
+        }
+  }
+}
+
+/* ------------------------------------------------------------ forward */
+
+#define MAXF 128
+static char *formulas[MAXF];
+static int nformulas;
+
+static void load_formulas(void) {
+  if (nformulas) return;
+  const char *path = getenv("HS_FORMULAS");
+  FILE *f = fopen(path ? path : "tests/formulas.txt", "r");
+  assert_non_null(f);
+  char line[1024];
+  while (fgets(line, sizeof line, f) && nformulas < MAXF) {
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+      line[--n] = 0;
+    char *p = line;
+    while (*p == ' ') p++;
+    if (*p == 0 || *p == '#') continue;
+    formulas[nformulas++] = strdup(p);
+  }
+  fclose(f);
+  assert_true(nformulas >= 40);
+}
+
+static void random_string(hs_rng *r, uint8_t *s, size_t n) {
+  static const uint8_t sym[4] = {'a', 'b', 'c', '#'};
+  /* half the strings favour one symbol 90% of the time (far witnesses) */
+  int fav = hs_rng_next(r) % 2 ? (int)(hs_rng_next(r) % 4) : -1;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = hs_rng_next(r);
+    s[i] = fav >= 0 && x % 10 ? sym[fav] : sym[(x >> 8) % 4];
+  }
+}
+
+static hs_runner *runner(const hs_model *m, hs_skip skip, int threads) {
+  char msg[256];
+  hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = hs_kernels_default(NULL),
+                    .skip = skip, .threads = threads};
+  hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
+  if (!r) fail_msg("%s", msg);
+  return r;
+}
+
+static void test_forward_identical(void **state) {
+  (void)state;
+  load_formulas();
+  static const size_t lens[] = {1, 7, 100, 1000, 3000};
+  static const double mus[] = {4, 32};
+  const size_t nl = getenv("HS_SKIP_QUICK") ? 3 : 5;
+  hs_rng r = {21};
+  uint8_t *s = malloc(3000), *truth = malloc(3000);
+  uint64_t total = 0, skipped = 0;
+  int models = 0;
+  for (int fi = 0; fi < nformulas; fi++) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(formulas[fi], &e);
+    if (!f) fail_msg("parse '%s': %s", formulas[fi], e.msg);
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++)
+      for (int mi = 0; mi < 2; mi++) {
+        char msg[256];
+        hs_compile_opts co = {.mode = (hs_mode)mode, .scale = mus[mi]};
+        hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+        if (!m) continue; /* refused by the compiler */
+        models++;
+        for (int th = 1; th <= 2; th++) {
+          hs_runner *on = runner(m, HS_SKIP_ON, th), *off = runner(m, HS_SKIP_OFF, th);
+          for (size_t li = 0; li < nl; li++) {
+            size_t n = lens[li];
+            random_string(&r, s, n);
+            hs_run_result a, b;
+            assert_int_equal(hs_runner_run(on, s, n, &a, msg, sizeof msg), 0);
+            assert_int_equal(hs_runner_run(off, s, n, &b, msg, sizeof msg), 0);
+            if (memcmp(a.values, b.values, n * sizeof(double)) ||
+                memcmp(a.bits, b.bits, n))
+              fail_msg("'%s' %s mu = %g n = %zu threads %d: skip on and off differ",
+                       formulas[fi], hs_mode_name((hs_mode)mode), mus[mi], n, th);
+            assert_true(b.tiles_skipped == 0 && a.tiles_total == b.tiles_total);
+            total += a.tiles_total, skipped += a.tiles_skipped;
+            if (mode == HS_MODE_PE || mode == HS_MODE_TEMP) {
+              assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth), 0);
+              for (size_t i = 0; i < n; i++)
+                if (a.bits[i] != truth[i])
+                  fail_msg("'%s' %s mu = %g n = %zu: position %zu: model %d, logic %d",
+                           formulas[fi], hs_mode_name((hs_mode)mode), mus[mi], n,
+                           i + 1, a.bits[i], truth[i]);
+            }
+            hs_run_result_free(&a);
+            hs_run_result_free(&b);
+          }
+          hs_runner_free(on);
+          hs_runner_free(off);
+        }
+        hs_model_free(m);
+      }
+    hs_formula_free(f);
+  }
+  printf("  %d models, %llu tiles, %.1f%% skipped\n", models,
+         (unsigned long long)total, total ? 100.0 * (double)skipped / (double)total : 0);
+  free(s);
+  free(truth);
+}
+
+/* Every ISA (the test above runs the default one): a quarter of the
+ * formulas, pe and temp at mu = 32, n = 100 and 1000. */
+static void test_forward_identical_isas(void **state) {
+  (void)state;
+  load_formulas();
+  hs_rng r = {23};
+  uint8_t *s = malloc(1000);
+  HS_FOR_EACH_ISA(kt)
+  for (int fi = 0; fi < nformulas; fi += 4) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(formulas[fi], &e);
+    assert_non_null(f);
+    for (int mode = HS_MODE_PE; mode <= HS_MODE_TEMP; mode++) {
+      char msg[256];
+      hs_compile_opts co = {.mode = (hs_mode)mode, .scale = 32};
+      hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+      if (!m) continue;
+      for (size_t n = 100; n <= 1000; n += 900) {
+        random_string(&r, s, n);
+        hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt, .skip = HS_SKIP_ON};
+        hs_run_result a, b;
+        assert_int_equal(hs_forward(m, s, n, &ro, &a, msg, sizeof msg), 0);
+        ro.skip = HS_SKIP_OFF;
+        assert_int_equal(hs_forward(m, s, n, &ro, &b, msg, sizeof msg), 0);
+        if (memcmp(a.values, b.values, n * sizeof(double)) || memcmp(a.bits, b.bits, n))
+          fail_msg("%s '%s' %s n = %zu: skip on and off differ", hs_isa_name(kt->isa),
+                   formulas[fi], hs_mode_name((hs_mode)mode), n);
+        hs_run_result_free(&a);
+        hs_run_result_free(&b);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  free(s);
+}
+
+static void test_fraction(void **state) {
+  (void)state;
+  hs_error e;
+  hs_formula *f = hs_formula_parse("a S b", &e);
+  assert_non_null(f);
+  char msg[256];
+  hs_compile_opts co = {.mode = HS_MODE_PE, .scale = 32};
+  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+  assert_non_null(m);
+  const size_t n = 4096;
+  uint8_t *s = malloc(n);
+  hs_rng r = {22};
+  random_string(&r, s, n);
+  HS_FOR_EACH_ISA(kt) {
+    hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt, .skip = HS_SKIP_ON};
+    hs_run_result a;
+    assert_int_equal(hs_forward(m, s, n, &ro, &a, msg, sizeof msg), 0);
+    double frac = (double)a.tiles_skipped / (double)a.tiles_total;
+    printf("  %s: a S b pe mu = 32 n = 4096: %.4f of %llu tiles skipped\n",
+           hs_isa_name(kt->isa), frac, (unsigned long long)a.tiles_total);
+    assert_true(frac > 0.5);
+    /* the online default reports no tiles */
+    ro.skip = HS_SKIP_ONLINE;
+    hs_run_result b;
+    assert_int_equal(hs_forward(m, s, n, &ro, &b, msg, sizeof msg), 0);
+    assert_true(b.tiles_total == 0 && b.tiles_skipped == 0);
+    assert_memory_equal(a.bits, b.bits, n);
+    hs_run_result_free(&a);
+    hs_run_result_free(&b);
+  }
+  free(s);
+  hs_model_free(m);
+  hs_formula_free(f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_kernel_sizes),
+      cmocka_unit_test(test_kernel_special),
+      cmocka_unit_test(test_kernel_drop_identical),
+      cmocka_unit_test(test_fraction),
+      cmocka_unit_test(test_forward_identical_isas),
+      cmocka_unit_test(test_forward_identical),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
