@@ -87,7 +87,7 @@ $(BUILD)/libhardsoft.so: $(LIB_OBJ)
 $(BUILD)/hardsoft: $(CLI_OBJ) $(BUILD)/libhardsoft.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libhardsoft.a $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/common.h $(BUILD)/libhardsoft.a
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/libhardsoft.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(BUILD)/libhardsoft.a -lcmocka $(LIBS)
 

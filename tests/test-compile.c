@@ -2,32 +2,21 @@
  * every mode, both precisions, every position of every string over
  * {a, b, c} up to length 8, random strings up to 4096; the measured
  * attention error against the stated bound; save/reload; every ISA. */
-#include "common.h"
+#include "formulas.h"
 
 #include <unistd.h>
 
 #include "compile.h"
 
-#define MAXF 128
-static char *formulas[MAXF];
+static suite the_suite;
+static char **formulas;
 static int nformulas;
 
 static void load_formulas(void) {
   if (nformulas) return;
-  const char *path = getenv("HS_FORMULAS");
-  FILE *f = fopen(path ? path : "tests/formulas.txt", "r");
-  assert_non_null(f);
-  char line[1024];
-  while (fgets(line, sizeof line, f) && nformulas < MAXF) {
-    size_t n = strlen(line);
-    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
-      line[--n] = 0;
-    char *p = line;
-    while (*p == ' ') p++;
-    if (*p == 0 || *p == '#') continue;
-    formulas[nformulas++] = strdup(p);
-  }
-  fclose(f);
+  the_suite = load_suite();
+  formulas = the_suite.line;
+  nformulas = the_suite.n;
   assert_true(nformulas >= 40);
 }
 

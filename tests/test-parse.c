@@ -4,7 +4,7 @@
  * nesting limits, and fuzzing with random bytes and random token soups
  * (every input must either parse or give a one-line error whose column is
  * in range; sanitizer builds catch anything worse). */
-#include "common.h"
+#include "formulas.h"
 #include "formula.h"
 
 /* internal to the library (src/formula.c): equality over the fields an op
@@ -133,42 +133,6 @@ static char *print_root(const hs_formula *f) {
 }
 
 /* ------------------------------------------------ suite file (formulas.txt) */
-
-#define SUITE_MARKER "# --- position predicates and counting ---"
-
-typedef struct suite { char **line; int n, marker; } suite;
-
-static suite load_suite(void) {
-  char path[1024];
-  const char *env = getenv("HARDSOFT_FORMULAS");
-  if (env) snprintf(path, sizeof path, "%s", env);
-  else {
-    /* next to this source file */
-    snprintf(path, sizeof path, "%s", __FILE__);
-    char *slash = strrchr(path, '/');
-    snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0),
-             "formulas.txt");
-  }
-  FILE *fp = fopen(path, "r");
-  if (!fp) fail_msg("cannot open %s", path);
-  suite s = {NULL, 0, -1};
-  char buf[4096];
-  while (fgets(buf, sizeof buf, fp)) {
-    buf[strcspn(buf, "\r\n")] = 0;
-    if (!strcmp(buf, SUITE_MARKER)) { s.marker = s.n; continue; }
-    if (buf[0] == '#' || buf[strspn(buf, " \t")] == 0) continue;
-    s.line = realloc(s.line, (size_t)(s.n + 1) * sizeof *s.line);
-    s.line[s.n] = malloc(strlen(buf) + 1);
-    strcpy(s.line[s.n++], buf);
-  }
-  fclose(fp);
-  return s;
-}
-
-static void free_suite(suite *s) {
-  for (int i = 0; i < s->n; i++) free(s->line[i]);
-  free(s->line);
-}
 
 /* ------------------------------------------------------------ the tests */
 
@@ -782,80 +746,8 @@ static void test_suite_file(void **state) {
 
 /* ------------------------------------------------ random formulas, fuzz */
 
-typedef struct sbuf { char *s; size_t n, cap; } sbuf;
-static void sput(sbuf *b, const char *t) {
-  size_t l = strlen(t);
-  if (b->n + l + 1 > b->cap) {
-    b->cap = (b->n + l + 1) * 2;
-    b->s = realloc(b->s, b->cap);
-  }
-  memcpy(b->s + b->n, t, l + 1);
-  b->n += l;
-}
+static const char *const gen_atoms[6] = {"a", "b", "c", "'#'", "'0'", "' '"};
 
-/* A random formula over every construct, with parentheses around every
- * operand (printing then removes the ones precedence makes redundant). */
-static void gen(hs_rng *r, sbuf *b, int depth) {
-  int k = (int)(hs_rng_next(r) % (depth <= 0 ? 6 : 22));
-  char tmp[64];
-  static const char *const atoms[] = {"a", "b", "c", "'#'", "'0'", "' '"};
-  static const char *const un[] = {"!", "X ", "Y ", "F ", "G ", "O ", "H "};
-  static const char *const bin[] = {" & ", " | ", " -> ", " <-> ", " U ", " S "};
-  static const char *const rel[] = {"<", "<=", "=", "!=", ">=", ">"};
-  switch (k) {
-  case 0: case 1: case 2: sput(b, atoms[hs_rng_next(r) % 6]); break;
-  case 3: sput(b, hs_rng_next(r) % 2 ? "true" : "false"); break;
-  case 4: sput(b, hs_rng_next(r) % 2 ? "@first" : "@last"); break;
-  case 5:
-    snprintf(tmp, sizeof tmp, "@mod(%d,%d)", 1 + (int)(hs_rng_next(r) % 4),
-             (int)(hs_rng_next(r) % 5));
-    sput(b, tmp);
-    break;
-  case 6: case 7: case 8: case 9: case 10: case 11: case 12:
-    sput(b, un[k - 6]);
-    sput(b, "(");
-    gen(r, b, depth - 1);
-    sput(b, ")");
-    break;
-  case 13: case 14: case 15: case 16: case 17: case 18: case 19: case 20:
-    sput(b, "(");
-    gen(r, b, depth - 1);
-    sput(b, ")");
-    sput(b, bin[k >= 19 ? k - 15 : (k - 13) % 6]);
-    sput(b, "(");
-    gen(r, b, depth - 1);
-    sput(b, ")");
-    break;
-  default: { /* comparison: 1..3 factors a side */
-    for (int side = 0; side < 2; side++) {
-      int nf = 1 + (int)(hs_rng_next(r) % 3);
-      for (int f = 0; f < nf; f++) {
-        int neg = hs_rng_next(r) % 2;
-        if (f) sput(b, neg ? " - " : " + ");
-        else if (neg) sput(b, "-");
-        int kind = (int)(hs_rng_next(r) % 3);
-        if (kind == 0) {
-          snprintf(tmp, sizeof tmp, "%d", (int)(hs_rng_next(r) % 4));
-          sput(b, tmp);
-          continue;
-        }
-        if (kind == 2) {
-          snprintf(tmp, sizeof tmp, "%d*", (int)(hs_rng_next(r) % 4));
-          sput(b, tmp);
-        }
-        sput(b, hs_rng_next(r) % 2 ? "#<(" : "#>(");
-        gen(r, b, depth - 1);
-        sput(b, ")");
-      }
-      if (!side) {
-        sput(b, " ");
-        sput(b, rel[hs_rng_next(r) % 6]);
-        sput(b, " ");
-      }
-    }
-  }
-  }
-}
 
 static void test_random_roundtrip(void **state) {
   (void)state;
@@ -864,7 +756,7 @@ static void test_random_roundtrip(void **state) {
   for (int it = 0; it < 3000; it++) {
     b.n = 0;
     sput(&b, "");
-    gen(&r, &b, 1 + it % 6);
+    hs_gen_formula(&r, &b, 1 + it % 6, gen_atoms, 4);
     hs_error e;
     hs_formula *f = hs_formula_parse(b.s, &e);
     if (!f) fail_msg("\"%s\": %s", b.s, e.msg);

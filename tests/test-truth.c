@@ -5,7 +5,7 @@
  * (tests/formulas.txt) for every string up to length 6 over
  * {a, b, c, other} and on random strings up to length 200 over a wider
  * alphabet, and on random formulas over every construct. */
-#include "common.h"
+#include "formulas.h"
 #include "formula.h"
 
 __extension__ typedef __int128 i128;
@@ -120,38 +120,6 @@ static void check_string(const hs_formula *f, const uint8_t *w, size_t n) {
 
 /* ------------------------------------------------------------ the suite */
 
-typedef struct suite { char **line; int n; } suite;
-
-static suite load_suite(void) {
-  char path[1024];
-  const char *env = getenv("HARDSOFT_FORMULAS");
-  if (env) snprintf(path, sizeof path, "%s", env);
-  else {
-    snprintf(path, sizeof path, "%s", __FILE__);
-    char *slash = strrchr(path, '/');
-    size_t off = slash ? (size_t)(slash + 1 - path) : 0;
-    snprintf(path + off, sizeof path - off, "formulas.txt");
-  }
-  FILE *fp = fopen(path, "r");
-  if (!fp) fail_msg("cannot open %s", path);
-  suite s = {NULL, 0};
-  char buf[4096];
-  while (fgets(buf, sizeof buf, fp)) {
-    buf[strcspn(buf, "\r\n")] = 0;
-    if (buf[0] == '#' || buf[strspn(buf, " \t")] == 0) continue;
-    s.line = realloc(s.line, (size_t)(s.n + 1) * sizeof *s.line);
-    s.line[s.n] = malloc(strlen(buf) + 1);
-    strcpy(s.line[s.n++], buf);
-  }
-  fclose(fp);
-  return s;
-}
-
-static void free_suite(suite *s) {
-  for (int i = 0; i < s->n; i++) free(s->line[i]);
-  free(s->line);
-}
-
 static hs_formula *must_parse(const char *s) {
   hs_error e;
   hs_formula *f = hs_formula_parse(s, &e);
@@ -216,77 +184,7 @@ static void test_suite_random(void **state) {
 
 /* ------------------------------------------------------ random formulas */
 
-typedef struct sbuf { char *s; size_t n, cap; } sbuf;
-static void sput(sbuf *b, const char *t) {
-  size_t l = strlen(t);
-  if (b->n + l + 1 > b->cap) {
-    b->cap = (b->n + l + 1) * 2;
-    b->s = realloc(b->s, b->cap);
-  }
-  memcpy(b->s + b->n, t, l + 1);
-  b->n += l;
-}
-
-static void gen(hs_rng *r, sbuf *b, int depth) {
-  int k = (int)(hs_rng_next(r) % (depth <= 0 ? 6 : 22));
-  char tmp[64];
-  static const char *const atoms[] = {"a", "b", "c", "'#'", "'0'", "a"};
-  static const char *const un[] = {"!", "X ", "Y ", "F ", "G ", "O ", "H "};
-  static const char *const bin[] = {" & ", " | ", " -> ", " <-> ", " U ", " S "};
-  static const char *const rel[] = {"<", "<=", "=", "!=", ">=", ">"};
-  switch (k) {
-  case 0: case 1: case 2: sput(b, atoms[hs_rng_next(r) % 6]); break;
-  case 3: sput(b, hs_rng_next(r) % 2 ? "true" : "false"); break;
-  case 4: sput(b, hs_rng_next(r) % 2 ? "@first" : "@last"); break;
-  case 5:
-    snprintf(tmp, sizeof tmp, "@mod(%d,%d)", 1 + (int)(hs_rng_next(r) % 4),
-             (int)(hs_rng_next(r) % 5));
-    sput(b, tmp);
-    break;
-  case 6: case 7: case 8: case 9: case 10: case 11: case 12:
-    sput(b, un[k - 6]);
-    sput(b, "(");
-    gen(r, b, depth - 1);
-    sput(b, ")");
-    break;
-  case 13: case 14: case 15: case 16: case 17: case 18: case 19: case 20:
-    sput(b, "(");
-    gen(r, b, depth - 1);
-    sput(b, ")");
-    sput(b, bin[k >= 19 ? k - 15 : (k - 13) % 6]);
-    sput(b, "(");
-    gen(r, b, depth - 1);
-    sput(b, ")");
-    break;
-  default:
-    for (int side = 0; side < 2; side++) {
-      int nf = 1 + (int)(hs_rng_next(r) % 3);
-      for (int f = 0; f < nf; f++) {
-        int neg = hs_rng_next(r) % 2;
-        if (f) sput(b, neg ? " - " : " + ");
-        else if (neg) sput(b, "-");
-        int kind = (int)(hs_rng_next(r) % 3);
-        if (kind == 0) {
-          snprintf(tmp, sizeof tmp, "%d", (int)(hs_rng_next(r) % 6));
-          sput(b, tmp);
-          continue;
-        }
-        if (kind == 2) {
-          snprintf(tmp, sizeof tmp, "%d*", (int)(hs_rng_next(r) % 4));
-          sput(b, tmp);
-        }
-        sput(b, hs_rng_next(r) % 2 ? "#<(" : "#>(");
-        gen(r, b, depth - 1);
-        sput(b, ")");
-      }
-      if (!side) {
-        sput(b, " ");
-        sput(b, rel[hs_rng_next(r) % 6]);
-        sput(b, " ");
-      }
-    }
-  }
-}
+static const char *const gen_atoms[6] = {"a", "b", "c", "'#'", "'0'", "a"};
 
 static void test_random_formulas(void **state) {
   (void)state;
@@ -296,7 +194,7 @@ static void test_random_formulas(void **state) {
   for (int it = 0; it < 1500; it++) {
     b.n = 0;
     sput(&b, "");
-    gen(&r, &b, 1 + it % 5);
+    hs_gen_formula(&r, &b, 1 + it % 5, gen_atoms, 6);
     hs_formula *f = must_parse(b.s);
     for (int s = 0; s < 6; s++) {
       size_t n = s < 4 ? hs_rng_next(&r) % 12 : hs_rng_next(&r) % 201;
