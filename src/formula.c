@@ -156,7 +156,11 @@ void hs_formula_free(hs_formula *f) {
 
 /* snprintf-style writer: counts every byte, stores what fits, keeps the
  * buffer NUL-terminated. */
-typedef struct pbuf { char *buf; size_t len, pos; } pbuf;
+typedef struct pbuf {
+  char *buf;
+  size_t len, pos;
+  int cosmetic; /* add the parentheses that are for readers only */
+} pbuf;
 
 static void put(pbuf *p, const char *s) {
   for (; *s; s++, p->pos++)
@@ -195,12 +199,12 @@ static void print_child(pbuf *p, const hs_formula *f, int32_t id, int need,
   int paren = level(f->nodes[id].op) < need;
   /* A comparison under a prefix operator is legal bare (`!#<(a) > 0`)
    * but reads badly; parenthesise it. */
-  if (f->nodes[id].op == HS_F_CMP && need == L_PREFIX) paren = 1;
+  if (f->nodes[id].op == HS_F_CMP && need == L_PREFIX && p->cosmetic) paren = 1;
   /* U and S bind tighter than & | -> <-> here but looser in some other
    * tools; parenthesise them as operands of those so the output reads the
    * same to all. (Chains `a U b U c` stay bare: parentheses cost nesting
    * levels, and a printed formula must parse back within the limit.) */
-  if (level(f->nodes[id].op) == L_US && in_bool) paren = 1;
+  if (level(f->nodes[id].op) == L_US && in_bool && p->cosmetic) paren = 1;
   if (paren) put(p, "(");
   print_node(p, f, id, need);
   if (paren) put(p, ")");
@@ -294,10 +298,45 @@ static void print_node(pbuf *p, const hs_formula *f, int32_t id, int need) {
   }
 }
 
+/* The parser's limit on nesting levels (HS_PARSE_MAX_NEST in parse.c). */
+#define HS_PRINT_MAX_NEST 10000
+
+/* Syntax-tree depth of node id (a leaf is 1), iteratively; -1 when out of
+ * memory. */
+static int64_t tree_depth(const hs_formula *f, int32_t id) {
+  int64_t *d = malloc(((size_t)id + 1) * sizeof *d);
+  if (!d) return -1;
+  for (int32_t i = 0; i <= id; i++) {
+    const hs_node *n = &f->nodes[i];
+    int64_t m = 0;
+    if (n->a >= 0 && n->a < i && d[n->a] > m) m = d[n->a];
+    if (n->b >= 0 && n->b < i && d[n->b] > m) m = d[n->b];
+    for (int32_t t = 0; t < n->nterms; t++)
+      if (n->terms[t].arg >= 0 && n->terms[t].arg < i && d[n->terms[t].arg] > m)
+        m = d[n->terms[t].arg];
+    d[i] = m + 1;
+  }
+  int64_t r = d[id];
+  free(d);
+  return r;
+}
+
 size_t hs_formula_print(const hs_formula *f, int32_t id, char *buf, size_t len) {
-  pbuf p = {buf, buf ? len : 0, 0};
+  pbuf p = {buf, buf ? len : 0, 0, 0};
   if (p.len) p.buf[0] = 0;
   if (!f || id < 0 || id >= f->count) return 0;
+  /* A printed formula must parse back, within the parser's nesting limit.
+   * The parentheses the grammar requires sit where the parsed text had
+   * them too, so they cost no more levels than the text did; the cosmetic
+   * ones (U/S as an operand of & | -> <->, a comparison under a prefix
+   * operator) are extra, and a chain of them could push a formula that
+   * parsed near the limit over it (found by fuzz-parse). Each tree edge
+   * costs the parser at most 3 levels (a counting term; a prefix or
+   * right-hand operand with parentheses costs 2), so below a tree depth of
+   * HS_PRINT_MAX_NEST / 3 the cosmetic parentheses are always safe; deeper
+   * formulas are printed with the required ones only. */
+  int64_t depth = tree_depth(f, id);
+  p.cosmetic = depth >= 0 && depth * 3 + 1 <= HS_PRINT_MAX_NEST;
   print_node(&p, f, id, 0);
   if (p.len) p.buf[p.pos < p.len ? p.pos : p.len - 1] = 0;
   return p.pos;
