@@ -138,6 +138,25 @@ int hs_daz_enabled(void);
 /* CPU brand string into buf (at least 49 bytes). */
 void hs_cpu_brand(char *buf, size_t len);
 
+/* ------------------------------------------------------------ limits */
+
+/* What hostile input may cost. Every limit has a default, can be raised
+ * (the CLI options in brackets), and is reported in one line when
+ * exceeded. Set them before parsing or loading; not thread-safe. */
+typedef struct hs_limits {
+  size_t max_formula_len; /* bytes of formula text (16 MiB) [--max-formula-len] */
+  int max_depth;          /* parser nesting levels (10000) [--max-depth]; the
+                             recursive walks need about 4 KiB of stack per
+                             level, so the CLI runs on a thread whose stack
+                             is sized for the limit */
+  size_t max_header;      /* model file JSON header bytes (64 MiB) [--max-header-mib] */
+  size_t max_tensors;     /* tensors in a model file (65536) [--max-tensors] */
+} hs_limits;
+
+#define HS_DEFAULT_DEPTH 10000
+hs_limits hs_get_limits(void);
+void hs_set_limits(const hs_limits *l);
+
 /* ------------------------------------------------------------ formulas */
 
 /* A formula (a hash-consed DAG of SPEC §1) and a compiled model; both are

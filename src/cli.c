@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@ static const char *const top_usage =
     "  simulate FILE [STRING...]  run a hard-attention model file with softmax at a\n"
     "                             temperature from its score gap, and compare\n"
     "\n"
+    "Every command also takes the input limits --max-formula-len BYTES (16 MiB),\n"
+    "--max-depth N (10000 nesting levels), --max-header-mib MIB (64) and\n"
+    "--max-tensors N (65536).\n"
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
 
@@ -295,6 +299,65 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx) {
   return rc;
 }
 
+/* The limits every command takes (before any "--"); they are removed from
+ * argv before the command parses its own options. Returns 0 or exit 2. */
+static int take_limits(int *argc, char **argv) {
+  hs_limits l = hs_get_limits();
+  int out = 2;
+  for (int i = 2; i < *argc; i++) {
+    const char *a = argv[i];
+    uint64_t v;
+    if (strcmp(a, "--") == 0) {
+      while (i < *argc) argv[out++] = argv[i++];
+      break;
+    }
+    int is_len = !strcmp(a, "--max-formula-len"), is_depth = !strcmp(a, "--max-depth");
+    int is_hdr = !strcmp(a, "--max-header-mib"), is_ten = !strcmp(a, "--max-tensors");
+    if (!(is_len || is_depth || is_hdr || is_ten)) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (i + 1 >= *argc) return cli_error("%s needs a value", a);
+    uint64_t max = is_depth ? 10000000 : is_hdr ? 4096 : (uint64_t)1 << 40;
+    if (parse_uint(a, argv[++i], max, &v)) return HS_EXIT_ERROR;
+    if (v < 1) return cli_error("%s expects 1 to %llu, got 0", a, (unsigned long long)max);
+    if (is_len) l.max_formula_len = (size_t)v;
+    if (is_depth) l.max_depth = (int)v;
+    if (is_hdr) l.max_header = (size_t)v << 20;
+    if (is_ten) l.max_tensors = (size_t)v;
+  }
+  *argc = out;
+  argv[out] = NULL;
+  hs_set_limits(&l);
+  return 0;
+}
+
+typedef struct cmd_call { int (*fn)(int, char **); int argc; char **argv; int rc; } cmd_call;
+static void *run_cmd(void *arg) {
+  cmd_call *c = arg;
+  c->rc = c->fn(c->argc, c->argv);
+  return NULL;
+}
+
+/* Recursive walks over a formula (parse, print, compile) take about 4 KiB
+ * of stack per nesting level at worst: a raised --max-depth runs the
+ * command on a thread with a stack sized for it, never into an overflow. */
+static int call_cmd(int (*fn)(int, char **), int argc, char **argv) {
+  cmd_call c = {fn, argc, argv, 0};
+  int depth = hs_get_limits().max_depth;
+  if (depth <= HS_DEFAULT_DEPTH) return fn(argc, argv);
+  pthread_attr_t at;
+  pthread_t t;
+  size_t stack = ((size_t)8 << 20) + (size_t)depth * 4096;
+  if (pthread_attr_init(&at) != 0 || pthread_attr_setstacksize(&at, stack) != 0 ||
+      pthread_create(&t, &at, run_cmd, &c) != 0)
+    return cli_error("--max-depth %d needs a %zu MiB stack that could not be "
+                     "had", depth, stack >> 20);
+  pthread_join(t, NULL);
+  pthread_attr_destroy(&at);
+  return c.rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     fputs(top_usage, argc < 2 ? stderr : stdout);
@@ -307,7 +370,8 @@ int main(int argc, char **argv) {
   };
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) {
-      int rc = cmds[i].fn(argc, argv);
+      int rc = take_limits(&argc, argv);
+      if (rc == 0) rc = call_cmd(cmds[i].fn, argc, argv);
       if (fflush(stdout) != 0 && rc == 0) rc = cli_error("writing output failed");
       return rc;
     }

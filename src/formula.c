@@ -298,8 +298,6 @@ static void print_node(pbuf *p, const hs_formula *f, int32_t id, int need) {
   }
 }
 
-/* The parser's limit on nesting levels (HS_PARSE_MAX_NEST in parse.c). */
-#define HS_PRINT_MAX_NEST 10000
 
 /* Syntax-tree depth of node id (a leaf is 1), iteratively; -1 when out of
  * memory. */
@@ -333,10 +331,10 @@ size_t hs_formula_print(const hs_formula *f, int32_t id, char *buf, size_t len) 
    * parsed near the limit over it (found by fuzz-parse). Each tree edge
    * costs the parser at most 3 levels (a counting term; a prefix or
    * right-hand operand with parentheses costs 2), so below a tree depth of
-   * HS_PRINT_MAX_NEST / 3 the cosmetic parentheses are always safe; deeper
+   * max_depth / 3 (hs_get_limits) the cosmetic parentheses are always safe; deeper
    * formulas are printed with the required ones only. */
   int64_t depth = tree_depth(f, id);
-  p.cosmetic = depth >= 0 && depth * 3 + 1 <= HS_PRINT_MAX_NEST;
+  p.cosmetic = depth >= 0 && (int64_t)depth * 3 + 1 <= hs_get_limits().max_depth;
   print_node(&p, f, id, 0);
   if (p.len) p.buf[p.pos < p.len ? p.pos : p.len - 1] = 0;
   return p.pos;

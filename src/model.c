@@ -365,3 +365,11 @@ int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
   m->pf[m->npf++] = (hs_posfeat){.kind = kind, .coord = coord, .k = k, .r = r};
   return 0;
 }
+
+/* ---- limits (include/hardsoft.h) -------------------------------------- */
+
+static hs_limits limits = {(size_t)16 << 20, HS_DEFAULT_DEPTH, (size_t)64 << 20,
+                           65536};
+
+hs_limits hs_get_limits(void) { return limits; }
+void hs_set_limits(const hs_limits *l) { limits = *l; }

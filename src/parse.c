@@ -42,7 +42,8 @@
  *  - A comparison whose counts all cancel (`3 > 2`, `#<(a) - #<(a) = 0`) is
  *    folded to `true` or `false`; the then-unused subformulas are dropped
  *    from the DAG, so every node is reachable from the root.
- *  - Limits: text up to 2^30 bytes; at most HS_PARSE_MAX_NEST (10000)
+ *  - Limits (hs_get_limits): text up to max_formula_len bytes (16 MiB); at
+ *    most max_depth (10000)
  *    levels of parser recursion (each parenthesis, prefix operator or
  *    right-hand side of a binary operator is one level, a counting term
  *    three) and a syntax tree at most 10000 deep (a chain of n binary
@@ -71,10 +72,8 @@ int hs_node_equal_(const hs_node *x, const hs_node *y);
 uint64_t hs_node_hash_(const hs_node *n);
 int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 
-#define HS_PARSE_MAX_NEST 10000
 #define HS_COUNT_NEST_COST 3
 #define NOINLINE __attribute__((noinline))
-#define HS_PARSE_MAX_LEN ((size_t)1 << 30)
 
 __extension__ typedef __int128 i128;
 
@@ -310,9 +309,9 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
   if (n->op == HS_F_CMP)
     for (int32_t t = 0; t < n->nterms; t++) d = max32(d, p->depth[n->terms[t].arg]);
   d++;
-  if (d > HS_PARSE_MAX_NEST)
+  if (d > hs_get_limits().max_depth)
     return fail(p, col(pos), "formula nested too deeply at column %d (the "
-                "limit is %d levels)", col(pos), HS_PARSE_MAX_NEST);
+                "limit is %d levels; --max-depth raises it)", col(pos), hs_get_limits().max_depth);
   if (((size_t)f->count + 1) * 2 > p->tabcap && grow_table(p)) return oom(p);
   size_t mask = p->tabcap - 1, h = (size_t)hs_node_hash_(n) & mask;
   for (; p->tab[h]; h = (h + 1) & mask)
@@ -354,9 +353,10 @@ static int next(parser *p) { return lex(p); }
  * goes through more, larger frames). */
 static NOINLINE int enter(parser *p, int cost) {
   p->nest += cost;
-  if (p->nest > HS_PARSE_MAX_NEST)
+  if (p->nest > hs_get_limits().max_depth)
     return fail(p, col(p->tok.pos), "formula nested too deeply at column %d "
-                "(the limit is %d levels)", col(p->tok.pos), HS_PARSE_MAX_NEST);
+                "(the limit is %d levels; --max-depth raises it)", col(p->tok.pos),
+                hs_get_limits().max_depth);
   return 0;
 }
 
@@ -702,9 +702,9 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
     return NULL;
   }
   size_t n = strlen(text);
-  if (n >= HS_PARSE_MAX_LEN) {
-    fail(p, 0, "formula too long (%zu bytes; the limit is %zu)", n,
-         HS_PARSE_MAX_LEN - 1);
+  if (n > hs_get_limits().max_formula_len) {
+    fail(p, 0, "formula too long (%zu bytes; the limit is %zu, "
+         "--max-formula-len raises it)", n, hs_get_limits().max_formula_len);
     return NULL;
   }
   P.s = text;

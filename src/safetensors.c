@@ -59,7 +59,8 @@
  *   other __metadata__ keys are ignored too.
  *
  * LIMITS (the loader rejects anything beyond, before allocating for it):
- * file 4 GiB, header 64 MiB, d 65536 (HS_MODEL_MAX_D), 4096 layers,
+ * file 4 GiB, header 64 MiB and 65536 tensors (hs_limits: raised by
+ * hs_set_limits, --max-header-mib, --max-tensors), d 65536 (HS_MODEL_MAX_D), 4096 layers,
  * 4096 heads per layer, dk and dv 64 (HS_ATTN_MAX_D), hidden 2^24, 65536
  * positional features, mod k and r below 2^53 (exact in JSON numbers),
  * tensor rank 8. Every weight must be finite.
@@ -87,7 +88,6 @@
 #include "model.h"
 
 #define ST_MAX_FILE (4ull << 30)
-#define ST_MAX_HEADER (64ull << 20)
 #define ST_MAX_LAYERS 4096
 #define ST_MAX_HEADS 4096
 #define ST_MAX_HIDDEN (1 << 24)
@@ -1043,9 +1043,10 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
                           size_t len) {
   uint64_t hlen = 0;
   for (int j = 0; j < 8; j++) hlen |= (uint64_t)buf[j] << 8 * j;
-  if (hlen > ST_MAX_HEADER) {
-    fail(msg, len, "header length %llu above the 64 MiB limit",
-         (unsigned long long)hlen);
+  if (hlen > hs_get_limits().max_header) {
+    fail(msg, len, "header length %llu above the %zu MiB limit "
+         "(--max-header-mib raises it)", (unsigned long long)hlen,
+         hs_get_limits().max_header >> 20);
     return NULL;
   }
   if (hlen > size - 8) {
@@ -1084,6 +1085,11 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
       fail(msg, len, "header: duplicate __metadata__");
       goto out;
     } else meta = v;
+  }
+  if (ne > hs_get_limits().max_tensors) {
+    fail(msg, len, "header: %zu tensors, above the limit of %zu "
+         "(--max-tensors raises it)", ne, hs_get_limits().max_tensors);
+    goto out;
   }
   if (check_metadata(meta, &doc, msg, len) || parse_doc(doc, m, msg, len))
     goto out;
