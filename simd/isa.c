@@ -60,7 +60,7 @@ void hs_cpu_brand(char *buf, size_t len) {
   unsigned r[12];
   if (len == 0) return;
   buf[0] = 0;
-  if (__get_cpuid_max(0x80000000u, 0) < 0x80000004u) return;
+  if ((unsigned)__get_cpuid_max(0x80000000u, 0) < 0x80000004u) return;
   for (unsigned i = 0; i < 3; i++)
     __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2],
                 &r[4 * i + 3]);
