@@ -112,6 +112,11 @@ step "threads: one against two"
   --lengths 4096,16384 --isas "$best" --threads 1,2 --repeat 3 --error-max-n 0 \
   --csv "$OUT/sweep-threads.csv"
 
+step "exact skipping of underflowed key tiles: on against off (and the online default)"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4,32 \
+  --lengths 4096,16384 --isas "$best" --skip on,off --repeat 3 --error-max-n 0 \
+  --csv "$OUT/sweep-skip.csv"
+
 step "hyperfine: whole hardsoft eval runs, scalar against AVX2 against AVX-512"
 BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 
