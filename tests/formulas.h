@@ -43,6 +43,28 @@ static inline void free_suite(suite *s) {
   free(s->line);
 }
 
+/* The suite, loaded once per test binary (at least 40 formulas). */
+static inline const suite *the_suite(void) {
+  static suite s;
+  if (!s.n) {
+    s = load_suite();
+    assert_true(s.n >= 40);
+  }
+  return &s;
+}
+
+/* A random string over {a, b, c, #}: half of them uniform, half favouring
+ * one symbol 90% of the time, so that the witnesses of S and U lie far
+ * from the query. */
+static inline void hs_random_string(hs_rng *r, uint8_t *s, size_t n) {
+  static const uint8_t sym[4] = {'a', 'b', 'c', '#'};
+  int fav = hs_rng_next(r) % 2 ? (int)(hs_rng_next(r) % 4) : -1;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = hs_rng_next(r);
+    s[i] = fav >= 0 && x % 10 ? sym[fav] : sym[(x >> 8) % 4];
+  }
+}
+
 typedef struct sbuf { char *s; size_t n, cap; } sbuf;
 static inline void sput(sbuf *b, const char *t) {
   size_t l = strlen(t);

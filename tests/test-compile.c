@@ -8,16 +8,12 @@
 
 #include "compile.h"
 
-static suite the_suite;
 static char **formulas;
 static int nformulas;
 
 static void load_formulas(void) {
-  if (nformulas) return;
-  the_suite = load_suite();
-  formulas = the_suite.line;
-  nformulas = the_suite.n;
-  assert_true(nformulas >= 40);
+  formulas = the_suite()->line;
+  nformulas = the_suite()->n;
 }
 
 static hs_formula *parse(const char *text) {
@@ -122,16 +118,7 @@ static void test_exhaustive_up_to_8(void **state) {
   }
 }
 
-static void random_string(hs_rng *r, uint8_t *s, size_t n) {
-  static const uint8_t sym[4] = {'a', 'b', 'c', '#'};
-  /* half the strings favour one symbol 90% of the time: long runs put the
-   * witnesses of S and U far from the query */
-  int fav = hs_rng_next(r) % 2 ? (int)(hs_rng_next(r) % 4) : -1;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t x = hs_rng_next(r);
-    s[i] = fav >= 0 && x % 10 ? sym[fav] : sym[(x >> 8) % 4];
-  }
-}
+
 
 /* Random strings up to 4096 in hard, pe and temp at mu = 4 (f32); the
  * measured attention error never exceeds the stated bound. */
@@ -148,7 +135,7 @@ static void test_random_long(void **state) {
     for (int mode = HS_MODE_HARD; mode <= HS_MODE_TEMP; mode++) {
       hs_model *m = compile(f, (hs_mode)mode, 4);
       for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
-        random_string(&r, s, lens[li]);
+        hs_random_string(&r, s, lens[li]);
         int want = lens[li] <= 1000;
         double e = agree(f, m, s, lens[li], HS_PREC_F32, kt, want);
         if (want && e > m->bound * (1 + 1e-3) + 1e-6)
@@ -173,7 +160,7 @@ static void test_fixed_bound_and_failure(void **state) {
   uint8_t s[200];
   int wrong = 0;
   for (int t = 0; t < 20 && !wrong; t++) {
-    random_string(&r, s, sizeof s);
+    hs_random_string(&r, s, sizeof s);
     uint8_t truth[200];
     char msg[256];
     hs_run_opts ro = {.precision = HS_PREC_F64, .kernels = kt};
@@ -188,7 +175,7 @@ static void test_fixed_bound_and_failure(void **state) {
   /* mu = 64: exact up to n = 32 with the bound respected */
   m = compile(f, HS_MODE_FIXED, 64);
   for (size_t n = 1; n <= 32; n++) {
-    random_string(&r, s, n);
+    hs_random_string(&r, s, n);
     double e = agree(f, m, s, n, HS_PREC_F64, kt, 1);
     assert_true(e <= hs_bound_at("fixed", 64, n) + 1e-9);
   }
@@ -215,7 +202,7 @@ static void test_save_reload(void **state) {
       assert_int_equal(hs_model_save(m, path, msg, sizeof msg), 0);
       hs_model *m2 = hs_model_load(path, msg, sizeof msg);
       if (!m2) fail_msg("reload: %s", msg);
-      random_string(&r, s, sizeof s);
+      hs_random_string(&r, s, sizeof s);
       hs_run_opts ro = {.precision = HS_PREC_F32};
       hs_run_result a, b;
       assert_int_equal(hs_forward(m, s, sizeof s, &ro, &a, msg, sizeof msg), 0);
@@ -243,7 +230,7 @@ static void test_threads_identical(void **state) {
     for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
       char msg[256];
       hs_model *m = compile(f, (hs_mode)mode, 4);
-      random_string(&r, s, sizeof s);
+      hs_random_string(&r, s, sizeof s);
       hs_run_result base, other;
       hs_run_opts ro = {.precision = HS_PREC_F32, .want_attn_error = 1};
       assert_int_equal(hs_forward(m, s, sizeof s, &ro, &base, msg, sizeof msg), 0);
@@ -272,7 +259,7 @@ static void test_every_isa(void **state) {
     hs_formula *f = parse(formulas[fi]);
     if (counting(f)) { hs_formula_free(f); continue; }
     hs_model *m = compile(f, HS_MODE_PE, 4);
-    random_string(&r, s, sizeof s);
+    hs_random_string(&r, s, sizeof s);
     HS_FOR_EACH_ISA(kt) {
       agree(f, m, s, sizeof s, HS_PREC_F32, kt, 0);
       agree(f, m, s, sizeof s, HS_PREC_F64, kt, 0);
@@ -330,7 +317,7 @@ static void test_counting_temp_sign(void **state) {
       }
       const size_t lens[] = {100, 2000};
       for (int li = 0; li < 2; li++) {
-        random_string(&r, s, lens[li]);
+        hs_random_string(&r, s, lens[li]);
         agree(f, m, s, lens[li], HS_PREC_F32, kt, 0);
         agree(f, m, s, lens[li], HS_PREC_F64, kt, 0);
       }

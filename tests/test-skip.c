@@ -12,7 +12,7 @@
  * comments, sizes around the 64-key chunk, -inf, +inf and NaN scores,
  * fully masked rows; leaving out segments whose scores are all more than
  * 88 below the max changes no bit. */
-#include "common.h"
+#include "formulas.h"
 
 #define U 0x1p-24
 
@@ -208,38 +208,15 @@ static void test_kernel_drop_identical(void **state) {
 
 /* ------------------------------------------------------------ forward */
 
-#define MAXF 128
-static char *formulas[MAXF];
+static char **formulas;
 static int nformulas;
 
 static void load_formulas(void) {
-  if (nformulas) return;
-  const char *path = getenv("HS_FORMULAS");
-  FILE *f = fopen(path ? path : "tests/formulas.txt", "r");
-  assert_non_null(f);
-  char line[1024];
-  while (fgets(line, sizeof line, f) && nformulas < MAXF) {
-    size_t n = strlen(line);
-    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
-      line[--n] = 0;
-    char *p = line;
-    while (*p == ' ') p++;
-    if (*p == 0 || *p == '#') continue;
-    formulas[nformulas++] = strdup(p);
-  }
-  fclose(f);
-  assert_true(nformulas >= 40);
+  formulas = the_suite()->line;
+  nformulas = the_suite()->n;
 }
 
-static void random_string(hs_rng *r, uint8_t *s, size_t n) {
-  static const uint8_t sym[4] = {'a', 'b', 'c', '#'};
-  /* half the strings favour one symbol 90% of the time (far witnesses) */
-  int fav = hs_rng_next(r) % 2 ? (int)(hs_rng_next(r) % 4) : -1;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t x = hs_rng_next(r);
-    s[i] = fav >= 0 && x % 10 ? sym[fav] : sym[(x >> 8) % 4];
-  }
-}
+
 
 static hs_runner *runner(const hs_model *m, hs_skip skip, int threads) {
   char msg[256];
@@ -275,7 +252,7 @@ static void test_forward_identical(void **state) {
           hs_runner *on = runner(m, HS_SKIP_ON, th), *off = runner(m, HS_SKIP_OFF, th);
           for (size_t li = 0; li < nl; li++) {
             size_t n = lens[li];
-            random_string(&r, s, n);
+            hs_random_string(&r, s, n);
             hs_run_result a, b;
             assert_int_equal(hs_runner_run(on, s, n, &a, msg, sizeof msg), 0);
             assert_int_equal(hs_runner_run(off, s, n, &b, msg, sizeof msg), 0);
@@ -327,7 +304,7 @@ static void test_forward_identical_isas(void **state) {
       hs_model *m = hs_compile(f, &co, msg, sizeof msg);
       if (!m) continue;
       for (size_t n = 100; n <= 1000; n += 900) {
-        random_string(&r, s, n);
+        hs_random_string(&r, s, n);
         hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt, .skip = HS_SKIP_ON};
         hs_run_result a, b;
         assert_int_equal(hs_forward(m, s, n, &ro, &a, msg, sizeof msg), 0);
@@ -358,7 +335,7 @@ static void test_fraction(void **state) {
   const size_t n = 4096;
   uint8_t *s = malloc(n);
   hs_rng r = {22};
-  random_string(&r, s, n);
+  hs_random_string(&r, s, n);
   HS_FOR_EACH_ISA(kt) {
     hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt, .skip = HS_SKIP_ON};
     hs_run_result a;
