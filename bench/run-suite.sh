@@ -21,7 +21,7 @@ export PYTHON OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 # provenance, written into every CSV row by the harness
 HARDSOFT_COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+if [ -n "$(git status --porcelain --untracked-files=no -- . ':!results' 2>/dev/null)" ]; then
   HARDSOFT_COMMIT="$HARDSOFT_COMMIT+dirty"
 fi
 HARDSOFT_BUILD="$(${CC:-cc} --version | head -1); -std=c11 -O2 (kernels: -mavx2 -mfma / -mavx512f)"
