@@ -56,7 +56,7 @@ flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr ' ' '\n'
   | grep -x -E 'avx2|avx512f' | paste -sd ' ' -)
 cc_version=$(${CC:-cc} --version 2>/dev/null | head -1 || echo unknown)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+if [ -n "$(git status --porcelain --untracked-files=no -- . ':!results' 2>/dev/null)" ]; then
   commit="$commit (with uncommitted changes)"
 fi
 date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
