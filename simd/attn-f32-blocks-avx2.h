@@ -1,0 +1,223 @@
+/* The score and value blocks shared by the AVX2 attention-row kernels
+ * (online and two-pass): include after defining BLK, the block length
+ * in keys, and after <immintrin.h>, attn-f32-exp.h and ukernels.h. */
+#ifndef HS_ATTN_F32_BLOCKS_AVX2_H
+#define HS_ATTN_F32_BLOCKS_AVX2_H
+
+#ifndef BLK
+#error "define BLK before including this header"
+#endif
+
+#define ALWAYS static inline __attribute__((always_inline))
+
+typedef struct {
+  size_t nc4;      /* 4-float chunks per key row */
+  __m128i mlast;   /* lanes of the last chunk inside dk */
+  __m256 q4[16];   /* chunk c of q, duplicated in both 128-bit halves */
+  __m256 q8[8];    /* chunk c of q, 8 floats */
+  __m256i mlast8;  /* lanes of the last 8-chunk inside dk */
+  __m256 qc;       /* q*inv_tau repeated with period dk (dk in 1, 2, 4) */
+} qdesc;
+
+ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
+  return full ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m);
+}
+
+/* Partial dot products of rows a and b: [a(4 partials) | b(4 partials)]. */
+ALWAYS __m256 pair_dot(const float *ra, const float *rb, const qdesc *qd,
+                       size_t nc4, int full_last) {
+  __m256 x = _mm256_setzero_ps();
+  for (size_t c = 0; c < nc4; c++) {
+    int full = c + 1 < nc4 || full_last;
+    __m256 kk = _mm256_insertf128_ps(
+        _mm256_castps128_ps256(ld4(ra + 4 * c, full, qd->mlast)),
+        ld4(rb + 4 * c, full, qd->mlast), 1);
+    x = c == 0 ? _mm256_mul_ps(kk, qd->q4[0]) : _mm256_fmadd_ps(kk, qd->q4[c], x);
+  }
+  return x;
+}
+
+/* Same result as pair_dot from whole 8-float chunks: x = a.q and y = b.q
+ * lane-wise, then [x_lo + x_hi | y_lo + y_hi] by one blend and one lane
+ * swap (fewer loads and inserts than 4-float chunks when dk > 4). */
+ALWAYS __m256 pair_dot8(const float *ra, const float *rb, const qdesc *qd,
+                        size_t nc8, int full_last) {
+  __m256 x = _mm256_setzero_ps(), y = x;
+  for (size_t c = 0; c < nc8; c++) {
+    int full = c + 1 < nc8 || full_last;
+    __m256 ka = full ? _mm256_loadu_ps(ra + 8 * c) : _mm256_maskload_ps(ra + 8 * c, qd->mlast8);
+    __m256 kb = full ? _mm256_loadu_ps(rb + 8 * c) : _mm256_maskload_ps(rb + 8 * c, qd->mlast8);
+    x = c == 0 ? _mm256_mul_ps(ka, qd->q8[0]) : _mm256_fmadd_ps(ka, qd->q8[c], x);
+    y = c == 0 ? _mm256_mul_ps(kb, qd->q8[0]) : _mm256_fmadd_ps(kb, qd->q8[c], y);
+  }
+  return _mm256_add_ps(_mm256_blend_ps(x, y, 0xF0), _mm256_permute2f128_ps(x, y, 0x21));
+}
+
+/* Raw dot products q . k_j of rows j = 0..7 (rows >= cnt repeat row
+ * cnt-1, so nothing past the last key is read). */
+ALWAYS __m256 dots8(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
+                    size_t nc4, int full_last) {
+  /* no pointer array: GCC would vectorize its 64-bit index arithmetic */
+#define ROW(i) (k + ((size_t)(i) < cnt ? (size_t)(i) : cnt - 1) * ldk)
+#define PD(a, b) (nc4 == 1 ? pair_dot(ROW(a), ROW(b), qd, nc4, full_last) \
+                       : pair_dot8(ROW(a), ROW(b), qd, (nc4 + 1) / 2, full_last))
+  __m256 x0 = PD(0, 4), x1 = PD(1, 5), x2 = PD(2, 6), x3 = PD(3, 7);
+#undef PD
+#undef ROW
+  /* per half: [x0 0+2, x0 1+3, x1 0+2, x1 1+3] */
+  __m256 y0 = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x44),
+                            _mm256_shuffle_ps(x0, x1, 0xEE));
+  __m256 y1 = _mm256_add_ps(_mm256_shuffle_ps(x2, x3, 0x44),
+                            _mm256_shuffle_ps(x2, x3, 0xEE));
+  /* [s0 s1 s2 s3 | s4 s5 s6 s7] */
+  return _mm256_add_ps(_mm256_shuffle_ps(y0, y1, 0x88),
+                       _mm256_shuffle_ps(y0, y1, 0xDD));
+}
+
+/* Scores of 8 consecutive keys stored contiguously (ldk == DK), DK in
+ * {1, 2, 4}: the 8*DK floats are DK plain loads, products by q repeated
+ * with period DK, then log2(DK) levels of even/odd shuffle + add, each
+ * summing adjacent lanes (no masks, no inserts, no address arithmetic).
+ * Returns [s_0 .. s_7] in key order. */
+ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
+  if (DK == 1) return _mm256_mul_ps(_mm256_loadu_ps(k), qd->qc);
+  __m256 x0 = _mm256_mul_ps(_mm256_loadu_ps(k), qd->qc);
+  __m256 x1 = _mm256_mul_ps(_mm256_loadu_ps(k + 8), qd->qc);
+  if (DK == 2) {
+    /* [s0 s1 s4 s5 | s2 s3 s6 s7] */
+    __m256 s = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x88),
+                             _mm256_shuffle_ps(x0, x1, 0xDD));
+    /* key order: swap the middle 64-bit pairs */
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
+  }
+  __m256 x2 = _mm256_mul_ps(_mm256_loadu_ps(k + 16), qd->qc);
+  __m256 x3 = _mm256_mul_ps(_mm256_loadu_ps(k + 24), qd->qc);
+  /* pair sums: [k0 k0 k2 k2 | k1 k1 k3 k3], [k4 k4 k6 k6 | k5 k5 k7 k7] */
+  __m256 y0 = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x88),
+                            _mm256_shuffle_ps(x0, x1, 0xDD));
+  __m256 y1 = _mm256_add_ps(_mm256_shuffle_ps(x2, x3, 0x88),
+                            _mm256_shuffle_ps(x2, x3, 0xDD));
+  /* [s0 s2 s4 s6 | s1 s3 s5 s7] */
+  __m256 s = _mm256_add_ps(_mm256_shuffle_ps(y0, y1, 0x88),
+                           _mm256_shuffle_ps(y0, y1, 0xDD));
+  /* key order */
+  return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* Scores of nb <= 64 keys into sb (lanes past nb: -inf); returns the
+ * lane-wise max. DK > 0: keys contiguous with dk == DK, full groups of 8
+ * take dots8_contig; the tail group (and DK == 0) the general dots8. */
+ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
+                             const qdesc *qd, float *sb, size_t nc4,
+                             int full_last, int DK) {
+  __m256 vmax = _mm256_set1_ps(-INFINITY);
+  size_t g = 0;
+  for (; g + 8 <= nb; g += 8) {
+    __m256 s = DK ? dots8_contig(k + g * DK, qd, DK)
+                  : dots8(k + g * ldk, ldk, 8, qd, nc4, full_last);
+    _mm256_store_ps(sb + g, s);
+    vmax = _mm256_max_ps(s, vmax); /* NaN in s is skipped */
+  }
+  if (g < nb) {
+    size_t cnt = nb - g;
+    __m256 s = dots8(k + g * ldk, ldk, cnt, qd, nc4, full_last);
+    /* lanes >= cnt: -inf, weight 0 */
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256 valid = _mm256_castsi256_ps(
+        _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cnt), lane));
+    s = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), s, valid);
+    _mm256_store_ps(sb + g, s);
+    vmax = _mm256_max_ps(s, vmax);
+    g += 8;
+  }
+  /* the rest of the block: -inf, weight 0 */
+  for (; g < BLK; g += 8) _mm256_store_ps(sb + g, _mm256_set1_ps(-INFINITY));
+  return vmax;
+}
+
+static __m256 block_scores(size_t nb, const float *k, size_t ldk,
+                           const qdesc *qd, float *sb, size_t dk) {
+  int full = dk % 4 == 0 && dk > 0;
+  if (qd->nc4 > 1) full = dk % 8 == 0; /* 8-float chunks */
+  if (ldk == dk) {
+    /* contiguous keys, the common small heads */
+    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1);
+    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2);
+    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4);
+  }
+  switch (qd->nc4) {
+    case 1:
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0);
+    case 2:
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0);
+    default:
+      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0);
+  }
+}
+
+/* run[8c..8c+8) += sum_{j<nb} e[j] * v[j*ldv + 8c ..], for every chunk c
+ * of 8 columns; 8 accumulators (key j mod 8) hide the FMA latency. */
+ALWAYS void block_values_t(size_t nb, const float *e, const float *v,
+                           size_t ldv, size_t nv, __m256i mlast, int full_last,
+                           float *run) {
+  for (size_t c = 0; c < nv; c++) {
+    const int full = c + 1 < nv || full_last;
+    const float *vc = v + 8 * c;
+#define LDV(j) (full ? _mm256_loadu_ps(vc + (j) * ldv) \
+                     : _mm256_maskload_ps(vc + (j) * ldv, mlast))
+#define STEP(a, j) a = _mm256_fmadd_ps(_mm256_broadcast_ss(e + (j)), LDV(j), a)
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
+           a5 = a0, a6 = a0, a7 = a0;
+    size_t j = 0;
+    for (; j + 8 <= nb; j += 8) {
+      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
+      STEP(a4, j + 4); STEP(a5, j + 5); STEP(a6, j + 6); STEP(a7, j + 7);
+    }
+    for (; j < nb; j++) STEP(a0, j);
+#undef STEP
+#undef LDV
+    /* tree of the 8 partial sums, then into the running accumulator */
+    a0 = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+    a4 = _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7));
+    _mm256_store_ps(run + 8 * c,
+                    _mm256_add_ps(_mm256_load_ps(run + 8 * c), _mm256_add_ps(a0, a4)));
+  }
+}
+
+static void block_values(size_t nb, const float *e, const float *v, size_t ldv,
+                         size_t dv, __m256i mlast, float *run) {
+  size_t nv = (dv + 7) / 8;
+  int full = dv % 8 == 0;
+  if (nv == 1) {
+    if (full) block_values_t(nb, e, v, ldv, 1, mlast, 1, run);
+    else block_values_t(nb, e, v, ldv, 1, mlast, 0, run);
+  } else {
+    if (full) block_values_t(nb, e, v, ldv, nv, mlast, 1, run);
+    else block_values_t(nb, e, v, ldv, nv, mlast, 0, run);
+  }
+}
+
+/* All-ones in lanes 0..cnt-1. */
+static inline __m256i lanes_below(size_t cnt) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cnt),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static float hmax8(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+
+static float hsum8(__m256 v) {
+  __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_add_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_add_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+
+#endif

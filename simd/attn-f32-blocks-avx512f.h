@@ -1,0 +1,203 @@
+/* The score and value blocks shared by the AVX512F attention-row kernels
+ * (online and two-pass): include after defining BLK, the block length
+ * in keys, and after <immintrin.h>, attn-f32-exp.h and ukernels.h. */
+#ifndef HS_ATTN_F32_BLOCKS_AVX512F_H
+#define HS_ATTN_F32_BLOCKS_AVX512F_H
+
+#ifndef BLK
+#error "define BLK before including this header"
+#endif
+
+#define ALWAYS static inline __attribute__((always_inline))
+
+typedef struct {
+  size_t nc4;       /* 4-float chunks per key row */
+  __m128i mlast;    /* lanes of the last chunk inside dk */
+  __m512 q4[16];    /* chunk c of q*inv_tau, in all four 128-bit lanes */
+  __m512 qc;        /* q*inv_tau repeated with period dk (dk in 1, 2, 4, 8) */
+} qdesc;
+
+/* Sums of adjacent lane pairs of the 32-lane concatenation [a | b], in
+ * order: lane i = (a|b)[2i] + (a|b)[2i+1]. */
+ALWAYS __m512 pairsum(__m512 a, __m512 b) {
+  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                       22, 24, 26, 28, 30);
+  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                       23, 25, 27, 29, 31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b),
+                       _mm512_permutex2var_ps(a, od, b));
+}
+
+/* Scores of 16 consecutive keys stored contiguously (ldk == DK), DK in
+ * {1, 2, 4, 8}: the 16*DK floats are DK plain loads, times q repeated with
+ * period DK, then log2(DK) levels of pairsum, which keep key order. */
+ALWAYS __m512 dots16_contig(const float *k, const qdesc *qd, int DK) {
+#define X(i) _mm512_mul_ps(_mm512_loadu_ps(k + 16 * (i)), qd->qc)
+  if (DK == 1) return X(0);
+  if (DK == 2) return pairsum(X(0), X(1));
+  /* each level halves the registers and the lanes per key */
+  __m512 y0 = pairsum(X(0), X(1)), y1 = pairsum(X(2), X(3));
+  if (DK == 4) return pairsum(y0, y1);
+  __m512 y2 = pairsum(X(4), X(5)), y3 = pairsum(X(6), X(7));
+#undef X
+  return pairsum(pairsum(y0, y1), pairsum(y2, y3));
+}
+
+ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
+  return full ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m);
+}
+
+/* Lane l holds 4 partial dot products of row r_l (l < 4). */
+ALWAYS __m512 quad_dot(const float *r0, const float *r1, const float *r2,
+                       const float *r3, const qdesc *qd, size_t nc4,
+                       int full_last) {
+  __m512 x = _mm512_setzero_ps();
+  for (size_t c = 0; c < nc4; c++) {
+    int full = c + 1 < nc4 || full_last;
+    __m512 kk = _mm512_castps128_ps512(ld4(r0 + 4 * c, full, qd->mlast));
+    kk = _mm512_insertf32x4(kk, ld4(r1 + 4 * c, full, qd->mlast), 1);
+    kk = _mm512_insertf32x4(kk, ld4(r2 + 4 * c, full, qd->mlast), 2);
+    kk = _mm512_insertf32x4(kk, ld4(r3 + 4 * c, full, qd->mlast), 3);
+    x = c == 0 ? _mm512_mul_ps(kk, qd->q4[0]) : _mm512_fmadd_ps(kk, qd->q4[c], x);
+  }
+  return x;
+}
+
+/* Scores of rows 0..15 (rows >= cnt repeat row cnt-1: nothing past the
+ * last key is read). */
+ALWAYS __m512 dots16(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
+                     size_t nc4, int full_last) {
+#define ROW(i) (k + ((size_t)(i) < cnt ? (size_t)(i) : cnt - 1) * ldk)
+  __m512 x0 = quad_dot(ROW(0), ROW(4), ROW(8), ROW(12), qd, nc4, full_last);
+  __m512 x1 = quad_dot(ROW(1), ROW(5), ROW(9), ROW(13), qd, nc4, full_last);
+  __m512 x2 = quad_dot(ROW(2), ROW(6), ROW(10), ROW(14), qd, nc4, full_last);
+  __m512 x3 = quad_dot(ROW(3), ROW(7), ROW(11), ROW(15), qd, nc4, full_last);
+#undef ROW
+  /* per lane: [x0 0+2, x0 1+3, x1 0+2, x1 1+3] */
+  __m512 y0 = _mm512_add_ps(_mm512_shuffle_ps(x0, x1, 0x44),
+                            _mm512_shuffle_ps(x0, x1, 0xEE));
+  __m512 y1 = _mm512_add_ps(_mm512_shuffle_ps(x2, x3, 0x44),
+                            _mm512_shuffle_ps(x2, x3, 0xEE));
+  /* lane l: [s_4l, s_4l+1, s_4l+2, s_4l+3] */
+  return _mm512_add_ps(_mm512_shuffle_ps(y0, y1, 0x88),
+                       _mm512_shuffle_ps(y0, y1, 0xDD));
+}
+
+/* DK > 0: keys contiguous with dk == DK; full groups of 16 take
+ * dots16_contig, the tail group (and DK == 0) the general dots16. */
+ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
+                             const qdesc *qd, float *sb, size_t nc4,
+                             int full_last, int DK) {
+  __m512 vmax = _mm512_set1_ps(-INFINITY);
+  size_t g = 0;
+  for (; g + 16 <= nb; g += 16) {
+    __m512 s = DK ? dots16_contig(k + g * DK, qd, DK)
+                  : dots16(k + g * ldk, ldk, 16, qd, nc4, full_last);
+    _mm512_store_ps(sb + g, s);
+    vmax = _mm512_max_ps(s, vmax); /* NaN in s is skipped */
+  }
+  if (g < nb) {
+    size_t cnt = nb - g;
+    __m512 s = dots16(k + g * ldk, ldk, cnt, qd, nc4, full_last);
+    /* lanes >= cnt: -inf, weight 0 */
+    s = _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY),
+                           (__mmask16)((1u << cnt) - 1), s);
+    _mm512_store_ps(sb + g, s);
+    vmax = _mm512_max_ps(s, vmax);
+    g += 16;
+  }
+  /* the rest of the block: -inf, weight 0 */
+  for (; g < BLK; g += 16) _mm512_store_ps(sb + g, _mm512_set1_ps(-INFINITY));
+  return vmax;
+}
+
+static __m512 block_scores(size_t nb, const float *k, size_t ldk,
+                           const qdesc *qd, float *sb, size_t dk) {
+  int full = dk % 4 == 0 && dk > 0;
+  if (ldk == dk) {
+    /* contiguous keys, the common small heads */
+    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1);
+    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2);
+    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4);
+    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8);
+  }
+  switch (qd->nc4) {
+    case 1:
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0);
+    case 2:
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0);
+    default:
+      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0)
+                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0);
+  }
+}
+
+/* dv <= 8: run[0..8) += sum_{j<nb} e[j] v_j, two keys per register. */
+ALWAYS void values_small_t(size_t nb, const float *e, const float *v,
+                           size_t ldv, __m256i m8, int full, float *run) {
+#define LDV(j) (full ? _mm256_loadu_ps(v + (j) * ldv) \
+                     : _mm256_maskload_ps(v + (j) * ldv, m8))
+#define PAIR(j)                                                          \
+  _mm512_castpd_ps(_mm512_insertf64x4(                                   \
+      _mm512_castpd256_pd512(_mm256_castps_pd(LDV(j))),                  \
+      _mm256_castps_pd(LDV((j) + 1)), 1))
+  const __m512i i01 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  const __m512i two = _mm512_set1_epi32(2);
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  size_t j = 0;
+  for (; j + 16 <= nb; j += 16) {
+    __m512 ev = _mm512_load_ps(e + j);
+    /* [e_j x8 | e_j+1 x8] for the 8 pairs of the group */
+    __m512i ix = i01;
+    __m512 w0 = _mm512_permutexvar_ps(ix, ev); ix = _mm512_add_epi32(ix, two);
+    __m512 w1 = _mm512_permutexvar_ps(ix, ev); ix = _mm512_add_epi32(ix, two);
+    __m512 w2 = _mm512_permutexvar_ps(ix, ev); ix = _mm512_add_epi32(ix, two);
+    __m512 w3 = _mm512_permutexvar_ps(ix, ev); ix = _mm512_add_epi32(ix, two);
+    __m512 w4 = _mm512_permutexvar_ps(ix, ev); ix = _mm512_add_epi32(ix, two);
+    __m512 w5 = _mm512_permutexvar_ps(ix, ev); ix = _mm512_add_epi32(ix, two);
+    __m512 w6 = _mm512_permutexvar_ps(ix, ev); ix = _mm512_add_epi32(ix, two);
+    __m512 w7 = _mm512_permutexvar_ps(ix, ev);
+    a0 = _mm512_fmadd_ps(w0, PAIR(j + 0), a0);
+    a1 = _mm512_fmadd_ps(w1, PAIR(j + 2), a1);
+    a2 = _mm512_fmadd_ps(w2, PAIR(j + 4), a2);
+    a3 = _mm512_fmadd_ps(w3, PAIR(j + 6), a3);
+    a0 = _mm512_fmadd_ps(w4, PAIR(j + 8), a0);
+    a1 = _mm512_fmadd_ps(w5, PAIR(j + 10), a1);
+    a2 = _mm512_fmadd_ps(w6, PAIR(j + 12), a2);
+    a3 = _mm512_fmadd_ps(w7, PAIR(j + 14), a3);
+  }
+  /* the rest one key at a time, 256-bit */
+  __m256 t = _mm256_setzero_ps();
+  for (; j < nb; j++) t = _mm256_fmadd_ps(_mm256_broadcast_ss(e + j), LDV(j), t);
+#undef PAIR
+#undef LDV
+  a0 = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
+  /* fold the two halves (even and odd keys) */
+  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(a0),
+                           _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1)));
+  h = _mm256_add_ps(h, t);
+  _mm256_store_ps(run, _mm256_add_ps(_mm256_load_ps(run), h));
+}
+
+/* dv > 8: run[16c..16c+16) += sum_{j<nb} e[j] v[j*ldv + 16c ..]. */
+static void values_wide(size_t nb, const float *e, const float *v, size_t ldv,
+                        size_t dv, float *run) {
+  for (size_t c = 0; c < dv; c += 16) {
+    const __mmask16 mk = dv - c >= 16 ? 0xFFFF : (__mmask16)((1u << (dv - c)) - 1);
+    const float *vc = v + c;
+#define STEP(a, j) \
+  a = _mm512_fmadd_ps(_mm512_set1_ps(e[j]), _mm512_maskz_loadu_ps(mk, vc + (j) * ldv), a)
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t j = 0;
+    for (; j + 4 <= nb; j += 4) {
+      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
+    }
+    for (; j < nb; j++) STEP(a0, j);
+#undef STEP
+    a0 = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
+    _mm512_store_ps(run + c, _mm512_add_ps(_mm512_load_ps(run + c), a0));
+  }
+
+#endif
