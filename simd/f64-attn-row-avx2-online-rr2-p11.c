@@ -23,52 +23,7 @@
 #include "ukernels.h"
 
 #define BLK 64
-#define ALWAYS static inline __attribute__((always_inline))
-
-/* [q.k_0, q.k_1, q.k_2, q.k_3] for rows r0..r3 */
-ALWAYS __m256d dots4(const double *r0, const double *r1, const double *r2,
-                     const double *r3, const __m256d *q, size_t nc,
-                     __m256i mlast, int full_last) {
-  __m256d x0 = _mm256_setzero_pd(), x1 = x0, x2 = x0, x3 = x0;
-  for (size_t c = 0; c < nc; c++) {
-    const int full = c + 1 < nc || full_last;
-#define LD(r) (full ? _mm256_loadu_pd(r + 4 * c) : _mm256_maskload_pd(r + 4 * c, mlast))
-    x0 = _mm256_fmadd_pd(LD(r0), q[c], x0);
-    x1 = _mm256_fmadd_pd(LD(r1), q[c], x1);
-    x2 = _mm256_fmadd_pd(LD(r2), q[c], x2);
-    x3 = _mm256_fmadd_pd(LD(r3), q[c], x3);
-#undef LD
-  }
-  /* h01 = [x0 01, x1 01, x0 23, x1 23] */
-  __m256d h01 = _mm256_hadd_pd(x0, x1), h23 = _mm256_hadd_pd(x2, x3);
-  return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
-                       _mm256_permute2f128_pd(h01, h23, 0x31));
-}
-
-/* Scores of nb <= 64 keys into sb (past nb: -inf); returns their max. */
-static double block_scores(size_t nb, const double *k, size_t ldk,
-                           const __m256d *q, size_t nc, __m256i mlast,
-                           int full_last, double *sb) {
-  __m256d vmax = _mm256_set1_pd(-INFINITY);
-  for (size_t g = 0; g < nb; g += 4) {
-    const size_t cnt = nb - g < 4 ? nb - g : 4;
-    /* rows >= cnt repeat row cnt-1: nothing past the last key is read */
-#define ROW(i) (k + (g + ((size_t)(i) < cnt ? (size_t)(i) : cnt - 1)) * ldk)
-    __m256d s = full_last ? dots4(ROW(0), ROW(1), ROW(2), ROW(3), q, nc, mlast, 1)
-                          : dots4(ROW(0), ROW(1), ROW(2), ROW(3), q, nc, mlast, 0);
-#undef ROW
-    if (cnt < 4) {
-      __m256i valid = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)cnt),
-                                         _mm256_setr_epi64x(0, 1, 2, 3));
-      s = _mm256_blendv_pd(_mm256_set1_pd(-INFINITY), s, _mm256_castsi256_pd(valid));
-    }
-    _mm256_storeu_pd(sb + g, s);
-    vmax = _mm256_max_pd(s, vmax); /* NaN in s is skipped */
-  }
-  for (size_t g = (nb + 3) / 4 * 4; g < BLK; g++) sb[g] = -INFINITY;
-  __m128d h = _mm_max_pd(_mm256_castpd256_pd128(vmax), _mm256_extractf128_pd(vmax, 1));
-  return _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
-}
+#include "attn-f64-blocks-avx2.h"
 
 void hs_f64_attn_row_ukernel__avx2_online_rr2_p11(
     size_t n, size_t dk, size_t dv, const double *q, const double *k,
