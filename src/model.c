@@ -20,7 +20,8 @@ static const char *const attn_names[HS_ATTN_COUNT_] = {
 static const char *const tau_names[HS_TAU_COUNT_] = {"const", "inv_n",
                                                      "inv_nlogn"};
 static const char *const pf_names[HS_PF_COUNT_] = {
-    "one", "bos", "last", "i", "n", "i_over_n", "inv_i1", "mod"};
+    "one", "bos", "last", "i", "n", "i_over_n", "inv_i1", "mod",
+    "ln_rest", "ln_i", "ln_rest_over_n", "ln_i_over_n"};
 
 /* Out-of-range values give "?" rather than NULL so that a message built
  * from a corrupt struct still prints. */

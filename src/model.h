@@ -49,6 +49,12 @@ typedef enum hs_pf_kind {
   HS_PF_I_OVER_N, /* i / n    (bounded; 0 when n = 0) */
   HS_PF_INV_I1,   /* 1/(i+1)  (bounded) */
   HS_PF_MOD,      /* [i mod k = r] */
+  /* BOS weights for counts over a common denominator (src/compile.c,
+   * mixed #< / #> comparisons): e^{score} must be n + 1 - i or i. */
+  HS_PF_LN_REST,        /* ln(n + 1 - i)              (unbounded) */
+  HS_PF_LN_I,           /* ln(max(i, 1))              (unbounded) */
+  HS_PF_LN_REST_OVER_N, /* ln(n + 1 - i) / max(n, 1)  (bounded, < 1) */
+  HS_PF_LN_I_OVER_N,    /* ln(max(i, 1)) / max(n, 1)  (bounded, < 1) */
   HS_PF_COUNT_
 } hs_pf_kind;
 
@@ -121,7 +127,8 @@ int hs_model_validate(const hs_model *m, char *msg, size_t len);
 const char *hs_mask_name(hs_mask m);      /* "le", "lt", "ge", "gt", "none" */
 const char *hs_attn_kind_name(hs_attn_kind k); /* "softmax", "hard_left", "hard_right", "hard_avg" */
 const char *hs_tau_law_name(hs_tau_law l); /* "const", "inv_n", "inv_nlogn" */
-const char *hs_pf_kind_name(hs_pf_kind k); /* "one", "bos", "last", "i", "n", "i_over_n", "inv_i1", "mod" */
+const char *hs_pf_kind_name(hs_pf_kind k); /* "one", "bos", "last", "i", "n", "i_over_n", "inv_i1", "mod",
+                                              "ln_rest", "ln_i", "ln_rest_over_n", "ln_i_over_n" */
 int hs_mask_parse(const char *s);          /* -1 if unknown */
 int hs_attn_kind_parse(const char *s);
 int hs_tau_law_parse(const char *s);

@@ -34,7 +34,8 @@
  *   "hardsoft": a JSON document, serialized as a string:
  *   { "d": int, "out_coord": int,
  *     "pos_features": [{"kind": "one"|"bos"|"last"|"i"|"n"|"i_over_n"|
- *                                "inv_i1"|"mod",
+ *                                "inv_i1"|"mod"|"ln_rest"|"ln_i"|
+ *                                "ln_rest_over_n"|"ln_i_over_n",
  *                       "coord": int, "k": int, "r": int}],  k, r: mod only
  *     "layers": [{"heads": [{"kind": K, "target": K, "mask": M,
  *                            "tau_law": "const"|"inv_n"|"inv_nlogn",

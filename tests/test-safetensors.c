@@ -46,8 +46,10 @@ static hs_model *mixed_model(void) {
   assert_non_null(m);
   fill(&r, m->embed, HS_VOCAB * 6);
   hs_pf_kind kinds[] = {HS_PF_ONE, HS_PF_BOS, HS_PF_LAST, HS_PF_I,
-                        HS_PF_N, HS_PF_I_OVER_N, HS_PF_INV_I1, HS_PF_MOD};
-  for (int i = 0; i < 8; i++)
+                        HS_PF_N, HS_PF_I_OVER_N, HS_PF_INV_I1, HS_PF_MOD,
+                        HS_PF_LN_REST, HS_PF_LN_I, HS_PF_LN_REST_OVER_N,
+                        HS_PF_LN_I_OVER_N};
+  for (int i = 0; i < 12; i++)
     assert_int_equal(hs_model_add_pf(m, kinds[i], i % 6, kinds[i] == HS_PF_MOD ? 3 : 0,
                                      kinds[i] == HS_PF_MOD ? 1 : 0), 0);
   struct { int l; hs_attn_kind k, t; hs_mask mk; hs_tau_law law; double c;

@@ -76,6 +76,10 @@ def posfeat(p, i, n):
     if k == "i_over_n": return i / n if n else np.zeros(len(i))
     if k == "inv_i1": return 1.0 / (i + 1)
     if k == "mod": return (i % p["k"] == p["r"]).astype(float)
+    if k == "ln_rest": return np.log(n + 1 - i)
+    if k == "ln_i": return np.log(np.maximum(i, 1))
+    if k == "ln_rest_over_n": return np.log(n + 1 - i) / max(n, 1)
+    if k == "ln_i_over_n": return np.log(np.maximum(i, 1)) / max(n, 1)
     raise ValueError("unknown positional feature " + k)
 
 

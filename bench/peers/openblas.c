@@ -391,6 +391,14 @@ static int SFX(forward)(const hs_model *m, const SFX(wts) *W, const uint8_t *s,
         case HS_PF_I_OVER_N: v = n ? (REAL)i / (REAL)n : 0; break;
         case HS_PF_INV_I1: v = (REAL)1 / (REAL)(i + 1); break;
         case HS_PF_MOD: v = (int64_t)(i % (uint64_t)p->k) == p->r; break;
+        case HS_PF_LN_REST: v = (REAL)log((double)(n + 1 - i)); break;
+        case HS_PF_LN_I: v = (REAL)log((double)(i ? i : 1)); break;
+        case HS_PF_LN_REST_OVER_N:
+          v = (REAL)(log((double)(n + 1 - i)) / (double)(n ? n : 1));
+          break;
+        case HS_PF_LN_I_OVER_N:
+          v = (REAL)(log((double)(i ? i : 1)) / (double)(n ? n : 1));
+          break;
         default: break;
       }
       X[i * d + (size_t)p->coord] += v;
