@@ -156,6 +156,9 @@ static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
   size_t dk = (size_t)H->dk;
   double m = -INFINITY;
   size_t lastmax = 0, firstmax = 0;
+  /* a head that stands in for no hard kind (the BOS-weighted counts) is
+   * meant to spread its weight: nothing is "off target" */
+  if (H->target == HS_ATTN_SOFTMAX) return 0;
 #define SCORE(j) ((double)(KOP(kt, dot)(dk, q, K + (j) * dk) * inv_tau))
   for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
     size_t j = t == 0 ? 0 : lo + t - 1;
@@ -171,8 +174,7 @@ static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
     tot += e;
     if ((H->target == HS_ATTN_HARD_AVG && s == m) ||
         (H->target == HS_ATTN_HARD_LEFT && j == firstmax) ||
-        (H->target == HS_ATTN_HARD_RIGHT && j == lastmax) ||
-        (H->target == HS_ATTN_SOFTMAX && s == m))
+        (H->target == HS_ATTN_HARD_RIGHT && j == lastmax))
       on += e;
   }
 #undef SCORE
