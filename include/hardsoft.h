@@ -89,13 +89,21 @@ typedef void (*hs_f32_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
                                          float inv_tau, hs_f32_online *st,
                                          float *acc);
 
+/* Y[i*ldy + r] = sum_c X[i*ldx + c] * A[r*lda + c] for i < rows, r < m,
+ * c < k: a batch of gemv, the rows of X times A^T (the forward pass's
+ * projections). Row i of Y depends only on row i of X and A: the same bits
+ * whatever rows is and however a caller splits the rows. */
+typedef void (*hs_f32_gemm_fn)(size_t rows, size_t m, size_t k,
+                               const float *a, size_t lda, const float *x,
+                               size_t ldx, float *y, size_t ldy);
+
 #define HS_ATTN_MAX_D 64
 
 /* The operations, in table order. X(op) */
 #define HS_OPS(X)                                                            \
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
-  X(f32_attn_row_2pass)
+  X(f32_attn_row_2pass) X(f32_gemm)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -117,6 +125,7 @@ typedef struct hs_kernels {
   hs_f64_gemv_fn f64_gemv;
   hs_f64_attn_row_fn f64_attn_row;
   hs_f32_attn_row_2pass_fn f32_attn_row_2pass;
+  hs_f32_gemm_fn f32_gemm;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 } hs_kernels;

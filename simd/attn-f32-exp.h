@@ -94,28 +94,55 @@ static inline __m256 hs_attn_exp_avx2(__m256 x) {
       _mm256_cmp_ps(x, _mm256_set1_ps(HS_ATTN_F32_CUTOFF), _CMP_LT_OQ), f);
 }
 
-/* See HS_ATTN_F32_MAGIC0; NaN in gives an unspecified value. */
-static inline __m256 hs_attn_exp_nonan_avx2(__m256 x) {
-  const __m256 magic = _mm256_set1_ps(HS_ATTN_F32_MAGIC0);
+/* The constants of hs_attn_exp_nonan_avx2, one 8-float row each. */
+#define HS_ATTN_R8(x) {x, x, x, x, x, x, x, x}
+_Alignas(32) static const float hs_attn_exp_avx2_tbl[11][8] = {
+    HS_ATTN_R8(HS_ATTN_F32_MAGIC0), HS_ATTN_R8(HS_ATTN_F32_LOG2E),
+    HS_ATTN_R8(HS_ATTN_F32_MLN2HI), HS_ATTN_R8(HS_ATTN_F32_MLN2LO),
+    HS_ATTN_R8(HS_ATTN_F32_C5),     HS_ATTN_R8(HS_ATTN_F32_C4),
+    HS_ATTN_R8(HS_ATTN_F32_C3),     HS_ATTN_R8(HS_ATTN_F32_C2),
+    HS_ATTN_R8(HS_ATTN_F32_C1),     HS_ATTN_R8(1.0f),
+    HS_ATTN_R8(HS_ATTN_F32_CUTOFF)};
+#undef HS_ATTN_R8
+
+/* hs_attn_exp_nonan_avx2 with its constants read through c (the table
+ * above). A hot loop that passes hs_attn_exp_avx2_consts() fetched anew
+ * in every iteration keeps the constants as memory operands (cheap loads)
+ * instead of 11 of the 16 ymm registers, so that its accumulators are not
+ * spilled to the stack: GCC otherwise keeps the constants and spills the
+ * loop-carried sums, which puts a store-to-load round trip on the critical
+ * path of every iteration (measured: the AVX2 row kernel's v1 loop). */
+static inline __m256 hs_attn_exp_nonan_avx2_c(__m256 x, const float (*c)[8]) {
+  const __m256 magic = _mm256_load_ps(c[0]);
   /* n + magic; bits of vn << 23 = n << 23 (two's complement) */
-  __m256 vn = _mm256_fmadd_ps(x, _mm256_set1_ps(HS_ATTN_F32_LOG2E), magic);
+  __m256 vn = _mm256_fmadd_ps(x, _mm256_load_ps(c[1]), magic);
   __m256i e = _mm256_slli_epi32(_mm256_castps_si256(vn), 23);
   vn = _mm256_sub_ps(vn, magic);
   /* |t| <= ln2/2 */
-  __m256 t = _mm256_fmadd_ps(vn, _mm256_set1_ps(HS_ATTN_F32_MLN2HI), x);
-  t = _mm256_fmadd_ps(vn, _mm256_set1_ps(HS_ATTN_F32_MLN2LO), t);
+  __m256 t = _mm256_fmadd_ps(vn, _mm256_load_ps(c[2]), x);
+  t = _mm256_fmadd_ps(vn, _mm256_load_ps(c[3]), t);
   /* p = exp(t) = 1 + t*(c1 + t*(c2 + ...)) in [0.7, 1.42] */
-  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(HS_ATTN_F32_C5), t,
-                             _mm256_set1_ps(HS_ATTN_F32_C4));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C3));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C2));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(HS_ATTN_F32_C1));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.0f));
+  __m256 p = _mm256_fmadd_ps(_mm256_load_ps(c[4]), t, _mm256_load_ps(c[5]));
+  p = _mm256_fmadd_ps(p, t, _mm256_load_ps(c[6]));
+  p = _mm256_fmadd_ps(p, t, _mm256_load_ps(c[7]));
+  p = _mm256_fmadd_ps(p, t, _mm256_load_ps(c[8]));
+  p = _mm256_fmadd_ps(p, t, _mm256_load_ps(c[9]));
   /* f = exp(t) * 2^n, exact exponent add: normal for x >= cutoff */
   __m256 f = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e));
   /* x < cutoff (and -inf) gives +0 */
-  return _mm256_andnot_ps(
-      _mm256_cmp_ps(x, _mm256_set1_ps(HS_ATTN_F32_CUTOFF), _CMP_LT_OQ), f);
+  return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_load_ps(c[10]), _CMP_LT_OQ), f);
+}
+
+/* The table, opaque to the optimizer: call once per loop iteration. */
+static inline const float (*hs_attn_exp_avx2_consts(void))[8] {
+  const float(*c)[8] = hs_attn_exp_avx2_tbl;
+  __asm__("" : "+r"(c));
+  return c;
+}
+
+/* See HS_ATTN_F32_MAGIC0; NaN in gives an unspecified value. */
+static inline __m256 hs_attn_exp_nonan_avx2(__m256 x) {
+  return hs_attn_exp_nonan_avx2_c(x, hs_attn_exp_avx2_tbl);
 }
 #endif
 

@@ -135,10 +135,12 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
       __m256 nan = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
       size_t g = 0;
       for (; g + 16 <= nb; g += 16) {
+        /* constants from memory: the 4 accumulators stay in registers */
+        const float(*ec)[8] = hs_attn_exp_avx2_consts();
         __m256 x0 = _mm256_sub_ps(_mm256_load_ps(sb + g), vm);
         __m256 x1 = _mm256_sub_ps(_mm256_load_ps(sb + g + 8), vm);
-        __m256 e0 = hs_attn_exp_nonan_avx2(x0);
-        __m256 e1 = hs_attn_exp_nonan_avx2(x1);
+        __m256 e0 = hs_attn_exp_nonan_avx2_c(x0, ec);
+        __m256 e1 = hs_attn_exp_nonan_avx2_c(x1, ec);
         /* x <= 0 or NaN: nan is NaN iff some x is */
         nan = _mm256_add_ps(nan, _mm256_add_ps(x0, x1));
         bsum = _mm256_add_ps(bsum, _mm256_add_ps(e0, e1));

@@ -72,6 +72,20 @@ static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
   return ok ? 0 : -1;
 }
 
+/* Y[i*ldy + r] = sum_c X[i*ldx + c] A[r*lda + c], i < rows: f32 on the
+ * batched gemm kernel, f64 one gemv per row. Row i depends only on row i
+ * of X, so splitting rows among threads or chunks changes no bit. */
+static void FN(gemm)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
+                     const REAL *a, size_t lda, const REAL *x, size_t ldx,
+                     REAL *y, size_t ldy) {
+#if HS_TWO_PASS
+  kt->f32_gemm(rows, m, k, a, lda, x, ldx, y, ldy);
+#else
+  for (size_t i = 0; i < rows; i++)
+    KOP(kt, gemv)(m, k, a, lda, x + i * ldx, y + i * ldy);
+#endif
+}
+
 /* x_i = embed[symbol] + positional features. Features are computed in
  * REAL, so i/n carries the rounding of the working precision. */
 static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
@@ -235,6 +249,7 @@ typedef struct FN(job) {
   const size_t *qs;
   int sparse, hbase;
   size_t maxhid;
+  size_t ow; /* sum of this layer's dv: one row of attention outputs */
   hs_head_stats *stats; /* this layer's heads, or NULL */
   const float *const *tiles; /* skip ON (f32): per head the bounds table of
                                 FN(tiles_make), or NULL */
@@ -455,15 +470,15 @@ static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
 }
 #endif
 
-static void FN(one_row)(const FN(job) *J, size_t i, REAL *out, REAL *tmp,
-                        REAL *hid, FN(part) *p) {
+/* The attention of row i, every head: head h's dv outputs at out + (the
+ * dv of the heads before it). Reads Q, K, V only, never X. */
+static void FN(attend_row)(const FN(job) *J, size_t i, REAL *out, FN(part) *p) {
   double *err = &p->err;
   hs_head_stats *stats = p->stats;
   const hs_layer *L = J->L;
   const hs_kernels *kt = J->kt;
   const hs_run_opts *o = J->o;
-  size_t n = J->n, np = J->np, d = J->d;
-  REAL *X = J->X;
+  size_t n = J->n, np = J->np;
   for (int h = 0; h < L->nheads; h++) {
     const hs_head *H = &L->heads[h];
     size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
@@ -505,29 +520,51 @@ static void FN(one_row)(const FN(job) *J, size_t i, REAL *out, REAL *tmp,
     } else {
       FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
     }
-    KOP(kt, gemv)(d, dv, J->w->wo[J->hbase + h], dv, out, tmp);
-    for (size_t c = 0; c < d; c++) X[i * d + c] += tmp[c];
+    out += dv;
+  }
+}
+
+/* Rows i0 .. i0 + cnt - 1 (cnt <= HS_ROW_CHUNK) after their attention
+ * (outputs in out, J->ow per row): x += W_o out per head, in head order,
+ * then the feed-forward, each as one batched product over the rows. The
+ * same per-row arithmetic as one row at a time. */
+static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
+                            const REAL *out, REAL *tmp, REAL *hid) {
+  const hs_layer *L = J->L;
+  const hs_kernels *kt = J->kt;
+  size_t d = J->d, ow = J->ow, off = 0;
+  REAL *x = J->X + i0 * d;
+  for (int h = 0; h < L->nheads; h++) {
+    size_t dv = (size_t)L->heads[h].dv;
+    FN(gemm)(kt, cnt, d, dv, J->w->wo[J->hbase + h], dv, out + off, ow, tmp, d);
+    for (size_t k = 0; k < cnt * d; k++) x[k] += tmp[k];
+    off += dv;
   }
   if (L->hidden > 0) {
     int l = (int)(L - J->m->layers);
     size_t nh = (size_t)L->hidden;
-    REAL *x = X + i * d;
-    KOP(kt, gemv)(nh, d, J->w->w1[l], d, x, hid);
-    for (size_t u = 0; u < nh; u++) hid[u] += J->w->b1[l][u];
-    for (size_t p = 0; p < (size_t)L->ln_pairs; p++)
-      FN(ln_pair)(hid + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
-    for (size_t u = 0; u < nh; u++) hid[u] = hid[u] > 0 ? hid[u] : 0;
-    KOP(kt, gemv)(d, nh, J->w->w2[l], nh, hid, tmp);
-    for (size_t c = 0; c < d; c++) x[c] += tmp[c] + J->w->b2[l][c];
+    const REAL *b1 = J->w->b1[l], *b2 = J->w->b2[l];
+    FN(gemm)(kt, cnt, nh, d, J->w->w1[l], d, x, d, hid, nh);
+    for (size_t r = 0; r < cnt; r++) {
+      REAL *hr = hid + r * nh;
+      for (size_t u = 0; u < nh; u++) hr[u] += b1[u];
+      for (size_t p = 0; p < (size_t)L->ln_pairs; p++)
+        FN(ln_pair)(hr + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
+      for (size_t u = 0; u < nh; u++) hr[u] = hr[u] > 0 ? hr[u] : 0;
+    }
+    FN(gemm)(kt, cnt, d, nh, J->w->w2[l], nh, hid, nh, tmp, d);
+    for (size_t r = 0; r < cnt; r++)
+      for (size_t c = 0; c < d; c++) x[r * d + c] += tmp[r * d + c] + b2[c];
   }
 }
 
 static void *FN(rows_worker)(void *arg) {
   FN(part) *p = arg;
   const FN(job) *J = p->J;
-  REAL *out = malloc(HS_ATTN_MAX_D * sizeof(REAL));
-  REAL *tmp = malloc(J->d * sizeof(REAL));
-  REAL *hid = malloc(J->maxhid * sizeof(REAL));
+  const size_t C = HS_ROW_CHUNK;
+  REAL *out = malloc(C * (J->ow ? J->ow : 1) * sizeof(REAL));
+  REAL *tmp = malloc(C * J->d * sizeof(REAL));
+  REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
   /* two-pass rows: at most ntiles segments, tiles and super-tiles */
   p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
   p->keep = malloc(J->ntiles + 1);
@@ -536,10 +573,18 @@ static void *FN(rows_worker)(void *arg) {
   p->daz = hs_daz_enabled();
 #endif
   p->rc = out && tmp && hid && p->seg && p->keep && p->ubuf ? 0 : -1;
-  for (size_t c = (size_t)p->k * HS_ROW_CHUNK; p->rc == 0 && c < J->nq;
-       c += (size_t)p->T * HS_ROW_CHUNK)
-    for (size_t t = c; t < c + HS_ROW_CHUNK && t < J->nq; t++)
-      FN(one_row)(J, J->sparse ? J->qs[t] : t, out, tmp, hid, p);
+  for (size_t c = (size_t)p->k * C; p->rc == 0 && c < J->nq;
+       c += (size_t)p->T * C) {
+    size_t e = c + C < J->nq ? c + C : J->nq;
+    for (size_t t = c; t < e; t++)
+      FN(attend_row)(J, J->sparse ? J->qs[t] : t, out + (t - c) * J->ow, p);
+    if (!J->sparse) {
+      FN(finish_rows)(J, c, e - c, out, tmp, hid);
+    } else {
+      for (size_t t = c; t < e; t++)
+        FN(finish_rows)(J, J->qs[t], 1, out + (t - c) * J->ow, tmp, hid);
+    }
+  }
   free(out);
   free(tmp);
   free(hid);
@@ -547,6 +592,57 @@ static void *FN(rows_worker)(void *arg) {
   free(p->keep);
   free(p->ubuf);
   return NULL;
+}
+
+/* One thread's share of a layer's projections: positions [p0, p1) of
+ * every head's keys and values (and queries, unless sparse). */
+typedef struct FN(proj) {
+  const FN(job) *J;
+  size_t p0, p1;
+} FN(proj);
+
+static void *FN(proj_worker)(void *arg) {
+  const FN(proj) *P = arg;
+  const FN(job) *J = P->J;
+  const hs_layer *L = J->L;
+  size_t d = J->d, cnt = P->p1 - P->p0;
+  const REAL *x = J->X + P->p0 * d;
+  for (int h = 0; h < L->nheads && cnt > 0; h++) {
+    size_t dk = (size_t)L->heads[h].dk, dv = (size_t)L->heads[h].dv;
+    int g = J->hbase + h;
+    if (!J->sparse)
+      FN(gemm)(J->kt, cnt, dk, d, J->w->wq[g], d, x, d, J->Q[h] + P->p0 * dk, dk);
+    FN(gemm)(J->kt, cnt, dk, d, J->w->wk[g], d, x, d, J->K[h] + P->p0 * dk, dk);
+    FN(gemm)(J->kt, cnt, dv, d, J->w->wv[g], d, x, d, J->V[h] + P->p0 * dv, dv);
+  }
+  return NULL;
+}
+
+/* Every head's queries, keys and values of the layer, positions split
+ * among up to `threads` threads in contiguous ranges (the same bits for
+ * every split); sparse queries (at most 6) after, on this thread. */
+static void FN(run_proj)(const FN(job) *J, int threads) {
+  size_t np = J->np, d = J->d;
+  int T = threads > 1 ? threads : 1;
+  if ((size_t)T > np / 256 + 1) T = (int)(np / 256 + 1); /* small n: one */
+  FN(proj) parts[64];
+  pthread_t tid[64];
+  if (T > 64) T = 64;
+  for (int k = 0; k < T; k++)
+    parts[k] = (FN(proj)){J, np * (size_t)k / (size_t)T, np * (size_t)(k + 1) / (size_t)T};
+  int started = 0;
+  for (int k = 1; k < T; k++, started++)
+    if (pthread_create(&tid[k], NULL, FN(proj_worker), &parts[k]) != 0) break;
+  FN(proj_worker)(&parts[0]);
+  for (int k = 1 + started; k < T; k++) FN(proj_worker)(&parts[k]);
+  for (int k = 1; k <= started; k++) pthread_join(tid[k], NULL);
+  if (J->sparse)
+    for (size_t t = 0; t < J->nq; t++)
+      for (int h = 0; h < J->L->nheads; h++) {
+        size_t dk = (size_t)J->L->heads[h].dk, i = J->qs[t];
+        FN(gemm)(J->kt, 1, dk, d, J->w->wq[J->hbase + h], d, J->X + i * d, d,
+                 J->Q[h] + i * dk, dk);
+      }
 }
 
 /* Runs every row of the layer on `threads` threads (1 below a few chunks
@@ -618,7 +714,15 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   if (!X || !Q || !K || !V || !qkv || !tiles) goto done;
   /* peak bytes: accounted from the buffers this pass holds at once */
   size_t nthr = o->threads > 1 ? (size_t)o->threads : 1;
-  size_t base = w.bytes + (np * d + nthr * (d + maxhid + HS_ATTN_MAX_D)) * sizeof(REAL);
+  /* per thread: a chunk of rows' attention outputs, d-wide products and
+   * hidden units (rows_worker) */
+  size_t maxow = 1;
+  for (int l = 0; l < m->nlayers; l++) {
+    size_t ow = 0;
+    for (int h = 0; h < m->layers[l].nheads; h++) ow += (size_t)m->layers[l].heads[h].dv;
+    if (ow > maxow) maxow = ow;
+  }
+  size_t base = w.bytes + (np * d + nthr * HS_ROW_CHUNK * (d + maxhid + maxow)) * sizeof(REAL);
   res->peak_bytes = base;
   FN(embed)(m, &w, s, n, X);
 
@@ -651,13 +755,17 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       V[h] = malloc((np + 1) * dv * sizeof(REAL));
       if (!Q[h] || !K[h] || !V[h]) goto done;
       qkv[h] = (np * dk + (np + 1) * (dk + dv)) * sizeof(REAL);
-      for (size_t i = 0; i < np; i++) {
-        if (!sparse || i == qs[0] || i == qs[1] || i == qs[2] || i == qs[3] ||
-            i == qs[4] || i == qs[5])
-          KOP(kt, gemv)(dk, d, w.wq[hbase + h], d, X + i * d, Q[h] + i * dk);
-        KOP(kt, gemv)(dk, d, w.wk[hbase + h], d, X + i * d, K[h] + i * dk);
-        KOP(kt, gemv)(dv, d, w.wv[hbase + h], d, X + i * d, V[h] + i * dv);
-      }
+    }
+    size_t ow = 0;
+    for (int h = 0; h < L->nheads; h++) ow += (size_t)L->heads[h].dv;
+    FN(job) J = {m, L, &w, kt, o, X, Q, K, V, n, np, d, nq, qs, sparse,
+                 hbase, maxhid, ow, res->head_stats ? res->head_stats + hbase : NULL,
+                 (const float *const *)tiles, (np + 1 + 63) / 64,
+                 &res->tiles_total, &res->tiles_skipped};
+    FN(run_proj)(&J, o->threads);
+    for (int h = 0; h < L->nheads; h++) {
+      const hs_head *H = &L->heads[h];
+      size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
       memcpy(K[h] + np * dk, K[h], dk * sizeof(REAL));
       memcpy(V[h] + np * dv, V[h], dv * sizeof(REAL));
       free(tiles[h]);
@@ -675,10 +783,6 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     size_t held = base;
     for (int h = 0; h < maxh; h++) held += qkv[h];
     if (held > res->peak_bytes) res->peak_bytes = held;
-    FN(job) J = {m, L, &w, kt, o, X, Q, K, V, n, np, d, nq, qs, sparse,
-                 hbase, maxhid, res->head_stats ? res->head_stats + hbase : NULL,
-                 (const float *const *)tiles, (np + 1 + 63) / 64,
-                 &res->tiles_total, &res->tiles_skipped};
     double err = 0;
     if (FN(run_rows)(&J, o->threads, &err) != 0) goto done;
     if (res->attn_error) res->attn_error[l] = err;
