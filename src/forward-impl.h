@@ -397,11 +397,13 @@ static int FN(skip_mark)(const FN(job) *J, int h, const float *q, size_t a,
   }
   const float *sup = T + J->ntiles * 2 * dk;
   const size_t sa = ta / HS_SUPER, sb = tb / HS_SUPER;
-  /* the super-tile, then the tile, with the largest bound */
+  /* the super-tile, then the tile, with the largest bound; the bounds of
+   * that super-tile's tiles are kept in tub[] for the marking below */
+  double *sub = p->ubuf, *tub = p->ubuf + (sb - sa + 1);
   size_t sbest = SIZE_MAX, tbest = SIZE_MAX;
   double ubest = -INFINITY;
   for (size_t s = sa; s <= sb; s++) {
-    double u = p->ubuf[s - sa] = FN(tile_bound)(sup + s * 2 * dk, dk, qd, lim, absm);
+    double u = sub[s - sa] = FN(tile_bound)(sup + s * 2 * dk, dk, qd, lim, absm);
     if (u > ubest) ubest = u, sbest = s;
   }
   if (sbest == SIZE_MAX) return 0;
@@ -409,7 +411,7 @@ static int FN(skip_mark)(const FN(job) *J, int h, const float *q, size_t a,
   size_t t1 = sbest * HS_SUPER + HS_SUPER - 1 < tb ? sbest * HS_SUPER + HS_SUPER - 1 : tb;
   ubest = -INFINITY;
   for (size_t t = t0; t <= t1; t++) {
-    double u = FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm);
+    double u = tub[t - t0] = FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm);
     if (u > ubest) ubest = u, tbest = t;
   }
   if (tbest == SIZE_MAX) return 0;
@@ -429,17 +431,20 @@ static int FN(skip_mark)(const FN(job) *J, int h, const float *q, size_t a,
     if (A <= lim && lo > mlo) mlo = lo;
   }
   if (!(mlo > -INFINITY)) return 0;
-  /* skip whole super-tiles, else tile by tile */
+  /* skip whole super-tiles, else tile by tile (the best super-tile's tile
+   * bounds computed once, above) */
   for (size_t s = sa; s <= sb; s++) {
     size_t u0 = s * HS_SUPER > ta ? s * HS_SUPER : ta;
     size_t u1 = s * HS_SUPER + HS_SUPER - 1 < tb ? s * HS_SUPER + HS_SUPER - 1 : tb;
-    if (mlo - p->ubuf[s - sa] > HS_SKIP_CUT) {
+    if (mlo - sub[s - sa] > HS_SKIP_CUT) {
       memset(p->keep + (u0 - ta), 0, u1 - u0 + 1);
       continue;
     }
-    for (size_t t = u0; t <= u1; t++)
-      p->keep[t - ta] =
-          !(mlo - FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm) > HS_SKIP_CUT);
+    for (size_t t = u0; t <= u1; t++) {
+      double u = s == sbest ? tub[t - t0]
+                            : FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm);
+      p->keep[t - ta] = !(mlo - u > HS_SKIP_CUT);
+    }
   }
   return 1;
 }
@@ -568,7 +573,8 @@ static void *FN(rows_worker)(void *arg) {
   /* two-pass rows: at most ntiles segments, tiles and super-tiles */
   p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
   p->keep = malloc(J->ntiles + 1);
-  p->ubuf = malloc((J->ntiles / 64 + 2) * sizeof(double));
+  /* super-tile bounds, then one super-tile's tile bounds */
+  p->ubuf = malloc((J->ntiles / 64 + 2 + 64) * sizeof(double));
 #if HS_TWO_PASS
   p->daz = hs_daz_enabled();
 #endif
