@@ -374,6 +374,8 @@ class Report:
         self.counting = read_bench(os.path.join(d, "sweep-counting.csv"))
         self.threads = read_bench(os.path.join(d, "sweep-threads.csv"))
         self.skip = read_bench(os.path.join(d, "sweep-skip.csv"))
+        self.isa = read_bench(os.path.join(d, "sweep-isa.csv"))
+        self.depth6 = read_bench(os.path.join(d, "sweep-depth6.csv"))
         self.simulate = read_csv(os.path.join(d, "simulate.csv"), SIMULATE_COLS,
                                  SIMULATE_NUM, ints=["n", "strings", "positions"])
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
@@ -396,7 +398,8 @@ class Report:
                  ("sweep-accuracy.csv", self.accuracy), ("sweep-suite.csv", self.suite),
                  ("boundary.csv", self.boundary), ("simulate.csv", self.simulate),
                  ("sweep-counting.csv", self.counting), ("sweep-threads.csv", self.threads),
-                 ("sweep-skip.csv", self.skip)]
+                 ("sweep-skip.csv", self.skip), ("sweep-isa.csv", self.isa),
+                 ("sweep-depth6.csv", self.depth6)]
         present = [(n, rows) for n, rows in files if rows]
         allrows = [r for _, rows in present for r in rows]
         model, flags = cpuinfo()
@@ -1230,6 +1233,86 @@ class Report:
         self.w(*md_table(["formula", "mu", "n", "isa", "skip on ms", "skip off ms",
                           "online ms", "tiles skipped", "off / on"], out), "")
 
+    # ---------------------------------------------------------- l issue 6
+    def section_issue6(self):
+        """Every target of the forward-pass performance issue, each from the
+        CSV that measures it, the compared runs side by side."""
+        self.w("## l. Forward-pass targets, side by side", "")
+        self.w("Each row compares runs of one `hardsoft bench` invocation (same "
+               "process, same string, interleaved in time); ratios are of medians.", "")
+        out = []
+        asb = "a S b"
+        # 1. a S b against PyTorch and the OpenBLAS baseline (scaling sweep)
+        for isa in order_isas(unique(r["isa"] for r in self.scal if r["isa"] in HS_ISAS
+                                     and r["isa"] != "scalar")):
+            ti = self.t(asb, isa, 4096)
+            for peer, want in (("torch", 30), ("openblas", 6)):
+                tp = self.t(asb, peer, 4096)
+                sp = tp / ti if isnum(ti) and isnum(tp) and ti > 0 else float("nan")
+                out.append([f"{ISA_LABEL[peer]} / {ISA_LABEL[isa]} >= {want}x",
+                            code(asb) + " pe mu=4, n=4096, 1 thread",
+                            f"{fmt_ms(tp)} vs {fmt_ms(ti)} ms" if isnum(sp) else NM,
+                            fmt_x(sp) if isnum(sp) else NM,
+                            mark(sp >= want) if isnum(sp) else NM])
+        # 2. skipping at mu = 32
+        for r in self.skip or []:
+            if r.get("skip") != "on" or r["scale"] < 32 or r["formula"] != asb:
+                continue  # the target is stated for a S b
+            off = next((o for o in self.skip if o.get("skip") == "off" and
+                        (o["formula"], o["scale"], o["n"], o["isa"]) ==
+                        (r["formula"], r["scale"], r["n"], r["isa"])), None)
+            if not off:
+                continue
+            sp = off["seconds_median"] / r["seconds_median"]
+            out.append(["skip on >= 3x skip off, mu >= 32",
+                        f"{code(short(r['formula']))} n={r['n']}, {r['isa']}",
+                        f"{fmt_ms(off['seconds_median'])} vs {fmt_ms(r['seconds_median'])} ms",
+                        fmt_x(sp), mark(sp >= 3)])
+        # 3. two threads against one
+        for r in self.threads or []:
+            if r["threads"] != 2 or r["n"] < 4096:
+                continue
+            one = next((o for o in self.threads if o["threads"] == 1 and
+                        (o["formula"], o["n"], o["isa"], o.get("skip")) ==
+                        (r["formula"], r["n"], r["isa"], r.get("skip"))), None)
+            if not one:
+                continue
+            sp = one["seconds_median"] / r["seconds_median"]
+            out.append(["2 threads >= 1.8x 1 thread, n >= 4096",
+                        f"{code(short(r['formula']))} n={r['n']}, {r['isa']}",
+                        f"{fmt_ms(one['seconds_median'])} vs {fmt_ms(r['seconds_median'])} ms",
+                        fmt_x(sp), mark(sp >= 1.8)])
+        # 4. AVX-512 against AVX2 on the fused (online) path
+        for r in self.isa or []:
+            if r["isa"] != "avx512" or r["n"] < 4096:
+                continue
+            a2 = next((o for o in self.isa if o["isa"] == "avx2" and
+                       (o["formula"], o["n"], o["scale"]) ==
+                       (r["formula"], r["n"], r["scale"])), None)
+            if not a2:
+                continue
+            sp = a2["seconds_median"] / r["seconds_median"]
+            out.append(["AVX-512 >= 1.5x AVX2, fused path, n >= 4096",
+                        f"{code(short(r['formula']))} n={r['n']}, 1 thread",
+                        f"{fmt_ms(a2['seconds_median'])} vs {fmt_ms(r['seconds_median'])} ms",
+                        fmt_x(sp), mark(sp >= 1.5)])
+        # 5. depth 6 at n = 65536 on one core
+        for r in self.depth6 or []:
+            mib = r["peak_bytes"] / 2**20 if isnum(r["peak_bytes"]) else float("nan")
+            ok = r["seconds_median"] < 10 and isnum(mib) and mib < 64
+            out.append(["depth 6, n = 65536, 1 core: < 10 s and < 64 MiB peak",
+                        f"{code(short(r['formula']))} {r['mode']} mu={fmt_mu(r['scale'])}, "
+                        f"{r['isa']}, agreement {fmt_agree(r['agree_fraction'])}",
+                        f"{r['seconds_median']:.2f} s, {mib:.1f} MiB",
+                        "—", mark(ok)])
+        if not out:
+            self.w(f"sweep-isa.csv, sweep-depth6.csv: {NM}.", "")
+            return
+        self.w(*md_table(["target", "run", "compared (first / second)", "ratio", "status"],
+                         out), "")
+        self.w("Peak memory is the forward pass's own accounting of the buffers it "
+               "holds at once (the CSV `peak_bytes`), not the process's resident size.", "")
+
     # ---------------------------------------------------------- plots
     def section_plots(self):
         self.w("## Plots", "")
@@ -1255,6 +1338,7 @@ class Report:
         self.section_counting()
         self.section_threads()
         self.section_skip()
+        self.section_issue6()
         self.section_plots()
         return "\n".join(self.out).rstrip("\n") + "\n"
 
@@ -1263,7 +1347,7 @@ def extract_commands(text):
     """The variable settings, loops and hardsoft command lines of
     run-suite.sh, verbatim (continuation lines kept together)."""
     keep = re.compile(r'^\s*("\$HS" (bench|boundary|compile|simulate)|'
-                      r'(lengths|depth4|isas|best|tmp|first|hm)=|'
+                      r'(lengths|depth4|depth6|wide|isas|best|tmp|first|hm)=|'
                       r'if \[ "\$FULL"|else\b|fi\b|for |done\b|mv |rm -rf |'
                       r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')
     lines = text.splitlines()

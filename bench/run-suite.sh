@@ -117,6 +117,21 @@ step "exact skipping of underflowed key tiles: on against off (and the online de
   --lengths 4096,16384 --isas "$best" --skip on,off --repeat 3 --error-max-n 0 \
   --csv "$OUT/sweep-skip.csv"
 
+# the wide ISAs this CPU runs, for the AVX-512 against AVX2 comparison
+wide=$(echo "$isas" | tr ',' '\n' | grep '^avx' | paste -sd, -)
+if [ -n "$wide" ]; then
+  step "AVX-512 against AVX2 on the fused (online) path, n >= 4096"
+  "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
+    --lengths 4096,8192 --isas "$wide" --repeat 5 --error-max-n 0 \
+    --csv "$OUT/sweep-isa.csv"
+fi
+
+depth6='G (a -> X (b U (c & Y (a S (b & X c)))))'
+step "a depth-6 formula at n = 65536 on one core: time and peak memory"
+"$HS" bench --formula "$depth6" --modes pe --scales 4 --lengths 65536 \
+  --isas "$best" --threads 1 --repeat 1 --error-max-n 0 \
+  --csv "$OUT/sweep-depth6.csv"
+
 step "hyperfine: whole hardsoft eval runs, scalar against AVX2 against AVX-512"
 BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 
