@@ -104,7 +104,7 @@ ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
   return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-/* Scores of nb <= 64 keys into sb (lanes past nb: -inf); returns the
+/* Scores of nb <= BLK keys into sb (lanes of the last group past nb: -inf); returns the
  * lane-wise max. DK > 0: keys contiguous with dk == DK, full groups of 8
  * take dots8_contig; the tail group (and DK == 0) the general dots8. */
 ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
@@ -130,8 +130,8 @@ ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
     vmax = _mm256_max_ps(s, vmax);
     g += 8;
   }
-  /* the rest of the block: -inf, weight 0 */
-  for (; g < BLK; g += 8) _mm256_store_ps(sb + g, _mm256_set1_ps(-INFINITY));
+  /* lanes past the last group are never read: the callers' loops stop
+   * at nb rounded up to the group */
   return vmax;
 }
 

@@ -106,8 +106,8 @@ ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
     vmax = _mm512_max_ps(s, vmax);
     g += 16;
   }
-  /* the rest of the block: -inf, weight 0 */
-  for (; g < BLK; g += 16) _mm512_store_ps(sb + g, _mm512_set1_ps(-INFINITY));
+  /* lanes past the last group are never read: the callers' loops stop
+   * at nb rounded up to the group */
   return vmax;
 }
 
