@@ -189,7 +189,9 @@ void cli_describe_model(FILE *f, const hs_model *m) {
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
       fprintf(f, "  head %d: %s", h, hs_attn_kind_name(H->kind));
-      if (H->kind == HS_ATTN_SOFTMAX)
+      if (H->kind == HS_ATTN_SOFTMAX && H->target == HS_ATTN_SOFTMAX)
+        fprintf(f, " (%s, no hard counterpart)", tau_text(H, buf, sizeof buf));
+      else if (H->kind == HS_ATTN_SOFTMAX)
         fprintf(f, " (%s, standing in for %s)", tau_text(H, buf, sizeof buf),
                 hs_attn_kind_name(H->target));
       fprintf(f, ", mask %s, dk = %d, dv = %d\n", hs_mask_name(H->mask), H->dk, H->dv);

@@ -70,9 +70,11 @@ typedef struct cnode {
   int coord, scratch;
   int ready;       /* sublayer after which coord is final; -1 = embedded */
   int attn_at, ffn_at; /* sublayers holding its head / its ReLU units */
-  /* C_COUNT: uniform attention over the past (right = 1: j <= i) or the
-   * future (right = 0: j >= i) plus BOS, reading val, or the BOS indicator
-   * when val < 0. C_SIGN: [u > 0] for u = sum coef[t] x[ins[t]] with ins
+  /* C_COUNT: attention over the past (right = 1: j <= i), the future
+   * (right = 0: j >= i) or every position (right = 2), plus BOS, reading
+   * val, or the BOS indicator when val < 0; uniform (k = 0: #/D with D the
+   * number of visible keys) or BOS-weighted (k = 1: #/(n+1), see
+   * fill_aux_head). C_SIGN: [u > 0] for u = sum coef[t] x[ins[t]] with ins
    * counts and the BOS reader a; fnode and k (the variant) identify it. */
   int nin;
   int *ins;
@@ -159,15 +161,17 @@ static int pf_node(builder *B, hs_pf_kind kind, int64_t k, int64_t r,
   return add(B, n);
 }
 
-static int count_node(builder *B, int past, int val) {
+static int count_node(builder *B, int past, int val, int common) {
   cnode n = blank(C_COUNT, -1);
   n.right = past;
   n.val = val;
+  n.k = common;
   return add(B, n);
 }
 
 /* [u > 0] for u = (sigma T + delta) / D, T = sum coef #(arg) + c the
- * comparison's integer, D = i + 1 (past) or n - i + 2 (future):
+ * comparison's integer, D = i + 1 (past), n - i + 2 (future) or n + 1
+ * (mixed, see lower_cmp):
  * variant 0: T - 1/2 (T > 0), 1: T + 1/2 (T >= 0), 2: -T - 1/2 (T < 0),
  * 3: -T + 1/2 (T <= 0). Never 0, and |u| >= 1 / (2 D). */
 static int sign_node(builder *B, int32_t id, int variant, const int *cnt,
@@ -197,16 +201,28 @@ static int lower(builder *B, int32_t id);
 
 /* A comparison sum coef #(arg) + c REL 0: one uniform head per count
  * (output #/D exactly: equal scores give equal weights under softmax as
- * well), one reading the BOS indicator (output 1/D), then signs. */
+ * well), one reading the BOS indicator (output 1/D), then signs.
+ *
+ * Mixed comparisons (#< and #> terms together) cannot use those heads: the
+ * past counts come out over i + 1, the future ones over n - i + 2, and no
+ * linear map (a ReLU layer) recovers the sign of their integer combination
+ * from two fractions with different denominators. So every count of a
+ * mixed comparison is taken over the common denominator n + 1 instead, by
+ * giving BOS the missing weight (fill_aux_head), and the constant by a
+ * uniform head over all n + 1 positions reading the BOS indicator. The
+ * sign then sees u = (sigma T + delta)/(n + 1), |u| >= 1/(2(n+1)): the same
+ * bound both sign methods are built for. */
 static int lower_cmp(builder *B, int32_t id) {
   const hs_node *x = &B->f->nodes[id];
-  int past = x->nterms ? x->terms[0].past : 1;
-  for (int t = 1; t < x->nterms; t++)
-    if (x->terms[t].past != past) {
-      snprintf(B->msg, B->len, "comparisons mixing #< and #> are not "
-               "supported yet (in mode %s)", hs_mode_name(B->o.mode));
-      return -1;
-    }
+  int past = x->nterms ? x->terms[0].past : 1, mixed = 0;
+  for (int t = 1; t < x->nterms; t++) mixed |= x->terms[t].past != past;
+  if (mixed && B->o.mode == HS_MODE_FIXED) {
+    snprintf(B->msg, B->len, "comparisons mixing #< and #> are not available "
+             "in mode fixed: they need a BOS weight growing like n, which "
+             "bounded scores at a constant temperature cannot give (use pe, "
+             "temp or hard)");
+    return -1;
+  }
   if (x->nterms == 0) {
     int64_t c = x->c;
     int v = x->rel == HS_REL_LT ? c < 0 : x->rel == HS_REL_LE ? c <= 0
@@ -219,9 +235,10 @@ static int lower_cmp(builder *B, int32_t id) {
   for (int t = 0; t < x->nterms; t++) {
     int a = lower(B, x->terms[t].arg);
     if (a < 0) { free(cnt); return -1; }
-    cnt[t] = count_node(B, past, a);
+    cnt[t] = mixed ? count_node(B, x->terms[t].past, a, 1)
+                   : count_node(B, past, a, 0);
   }
-  int r = count_node(B, past, -1), out;
+  int r = count_node(B, mixed ? 2 : past, -1, 0), out;
   if (B->o.sign == HS_SIGN_TEMP) add(B, blank(C_TRUE, -1)); /* keys, values */
   switch (x->rel) {
     case HS_REL_GT: out = sign_node(B, id, 0, cnt, r); break;
@@ -528,14 +545,16 @@ static void cname(const builder *B, int id, char *buf, size_t len) {
       snprintf(buf, len, "%s(%s)", n->right ? "O" : "F", x);
       return;
     case C_PF: snprintf(buf, len, "%s", hs_pf_kind_name(n->pf)); return;
-    case C_COUNT:
+    case C_COUNT: {
+      const char *den = n->k || n->right == 2 ? "(n+1)"
+                        : n->right ? "(i+1)" : "(n-i+2)";
       if (n->val >= 0) cname(B, n->val, x, sizeof x);
       if (n->val >= 0)
-        snprintf(buf, len, "#%c(%s) / %s", n->right ? '<' : '>', x,
-                 n->right ? "(i+1)" : "(n-i+2)");
+        snprintf(buf, len, "#%c(%s) / %s", n->right ? '<' : '>', x, den);
       else
-        snprintf(buf, len, "1 / %s", n->right ? "(i+1)" : "(n-i+2)");
+        snprintf(buf, len, "1 / %s", den);
       return;
+    }
     default: snprintf(buf, len, "?"); return;
   }
 }
@@ -561,17 +580,36 @@ static char *head_desc(const builder *B, const cnode *n) {
 
 /* ------------------------------------------------------ assembly */
 
-/* The uniform count head and the temperature sign head (C_COUNT, C_SIGN
- * with --sign temp).
+/* The count heads and the temperature sign head (C_COUNT, C_SIGN with
+ * --sign temp).
  *   count: all scores 0, so softmax weights are exactly 1/D over the D
- *     visible keys (j <= i or j >= i, plus BOS) and average-hard attention
- *     is the same: the output is #/D, #/D exact up to one rounding.
+ *     visible keys (j <= i, j >= i or all j, plus BOS) and average-hard
+ *     attention is the same: the output is #/D, exact up to one rounding.
+ *   BOS-weighted count (k = 1, mixed comparisons): the non-BOS keys score
+ *     0 and BOS scores ln w, so BOS weighs as much as w positions and the
+ *     denominator is w + (number of non-BOS keys). w = n + 1 - i for the
+ *     past (i keys j = 1..i), w = i for the future (n - i + 1 keys
+ *     j = i..n): both give exactly n + 1 (at i >= 1; w >= 1 always). The
+ *     score is the feature ln(n+1-i) or ln i at tau = 1 (pe; hard mode
+ *     too, since average-hard attention cannot weight BOS: these are
+ *     softmax heads there, exact by construction rather than by a limit),
+ *     or ln(..)/n at tau = 1/n (temp, bounded features). No mu is
+ *     involved: the weights are exact, not a limit. The online kernels see
+ *     BOS last, so the non-BOS weights are exactly 1 until the single
+ *     rescaling by 1/w, and the sum of the values stays an exact integer.
  *   sign: q_i = u_i - K [i = 0], k_j = v_j = [j >= 1]; the non-BOS keys
  *     (m of them, 1 <= m <= n) score u_i / tau, BOS 0, so the output
  *     m e^{u/tau} / (1 + m e^{u/tau}) is within (n+1)^{1 - mu/4} of [u > 0]
  *     when tau = 1/(mu n ln(n+1)), since |u| >= 1/(2(n+1)): exact (< 1/4)
  *     at every n >= 1 once mu > 12. Hard mode: average-hard attention,
  *     exact. K keeps BOS's own row negative. */
+/* The feature whose value is the BOS score of a BOS-weighted count. */
+static hs_pf_kind weight_feature(const builder *B, const cnode *n) {
+  int bounded = B->o.mode == HS_MODE_TEMP;
+  if (n->right == 1) return bounded ? HS_PF_LN_REST_OVER_N : HS_PF_LN_REST;
+  return bounded ? HS_PF_LN_I_OVER_N : HS_PF_LN_I;
+}
+
 static double sign_k(const cnode *n) {
   double k = 1;
   for (int t = 0; t < n->nin; t++) k += fabs(n->coef[t]);
@@ -582,11 +620,16 @@ static int fill_aux_head(const builder *B, const cnode *n, hs_head *H, int d) {
   int sign = n->kind == C_SIGN;
   H->dk = 1;
   H->dv = 1;
-  H->mask = sign || n->right ? HS_MASK_LE : HS_MASK_GE;
-  H->target = HS_ATTN_HARD_AVG;
-  H->kind = B->o.mode == HS_MODE_HARD ? HS_ATTN_HARD_AVG : HS_ATTN_SOFTMAX;
+  int weighted = !sign && n->k == 1;
+  H->mask = sign || n->right == 1 ? HS_MASK_LE
+            : n->right == 2       ? HS_MASK_NONE
+                                  : HS_MASK_GE;
+  H->target = weighted ? HS_ATTN_SOFTMAX : HS_ATTN_HARD_AVG;
+  H->kind = B->o.mode == HS_MODE_HARD && !weighted ? HS_ATTN_HARD_AVG
+                                                   : HS_ATTN_SOFTMAX;
   H->tau_law = HS_TAU_CONST;
   H->tau_c = 1;
+  if (weighted && B->o.mode == HS_MODE_TEMP) H->tau_law = HS_TAU_INV_N;
   if (sign && B->o.mode == HS_MODE_FIXED) H->tau_c = 1.0 / B->o.scale;
   if (sign && (B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_TEMP)) {
     H->tau_law = HS_TAU_INV_NLOGN;
@@ -599,8 +642,12 @@ static int fill_aux_head(const builder *B, const cnode *n, hs_head *H, int d) {
   char name[300], buf[400];
   cname(B, (int)(n - B->c), name, sizeof name);
   if (sign) snprintf(buf, sizeof buf, "sign of %s: BOS against j >= 1", name);
+  else if (weighted)
+    snprintf(buf, sizeof buf, "uniform over %s, BOS weighing %s: reads the "
+             "count / (n+1)", mask_text(H->mask), n->right ? "n+1-i" : "i");
   else if (n->val < 0)
-    snprintf(buf, sizeof buf, "uniform over %s: 1/D", mask_text(H->mask));
+    snprintf(buf, sizeof buf, "uniform over %s: 1/%s", mask_text(H->mask),
+             n->right == 2 ? "(n+1)" : "D");
   else
     snprintf(buf, sizeof buf, "uniform over %s: reads the count / D", mask_text(H->mask));
   H->desc = xstrdup(buf);
@@ -617,6 +664,10 @@ static int fill_aux_head(const builder *B, const cnode *n, hs_head *H, int d) {
     H->wv[one] = 1;
     H->wo[n->scratch] = 1;
   } else {
+    if (weighted) {
+      H->wq[B->pf_coord[weight_feature(B, n)]] = 1;
+      H->wk[bos] = 1;
+    }
     H->wv[n->val >= 0 ? B->c[n->val].coord : bos] = 1;
     H->wo[n->coord] = 1;
   }
@@ -741,6 +792,9 @@ static int build_model(builder *B, hs_model **out) {
       feature(B, HS_PF_I_OVER_N, 0, 0);
     }
   }
+  for (int i = 0; i < B->n; i++)
+    if (B->c[i].kind == C_COUNT && B->c[i].k == 1)
+      feature(B, weight_feature(B, &B->c[i]), 0, 0);
   for (int i = 0; i < B->n; i++) {
     cnode *n = &B->c[i];
     if (n->kind == C_PF) n->coord = feature(B, n->pf, n->k, n->r);

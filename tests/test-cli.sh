@@ -44,7 +44,10 @@ expect_err "bad scale nan" "positive number" "$HS" eval a --scale nan x
 expect_err "bad isa" "not an instruction set" "$HS" eval a --isa sse9 x
 expect_err "bad env isa" "HARDSOFT_ISA" env HARDSOFT_ISA=bogus "$HS" eval a x
 expect_err "missing model" "nope.safetensors" "$HS" run "$t/nope.safetensors" x
-expect_err "mixed counts not yet" "mixing #< and #>" "$HS" eval '#<(a) > #>(b)' x
+expect_err "mixed counts in fixed" "mixing #< and #> are not available in mode fixed" "$HS" eval '#<(a) > #>(b)' --mode fixed x
+expect "mixed counts" 0 "00011" "$HS" eval '#<(a) > #>(b)' --mode pe abbab
+expect "mixed counts hard" 0 "00011" "$HS" eval '#<(a) > #>(b)' --mode hard abbab
+expect "mixed counts temp sign" 0 "00011" "$HS" eval '#<(a) > #>(b)' --mode temp --sign temp --scale 16 abbab
 expect "counting" 0 "0011" "$HS" eval '#<(a) > #<(b)' --mode pe baaa
 expect "counting temp sign" 0 "0011" "$HS" eval '#<(a) > #<(b)' --sign temp --scale 16 baaa
 expect_err "bad sign" "not layernorm or temp" "$HS" eval a --sign cold x
