@@ -22,4 +22,11 @@ for f in 'a S b' 'a U b' 'X a | Y b' 'G (a -> F b)' 'H (a | Y b) & O c' \
     if ! cmp -s "$t/c" "$t/p"; then echo "FAIL '$f' $m $sign: hardsoft run and forward.py differ"; diff "$t/c" "$t/p" | head -4; fail=1; fi
   done
 done
+# mixed #< / #> comparisons (BOS-weighted counts; fixed refuses them)
+for m in hard pe temp; do
+  "$HS" compile '(#<(a) + #>(a) - #<(b) - #>(b) >= 2) | #<(c) > #>(a)' --mode $m -o "$t/m.safetensors" || { fail=1; continue; }
+  "$HS" run "$t/m.safetensors" $strings "$long" > "$t/c" || fail=1
+  $PY bench/peers/forward.py "$t/m.safetensors" $strings "$long" > "$t/p" || fail=1
+  if ! cmp -s "$t/c" "$t/p"; then echo "FAIL mixed $m: hardsoft run and forward.py differ"; diff "$t/c" "$t/p" | head -4; fail=1; fi
+done
 exit $fail
