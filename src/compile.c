@@ -580,6 +580,13 @@ static char *head_desc(const builder *B, const cnode *n) {
 
 /* ------------------------------------------------------ assembly */
 
+/* The feature whose value is the BOS score of a BOS-weighted count. */
+static hs_pf_kind weight_feature(const builder *B, const cnode *n) {
+  int bounded = B->o.mode == HS_MODE_TEMP;
+  if (n->right == 1) return bounded ? HS_PF_LN_REST_OVER_N : HS_PF_LN_REST;
+  return bounded ? HS_PF_LN_I_OVER_N : HS_PF_LN_I;
+}
+
 /* The count heads and the temperature sign head (C_COUNT, C_SIGN with
  * --sign temp).
  *   count: all scores 0, so softmax weights are exactly 1/D over the D
@@ -592,24 +599,17 @@ static char *head_desc(const builder *B, const cnode *n) {
  *     j = i..n): both give exactly n + 1 (at i >= 1; w >= 1 always). The
  *     score is the feature ln(n+1-i) or ln i at tau = 1 (pe; hard mode
  *     too, since average-hard attention cannot weight BOS: these are
- *     softmax heads there, exact by construction rather than by a limit),
- *     or ln(..)/n at tau = 1/n (temp, bounded features). No mu is
- *     involved: the weights are exact, not a limit. The online kernels see
- *     BOS last, so the non-BOS weights are exactly 1 until the single
- *     rescaling by 1/w, and the sum of the values stays an exact integer.
+ *     softmax heads there), or ln(..)/n at tau = 1/n (temp, bounded
+ *     features). The weights are exact by construction, not in a limit,
+ *     so no mu is involved. In float the online kernels see BOS last: the
+ *     keys before BOS's own block weigh exactly 1 and sum to an exact
+ *     integer, and one rescaling by 1/w follows.
  *   sign: q_i = u_i - K [i = 0], k_j = v_j = [j >= 1]; the non-BOS keys
  *     (m of them, 1 <= m <= n) score u_i / tau, BOS 0, so the output
  *     m e^{u/tau} / (1 + m e^{u/tau}) is within (n+1)^{1 - mu/4} of [u > 0]
  *     when tau = 1/(mu n ln(n+1)), since |u| >= 1/(2(n+1)): exact (< 1/4)
  *     at every n >= 1 once mu > 12. Hard mode: average-hard attention,
  *     exact. K keeps BOS's own row negative. */
-/* The feature whose value is the BOS score of a BOS-weighted count. */
-static hs_pf_kind weight_feature(const builder *B, const cnode *n) {
-  int bounded = B->o.mode == HS_MODE_TEMP;
-  if (n->right == 1) return bounded ? HS_PF_LN_REST_OVER_N : HS_PF_LN_REST;
-  return bounded ? HS_PF_LN_I_OVER_N : HS_PF_LN_I;
-}
-
 static double sign_k(const cnode *n) {
   double k = 1;
   for (int t = 0; t < n->nin; t++) k += fabs(n->coef[t]);
