@@ -288,7 +288,9 @@ int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
 void hs_run_result_free(hs_run_result *r);
 
 /* A model prepared for repeated runs (weights converted once). The model
- * must outlive the runner. */
+ * must outlive the runner. With threads > 1 the runner keeps threads - 1
+ * idle worker threads between runs (ended by hs_runner_free); a runner
+ * runs one string at a time. */
 typedef struct hs_runner hs_runner;
 hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
                          size_t len);

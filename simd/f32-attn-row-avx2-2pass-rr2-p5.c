@@ -50,7 +50,8 @@ static void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) {
                                  _mm256_castps256_ps128(qd->q4[2 * c + 1]));
   if (dk == 1 || dk == 2 || dk == 4) {
     float t[8];
-    for (int i = 0; i < 8; i++) t[i] = q[(size_t)i % dk] * inv_tau;
+    /* dk is a power of 2: a mask, not 8-16 divisions per row */
+    for (int i = 0; i < 8; i++) t[i] = q[(size_t)i & (dk - 1)] * inv_tau;
     qd->qc = _mm256_loadu_ps(t);
   } else {
     qd->qc = _mm256_setzero_ps();

@@ -45,7 +45,8 @@ static void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) {
   }
   if (dk == 1 || dk == 2 || dk == 4 || dk == 8) {
     float t[16];
-    for (int i = 0; i < 16; i++) t[i] = q[(size_t)i % dk] * inv_tau;
+    /* dk is a power of 2: a mask, not 8-16 divisions per row */
+    for (int i = 0; i < 16; i++) t[i] = q[(size_t)i & (dk - 1)] * inv_tau;
     qd->qc = _mm512_loadu_ps(t);
   } else {
     qd->qc = _mm512_setzero_ps();

@@ -7,6 +7,23 @@
 #define KOP(kt, op) ((kt)->CAT(SFX, CAT(_, op)))
 #define ONLINE CAT(CAT(hs_, SFX), _online)
 
+#ifndef HS_DKP_DEFINED
+#define HS_DKP_DEFINED
+/* The width a head's queries and keys are stored and scored with: a
+ * softmax head's dk of 3 is padded to 4 and 5..7 to 8, the extra rows of
+ * W_q and W_k zero, so every such head takes the kernels' contiguous
+ * fast paths (dk in {1, 2, 4, 8}: plain loads and lane sums instead of
+ * masked 4-float chunks). The extra terms are 0 * 0 = +0, which leave
+ * every score's value as it is up to the order of the sum. Profiled: the
+ * depth-4 formula's two dk = 3 heads took over half its time. */
+static inline size_t hs_dkp(const hs_head *H) {
+  if (H->kind != HS_ATTN_SOFTMAX) return (size_t)H->dk;
+  if (H->dk == 3) return 4;
+  if (H->dk > 4 && H->dk < 8) return 8;
+  return (size_t)H->dk;
+}
+#endif
+
 /* Model weights converted to REAL once per run. */
 typedef struct FN(wts) {
   size_t bytes; /* all of the below */
@@ -56,8 +73,13 @@ static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
     const hs_layer *L = &m->layers[l];
     for (int k = 0; k < L->nheads; k++, h++) {
       const hs_head *H = &L->heads[k];
-      w->wq[h] = FN(conv)(&w->bytes, H->wq, (size_t)H->dk * d);
-      w->wk[h] = FN(conv)(&w->bytes, H->wk, (size_t)H->dk * d);
+      size_t dkp = hs_dkp(H), dk = (size_t)H->dk;
+      w->wq[h] = FN(conv)(&w->bytes, NULL, dkp * d);
+      w->wk[h] = FN(conv)(&w->bytes, NULL, dkp * d);
+      for (size_t r = 0; w->wq[h] && w->wk[h] && r < dkp * d; r++) {
+        w->wq[h][r] = r < dk * d ? (REAL)H->wq[r] : 0; /* padding rows: 0 */
+        w->wk[h][r] = r < dk * d ? (REAL)H->wk[r] : 0;
+      }
       w->wv[h] = FN(conv)(&w->bytes, H->wv, (size_t)H->dv * d);
       w->wo[h] = FN(conv)(&w->bytes, H->wo, d * (size_t)H->dv);
       ok &= w->wq[h] && w->wk[h] && w->wv[h] && w->wo[h];
@@ -126,7 +148,7 @@ static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
 static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
                          const REAL *K, const REAL *V, size_t lo, size_t hi,
                          REAL *out, hs_head_stats *st) {
-  size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   REAL best = KOP(kt, dot)(dk, q, K), second = -INFINITY;
   size_t pick = 0, cnt = 1;
   for (size_t c = 0; c < dv; c++) out[c] = V[c];
@@ -167,7 +189,7 @@ static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
 static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
                              const REAL *q, const REAL *K, size_t lo,
                              size_t hi, REAL inv_tau) {
-  size_t dk = (size_t)H->dk;
+  size_t dk = hs_dkp(H);
   double m = -INFINITY;
   size_t lastmax = 0, firstmax = 0;
   /* a head that stands in for no hard kind (the BOS-weighted counts) is
@@ -214,7 +236,7 @@ static void FN(rounded_row)(const hs_kernels *kt, const hs_head *H,
                             const REAL *q, const REAL *K, const REAL *V,
                             size_t lo, size_t hi, REAL inv_tau,
                             hs_score_round rnd, REAL *out) {
-  size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   size_t cnt = hi >= lo ? hi - lo + 1 : 0;
   REAL m = -INFINITY, sum = 0;
   for (size_t t = 0; t <= cnt; t++) {
@@ -385,7 +407,7 @@ static inline double FN(tile_bound)(const float *mm, size_t dk,
 static int FN(skip_mark)(const FN(job) *J, int h, const float *q, size_t a,
                          size_t b, float inv_tau, FN(part) *p) {
   const hs_head *H = &J->L->heads[h];
-  const size_t dk = (size_t)H->dk, ta = a / HS_TILE, tb = b / HS_TILE;
+  const size_t dk = hs_dkp(H), ta = a / HS_TILE, tb = b / HS_TILE;
   const float *T = J->tiles[h], *Kh = J->K[h];
   if (dk == 0 || !(inv_tau > 0) || !isfinite(inv_tau)) return 0;
   double qd[HS_ATTN_MAX_D];
@@ -455,7 +477,7 @@ static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
                              size_t a, size_t b, float inv_tau, FN(part) *p,
                              hs_f32_online *st, float *out) {
   const hs_head *H = &J->L->heads[h];
-  const size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+  const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   const size_t ta = a / HS_TILE, tb = b / HS_TILE;
   int marked = J->tiles && J->tiles[h] && !p->daz &&
                FN(skip_mark)(J, h, q, a, b, inv_tau, p);
@@ -486,7 +508,7 @@ static void FN(attend_row)(const FN(job) *J, size_t i, REAL *out, FN(part) *p) {
   size_t n = J->n, np = J->np;
   for (int h = 0; h < L->nheads; h++) {
     const hs_head *H = &L->heads[h];
-    size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+    size_t dk = hs_dkp(H), dv = (size_t)H->dv;
     double nn = (double)(n ? n : 1), tau = H->tau_c;
     if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
     if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
@@ -614,7 +636,7 @@ static void *FN(proj_worker)(void *arg) {
   size_t d = J->d, cnt = P->p1 - P->p0;
   const REAL *x = J->X + P->p0 * d;
   for (int h = 0; h < L->nheads && cnt > 0; h++) {
-    size_t dk = (size_t)L->heads[h].dk, dv = (size_t)L->heads[h].dv;
+    size_t dk = hs_dkp(&L->heads[h]), dv = (size_t)L->heads[h].dv;
     int g = J->hbase + h;
     if (!J->sparse)
       FN(gemm)(J->kt, cnt, dk, d, J->w->wq[g], d, x, d, J->Q[h] + P->p0 * dk, dk);
@@ -627,41 +649,46 @@ static void *FN(proj_worker)(void *arg) {
 /* Every head's queries, keys and values of the layer, positions split
  * among up to `threads` threads in contiguous ranges (the same bits for
  * every split); sparse queries (at most 6) after, on this thread. */
-static void FN(run_proj)(const FN(job) *J, int threads) {
+typedef struct FN(projs) { const FN(job) *J; int T; } FN(projs);
+
+static void FN(proj_task)(void *arg, int k) {
+  const FN(projs) *A = arg;
+  size_t np = A->J->np;
+  FN(proj) P = {A->J, np * (size_t)k / (size_t)A->T, np * (size_t)(k + 1) / (size_t)A->T};
+  FN(proj_worker)(&P);
+}
+
+static void FN(run_proj)(const FN(job) *J, hs_pool *pool, int threads) {
   size_t np = J->np, d = J->d;
   int T = threads > 1 ? threads : 1;
   if ((size_t)T > np / 256 + 1) T = (int)(np / 256 + 1); /* small n: one */
-  FN(proj) parts[64];
-  pthread_t tid[64];
-  if (T > 64) T = 64;
-  for (int k = 0; k < T; k++)
-    parts[k] = (FN(proj)){J, np * (size_t)k / (size_t)T, np * (size_t)(k + 1) / (size_t)T};
-  int started = 0;
-  for (int k = 1; k < T; k++, started++)
-    if (pthread_create(&tid[k], NULL, FN(proj_worker), &parts[k]) != 0) break;
-  FN(proj_worker)(&parts[0]);
-  for (int k = 1 + started; k < T; k++) FN(proj_worker)(&parts[k]);
-  for (int k = 1; k <= started; k++) pthread_join(tid[k], NULL);
+  FN(projs) A = {J, T};
+  if (T == 1) FN(proj_task)(&A, 0);
+  else hs_pool_run(pool, T, FN(proj_task), &A);
   if (J->sparse)
     for (size_t t = 0; t < J->nq; t++)
       for (int h = 0; h < J->L->nheads; h++) {
-        size_t dk = (size_t)J->L->heads[h].dk, i = J->qs[t];
+        size_t dk = hs_dkp(&J->L->heads[h]), i = J->qs[t];
         FN(gemm)(J->kt, 1, dk, d, J->w->wq[J->hbase + h], d, J->X + i * d, d,
                  J->Q[h] + i * dk, dk);
       }
 }
 
-/* Runs every row of the layer on `threads` threads (1 below a few chunks
- * of rows); the largest attention error into *err, the head statistics
- * merged into J->stats. */
-static int FN(run_rows)(const FN(job) *J, int threads, double *err) {
+static void FN(rows_task)(void *arg, int k) {
+  FN(rows_worker)((FN(part) *)arg + k);
+}
+
+/* Runs every row of the layer on `threads` threads of the pool (1 below a
+ * few chunks of rows); the largest attention error into *err, the head
+ * statistics merged into J->stats. */
+
+static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *err) {
   int T = threads > 1 ? threads : 1, nh = J->L->nheads;
   if ((size_t)T > (J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK)
     T = (int)((J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK);
   if (T < 1) T = 1;
   FN(part) *parts = calloc((size_t)T, sizeof *parts);
-  pthread_t *tid = calloc((size_t)T, sizeof *tid);
-  int rc = parts && tid ? 0 : -1;
+  int rc = parts ? 0 : -1;
   for (int k = 0; rc == 0 && k < T; k++) {
     parts[k] = (FN(part)){.J = J, .k = k, .T = T};
     if (J->stats) {
@@ -670,13 +697,8 @@ static int FN(run_rows)(const FN(job) *J, int threads, double *err) {
       for (int h = 0; h < nh; h++) parts[k].stats[h] = (hs_head_stats){INFINITY, 0, 0};
     }
   }
-  int started = 0;
-  for (int k = 1; rc == 0 && k < T; k++, started++)
-    if (pthread_create(&tid[k], NULL, FN(rows_worker), &parts[k]) != 0) break;
-  if (rc == 0) FN(rows_worker)(&parts[0]);
-  /* rows a thread that could not start would have taken */
-  for (int k = 1 + started; rc == 0 && k < T; k++) FN(rows_worker)(&parts[k]);
-  for (int k = 1; k <= started; k++) pthread_join(tid[k], NULL);
+  if (rc == 0 && T == 1) FN(rows_worker)(&parts[0]);
+  else if (rc == 0) hs_pool_run(pool, T, FN(rows_task), parts);
   for (int k = 0; rc == 0 && k < T; k++) {
     if (parts[k].rc) rc = -1;
     if (parts[k].err > *err) *err = parts[k].err;
@@ -691,13 +713,12 @@ static int FN(run_rows)(const FN(job) *J, int threads, double *err) {
   }
   for (int k = 0; parts && k < T; k++) free(parts[k].stats);
   free(parts);
-  free(tid);
   return rc;
 }
 
 static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
                        size_t n, const hs_run_opts *o, const hs_kernels *kt,
-                       hs_run_result *res) {
+                       hs_pool *pool, hs_run_result *res) {
   size_t d = (size_t)m->d, np = n + 1;
   const FN(wts) w = *wp;
   int rc = -1;
@@ -751,7 +772,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     /* every head reads the stream before any head writes to it */
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
-      size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+      size_t dk = hs_dkp(H), dv = (size_t)H->dv;
       free(Q[h]); free(K[h]); free(V[h]);
       Q[h] = malloc(np * dk * sizeof(REAL));
       /* keys and values get one extra row after position n: a copy of
@@ -768,10 +789,10 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
                  hbase, maxhid, ow, res->head_stats ? res->head_stats + hbase : NULL,
                  (const float *const *)tiles, (np + 1 + 63) / 64,
                  &res->tiles_total, &res->tiles_skipped};
-    FN(run_proj)(&J, o->threads);
+    FN(run_proj)(&J, pool, o->threads);
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
-      size_t dk = (size_t)H->dk, dv = (size_t)H->dv;
+      size_t dk = hs_dkp(H), dv = (size_t)H->dv;
       memcpy(K[h] + np * dk, K[h], dk * sizeof(REAL));
       memcpy(V[h] + np * dv, V[h], dv * sizeof(REAL));
       free(tiles[h]);
@@ -790,7 +811,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     for (int h = 0; h < maxh; h++) held += qkv[h];
     if (held > res->peak_bytes) res->peak_bytes = held;
     double err = 0;
-    if (FN(run_rows)(&J, o->threads, &err) != 0) goto done;
+    if (FN(run_rows)(&J, pool, o->threads, &err) != 0) goto done;
     if (res->attn_error) res->attn_error[l] = err;
     hbase += L->nheads;
     if (res->layers)
