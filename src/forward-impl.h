@@ -281,7 +281,10 @@ typedef struct FN(job) {
 
 typedef struct FN(part) {
   const FN(job) *J;
-  int k, T;             /* this thread takes chunks k, k + T, ... */
+  int k, T;             /* part k of T */
+  atomic_size_t *next;  /* the first row of the next chunk to take: chunks
+                           are handed out in order to whichever part asks
+                           first (a row's bits do not depend on which) */
   double err;
   hs_head_stats *stats; /* private copy, merged after */
   int rc;
@@ -294,7 +297,16 @@ typedef struct FN(part) {
   int daz;
 } FN(part);
 
-#define HS_ROW_CHUNK 64
+/* rows per chunk: the unit of work handed to a thread and of the batched
+ * W_o and feed-forward products; small enough that the last chunk handed
+ * out (the costliest, for past masks) leaves the threads within ~1.5% of
+ * each other at n = 4096 */
+#define HS_ROW_CHUNK 32
+/* multiply-adds below which a phase without attention runs on one thread:
+ * a wake-up of the pool costs about what ~2^15 of them do (measured: a S b
+ * n = 4096, 2 threads, 1.15 ms with its feed-forward-only layer and
+ * projections on one thread at 2^22, 1.14 ms with them split) */
+#define HS_PAR_MIN ((size_t)1 << 15)
 
 #if HS_TWO_PASS
 /* Exact tile skipping (hs_run_opts.skip, f32 softmax heads).
@@ -601,8 +613,8 @@ static void *FN(rows_worker)(void *arg) {
   p->daz = hs_daz_enabled();
 #endif
   p->rc = out && tmp && hid && p->seg && p->keep && p->ubuf ? 0 : -1;
-  for (size_t c = (size_t)p->k * C; p->rc == 0 && c < J->nq;
-       c += (size_t)p->T * C) {
+  for (size_t c = atomic_fetch_add(p->next, C); p->rc == 0 && c < J->nq;
+       c = atomic_fetch_add(p->next, C)) {
     size_t e = c + C < J->nq ? c + C : J->nq;
     for (size_t t = c; t < e; t++)
       FN(attend_row)(J, J->sparse ? J->qs[t] : t, out + (t - c) * J->ow, p);
@@ -661,7 +673,11 @@ static void FN(proj_task)(void *arg, int k) {
 static void FN(run_proj)(const FN(job) *J, hs_pool *pool, int threads) {
   size_t np = J->np, d = J->d;
   int T = threads > 1 ? threads : 1;
-  if ((size_t)T > np / 256 + 1) T = (int)(np / 256 + 1); /* small n: one */
+  /* below HS_PAR_MIN multiply-adds one thread: a wake-up costs more */
+  size_t work = 0;
+  for (int h = 0; h < J->L->nheads; h++)
+    work += 2 * hs_dkp(&J->L->heads[h]) + (size_t)J->L->heads[h].dv;
+  if (np * d * work < HS_PAR_MIN) T = 1;
   FN(projs) A = {J, T};
   if (T == 1) FN(proj_task)(&A, 0);
   else hs_pool_run(pool, T, FN(proj_task), &A);
@@ -686,11 +702,16 @@ static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *er
   int T = threads > 1 ? threads : 1, nh = J->L->nheads;
   if ((size_t)T > (J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK)
     T = (int)((J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK);
+  /* a layer without heads is a feed-forward per row: below HS_PAR_MIN
+   * multiply-adds waking a worker costs more than it saves */
+  if (nh == 0 && J->nq * J->d * ((size_t)J->L->hidden + 1) < HS_PAR_MIN) T = 1;
+  atomic_size_t next;
+  atomic_init(&next, 0);
   if (T < 1) T = 1;
   FN(part) *parts = calloc((size_t)T, sizeof *parts);
   int rc = parts ? 0 : -1;
   for (int k = 0; rc == 0 && k < T; k++) {
-    parts[k] = (FN(part)){.J = J, .k = k, .T = T};
+    parts[k] = (FN(part)){.J = J, .k = k, .T = T, .next = &next};
     if (J->stats) {
       parts[k].stats = malloc((size_t)(nh ? nh : 1) * sizeof(hs_head_stats));
       if (!parts[k].stats) { rc = -1; break; }

@@ -2,6 +2,7 @@
  * dispatched kernels: memory is O(n d), never O(n^2). */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
