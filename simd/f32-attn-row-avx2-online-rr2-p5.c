@@ -61,23 +61,29 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
     qd.mlast = _mm_setr_epi32(0 < r ? -1 : 0, 1 < r ? -1 : 0, 2 < r ? -1 : 0, 0);
     if (dk == 0) qd.mlast = _mm_setzero_si128();
   }
+  /* q * inv_tau built in registers: scalar stores read back by one wide
+   * load stall store forwarding (~20 cycles each, per row). Lanes past dk
+   * are +0 (the product is masked after the multiply: never 0 * inf). */
+  const __m256i lane8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m128 vtau = _mm_set1_ps(inv_tau);
   /* chunks 0..nc4 (one past, zero, for the odd 8-float pairing) */
   for (size_t c = 0; c <= qd.nc4 && c < 16; c++) { /* zero past dk */
-    float t[4];
+    size_t rem = dk > 4 * c ? dk - 4 * c : 0;
+    __m128i mc = _mm_cmpgt_epi32(_mm_set1_epi32((int)(rem < 4 ? rem : 4)),
+                                 _mm_setr_epi32(0, 1, 2, 3));
     /* inv_tau folded into q: one rounding more per product, no multiply
      * per score */
-    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] * inv_tau : 0.0f;
-    __m128 h = _mm_loadu_ps(t);
+    __m128 h = _mm_and_ps(_mm_mul_ps(_mm_maskload_ps(q + 4 * c, mc), vtau),
+                          _mm_castsi128_ps(mc));
     qd.q4[c] = _mm256_insertf128_ps(_mm256_castps128_ps256(h), h, 1);
   }
   for (size_t c = 0; c < (qd.nc4 + 1) / 2; c++)
     qd.q8[c] = _mm256_setr_m128(_mm256_castps256_ps128(qd.q4[2 * c]),
                                 _mm256_castps256_ps128(qd.q4[2 * c + 1]));
   if (dk == 1 || dk == 2 || dk == 4) {
-    float t[8];
-    /* dk is a power of 2: a mask, not 8-16 divisions per row */
-    for (int i = 0; i < 8; i++) t[i] = q[(size_t)i & (dk - 1)] * inv_tau;
-    qd.qc = _mm256_loadu_ps(t);
+    /* lane i: q[i mod dk] * inv_tau (dk a power of 2): chunk 0 permuted */
+    qd.qc = _mm256_permutevar8x32_ps(
+        qd.q4[0], _mm256_and_si256(lane8, _mm256_set1_epi32((int)dk - 1)));
   } else {
     qd.qc = _mm256_setzero_ps();
   }
@@ -95,7 +101,11 @@ void hs_f32_attn_row_ukernel__avx2_online_rr2_p5(
   _Alignas(32) float run[HS_ATTN_MAX_D];
   _Alignas(32) float sb[BLK];
   _Alignas(32) float eb[BLK];
-  for (size_t c = 0; c < 8 * nv; c++) run[c] = c < dv ? acc[c] : 0.0f;
+  for (size_t c = 0; c < 8 * nv; c += 8) {
+    size_t rem = dv - c; /* >= 1 */
+    __m256i mc = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(rem < 8 ? rem : 8)), lane8);
+    _mm256_store_ps(run + c, _mm256_maskload_ps(acc + c, mc));
+  }
   float m = st->max;
   /* running sum per lane; lane 0 starts at the caller's sum */
   __m256 vsum = _mm256_setr_ps(st->sum, 0, 0, 0, 0, 0, 0, 0);
