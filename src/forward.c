@@ -37,44 +37,66 @@ static double hs_round_score(double x, hs_score_round r) {
  * have; a worker that could not be created is stood in for by the
  * caller, so every k runs exactly once whatever happens. */
 #define HS_POOL_MAX 64
+/* Waits spin this many pause instructions (~0.1-0.3 ms) before sleeping
+ * on the condition variable: a pass's phases follow each other within
+ * tens of microseconds, and a futex wake-up on this 2-core VM costs about
+ * as much (measured: a S b, 2 threads, n = 1024: 214 us against 263 us on
+ * one thread, ~80 us of it waking and waiting). */
+#define HS_POOL_SPIN 8192
 typedef struct hs_pool {
   pthread_mutex_t mu;
   pthread_cond_t go, done;
   pthread_t tid[HS_POOL_MAX];
-  int started;        /* workers 1..started exist */
-  unsigned long gen;  /* bumped by every run */
-  int T, pending, stop;
+  int started;           /* workers 1..started exist */
+  atomic_ulong gen;      /* bumped by every run, after fn, arg and T */
+  atomic_int pending;    /* workers still in the current run */
+  atomic_int stop;
+  int T;
   void (*fn)(void *, int);
   void *arg;
 } hs_pool;
 
+static inline void hs_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 static void *hs_pool_worker(void *arg) {
   /* the pool, this worker's k, and the generation before its first run
-   * (passed in: by the time this thread holds the lock, the run that
-   * created it may already have bumped gen) */
+   * (passed in: the run that created it bumps gen right after) */
   hs_pool *p = ((void **)arg)[0];
   int k = (int)(intptr_t)((void **)arg)[1];
   unsigned long seen = (unsigned long)(uintptr_t)((void **)arg)[2];
   free(arg);
-  pthread_mutex_lock(&p->mu);
   for (;;) {
-    while (p->gen == seen && !p->stop) pthread_cond_wait(&p->go, &p->mu);
-    if (p->stop) break;
-    seen = p->gen;
-    void (*fn)(void *, int) = p->fn;
-    void *fa = p->arg;
-    int run = k < p->T;
-    pthread_mutex_unlock(&p->mu);
-    if (run) fn(fa, k);
-    pthread_mutex_lock(&p->mu);
-    if (--p->pending == 0) pthread_cond_signal(&p->done);
+    for (int s = 0; s < HS_POOL_SPIN && atomic_load(&p->gen) == seen &&
+                    !atomic_load(&p->stop); s++)
+      hs_pause();
+    if (atomic_load(&p->gen) == seen && !atomic_load(&p->stop)) {
+      pthread_mutex_lock(&p->mu);
+      while (atomic_load(&p->gen) == seen && !atomic_load(&p->stop))
+        pthread_cond_wait(&p->go, &p->mu);
+      pthread_mutex_unlock(&p->mu);
+    }
+    if (atomic_load(&p->stop)) break;
+    seen = atomic_load(&p->gen);
+    /* written before gen was bumped; not rewritten before pending is 0 */
+    if (k < p->T) p->fn(p->arg, k);
+    if (atomic_fetch_sub(&p->pending, 1) == 1) {
+      pthread_mutex_lock(&p->mu);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->mu);
+    }
   }
-  pthread_mutex_unlock(&p->mu);
   return NULL;
 }
 
 static void hs_pool_init(hs_pool *p) {
   memset(p, 0, sizeof *p);
+  atomic_init(&p->gen, 0);
+  atomic_init(&p->pending, 0);
+  atomic_init(&p->stop, 0);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->go, NULL);
   pthread_cond_init(&p->done, NULL);
@@ -83,15 +105,14 @@ static void hs_pool_init(hs_pool *p) {
 static void hs_pool_run(hs_pool *p, int T, void (*fn)(void *, int), void *arg) {
   if (T > HS_POOL_MAX) T = HS_POOL_MAX;
   if (T < 1) T = 1;
-  /* start the missing workers (created holding no lock: a new worker
-   * first waits for the next generation) */
+  /* start the missing workers; each first waits for the bump below */
   pthread_mutex_lock(&p->mu);
   while (p->started < T - 1) {
     void **a = malloc(3 * sizeof(void *));
     if (!a) break;
     a[0] = p;
     a[1] = (void *)(intptr_t)(p->started + 1);
-    a[2] = (void *)(uintptr_t)p->gen;
+    a[2] = (void *)(uintptr_t)atomic_load(&p->gen);
     if (pthread_create(&p->tid[p->started + 1], NULL, hs_pool_worker, a) != 0) {
       free(a);
       break;
@@ -99,20 +120,24 @@ static void hs_pool_run(hs_pool *p, int T, void (*fn)(void *, int), void *arg) {
     p->started++;
   }
   int W = p->started; /* every started worker wakes; those with k >= T idle */
-  p->fn = fn, p->arg = arg, p->T = T, p->pending = W;
-  p->gen++;
+  p->fn = fn, p->arg = arg, p->T = T;
+  atomic_store(&p->pending, W);
+  atomic_fetch_add(&p->gen, 1);
   if (W > 0) pthread_cond_broadcast(&p->go);
   pthread_mutex_unlock(&p->mu);
   fn(arg, 0);
   for (int k = W + 1; k < T; k++) fn(arg, k); /* workers that do not exist */
-  pthread_mutex_lock(&p->mu);
-  while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
-  pthread_mutex_unlock(&p->mu);
+  for (int s = 0; s < HS_POOL_SPIN && atomic_load(&p->pending) > 0; s++) hs_pause();
+  if (atomic_load(&p->pending) > 0) {
+    pthread_mutex_lock(&p->mu);
+    while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+  }
 }
 
 static void hs_pool_end(hs_pool *p) {
   pthread_mutex_lock(&p->mu);
-  p->stop = 1;
+  atomic_store(&p->stop, 1);
   pthread_cond_broadcast(&p->go);
   pthread_mutex_unlock(&p->mu);
   for (int k = 1; k <= p->started; k++) pthread_join(p->tid[k], NULL);
