@@ -34,6 +34,9 @@ FAMILIES = [
     ("dot", ["d"], "element", "dot product of two vectors of length d"),
     ("attn_row", ["n", "d"], "key",
      "one attention row: one query, n keys, dk = dv = d, online softmax"),
+    ("gemm", ["rows", "m", "k"], "row",
+     "batched gemv Y = X A^T (the forward pass's projections): rows of X, "
+     "m outputs, k inputs"),
 ]
 IMPL_ORDER = ["scalar", "avx2", "avx512", "libm", "sleef", "onednn",
               "onednn_avx2", "xnnpack", "loop", "openblas"]

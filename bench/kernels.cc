@@ -5,7 +5,7 @@
 //
 // Names: softmax/<impl>/<n>, softmax_spread/<impl>/<n>/<spread>,
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
-// attn_row/<impl>/<n>/<d>, gemm/<impl>/<m>x<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
+// attn_row/<impl>/<n>/<d>, gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
 // runs exp on the softmax_spread data, so that "exp time does not depend
@@ -605,7 +605,8 @@ void register_gemm() {
     for (hs_isa isa : kIsas) {
       const int64_t m = sh[0], kk = sh[1];
       std::string name = std::string("gemm/") + hs_isa_name(isa) + "/" +
-                         std::to_string(m) + "x" + std::to_string(kk);
+                         std::to_string(rows) + "/" + std::to_string(m) + "/" +
+                         std::to_string(kk);
       benchmark::RegisterBenchmark(
           name.c_str(), [isa, m, kk, rows](benchmark::State &state) {
             const hs_kernels *k = hs_kernels_for(isa);
