@@ -102,9 +102,14 @@ for sg in layernorm temp; do
   "$HS" bench --formula '#<(a) > #<(b)' --formula '#<(a) - 2*#<(b) >= 0 & Y c' \
     --modes hard,pe,temp,fixed --scales 4,16 --lengths 16,256,4096 --isas "$best" \
     --repeat 1 --error-max-n 4096 --sign $sg --csv "$tmp.$sg"
+  # mixed #< / #> (BOS-weighted counts over n + 1): fixed refuses them
+  "$HS" bench --formula '#<(a) > #>(b)' \
+    --modes hard,pe,temp --scales 4,16 --lengths 16,256,4096 --isas "$best" \
+    --repeat 1 --error-max-n 4096 --sign $sg --csv "$tmp.$sg.mixed"
 done
-{ cat "$tmp.layernorm"; tail -n +2 "$tmp.temp"; } > "$tmp"
-rm -f "$tmp.layernorm" "$tmp.temp"
+{ cat "$tmp.layernorm"; for f in "$tmp.layernorm.mixed" "$tmp.temp" "$tmp.temp.mixed"; do
+    tail -n +2 "$f"; done; } > "$tmp"
+rm -f "$tmp.layernorm" "$tmp.temp" "$tmp.layernorm.mixed" "$tmp.temp.mixed"
 mv "$tmp" "$OUT/sweep-counting.csv"
 
 # repeat 7: the two-thread medians move with whatever else runs on a
