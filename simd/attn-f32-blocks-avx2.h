@@ -78,11 +78,12 @@ ALWAYS __m256 dots8(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
  * {1, 2, 4}: the 8*DK floats are DK plain loads, products by q repeated
  * with period DK, then log2(DK) levels of even/odd shuffle + add, each
  * summing adjacent lanes (no masks, no inserts, no address arithmetic).
- * Returns [s_0 .. s_7] in key order. */
-ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
-  if (DK == 1) return _mm256_mul_ps(_mm256_loadu_ps(k), qd->qc);
-  __m256 x0 = _mm256_mul_ps(_mm256_loadu_ps(k), qd->qc);
-  __m256 x1 = _mm256_mul_ps(_mm256_loadu_ps(k + 8), qd->qc);
+ * Returns [s_0 .. s_7] in key order. kx[i] = the floats 8i .. 8i+7 of the
+ * keys (the tile kernel loads them once for several queries). */
+ALWAYS __m256 dots8_contig_kx(const __m256 *kx, __m256 qc, int DK) {
+  if (DK == 1) return _mm256_mul_ps(kx[0], qc);
+  __m256 x0 = _mm256_mul_ps(kx[0], qc);
+  __m256 x1 = _mm256_mul_ps(kx[1], qc);
   if (DK == 2) {
     /* [s0 s1 s4 s5 | s2 s3 s6 s7] */
     __m256 s = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x88),
@@ -90,8 +91,8 @@ ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
     /* key order: swap the middle 64-bit pairs */
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
   }
-  __m256 x2 = _mm256_mul_ps(_mm256_loadu_ps(k + 16), qd->qc);
-  __m256 x3 = _mm256_mul_ps(_mm256_loadu_ps(k + 24), qd->qc);
+  __m256 x2 = _mm256_mul_ps(kx[2], qc);
+  __m256 x3 = _mm256_mul_ps(kx[3], qc);
   /* pair sums: [k0 k0 k2 k2 | k1 k1 k3 k3], [k4 k4 k6 k6 | k5 k5 k7 k7] */
   __m256 y0 = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x88),
                             _mm256_shuffle_ps(x0, x1, 0xDD));
@@ -102,6 +103,17 @@ ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
                            _mm256_shuffle_ps(y0, y1, 0xDD));
   /* key order */
   return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* The same from the keys' memory: loads the DK vectors, then as above. */
+ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
+  /* explicit loads: a loop over DK is not always unrolled, and kx would
+   * then live on the stack (measured: 7x slower rows at dk = 4) */
+  __m256 kx[4];
+  kx[0] = _mm256_loadu_ps(k);
+  if (DK >= 2) kx[1] = _mm256_loadu_ps(k + 8);
+  if (DK >= 4) kx[2] = _mm256_loadu_ps(k + 16), kx[3] = _mm256_loadu_ps(k + 24);
+  return dots8_contig_kx(kx, qd->qc, DK);
 }
 
 /* Scores of nb <= BLK keys into sb (lanes of the last group past nb: -inf); returns the

@@ -30,9 +30,11 @@ ALWAYS __m512 pairsum(__m512 a, __m512 b) {
 
 /* Scores of 16 consecutive keys stored contiguously (ldk == DK), DK in
  * {1, 2, 4, 8}: the 16*DK floats are DK plain loads, times q repeated with
- * period DK, then log2(DK) levels of pairsum, which keep key order. */
-ALWAYS __m512 dots16_contig(const float *k, const qdesc *qd, int DK) {
-#define X(i) _mm512_mul_ps(_mm512_loadu_ps(k + 16 * (i)), qd->qc)
+ * period DK, then log2(DK) levels of pairsum, which keep key order.
+ * kx[i] = the floats 16i .. 16i+15 of the keys (the tile kernel loads
+ * them once for several queries). */
+ALWAYS __m512 dots16_contig_kx(const __m512 *kx, __m512 qc, int DK) {
+#define X(i) _mm512_mul_ps(kx[i], qc)
   if (DK == 1) return X(0);
   if (DK == 2) return pairsum(X(0), X(1));
   /* each level halves the registers and the lanes per key */
@@ -41,6 +43,19 @@ ALWAYS __m512 dots16_contig(const float *k, const qdesc *qd, int DK) {
   __m512 y2 = pairsum(X(4), X(5)), y3 = pairsum(X(6), X(7));
 #undef X
   return pairsum(pairsum(y0, y1), pairsum(y2, y3));
+}
+
+/* The same from the keys' memory: loads the DK vectors, then as above. */
+ALWAYS __m512 dots16_contig(const float *k, const qdesc *qd, int DK) {
+  /* explicit loads: a loop over DK is not always unrolled, and kx would
+   * then live on the stack */
+  __m512 kx[8];
+  kx[0] = _mm512_loadu_ps(k);
+  if (DK >= 2) kx[1] = _mm512_loadu_ps(k + 16);
+  if (DK >= 4) kx[2] = _mm512_loadu_ps(k + 32), kx[3] = _mm512_loadu_ps(k + 48);
+  if (DK >= 8)
+    for (int i = 4; i < 8; i++) kx[i] = _mm512_loadu_ps(k + 16 * i);
+  return dots16_contig_kx(kx, qd->qc, DK);
 }
 
 ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
@@ -199,5 +214,6 @@ static void values_wide(size_t nb, const float *e, const float *v, size_t ldv,
     a0 = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
     _mm512_store_ps(run + c, _mm512_add_ps(_mm512_load_ps(run + c), a0));
   }
+}
 
 #endif

@@ -30,7 +30,6 @@
 
 #define BLK 64
 #include "attn-f32-blocks-avx512f.h"
-}
 
 
 static void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) {
