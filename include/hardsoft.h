@@ -97,13 +97,27 @@ typedef void (*hs_f32_gemm_fn)(size_t rows, size_t m, size_t k,
                                const float *a, size_t lda, const float *x,
                                size_t ldx, float *y, size_t ldy);
 
+/* A tile of nq queries against keys that start at the same key (the
+ * past masks: every row's keys are 0 .. hi plus BOS): query r, q + r*ldq,
+ * against keys j < n[r] of k and v, folded into st[r] and acc + r*ldacc.
+ * Each query gets exactly the bits of f32_attn_row(n[r], dk, dv,
+ * q + r*ldq, k, ldk, v, ldv, inv_tau, &st[r], acc + r*ldacc): the key
+ * blocks every query covers whole are scored for several queries per key
+ * load, each query's online softmax is the row kernel's own. */
+typedef void (*hs_f32_attn_tile_fn)(size_t nq, const size_t *n, size_t dk,
+                                    size_t dv, const float *q, size_t ldq,
+                                    const float *k, size_t ldk,
+                                    const float *v, size_t ldv, float inv_tau,
+                                    hs_f32_online *st, float *acc,
+                                    size_t ldacc);
+
 #define HS_ATTN_MAX_D 64
 
 /* The operations, in table order. X(op) */
 #define HS_OPS(X)                                                            \
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
-  X(f32_attn_row_2pass) X(f32_gemm)
+  X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -126,6 +140,7 @@ typedef struct hs_kernels {
   hs_f64_attn_row_fn f64_attn_row;
   hs_f32_attn_row_2pass_fn f32_attn_row_2pass;
   hs_f32_gemm_fn f32_gemm;
+  hs_f32_attn_tile_fn f32_attn_tile;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 } hs_kernels;
@@ -255,6 +270,10 @@ typedef struct hs_run_opts {
                                 none); the output is the same bits for
                                 every count */
   hs_skip skip;              /* exact tile skipping (default ONLINE: off) */
+  int attn_tile;             /* f32 softmax heads with a past mask, online:
+                                1 = 4 rows per f32_attn_tile call, -1 = one
+                                row per f32_attn_row call, 0 = the default;
+                                the same bits either way */
 } hs_run_opts;
 
 /* Scores of one hard head over every query of a run (BOS included). */

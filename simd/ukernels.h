@@ -37,6 +37,11 @@ extern "C" {
 #define HS_DECLARE_f32_gemm(fn)                                       \
   void fn(size_t rows, size_t m, size_t k, const float *a, size_t lda,  \
           const float *x, size_t ldx, float *y, size_t ldy);
+#define HS_DECLARE_f32_attn_tile(fn)                                     \
+  void fn(size_t nq, const size_t *n, size_t dk, size_t dv, const float *q, \
+          size_t ldq, const float *k, size_t ldk, const float *v,          \
+          size_t ldv, float inv_tau, hs_f32_online *st, float *acc,        \
+          size_t ldacc);
 #define HS_DECLARE_f64_dot(fn) \
   double fn(size_t n, const double *a, const double *b);
 #define HS_DECLARE_f64_gemv(fn)                                          \

@@ -1,0 +1,118 @@
+/* f32 attention tile, AVX-512F: 4 queries x 16 keys per step, online
+ * softmax, rr2-p5 exp.
+ *
+ * Bits: every query gets exactly those of the AVX-512 row kernel
+ * (f32-attn-row-avx512f-online-rr2-p5.c) over its own keys, so the error
+ * bound, the special values (-inf, +inf, NaN scores, fully masked rows)
+ * and the thread and skip bit-identities are that kernel's. Both walk a
+ * query's keys in blocks of 512 from key 0 and fold each block with the
+ * same code (attn-f32-online-avx512f.h); a score is the same instructions
+ * on the same operands whichever loop computes it.
+ *
+ * Work: the queries of a tile share their first key (the past masks), so
+ * every block of 512 keys that lies wholly inside all 4 queries' ranges
+ * is scored for the 4 at once: one step loads 16 keys (dk contiguous
+ * vectors, dk in {1, 2, 4, 8}) once and scores them against the 4 queries,
+ * each query keeping its own block max in a register. Each query then
+ * folds the block into its own running max, sum and accumulator. The
+ * rest of each range (its ragged last block) is the row kernel's loop.
+ * Other shapes (dk 3, 5..7 or > 8, strided keys) take the row kernel's loop for
+ * every block; a tail of fewer than 4 queries too. No buffer grows with
+ * n: 4 score blocks and one weight block of 512 floats on the stack. */
+#include <immintrin.h>
+#include <math.h>
+
+#include "attn-f32-exp.h"
+#include "ukernels.h"
+
+#define BLK 512
+#include "attn-f32-blocks-avx512f.h"
+
+#include "attn-f32-online-avx512f.h"
+
+#define TQ 4
+
+/* Scores of 4 queries against one whole block of BLK contiguous keys
+ * (dk == DK in {1, 2, 4, 8}) into sb[r]; their block maxima into bm[r]. The
+ * same per-query sequence as block_scores_t: group by group,
+ * vmax = max(s, vmax) from -inf, then the max reduction. */
+ALWAYS void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
+                          float *bm, int DK) {
+  const __m512 q0 = o[0].qd.qc, q1 = o[1].qd.qc, q2 = o[2].qd.qc,
+               q3 = o[3].qd.qc;
+  __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
+  for (size_t g = 0; g < BLK; g += 16) {
+    __m512 kx[8];
+    const float *kg = k + g * DK;
+    kx[0] = _mm512_loadu_ps(kg);
+    if (DK >= 2) kx[1] = _mm512_loadu_ps(kg + 16);
+    if (DK >= 4) kx[2] = _mm512_loadu_ps(kg + 2 * 16), kx[3] = _mm512_loadu_ps(kg + 3 * 16);
+    if (DK >= 8)
+      for (int i = 4; i < 8; i++) kx[i] = _mm512_loadu_ps(kg + 16 * i);
+    __m512 s0 = dots16_contig_kx(kx, q0, DK);
+    __m512 s1 = dots16_contig_kx(kx, q1, DK);
+    __m512 s2 = dots16_contig_kx(kx, q2, DK);
+    __m512 s3 = dots16_contig_kx(kx, q3, DK);
+    _mm512_store_ps(sb[0] + g, s0);
+    _mm512_store_ps(sb[1] + g, s1);
+    _mm512_store_ps(sb[2] + g, s2);
+    _mm512_store_ps(sb[3] + g, s3);
+    m0 = _mm512_max_ps(s0, m0); /* NaN in s is skipped */
+    m1 = _mm512_max_ps(s1, m1);
+    m2 = _mm512_max_ps(s2, m2);
+    m3 = _mm512_max_ps(s3, m3);
+  }
+  bm[0] = _mm512_reduce_max_ps(m0);
+  bm[1] = _mm512_reduce_max_ps(m1);
+  bm[2] = _mm512_reduce_max_ps(m2);
+  bm[3] = _mm512_reduce_max_ps(m3);
+}
+
+/* Blocks j0, j0 + BLK, ... below n of one query, as the row kernel. */
+static void row_rest(orow *o, size_t j0, size_t n, const float *k,
+                     size_t ldk, const float *v, size_t ldv, float *sb,
+                     float *eb) {
+  for (; j0 < n; j0 += BLK) {
+    const size_t nb = n - j0 < BLK ? n - j0 : BLK;
+    float bm = _mm512_reduce_max_ps(block_scores(nb, k + j0 * ldk, ldk, &o->qd, sb, o->dk));
+    orow_block(o, nb, bm, sb, eb, v + j0 * ldv);
+  }
+}
+
+void hs_f32_attn_tile_ukernel__avx512f_4x16_online_rr2_p5(
+    size_t nq, const size_t *n, size_t dk, size_t dv, const float *q,
+    size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
+    float inv_tau, hs_f32_online *st, float *acc, size_t ldacc) {
+  _Alignas(64) float sb[TQ][BLK];
+  _Alignas(64) float eb[BLK];
+  orow o[TQ];
+  const int contig = ldk == dk && (dk == 1 || dk == 2 || dk == 4 || dk == 8);
+  for (size_t r0 = 0; r0 < nq; r0 += TQ) {
+    const size_t cnt = nq - r0 < TQ ? nq - r0 : TQ;
+    size_t nmin = (size_t)-1;
+    for (size_t r = 0; r < cnt; r++) {
+      orow_init(&o[r], q + (r0 + r) * ldq, dk, dv, ldv, inv_tau, &st[r0 + r],
+                acc + (r0 + r) * ldacc);
+      if (n[r0 + r] < nmin) nmin = n[r0 + r];
+    }
+    size_t j0 = 0;
+    if (cnt == TQ && contig) {
+      /* blocks whole in every query's range: one key load, 4 queries */
+      for (; j0 + BLK <= nmin; j0 += BLK) {
+        float bm[TQ];
+        const float *kb = k + j0 * dk;
+        if (dk == 1) tile_scores_t(kb, o, sb, bm, 1);
+        else if (dk == 2) tile_scores_t(kb, o, sb, bm, 2);
+        else if (dk == 4) tile_scores_t(kb, o, sb, bm, 4);
+        else tile_scores_t(kb, o, sb, bm, 8);
+        for (size_t r = 0; r < TQ; r++)
+          orow_block(&o[r], BLK, bm[r], sb[r], eb, v + j0 * ldv);
+      }
+    }
+    for (size_t r = 0; r < cnt; r++) {
+      if (n[r0 + r] == 0) continue; /* the row kernel leaves st, acc alone */
+      row_rest(&o[r], j0, n[r0 + r], k, ldk, v, ldv, sb[0], eb);
+      orow_end(&o[r], &st[r0 + r], acc + (r0 + r) * ldacc);
+    }
+  }
+}
