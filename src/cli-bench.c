@@ -34,7 +34,11 @@ static const char *const bench_usage =
     "  --skip LIST        on,off: f32 softmax rows on the two-pass kernel with\n"
     "                     exact tile skipping (on) or without (off, the same\n"
     "                     bits); each value is a point. Not given: the online\n"
-    "                     kernel (skip column \"online\")\n"
+    "                     kernel (skip column \"online\"). Also rows, tiles:\n"
+    "                     the online kernel forced one row per call or 4 rows\n"
+    "                     per tile call on past-mask heads (hs_run_opts.\n"
+    "                     attn_tile; skip column online-rows / online-tiles,\n"
+    "                     the same bits)\n"
     "  --error-max-n N    measure attention error only up to this n (default 4096;\n"
     "                     it costs a second O(n^2) pass)\n"
     "  --seed S           seed of the random strings (default 1)\n"
@@ -63,7 +67,7 @@ typedef struct bench_opts {
   hs_precision precs[2];
   int nprecs;
   int threads[MAXL], nthreads;
-  int skips[2], nskips; /* hs_skip values; none given: HS_SKIP_ONLINE */
+  int skips[4], nskips; /* hs_skip values; none given: HS_SKIP_ONLINE */
   int repeat;
   hs_sign sign;
   size_t error_max_n;
@@ -144,10 +148,16 @@ static int one_prec(const char *opt, const char *t, int k, void *out) {
   return 0;
 }
 
+/* --skip values beyond hs_skip: the online kernel with
+ * hs_run_opts.attn_tile forced to -1 (rows) or 1 (tiles) */
+#define SKIP_ROWS 3
+#define SKIP_TILES 4
+
 static int one_skip(const char *opt, const char *t, int k, void *out) {
-  if (strcmp(t, "on") && strcmp(t, "off"))
-    return cli_error("%s: '%s' is not on or off", opt, t);
-  ((int *)out)[k] = t[1] == 'n' ? HS_SKIP_ON : HS_SKIP_OFF;
+  int v = !strcmp(t, "on") ? HS_SKIP_ON : !strcmp(t, "off") ? HS_SKIP_OFF
+        : !strcmp(t, "rows") ? SKIP_ROWS : !strcmp(t, "tiles") ? SKIP_TILES : -1;
+  if (v < 0) return cli_error("%s: '%s' is not on, off, rows or tiles", opt, t);
+  ((int *)out)[k] = v;
   return 0;
 }
 
@@ -190,7 +200,7 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
     } else if (IS("--isas")) { n = b->nisas = parse_list(a, v, MAXL, one_isa, b->isas);
     } else if (IS("--precisions")) { n = b->nprecs = parse_list(a, v, 2, one_prec, b->precs);
     } else if (IS("--threads")) { n = b->nthreads = parse_list(a, v, MAXL, one_thread, b->threads);
-    } else if (IS("--skip")) { n = b->nskips = parse_list(a, v, 2, one_skip, b->skips);
+    } else if (IS("--skip")) { n = b->nskips = parse_list(a, v, 4, one_skip, b->skips);
     } else if (IS("--repeat")) {
       size_t r;
       if (one_len(a, v, 0, &r) || r < 1 || r > 1000)
@@ -261,7 +271,9 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
   char msg[256];
   double secs[1000];
   hs_run_opts ro = {.precision = p->prec, .kernels = hs_kernels_for(isa),
-                    .threads = p->threads, .skip = (hs_skip)p->skip};
+                    .threads = p->threads,
+                    .skip = p->skip >= SKIP_ROWS ? HS_SKIP_ONLINE : (hs_skip)p->skip,
+                    .attn_tile = p->skip == SKIP_ROWS ? -1 : p->skip == SKIP_TILES ? 1 : 0};
   hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
   if (!r) return cli_error("%s", msg);
   hs_run_result res;
@@ -273,7 +285,7 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
     if (k >= 0) secs[k] = now() - t0;
     else {
       p->agree = agreement(res.bits, truth, p->n), p->peak = res.peak_bytes;
-      p->skipped = p->skip == HS_SKIP_ONLINE || res.tiles_total == 0
+      p->skipped = p->skip == HS_SKIP_ONLINE || p->skip >= SKIP_ROWS || res.tiles_total == 0
                        ? NAN : (double)res.tiles_skipped / (double)res.tiles_total;
     }
     hs_run_result_free(&res);
@@ -392,7 +404,9 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
           p->peak, p->agree, p->err);
   fprintf(f, ",%d,%s", repeat, sign == HS_SIGN_TEMP ? "temp" : "layernorm");
   fprintf(f, ",%s,%.6f",
-          p->skip == HS_SKIP_ON ? "on" : p->skip == HS_SKIP_OFF ? "off" : "online",
+          p->skip == HS_SKIP_ON ? "on" : p->skip == HS_SKIP_OFF ? "off"
+          : p->skip == SKIP_ROWS ? "online-rows" : p->skip == SKIP_TILES ? "online-tiles"
+          : "online",
           p->skipped);
   cli_meta_columns(f);
   fputc('\n', f);

@@ -509,58 +509,163 @@ static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
 }
 #endif
 
-/* The attention of row i, every head: head h's dv outputs at out + (the
- * dv of the heads before it). Reads Q, K, V only, never X. */
-static void FN(attend_row)(const FN(job) *J, size_t i, REAL *out, FN(part) *p) {
+/* 1 / tau of head H at string length n. */
+static REAL FN(head_inv_tau)(const hs_head *H, size_t n) {
+  double nn = (double)(n ? n : 1), tau = H->tau_c;
+  if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
+  if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
+  return (REAL)(1.0 / tau);
+}
+
+/* Keys lo..hi of row i under H's mask (empty when lo > hi), plus BOS. */
+static void FN(head_range)(const hs_head *H, size_t i, size_t n, size_t *lo_,
+                           size_t *hi_) {
+  size_t lo = 1, hi = n;
+  switch (H->mask) {
+    case HS_MASK_LE: hi = i; break;
+    case HS_MASK_LT: hi = i - 1; break; /* i = 0: wraps, lo > hi */
+    case HS_MASK_GE: lo = i > 1 ? i : 1; break;
+    case HS_MASK_GT: lo = i + 1; break;
+    default: break;
+  }
+  if (i == 0 && H->mask == HS_MASK_LT) hi = 0;
+  *lo_ = lo;
+  *hi_ = hi;
+}
+
+/* Head h's attention of row i into out[0..dv). */
+static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
+                            FN(part) *p) {
   double *err = &p->err;
   hs_head_stats *stats = p->stats;
   const hs_layer *L = J->L;
   const hs_kernels *kt = J->kt;
   const hs_run_opts *o = J->o;
   size_t n = J->n, np = J->np;
-  for (int h = 0; h < L->nheads; h++) {
-    const hs_head *H = &L->heads[h];
-    size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-    double nn = (double)(n ? n : 1), tau = H->tau_c;
-    if (H->tau_law == HS_TAU_INV_N) tau = H->tau_c / nn;
-    if (H->tau_law == HS_TAU_INV_NLOGN) tau = H->tau_c / (nn * log(nn + 1));
-    REAL inv_tau = (REAL)(1.0 / tau);
-    size_t lo = 1, hi = n; /* keys lo..hi (empty when lo > hi), plus BOS */
-    switch (H->mask) {
-      case HS_MASK_LE: hi = i; break;
-      case HS_MASK_LT: hi = i - 1; break; /* i = 0: wraps, lo > hi */
-      case HS_MASK_GE: lo = i > 1 ? i : 1; break;
-      case HS_MASK_GT: lo = i + 1; break;
-      default: break;
-    }
-    if (i == 0 && H->mask == HS_MASK_LT) hi = 0;
-    const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
-    if (H->kind == HS_ATTN_SOFTMAX && o->score_round != HS_ROUND_NONE) {
-      FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, out);
-    } else if (H->kind == HS_ATTN_SOFTMAX) {
-      ONLINE st = {-INFINITY, 0};
-      for (size_t c = 0; c < dv; c++) out[c] = 0;
-      /* the visible keys as one range: [0, hi] or [lo, n + 1] */
-      int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
-                 H->mask == HS_MASK_NONE;
-      size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
+  const hs_head *H = &L->heads[h];
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+  REAL inv_tau = FN(head_inv_tau)(H, n);
+  size_t lo, hi; /* keys lo..hi (empty when lo > hi), plus BOS */
+  FN(head_range)(H, i, n, &lo, &hi);
+  const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
+  if (H->kind == HS_ATTN_SOFTMAX && o->score_round != HS_ROUND_NONE) {
+    FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, out);
+  } else if (H->kind == HS_ATTN_SOFTMAX) {
+    ONLINE st = {-INFINITY, 0};
+    for (size_t c = 0; c < dv; c++) out[c] = 0;
+    /* the visible keys as one range: [0, hi] or [lo, n + 1] */
+    int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
+               H->mask == HS_MASK_NONE;
+    size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
 #if HS_TWO_PASS
-      if (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF)
-        FN(two_pass_row)(J, h, q, a, b, inv_tau, p, &st, out);
-      else
+    if (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF)
+      FN(two_pass_row)(J, h, q, a, b, inv_tau, p, &st, out);
+    else
 #endif
-      KOP(kt, attn_row)(b - a + 1, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
-                        inv_tau, &st, out);
-      for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
-      if (o->want_attn_error && i > 0) {
-        double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau);
-        if (e > *err) *err = e;
-      }
-    } else {
-      FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
+    KOP(kt, attn_row)(b - a + 1, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
+                      inv_tau, &st, out);
+    for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
+    if (o->want_attn_error && i > 0) {
+      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau);
+      if (e > *err) *err = e;
     }
-    out += dv;
+  } else {
+    FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
   }
+}
+
+/* The attention of row i, every head: head h's dv outputs at out + (the
+ * dv of the heads before it). Reads Q, K, V only, never X. */
+static void FN(attend_row)(const FN(job) *J, size_t i, REAL *out, FN(part) *p) {
+  for (int h = 0; h < J->L->nheads; h++) {
+    FN(attend_head)(J, h, i, out, p);
+    out += J->L->heads[h].dv;
+  }
+}
+
+#if HS_TWO_PASS
+/* Rows per f32_attn_tile call: the AVX2 / AVX-512 tiles score 4 queries
+ * per key load. */
+#define HS_TILE_ROWS 4
+/* hs_run_opts.attn_tile == 0: whether tiles are used. Tiles, since they
+ * measured faster side by side (hardsoft bench --skip rows,tiles, pe,
+ * mu = 4, n = 4096, one thread: a S b 7% on AVX2 and 15-23% on AVX-512, a
+ * depth-4 formula 3-7%) */
+#ifndef HS_ATTN_TILE_DEFAULT
+#define HS_ATTN_TILE_DEFAULT 1
+#endif
+
+/* Whether head H's rows go to f32_attn_tile: softmax with a past mask
+ * (every row's keys start at BOS, key 0), the online kernel (no skip, no
+ * score rounding), and the tile chosen (hs_run_opts.attn_tile; 0 = the
+ * default, HS_ATTN_TILE_DEFAULT). The rows get the same bits either way. */
+static int FN(tile_head)(const FN(job) *J, const hs_head *H) {
+  const hs_run_opts *o = J->o;
+  int use = o->attn_tile ? o->attn_tile > 0 : HS_ATTN_TILE_DEFAULT;
+  return use && H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
+         o->skip == HS_SKIP_ONLINE &&
+         (H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
+          H->mask == HS_MASK_NONE);
+}
+
+/* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_TILE_ROWS) by
+ * one f32_attn_tile call: row r's outputs at out + r * J->ow. Row by row
+ * the same as FN(attend_head): keys 0 .. b (BOS, then the past), the same
+ * bits (the tile kernel's contract), then the same normalisation and
+ * attention error. */
+static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
+                            REAL *out, FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
+  const hs_kernels *kt = J->kt;
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv, ow = J->ow;
+  REAL inv_tau = FN(head_inv_tau)(H, J->n);
+  size_t nk[HS_TILE_ROWS], lo[HS_TILE_ROWS], hi[HS_TILE_ROWS];
+  ONLINE st[HS_TILE_ROWS];
+  for (size_t r = 0; r < cnt; r++) {
+    FN(head_range)(H, i0 + r, J->n, &lo[r], &hi[r]);
+    nk[r] = (lo[r] <= hi[r] ? hi[r] : 0) + 1;
+    st[r] = (ONLINE){-INFINITY, 0};
+    for (size_t c = 0; c < dv; c++) out[r * ow + c] = 0;
+  }
+  kt->f32_attn_tile(cnt, nk, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h], dk,
+                    J->V[h], dv, inv_tau, st, out, ow);
+  for (size_t r = 0; r < cnt; r++) {
+    REAL *o_r = out + r * ow;
+    for (size_t c = 0; c < dv; c++) o_r[c] = st[r].sum > 0 ? o_r[c] / st[r].sum : 0;
+    if (J->o->want_attn_error && i0 + r > 0) {
+      double e = FN(off_target)(kt, H, J->Q[h] + (i0 + r) * dk, J->K[h], lo[r],
+                                hi[r], inv_tau);
+      if (e > p->err) p->err = e;
+    }
+  }
+}
+#endif
+
+/* The attention of rows i0 .. i0 + cnt - 1 (consecutive), row t's at
+ * out + t * J->ow: heads that take tiles (FN(tile_head)) in groups of
+ * HS_TILE_ROWS rows, the others row by row. */
+static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
+                            FN(part) *p) {
+#if HS_TWO_PASS
+  int any = 0;
+  for (int h = 0; h < J->L->nheads; h++) any |= FN(tile_head)(J, &J->L->heads[h]);
+  if (any) {
+    for (size_t t = 0; t < cnt; t += HS_TILE_ROWS) {
+      size_t g = cnt - t < HS_TILE_ROWS ? cnt - t : HS_TILE_ROWS;
+      size_t off = 0;
+      for (int h = 0; h < J->L->nheads; h++) {
+        REAL *oh = out + t * J->ow + off;
+        if (FN(tile_head)(J, &J->L->heads[h]))
+          FN(attend_tile)(J, h, i0 + t, g, oh, p);
+        else
+          for (size_t r = 0; r < g; r++) FN(attend_head)(J, h, i0 + t + r, oh + r * J->ow, p);
+        off += (size_t)J->L->heads[h].dv;
+      }
+    }
+    return;
+  }
+#endif
+  for (size_t t = 0; t < cnt; t++) FN(attend_row)(J, i0 + t, out + t * J->ow, p);
 }
 
 /* Rows i0 .. i0 + cnt - 1 (cnt <= HS_ROW_CHUNK) after their attention
@@ -616,8 +721,11 @@ static void *FN(rows_worker)(void *arg) {
   for (size_t c = atomic_fetch_add(p->next, C); p->rc == 0 && c < J->nq;
        c = atomic_fetch_add(p->next, C)) {
     size_t e = c + C < J->nq ? c + C : J->nq;
-    for (size_t t = c; t < e; t++)
-      FN(attend_row)(J, J->sparse ? J->qs[t] : t, out + (t - c) * J->ow, p);
+    if (J->sparse)
+      for (size_t t = c; t < e; t++)
+        FN(attend_row)(J, J->qs[t], out + (t - c) * J->ow, p);
+    else
+      FN(attend_rows)(J, c, e - c, out, p);
     if (!J->sparse) {
       FN(finish_rows)(J, c, e - c, out, tmp, hid);
     } else {
