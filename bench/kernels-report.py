@@ -34,6 +34,10 @@ FAMILIES = [
     ("dot", ["d"], "element", "dot product of two vectors of length d"),
     ("attn_row", ["n", "d"], "key",
      "one attention row: one query, n keys, dk = dv = d, online softmax"),
+    ("attn_past", ["n", "dk"], "row",
+     "past-mask attention: n rows, row i against keys 0..i, dv = 1; "
+     "<isa>_tile = f32_attn_tile (4 rows per call), <isa>_row = f32_attn_row, "
+     "the same bits"),
     ("gemm", ["rows", "m", "k"], "row",
      "batched gemv Y = X A^T (the forward pass's projections): rows of X, "
      "m outputs, k inputs"),

@@ -5,7 +5,8 @@
 //
 // Names: softmax/<impl>/<n>, softmax_spread/<impl>/<n>/<spread>,
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
-// attn_row/<impl>/<n>/<d>, gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
+// attn_row/<impl>/<n>/<d>, attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
+// gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
 // runs exp on the softmax_spread data, so that "exp time does not depend
@@ -593,6 +594,68 @@ void register_attn(int64_t max_n) {
   }
 }
 
+// The forward pass's past-mask heads: n query rows, row i against keys
+// 0..i (dk as given, dv = 1, contiguous), all rows either by f32_attn_tile
+// 4 rows per call (impl <isa>_tile) or by f32_attn_row one row per call
+// (<isa>_row); the same bits (checked once). Items = keys, n(n+1)/2; the
+// report's ns are per row.
+void register_attn_past(int64_t max_n) {
+  for (int64_t n : {int64_t{1024}, int64_t{4096}}) {
+    if (n > max_n) continue;
+    for (int64_t dk : {int64_t{2}, int64_t{4}})
+      for (hs_isa isa : kIsas)
+        for (int tile = 1; tile >= 0; tile--) {
+          std::string name = std::string("attn_past/") + hs_isa_name(isa) +
+                             (tile ? "_tile/" : "_row/") + std::to_string(n) +
+                             "/" + std::to_string(dk);
+          benchmark::RegisterBenchmark(
+              name.c_str(), [isa, n, dk, tile](benchmark::State &state) {
+                const hs_kernels *k = hs_kernels_for(isa);
+                if (!k) {
+                  state.SkipWithError(
+                      (std::string("this CPU/OS cannot run ") + hs_isa_name(isa))
+                          .c_str());
+                  return;
+                }
+                const float *q = uniform(n * dk, -4.0f, 4.0f, 6);
+                const float *kk = uniform(n * dk, -1.0f, 1.0f, 7);
+                const float *v = uniform(n, -1.0f, 1.0f, 8);
+                std::vector<float> acc(n), acc2(n);
+                std::vector<hs_f32_online> st(n), st2(n);
+                std::vector<size_t> nk(n);
+                for (int64_t i = 0; i < n; i++) nk[i] = (size_t)i + 1;
+                auto run = [&](bool t, hs_f32_online *s, float *a) {
+                  for (int64_t i = 0; i < n; i++) s[i] = {-INFINITY, 0.0f}, a[i] = 0;
+                  if (t)
+                    for (int64_t i = 0; i < n; i += 4)
+                      k->f32_attn_tile(n - i < 4 ? n - i : 4, &nk[i], dk, 1,
+                                       q + i * dk, dk, kk, dk, v, 1, 1.0f,
+                                       s + i, a + i, 1);
+                  else
+                    for (int64_t i = 0; i < n; i++)
+                      k->f32_attn_row(i + 1, dk, 1, q + i * dk, kk, dk, v, 1,
+                                      1.0f, s + i, a + i);
+                };
+                // Check once: the tile gives the row kernel's bits.
+                run(true, st.data(), acc.data());
+                run(false, st2.data(), acc2.data());
+                if (std::memcmp(st.data(), st2.data(), n * sizeof st[0]) ||
+                    std::memcmp(acc.data(), acc2.data(), n * sizeof(float))) {
+                  state.SkipWithError("attn_tile bits differ from attn_row");
+                  return;
+                }
+                state.SetLabel(k->name[tile ? HS_OP_f32_attn_tile : HS_OP_f32_attn_row]);
+                for (auto _ : state) {
+                  run(tile != 0, st.data(), acc.data());
+                  benchmark::DoNotOptimize(acc.data());
+                  benchmark::ClobberMemory();
+                }
+                state.SetItemsProcessed(state.iterations() * n * (n + 1) / 2);
+              });
+        }
+  }
+}
+
 // The forward pass's projections: rows of X (width k) times A^T (m
 // outputs), one f32_gemm call over 4096 rows, shapes of compiled models
 // (m x k = 2 x 9: a head's keys; 9 x 2: a feed-forward's second matrix;
@@ -760,6 +823,7 @@ int main(int argc, char **argv) {
   register_spread("exp_spread", exp_impls(), check_exp, max_n);
   register_dot(max_n);
   register_attn(max_n);
+  register_attn_past(max_n);
   register_gemm();
 
   benchmark::Initialize(&argc, argv);
