@@ -541,6 +541,15 @@ void register_dot(int64_t max_n) {
   }
 }
 
+// The kernel table of isa, or NULL after marking the benchmark skipped.
+const hs_kernels *table_or_skip(benchmark::State &state, hs_isa isa) {
+  const hs_kernels *k = hs_kernels_for(isa);
+  if (!k)
+    state.SkipWithError(
+        (std::string("this CPU/OS cannot run ") + hs_isa_name(isa)).c_str());
+  return k;
+}
+
 // One query against n keys (dk = dv = d), temperature 1, one call of the
 // online kernel, then out = acc / sum. Items = keys.
 void register_attn(int64_t max_n) {
@@ -552,13 +561,8 @@ void register_attn(int64_t max_n) {
                            std::to_string(n) + "/" + std::to_string(d);
         benchmark::RegisterBenchmark(
             name.c_str(), [isa, n, d](benchmark::State &state) {
-              const hs_kernels *k = hs_kernels_for(isa);
-              if (!k) {
-                state.SkipWithError(
-                    (std::string("this CPU/OS cannot run ") + hs_isa_name(isa))
-                        .c_str());
-                return;
-              }
+              const hs_kernels *k = table_or_skip(state, isa);
+              if (!k) return;
               const float *q = uniform(d, -1.0f, 1.0f, 3);
               const float *kk = uniform(n * d, -1.0f, 1.0f, 4);
               const float *v = uniform(n * d, -1.0f, 1.0f, 5);
@@ -610,13 +614,8 @@ void register_attn_past(int64_t max_n) {
                              "/" + std::to_string(dk);
           benchmark::RegisterBenchmark(
               name.c_str(), [isa, n, dk, tile](benchmark::State &state) {
-                const hs_kernels *k = hs_kernels_for(isa);
-                if (!k) {
-                  state.SkipWithError(
-                      (std::string("this CPU/OS cannot run ") + hs_isa_name(isa))
-                          .c_str());
-                  return;
-                }
+                const hs_kernels *k = table_or_skip(state, isa);
+                if (!k) return;
                 const float *q = uniform(n * dk, -4.0f, 4.0f, 6);
                 const float *kk = uniform(n * dk, -1.0f, 1.0f, 7);
                 const float *v = uniform(n, -1.0f, 1.0f, 8);
@@ -672,13 +671,8 @@ void register_gemm() {
                          std::to_string(kk);
       benchmark::RegisterBenchmark(
           name.c_str(), [isa, m, kk, rows](benchmark::State &state) {
-            const hs_kernels *k = hs_kernels_for(isa);
-            if (!k) {
-              state.SkipWithError(
-                  (std::string("this CPU/OS cannot run ") + hs_isa_name(isa))
-                      .c_str());
-              return;
-            }
+            const hs_kernels *k = table_or_skip(state, isa);
+            if (!k) return;
             const float *a = uniform(m * kk, -1.0f, 1.0f, 6);
             const float *x = uniform(rows * kk, -1.0f, 1.0f, 7);
             std::vector<float> y((size_t)(rows * m));
