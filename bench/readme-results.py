@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Copies the headline of results/REPORT.md (section "a. Headline") and the
-kernel targets of results/kernels.md into README.md between the markers
+"""Copies the headline of results/REPORT.md (section "a. Headline"), its
+forward-pass targets (section "l. Forward-pass targets") and the kernel targets of results/kernels.md into README.md between the markers
 <!-- results:begin --> and <!-- results:end -->, so the README quotes the
 suite's own files, never numbers typed by hand.
 
@@ -37,6 +37,9 @@ def main():
     body = ["From `results/REPORT.md` (the forward pass; provenance, scaling, "
             "accuracy against μ and the precision boundary are there):", "",
             section(report, "a. Headline"), "",
+            "The forward-pass targets of the fast-path work (issue 6), from "
+            "the same run (`results/REPORT.md`, section l):", "",
+            section(report, "l. Forward-pass targets"), "",
             "From `results/kernels.md` (kernel microbenchmarks against oneDNN, "
             "XNNPACK, Sleef and glibc):", "", section(kernels, "Targets")]
     with open(readme, encoding="utf-8") as f:
