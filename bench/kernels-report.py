@@ -38,6 +38,11 @@ FAMILIES = [
      "past-mask attention: n rows, row i against keys 0..i, dv = 1; "
      "<isa>_tile = f32_attn_tile (4 rows per call), <isa>_row = f32_attn_row, "
      "the same bits"),
+    ("attn_future", ["n", "dk"], "row",
+     "future-mask attention: n rows, row i against keys i..n-1 (blocks "
+     "anchored at key n-1), dv = 1; <isa>_tile = f32_attn_tile end = 1 "
+     "(4 rows per call), <isa>_row = f32_attn_row (two calls a row), "
+     "the same bits"),
     ("gemm", ["rows", "m", "k"], "row",
      "batched gemv Y = X A^T (the forward pass's projections): rows of X, "
      "m outputs, k inputs"),

@@ -598,22 +598,25 @@ void register_attn(int64_t max_n) {
   }
 }
 
-// The forward pass's past-mask heads: n query rows, row i against keys
-// 0..i (dk as given, dv = 1, contiguous), all rows either by f32_attn_tile
-// 4 rows per call (impl <isa>_tile) or by f32_attn_row one row per call
-// (<isa>_row); the same bits (checked once). Items = keys, n(n+1)/2; the
-// report's ns are per row.
-void register_attn_past(int64_t max_n) {
+// The forward pass's past-mask heads (attn_past): n query rows, row i
+// against keys 0..i, or its future-mask heads (attn_future): row i against
+// keys i..n-1, blocks anchored at key n-1 (dk as given, dv = 1,
+// contiguous), all rows either by f32_attn_tile 4 rows per call (impl
+// <isa>_tile; future: end = 1) or by f32_attn_row one row per call
+// (<isa>_row; future: two calls, hs_attn_end_head); the same bits (checked
+// once). Items = keys, n(n+1)/2; the report's ns are per row.
+void register_attn_mask(int64_t max_n, bool future) {
   for (int64_t n : {int64_t{1024}, int64_t{4096}}) {
     if (n > max_n) continue;
     for (int64_t dk : {int64_t{2}, int64_t{4}})
       for (hs_isa isa : kIsas)
         for (int tile = 1; tile >= 0; tile--) {
-          std::string name = std::string("attn_past/") + hs_isa_name(isa) +
+          std::string name = std::string(future ? "attn_future/" : "attn_past/") +
+                             hs_isa_name(isa) +
                              (tile ? "_tile/" : "_row/") + std::to_string(n) +
                              "/" + std::to_string(dk);
           benchmark::RegisterBenchmark(
-              name.c_str(), [isa, n, dk, tile](benchmark::State &state) {
+              name.c_str(), [isa, n, dk, tile, future](benchmark::State &state) {
                 const hs_kernels *k = table_or_skip(state, isa);
                 if (!k) return;
                 const float *q = uniform(n * dk, -4.0f, 4.0f, 6);
@@ -622,18 +625,28 @@ void register_attn_past(int64_t max_n) {
                 std::vector<float> acc(n), acc2(n);
                 std::vector<hs_f32_online> st(n), st2(n);
                 std::vector<size_t> nk(n);
-                for (int64_t i = 0; i < n; i++) nk[i] = (size_t)i + 1;
+                for (int64_t i = 0; i < n; i++)
+                  nk[i] = future ? (size_t)(n - i) : (size_t)i + 1;
                 auto run = [&](bool t, hs_f32_online *s, float *a) {
                   for (int64_t i = 0; i < n; i++) s[i] = {-INFINITY, 0.0f}, a[i] = 0;
                   if (t)
-                    for (int64_t i = 0; i < n; i += 4)
+                    for (int64_t i = 0; i < n; i += 4) {
+                      const int64_t j0 = future ? i : 0;  // the longest row's first key
                       k->f32_attn_tile(n - i < 4 ? n - i : 4, &nk[i], dk, 1,
-                                       q + i * dk, dk, kk, dk, v, 1, 1.0f,
-                                       s + i, a + i, 1);
+                                       q + i * dk, dk, kk + j0 * dk, dk, v + j0, 1,
+                                       1.0f, s + i, a + i, 1, future);
+                    }
                   else
-                    for (int64_t i = 0; i < n; i++)
-                      k->f32_attn_row(i + 1, dk, 1, q + i * dk, kk, dk, v, 1,
-                                      1.0f, s + i, a + i);
+                    for (int64_t i = 0; i < n; i++) {
+                      const int64_t j0 = future ? i : 0;
+                      const size_t h = future ? hs_attn_end_head(nk[i]) : 0;
+                      if (h)
+                        k->f32_attn_row(h, dk, 1, q + i * dk, kk + j0 * dk, dk,
+                                        v + j0, 1, 1.0f, s + i, a + i);
+                      k->f32_attn_row(nk[i] - h, dk, 1, q + i * dk,
+                                      kk + (j0 + h) * dk, dk, v + j0 + h, 1, 1.0f,
+                                      s + i, a + i);
+                    }
                 };
                 // Check once: the tile gives the row kernel's bits.
                 run(true, st.data(), acc.data());
@@ -817,7 +830,8 @@ int main(int argc, char **argv) {
   register_spread("exp_spread", exp_impls(), check_exp, max_n);
   register_dot(max_n);
   register_attn(max_n);
-  register_attn_past(max_n);
+  register_attn_mask(max_n, false);
+  register_attn_mask(max_n, true);
   register_gemm();
 
   benchmark::Initialize(&argc, argv);

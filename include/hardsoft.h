@@ -97,19 +97,37 @@ typedef void (*hs_f32_gemm_fn)(size_t rows, size_t m, size_t k,
                                const float *a, size_t lda, const float *x,
                                size_t ldx, float *y, size_t ldy);
 
-/* A tile of nq queries against keys that start at the same key (the
- * past masks: every row's keys are 0 .. hi plus BOS): query r, q + r*ldq,
- * against keys j < n[r] of k and v, folded into st[r] and acc + r*ldacc.
- * Each query gets exactly the bits of f32_attn_row(n[r], dk, dv,
- * q + r*ldq, k, ldk, v, ldv, inv_tau, &st[r], acc + r*ldacc): the key
- * blocks every query covers whole are scored for several queries per key
- * load, each query's online softmax is the row kernel's own. */
+/* Keys per online-softmax block of f32_attn_row and f32_attn_tile. */
+#define HS_ATTN_BLOCK 512
+
+/* A range of n keys anchored at its end (the future masks: every row's
+ * keys end at the BOS copy after position n) is folded as two
+ * f32_attn_row calls, the state carried from one to the other: its first
+ * hs_attn_end_head(n) keys (n mod HS_ATTN_BLOCK when that splits it,
+ * else 0), then the rest, whole blocks ending at its last key. Rows
+ * sharing their last key then share their blocks. */
+static inline size_t hs_attn_end_head(size_t n) {
+  size_t h = n % HS_ATTN_BLOCK;
+  return h < n ? h : 0;
+}
+
+/* A tile of nq queries against keys sharing their first key (end = 0;
+ * the past masks: every row's keys are 0 .. hi plus BOS) or their last
+ * (end = 1; the future masks): query r, q + r*ldq, against keys
+ * j0 <= j < j0 + n[r] of k and v, j0 = 0 (end = 0) or N - n[r] with N
+ * the largest n[r] (end = 1), folded into st[r] and acc + r*ldacc.
+ * end = 0: each query gets exactly the bits of f32_attn_row(n[r], dk, dv,
+ * q + r*ldq, k, ldk, v, ldv, inv_tau, &st[r], acc + r*ldacc); end = 1:
+ * those of the two calls over keys j0 .. and j0 + h .., h =
+ * hs_attn_end_head(n[r]). The key blocks every query covers whole are
+ * scored for several queries per key load, each query's online softmax
+ * is the row kernel's own. */
 typedef void (*hs_f32_attn_tile_fn)(size_t nq, const size_t *n, size_t dk,
                                     size_t dv, const float *q, size_t ldq,
                                     const float *k, size_t ldk,
                                     const float *v, size_t ldv, float inv_tau,
                                     hs_f32_online *st, float *acc,
-                                    size_t ldacc);
+                                    size_t ldacc, int end);
 
 #define HS_ATTN_MAX_D 64
 
@@ -270,7 +288,7 @@ typedef struct hs_run_opts {
                                 none); the output is the same bits for
                                 every count */
   hs_skip skip;              /* exact tile skipping (default ONLINE: off) */
-  int attn_tile;             /* f32 softmax heads with a past mask, online:
+  int attn_tile;             /* f32 softmax heads, online (every mask):
                                 1 = 4 rows per f32_attn_tile call, -1 = one
                                 row per f32_attn_row call, 0 = the default;
                                 the same bits either way */

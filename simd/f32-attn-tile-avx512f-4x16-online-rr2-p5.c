@@ -9,13 +9,17 @@
  * same code (attn-f32-online-avx512f.h); a score is the same instructions
  * on the same operands whichever loop computes it.
  *
- * Work: the queries of a tile share their first key (the past masks), so
+ * Work: the queries of a tile share their first key (end = 0, the past
+ * masks) or their last (end = 1, the future masks: a query's first
+ * hs_attn_end_head(n) keys are then folded as a row call of their own,
+ * so that its later blocks end at the shared last key), so
  * every block of 512 keys that lies wholly inside all 4 queries' ranges
  * is scored for the 4 at once: one step loads 16 keys (dk contiguous
  * vectors, dk in {1, 2, 4, 8}) once and scores them against the 4 queries,
  * each query keeping its own block max in a register. Each query then
  * folds the block into its own running max, sum and accumulator. The
- * rest of each range (its ragged last block) is the row kernel's loop.
+ * rest of each range (its ragged last block, or with end its head and
+ * the blocks before the shared ones) is the row kernel's loop.
  * Other shapes (dk 3, 5..7 or > 8, strided keys) take the row kernel's loop for
  * every block; a tail of fewer than 4 queries too. No buffer grows with
  * n: 4 score blocks and one weight block of 512 floats on the stack. */
@@ -31,6 +35,8 @@
 #include "attn-f32-online-avx512f.h"
 
 #define TQ 4
+#define BLK_MAX(v) _mm512_reduce_max_ps(v)
+#define TILE_CONTIG(dk) ((dk) == 1 || (dk) == 2 || (dk) == 4 || (dk) == 8)
 
 /* Scores of 4 queries against one whole block of BLK contiguous keys
  * (dk == DK in {1, 2, 4, 8}) into sb[r]; their block maxima into bm[r]. The
@@ -68,51 +74,20 @@ ALWAYS void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
   bm[3] = _mm512_reduce_max_ps(m3);
 }
 
-/* Blocks j0, j0 + BLK, ... below n of one query, as the row kernel. */
-static void row_rest(orow *o, size_t j0, size_t n, const float *k,
-                     size_t ldk, const float *v, size_t ldv, float *sb,
-                     float *eb) {
-  for (; j0 < n; j0 += BLK) {
-    const size_t nb = n - j0 < BLK ? n - j0 : BLK;
-    float bm = _mm512_reduce_max_ps(block_scores(nb, k + j0 * ldk, ldk, &o->qd, sb, o->dk));
-    orow_block(o, nb, bm, sb, eb, v + j0 * ldv);
-  }
+/* dk (TILE_CONTIG) as the compile-time width of tile_scores_t */
+ALWAYS void tile_scores(const float *kb, const orow *o, float (*sb)[BLK],
+                        float *bm, size_t dk) {
+  if (dk == 1) tile_scores_t(kb, o, sb, bm, 1);
+  else if (dk == 2) tile_scores_t(kb, o, sb, bm, 2);
+  else if (dk == 4) tile_scores_t(kb, o, sb, bm, 4);
+  else tile_scores_t(kb, o, sb, bm, 8);
 }
+
+#include "attn-f32-tile-run.h"
 
 void hs_f32_attn_tile_ukernel__avx512f_4x16_online_rr2_p5(
     size_t nq, const size_t *n, size_t dk, size_t dv, const float *q,
     size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-    float inv_tau, hs_f32_online *st, float *acc, size_t ldacc) {
-  _Alignas(64) float sb[TQ][BLK];
-  _Alignas(64) float eb[BLK];
-  orow o[TQ];
-  const int contig = ldk == dk && (dk == 1 || dk == 2 || dk == 4 || dk == 8);
-  for (size_t r0 = 0; r0 < nq; r0 += TQ) {
-    const size_t cnt = nq - r0 < TQ ? nq - r0 : TQ;
-    size_t nmin = (size_t)-1;
-    for (size_t r = 0; r < cnt; r++) {
-      orow_init(&o[r], q + (r0 + r) * ldq, dk, dv, ldv, inv_tau, &st[r0 + r],
-                acc + (r0 + r) * ldacc);
-      if (n[r0 + r] < nmin) nmin = n[r0 + r];
-    }
-    size_t j0 = 0;
-    if (cnt == TQ && contig) {
-      /* blocks whole in every query's range: one key load, 4 queries */
-      for (; j0 + BLK <= nmin; j0 += BLK) {
-        float bm[TQ];
-        const float *kb = k + j0 * dk;
-        if (dk == 1) tile_scores_t(kb, o, sb, bm, 1);
-        else if (dk == 2) tile_scores_t(kb, o, sb, bm, 2);
-        else if (dk == 4) tile_scores_t(kb, o, sb, bm, 4);
-        else tile_scores_t(kb, o, sb, bm, 8);
-        for (size_t r = 0; r < TQ; r++)
-          orow_block(&o[r], BLK, bm[r], sb[r], eb, v + j0 * ldv);
-      }
-    }
-    for (size_t r = 0; r < cnt; r++) {
-      if (n[r0 + r] == 0) continue; /* the row kernel leaves st, acc alone */
-      row_rest(&o[r], j0, n[r0 + r], k, ldk, v, ldv, sb[0], eb);
-      orow_end(&o[r], &st[r0 + r], acc + (r0 + r) * ldacc);
-    }
-  }
+    float inv_tau, hs_f32_online *st, float *acc, size_t ldacc, int end) {
+  tile_run(nq, n, dk, dv, q, ldq, k, ldk, v, ldv, inv_tau, st, acc, ldacc, end);
 }

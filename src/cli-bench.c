@@ -36,7 +36,7 @@ static const char *const bench_usage =
     "                     bits); each value is a point. Not given: the online\n"
     "                     kernel (skip column \"online\"). Also rows, tiles:\n"
     "                     the online kernel forced one row per call or 4 rows\n"
-    "                     per tile call on past-mask heads (hs_run_opts.\n"
+    "                     per tile call on softmax heads (hs_run_opts.\n"
     "                     attn_tile; skip column online-rows / online-tiles,\n"
     "                     the same bits)\n"
     "  --error-max-n N    measure attention error only up to this n (default 4096;\n"

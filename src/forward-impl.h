@@ -562,8 +562,18 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
       FN(two_pass_row)(J, h, q, a, b, inv_tau, p, &st, out);
     else
 #endif
-    KOP(kt, attn_row)(b - a + 1, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
-                      inv_tau, &st, out);
+    {
+      /* f32 future masks: the blocks anchored at the last key (the BOS
+       * copy), as f32_attn_tile with end = 1: a head call of
+       * hs_attn_end_head keys first. A row's bits depend on its range
+       * only, never on tiles, threads or the rows around it. */
+      size_t h0 = HS_TWO_PASS && !past ? hs_attn_end_head(b - a + 1) : 0;
+      if (h0)
+        KOP(kt, attn_row)(h0, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
+                          inv_tau, &st, out);
+      KOP(kt, attn_row)(b - a + 1 - h0, dk, dv, q, Kh + (a + h0) * dk, dk,
+                        Vh + (a + h0) * dv, dv, inv_tau, &st, out);
+    }
     for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
     if (o->want_attn_error && i > 0) {
       double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau);
@@ -590,27 +600,28 @@ static void FN(attend_row)(const FN(job) *J, size_t i, REAL *out, FN(part) *p) {
 /* hs_run_opts.attn_tile == 0: whether tiles are used. Tiles, since they
  * measured faster side by side (hardsoft bench --skip rows,tiles, pe,
  * mu = 4, n = 4096, one thread: a S b 7% on AVX2 and 15-23% on AVX-512, a
- * depth-4 formula 3-7%) */
+ * depth-4 formula 3-7%; future masks too: a U b 1.5% on AVX2, 8% on
+ * AVX-512, G (a -> X (b U (c & Y (a S b)))) 4% and 13%) */
 #ifndef HS_ATTN_TILE_DEFAULT
 #define HS_ATTN_TILE_DEFAULT 1
 #endif
 
-/* Whether head H's rows go to f32_attn_tile: softmax with a past mask
- * (every row's keys start at BOS, key 0), the online kernel (no skip, no
- * score rounding), and the tile chosen (hs_run_opts.attn_tile; 0 = the
- * default, HS_ATTN_TILE_DEFAULT). The rows get the same bits either way. */
+/* Whether head H's rows go to f32_attn_tile: softmax (past masks: every
+ * row's keys start at BOS, key 0; future masks: they end at its copy,
+ * key n + 1), the online kernel (no skip, no score rounding), and the
+ * tile chosen (hs_run_opts.attn_tile; 0 = the default,
+ * HS_ATTN_TILE_DEFAULT). The rows get the same bits either way. */
 static int FN(tile_head)(const FN(job) *J, const hs_head *H) {
   const hs_run_opts *o = J->o;
   int use = o->attn_tile ? o->attn_tile > 0 : HS_ATTN_TILE_DEFAULT;
   return use && H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-         o->skip == HS_SKIP_ONLINE &&
-         (H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
-          H->mask == HS_MASK_NONE);
+         o->skip == HS_SKIP_ONLINE;
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_TILE_ROWS) by
  * one f32_attn_tile call: row r's outputs at out + r * J->ow. Row by row
- * the same as FN(attend_head): keys 0 .. b (BOS, then the past), the same
+ * the same as FN(attend_head): keys 0 .. b (BOS, then the past) or a .. np
+ * (the future, then the BOS copy; end = 1), the same
  * bits (the tile kernel's contract), then the same normalisation and
  * attention error. */
 static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
@@ -621,14 +632,21 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
   REAL inv_tau = FN(head_inv_tau)(H, J->n);
   size_t nk[HS_TILE_ROWS], lo[HS_TILE_ROWS], hi[HS_TILE_ROWS];
   ONLINE st[HS_TILE_ROWS];
+  /* past: keys 0 .. b; future: keys a .. np, all ending at np */
+  const int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
+                   H->mask == HS_MASK_NONE;
+  size_t n = J->n, np = J->np, nmax = 0;
   for (size_t r = 0; r < cnt; r++) {
-    FN(head_range)(H, i0 + r, J->n, &lo[r], &hi[r]);
-    nk[r] = (lo[r] <= hi[r] ? hi[r] : 0) + 1;
+    FN(head_range)(H, i0 + r, n, &lo[r], &hi[r]);
+    nk[r] = past ? (lo[r] <= hi[r] ? hi[r] : 0) + 1
+                 : np - (lo[r] <= n ? lo[r] : np) + 1;
+    if (nk[r] > nmax) nmax = nk[r];
     st[r] = (ONLINE){-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[r * ow + c] = 0;
   }
-  kt->f32_attn_tile(cnt, nk, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h], dk,
-                    J->V[h], dv, inv_tau, st, out, ow);
+  size_t j0 = past ? 0 : np + 1 - nmax; /* the first key of the longest row */
+  kt->f32_attn_tile(cnt, nk, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h] + j0 * dk,
+                    dk, J->V[h] + j0 * dv, dv, inv_tau, st, out, ow, !past);
   for (size_t r = 0; r < cnt; r++) {
     REAL *o_r = out + r * ow;
     for (size_t c = 0; c < dv; c++) o_r[c] = st[r].sum > 0 ? o_r[c] / st[r].sum : 0;

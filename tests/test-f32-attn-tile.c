@@ -2,7 +2,9 @@
  * tile must give bitwise what the same ISA's row kernel f32_attn_row
  * gives for that query alone (st and acc), and agree with a long double
  * softmax reference. Ragged key ranges (the past masks: rows of one tile
- * end at different keys, around and across the 512-key blocks), tiles of
+ * end at different keys; the future masks, end = 1: they start at
+ * different keys and end at the same; around and across the 512-key
+ * blocks), tiles of
  * 1..9 queries (tails of fewer than 4), odd sizes, dk 0..9 contiguous and
  * strided, dv 1/3/8, a running state carried in, -inf (masked) scores,
  * fully masked rows, +inf and NaN scores, empty ranges. And the forward
@@ -19,6 +21,7 @@ typedef struct {
   float tau;
   hs_f32_online st0; /* the state every query starts from */
   const float *acc0; /* its acc (ldacc apart) */
+  int end;           /* the queries share their last key, not their first */
 } tprob;
 
 /* Runs the tile and the row kernel per query; asserts identical bits,
@@ -34,15 +37,26 @@ static void check(const hs_kernels *kt, const tprob *p) {
       acc[r * p->ldacc + c] = accr[r * p->ldacc + c] = p->acc0[c];
   }
   kt->f32_attn_tile(nq, p->n, p->dk, p->dv, p->q, p->ldq, p->k, p->ldk, p->v,
-                    p->ldv, p->tau, st, acc, p->ldacc);
+                    p->ldv, p->tau, st, acc, p->ldacc, p->end);
+  size_t nend = 0;
+  for (size_t r = 0; r < nq; r++) if (p->n[r] > nend) nend = p->n[r];
   for (size_t r = 0; r < nq; r++) {
-    kt->f32_attn_row(p->n[r], p->dk, p->dv, p->q + r * p->ldq, p->k, p->ldk,
-                     p->v, p->ldv, p->tau, &sr[r], accr + r * p->ldacc);
+    /* end: keys nend - n[r] .. nend - 1, as two row calls (the head of
+     * hs_attn_end_head keys, then whole blocks ending at key nend - 1) */
+    size_t j0 = p->end ? nend - p->n[r] : 0;
+    size_t h = p->end ? hs_attn_end_head(p->n[r]) : 0;
+    const float *kr = p->k + j0 * p->ldk, *vr = p->v + j0 * p->ldv;
+    if (h)
+      kt->f32_attn_row(h, p->dk, p->dv, p->q + r * p->ldq, kr, p->ldk, vr,
+                       p->ldv, p->tau, &sr[r], accr + r * p->ldacc);
+    kt->f32_attn_row(p->n[r] - h, p->dk, p->dv, p->q + r * p->ldq,
+                     kr + h * p->ldk, p->ldk, vr + h * p->ldv, p->ldv, p->tau,
+                     &sr[r], accr + r * p->ldacc);
     if (memcmp(&st[r], &sr[r], sizeof st[r]) != 0 ||
         memcmp(acc + r * p->ldacc, accr + r * p->ldacc, p->dv * sizeof(float))) {
-      fprintf(stderr, "%s nq=%zu r=%zu n=%zu dk=%zu dv=%zu: tile max %a sum %a "
-              "acc0 %a, row max %a sum %a acc0 %a\n", hs_isa_name(kt->isa), nq,
-              r, p->n[r], p->dk, p->dv, st[r].max, st[r].sum, acc[r * p->ldacc],
+      fprintf(stderr, "%s end=%d nq=%zu r=%zu n=%zu dk=%zu dv=%zu: tile max %a "
+              "sum %a acc0 %a, row max %a sum %a acc0 %a\n", hs_isa_name(kt->isa),
+              p->end, nq, r, p->n[r], p->dk, p->dv, st[r].max, st[r].sum, acc[r * p->ldacc],
               sr[r].max, sr[r].sum, accr[r * p->ldacc]);
       fail();
     }
@@ -55,7 +69,7 @@ static void check(const hs_kernels *kt, const tprob *p) {
     long double *s = malloc(p->n[r] * sizeof *s);
     for (size_t j = 0; j < p->n[r]; j++) {
       long double d = 0;
-      for (size_t c = 0; c < p->dk; c++) d += (long double)q[c] * p->k[j * p->ldk + c];
+      for (size_t c = 0; c < p->dk; c++) d += (long double)q[c] * kr[j * p->ldk + c];
       s[j] = d * p->tau;
       if (s[j] > m) m = s[j];
       if (fabsl(s[j]) > sabs && isfinite(s[j])) sabs = fabsl(s[j]);
@@ -63,7 +77,7 @@ static void check(const hs_kernels *kt, const tprob *p) {
     for (size_t j = 0; j < p->n[r]; j++) {
       long double e = s[j] == -INFINITY ? 0 : expl(s[j] - m);
       sum += e;
-      for (size_t c = 0; c < p->dv; c++) out[c] += e * p->v[j * p->ldv + c];
+      for (size_t c = 0; c < p->dv; c++) out[c] += e * vr[j * p->ldv + c];
     }
     /* scores carry ~(dk + 8) u |s| of error, exp 2 ULP, sums ~(n/64 + 70) u */
     double tol = (p->dk + 8) * 0x1p-24 * 4 * (double)sabs +
@@ -94,7 +108,7 @@ static float *fill(hs_rng *r, size_t cnt, double lo, double hi) {
 /* One tile over fresh random data: nq queries with ranges n[0..nq). */
 static void random_tile(const hs_kernels *kt, hs_rng *rg, size_t nq,
                         const size_t *n, size_t dk, size_t dv, int strided,
-                        int carry) {
+                        int carry, int end) {
   size_t nmax = 0;
   for (size_t r = 0; r < nq; r++) if (n[r] > nmax) nmax = n[r];
   size_t ldk = dk + (strided ? 3 : 0), ldv = dv + (strided ? 2 : 0);
@@ -106,7 +120,7 @@ static void random_tile(const hs_kernels *kt, hs_rng *rg, size_t nq,
   for (size_t c = 0; c < dv; c++) acc0[c] = (float)hs_rng_uniform(rg, -2, 2);
   tprob p = {nq, dk, dv, ldk, ldv, ldq, ldacc, n, q, k, v, 1.0f,
              carry ? (hs_f32_online){1.25f, 3.5f} : (hs_f32_online){-INFINITY, 0},
-             acc0};
+             acc0, end};
   if (!carry) for (size_t c = 0; c < dv; c++) acc0[c] = 0;
   check(kt, &p);
   /* a larger scale: scores of tens, the max moves between blocks */
@@ -129,7 +143,26 @@ static void test_past_ranges(void **state) {
       for (size_t d = 0; d < 4; d++) {
         size_t n[4];
         for (size_t r = 0; r < 4; r++) n[r] = starts[s] + r + 1;
-        random_tile(kt, &rg, 4, n, dks[d], 1, 0, 0);
+        random_tile(kt, &rg, 4, n, dks[d], 1, 0, 0, 0);
+      }
+  }
+}
+
+/* The forward pass's future-mask tiles: rows i..i+nq-1 see keys i+r..N,
+ * all ending at the same key: ranges of N - i - r keys. */
+static void test_future_ranges(void **state) {
+  (void)state;
+  hs_rng rg = {16};
+  const size_t lens[] = {4, 5, 9, 60, 511, 512, 513, 514, 515, 516, 1024,
+                         1025, 1027, 1536, 1538, 2049, 2052};
+  const size_t dks[] = {1, 2, 4, 8};
+  HS_FOR_EACH_ISA(kt) {
+    for (size_t s = 0; s < sizeof lens / sizeof *lens; s++)
+      for (size_t d = 0; d < 4; d++) {
+        size_t n[8];
+        for (size_t r = 0; r < 8; r++) n[r] = lens[s] > r ? lens[s] - r : 0;
+        random_tile(kt, &rg, 4, n, dks[d], 1, 0, 0, 1);
+        random_tile(kt, &rg, 8, n, dks[d], 3, 0, 1, 1);
       }
   }
 }
@@ -151,7 +184,8 @@ static void test_ragged(void **state) {
           if (nq > 2) n[1] = 0;          /* an empty range */
           if (nq > 3) n[2] = 1024;       /* exactly two blocks */
           int strided = (int)((nq + d + e) % 3 == 0);
-          random_tile(kt, &rg, nq, n, dks[d], dvs[e], strided, (int)(nq & 1));
+          random_tile(kt, &rg, nq, n, dks[d], dvs[e], strided, (int)(nq & 1),
+                      (int)((d + e) & 1));
         }
   }
 }
@@ -163,8 +197,10 @@ static void test_small(void **state) {
   HS_FOR_EACH_ISA(kt) {
     for (size_t a = 0; a <= 40; a++) {
       size_t n[4] = {a, a + 3, 2 * a + 1, a ? a - 1 : 0};
-      random_tile(kt, &rg, 4, n, 2, 1, 0, 0);
-      random_tile(kt, &rg, 4, n, 4, 3, 1, 1);
+      for (int end = 0; end < 2; end++) {
+        random_tile(kt, &rg, 4, n, 2, 1, 0, 0, end);
+        random_tile(kt, &rg, 4, n, 4, 3, 1, 1, end);
+      }
     }
   }
 }
@@ -191,7 +227,9 @@ static void test_special(void **state) {
         if (kind == 4) k[1150 * dk] = NAN;       /* NaN: rows past it */
         float acc0[1] = {0};
         tprob p = {5, dk, 1, dk, 1, dk, 1, n, q, k, v, 1.0f,
-                   (hs_f32_online){-INFINITY, 0}, acc0};
+                   (hs_f32_online){-INFINITY, 0}, acc0, 0};
+        check(kt, &p);
+        p.end = 1; /* the same keys, ranges ending at key 1598 */
         check(kt, &p);
         free(q - 1);
         free(k - 1);
@@ -200,9 +238,13 @@ static void test_special(void **state) {
   }
 }
 
-/* Past-mask heads (S, Y, O, H, past counts) and future ones mixed in. */
+/* Past-mask heads (S, Y, O, H, past counts), future ones (U, F, X, G,
+ * future counts) and both mixed. */
 static const char *const formulas[] = {
     "a S b",
+    "a U b",
+    "F (a & X b)",
+    "G (a -> X (b U (c & Y (a S b))))",
     "H (a -> Y (b S c))",
     "(a S (b & X (c U Y a))) | G (b -> Y a)",
     "#<(a) > #<(b)",
@@ -252,7 +294,8 @@ static void test_forward_bits(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_past_ranges), cmocka_unit_test(test_ragged),
+      cmocka_unit_test(test_past_ranges), cmocka_unit_test(test_future_ranges),
+      cmocka_unit_test(test_ragged),
       cmocka_unit_test(test_small), cmocka_unit_test(test_special),
       cmocka_unit_test(test_forward_bits)};
   return cmocka_run_group_tests(tests, NULL, NULL);
