@@ -601,9 +601,10 @@ static hs_pf_kind weight_feature(const builder *B, const cnode *n) {
  *     too, since average-hard attention cannot weight BOS: these are
  *     softmax heads there), or ln(..)/n at tau = 1/n (temp, bounded
  *     features). The weights are exact by construction, not in a limit,
- *     so no mu is involved. In float the online kernels see BOS last: the
- *     keys before BOS's own block weigh exactly 1 and sum to an exact
- *     integer, and one rescaling by 1/w follows.
+ *     so no mu is involved. In float, future counts meet BOS (its copy
+ *     after n) last, so every key before its block weighs exactly 1;
+ *     past counts meet BOS first, so every key weighs the rounded 1/w
+ *     and the sums carry that rounding (measured harmless: see README).
  *   sign: q_i = u_i - K [i = 0], k_j = v_j = [j >= 1]; the non-BOS keys
  *     (m of them, 1 <= m <= n) score u_i / tau, BOS 0, so the output
  *     m e^{u/tau} / (1 + m e^{u/tau}) is within (n+1)^{1 - mu/4} of [u > 0]
