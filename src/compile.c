@@ -223,13 +223,8 @@ static int lower_cmp(builder *B, int32_t id) {
              "temp or hard)");
     return -1;
   }
-  if (x->nterms == 0) {
-    int64_t c = x->c;
-    int v = x->rel == HS_REL_LT ? c < 0 : x->rel == HS_REL_LE ? c <= 0
-          : x->rel == HS_REL_EQ ? c == 0 : x->rel == HS_REL_NE ? c != 0
-          : x->rel == HS_REL_GE ? c >= 0 : c > 0;
-    return add(B, blank(v ? C_TRUE : C_FALSE, id));
-  }
+  if (x->nterms == 0)
+    return add(B, blank(hs_rel_holds(x->rel, x->c) ? C_TRUE : C_FALSE, id));
   int *cnt = malloc((size_t)x->nterms * sizeof *cnt);
   if (!cnt) { B->oom = 1; return 0; }
   for (int t = 0; t < x->nterms; t++) {

@@ -26,6 +26,22 @@ typedef enum hs_fop {
 typedef enum hs_rel { HS_REL_LT, HS_REL_LE, HS_REL_EQ, HS_REL_NE,
                       HS_REL_GE, HS_REL_GT } hs_rel;
 
+/* Whether v REL 0 holds. v is a 128-bit integer: the parser and the
+ * ground truth sum int64 coefficients times counts in it without
+ * overflow. */
+__extension__ typedef __int128 hs_i128;
+static inline int hs_rel_holds(hs_rel r, hs_i128 v) {
+  switch (r) {
+  case HS_REL_LT: return v < 0;
+  case HS_REL_LE: return v <= 0;
+  case HS_REL_EQ: return v == 0;
+  case HS_REL_NE: return v != 0;
+  case HS_REL_GE: return v >= 0;
+  case HS_REL_GT: return v > 0;
+  default: return 0;
+  }
+}
+
 /* One counting factor of a comparison: coef * #<(arg) (past = 1) or
  * coef * #>(arg) (past = 0). */
 typedef struct hs_count_term { int64_t coef; int past; int32_t arg; } hs_count_term;

@@ -75,8 +75,6 @@ int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 #define HS_COUNT_NEST_COST 3
 #define NOINLINE __attribute__((noinline))
 
-__extension__ typedef __int128 i128;
-
 typedef enum tok_kind {
   T_END, T_ATOM, T_TRUE, T_FALSE, T_NOT, T_AND, T_OR, T_IMP, T_IFF,
   T_X, T_Y, T_F, T_G, T_O, T_H, T_U, T_S, T_FIRST, T_LAST, T_MOD,
@@ -107,8 +105,8 @@ typedef struct parser {
 
 /* A counting term being accumulated: 128-bit so merging cannot overflow
  * before the final range check. */
-typedef struct acc_term { int32_t arg; int past; i128 coef; } acc_term;
-typedef struct acc { acc_term *t; size_t n, cap; i128 c; } acc;
+typedef struct acc_term { int32_t arg; int past; hs_i128 coef; } acc_term;
+typedef struct acc { acc_term *t; size_t n, cap; hs_i128 c; } acc;
 
 static int col(size_t pos) { return (int)pos + 1; }
 
@@ -382,7 +380,7 @@ static int32_t parse_count(parser *p, int *past) {
   return a;
 }
 
-static NOINLINE int add_term(parser *p, acc *A, int32_t arg, int past, i128 coef) {
+static NOINLINE int add_term(parser *p, acc *A, int32_t arg, int past, hs_i128 coef) {
   if (A->n == A->cap) {
     size_t cap = A->cap ? A->cap * 2 : 8;
     acc_term *t = realloc(A->t, cap * sizeof *t);
@@ -396,7 +394,7 @@ static NOINLINE int add_term(parser *p, acc *A, int32_t arg, int past, i128 coef
 
 /* factor := int | count | int '*' count, added to A with sign sgn. */
 static int parse_factor(parser *p, acc *A, int sgn) {
-  i128 k = 1;
+  hs_i128 k = 1;
   if (p->tok.k == T_INT) {
     k = p->tok.v;
     if (next(p)) return -1;
@@ -443,17 +441,6 @@ static int cmp_acc(const void *x, const void *y) {
   return (a->past > b->past) - (a->past < b->past);
 }
 
-static int rel_holds(hs_rel r, i128 v) {
-  switch (r) {
-  case HS_REL_LT: return v < 0;
-  case HS_REL_LE: return v <= 0;
-  case HS_REL_EQ: return v == 0;
-  case HS_REL_NE: return v != 0;
-  case HS_REL_GE: return v >= 0;
-  default: return v > 0;
-  }
-}
-
 /* Normalise the accumulated comparison (A = left - right) to
  * sum coef*count + c REL 0 and intern it; frees nothing (caller owns A). */
 static NOINLINE int32_t finish_cmp(parser *p, acc *A, hs_rel rel, size_t start) {
@@ -472,7 +459,7 @@ static NOINLINE int32_t finish_cmp(parser *p, acc *A, hs_rel rel, size_t start) 
     if (A->t[t].coef != 0) A->t[kept++] = A->t[t];
   m = kept;
   if (m == 0) /* no counts left: a constant, folded */
-    return mk(p, rel_holds(rel, A->c) ? HS_F_TRUE : HS_F_FALSE, -1, -1, start);
+    return mk(p, hs_rel_holds(rel, A->c) ? HS_F_TRUE : HS_F_FALSE, -1, -1, start);
   /* Canonical sign: the first coefficient positive, so `#<(a) < #<(b)`
    * and `#<(b) > #<(a)` are one node. */
   if (A->t[0].coef < 0) {
@@ -482,10 +469,10 @@ static NOINLINE int32_t finish_cmp(parser *p, acc *A, hs_rel rel, size_t start) 
     A->c = -A->c;
     rel = flip[rel];
   }
-  i128 sum = 0;
+  hs_i128 sum = 0;
   for (size_t t = 0; t < m; t++)
     sum += A->t[t].coef < 0 ? -A->t[t].coef : A->t[t].coef;
-  if (sum > INT64_MAX || A->c > INT64_MAX || A->c < -(i128)INT64_MAX ||
+  if (sum > INT64_MAX || A->c > INT64_MAX || A->c < -(hs_i128)INT64_MAX ||
       m > INT32_MAX)
     return fail(p, col(start), "counting comparison coefficients too large at "
                 "column %d (the sum of |coefficients| and the constant must "

@@ -17,20 +17,6 @@
 
 #include "formula.h"
 
-__extension__ typedef __int128 i128;
-
-static int rel_holds(hs_rel r, i128 v) {
-  switch (r) {
-  case HS_REL_LT: return v < 0;
-  case HS_REL_LE: return v <= 0;
-  case HS_REL_EQ: return v == 0;
-  case HS_REL_NE: return v != 0;
-  case HS_REL_GE: return v >= 0;
-  case HS_REL_GT: return v > 0;
-  default: return 0;
-  }
-}
-
 /* Evaluate node `id` into o[0..n), its children's rows already in vals. */
 static int eval_node(const hs_formula *f, int32_t id, const uint8_t *w,
                      size_t n, uint8_t *vals) {
@@ -106,15 +92,15 @@ static int eval_node(const hs_formula *f, int32_t id, const uint8_t *w,
       tot[t] = s;
     }
     for (i = 0; i < n; i++) {
-      i128 sum = nd->c;
+      hs_i128 sum = nd->c;
       for (int32_t t = 0; t < T; t++) {
         uint8_t vi = vals[(size_t)nd->terms[t].arg * n + i];
         uint64_t before = run[t];          /* count over 1..i-1 */
         run[t] += vi;
         uint64_t cnt = nd->terms[t].past ? run[t] : tot[t] - before;
-        sum += (i128)nd->terms[t].coef * (i128)cnt;
+        sum += (hs_i128)nd->terms[t].coef * (hs_i128)cnt;
       }
-      o[i] = (uint8_t)rel_holds(nd->rel, sum);
+      o[i] = (uint8_t)hs_rel_holds(nd->rel, sum);
     }
     free(run);
     break;
