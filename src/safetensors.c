@@ -77,7 +77,6 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,16 +95,6 @@
 #define ST_MAX_RANK 8
 #define ST_MAX_EXACT 9007199254740992.0 /* 2^53 */
 #define FORMAT_NAME "hardsoft-1"
-
-static int fail(char *msg, size_t len, const char *fmt, ...) {
-  if (msg && len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 /* A name or value from the file, made safe for a one-line message:
  * printable ASCII only, at most 60 characters. */
@@ -375,18 +364,18 @@ static int write_all(FILE *f, const char *hdr, size_t hlen, const st_out *t,
 
 int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
   char vmsg[256];
-  if (!path || !*path) return fail(msg, len, "save: empty path");
+  if (!path || !*path) return hs_fail(msg, len, "save: empty path");
   if (hs_model_validate(m, vmsg, sizeof vmsg))
-    return fail(msg, len, "cannot save an invalid model: %s", vmsg);
+    return hs_fail(msg, len, "cannot save an invalid model: %s", vmsg);
   for (int32_t i = 0; i < m->npf; i++)
     if (m->pf[i].kind == HS_PF_MOD &&
         (m->pf[i].k > (int64_t)ST_MAX_EXACT || m->pf[i].r > (int64_t)ST_MAX_EXACT))
-      return fail(msg, len, "pos_features.%d: k or r above 2^53", (int)i);
+      return hs_fail(msg, len, "pos_features.%d: k or r above 2^53", (int)i);
   size_t maxt = 1;
   for (int32_t l = 0; l < m->nlayers; l++)
     maxt += 4 * ((size_t)m->layers[l].nheads + 1);
   st_out *t = malloc(maxt * sizeof *t);
-  if (!t) return fail(msg, len, "save: out of memory");
+  if (!t) return hs_fail(msg, len, "save: out of memory");
   size_t nt = list_tensors(m, t), hlen = 0;
   char *hdr = build_header(m, t, nt, &hlen);
   size_t plen = strlen(path);
@@ -395,13 +384,13 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
     free(t);
     free(hdr);
     free(tmp);
-    return fail(msg, len, "save: out of memory");
+    return hs_fail(msg, len, "save: out of memory");
   }
   memcpy(tmp, path, plen);
   memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
   int rc = -1, fd = mkstemp(tmp);
   if (fd < 0) {
-    fail(msg, len, "cannot create a temporary file beside it: %s",
+    hs_fail(msg, len, "cannot create a temporary file beside it: %s",
          strerror(errno));
   } else {
     /* mkstemp gives 0600; a model file is meant to be shared */
@@ -414,9 +403,9 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
     int werr = !f || write_all(f, hdr, hlen, t, nt) || fflush(f);
     int e = errno;
     if ((f && fclose(f)) || werr) {
-      fail(msg, len, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
+      hs_fail(msg, len, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
     } else if (rename(tmp, path)) {
-      fail(msg, len, "cannot rename the temporary file into place: %s",
+      hs_fail(msg, len, "cannot rename the temporary file into place: %s",
            strerror(errno));
     } else {
       rc = 0;
@@ -457,16 +446,16 @@ static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
   const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shape");
   const cJSON *of = cJSON_GetObjectItemCaseSensitive(o, "data_offsets");
   if (!cJSON_IsString(dt))
-    return fail(msg, len, "tensor %s: missing dtype", nm);
+    return hs_fail(msg, len, "tensor %s: missing dtype", nm);
   if (strcmp(dt->valuestring, "F32") && strcmp(dt->valuestring, "F64"))
-    return fail(msg, len, "tensor %s: dtype %s not supported (F32, or F64 "
+    return hs_fail(msg, len, "tensor %s: dtype %s not supported (F32, or F64 "
                 "converted to F32)", nm, shown(dt->valuestring).s);
   e->f64 = dt->valuestring[1] == '6';
   if (!cJSON_IsArray(sh))
-    return fail(msg, len, "tensor %s: missing shape", nm);
+    return hs_fail(msg, len, "tensor %s: missing shape", nm);
   int nd = cJSON_GetArraySize(sh);
   if (nd > ST_MAX_RANK)
-    return fail(msg, len, "tensor %s: rank %d above %d", nm, nd, ST_MAX_RANK);
+    return hs_fail(msg, len, "tensor %s: rank %d above %d", nm, nd, ST_MAX_RANK);
   e->ndim = nd;
   uint64_t count = 1;
   int k = 0;
@@ -474,28 +463,28 @@ static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
   cJSON_ArrayForEach(v, sh) {
     int64_t x;
     if (json_int(v, 0, ST_MAX_EXACT, &x))
-      return fail(msg, len, "tensor %s: shape entry %d is not a "
+      return hs_fail(msg, len, "tensor %s: shape entry %d is not a "
                   "non-negative integer", nm, k);
     e->dim[k++] = (uint64_t)x;
     /* overflow is checked before multiplying: the product bounds bytes */
     if (x && count > UINT64_MAX / 8 / (uint64_t)x)
-      return fail(msg, len, "tensor %s: shape product overflows", nm);
+      return hs_fail(msg, len, "tensor %s: shape product overflows", nm);
     count *= (uint64_t)x;
   }
   int64_t b, en;
   if (!cJSON_IsArray(of) || cJSON_GetArraySize(of) != 2 ||
       json_int(of->child, 0, ST_MAX_EXACT, &b) ||
       json_int(of->child->next, 0, ST_MAX_EXACT, &en))
-    return fail(msg, len, "tensor %s: data_offsets must be [begin, end], "
+    return hs_fail(msg, len, "tensor %s: data_offsets must be [begin, end], "
                 "two non-negative integers", nm);
   if (en < b)
-    return fail(msg, len, "tensor %s: data_offsets [%lld, %lld] end before "
+    return hs_fail(msg, len, "tensor %s: data_offsets [%lld, %lld] end before "
                 "begin", nm, (long long)b, (long long)en);
   e->begin = (uint64_t)b;
   e->end = (uint64_t)en;
   uint64_t need = count * (e->f64 ? 8 : 4);
   if (e->end - e->begin != need)
-    return fail(msg, len, "tensor %s: data_offsets span %llu bytes, shape "
+    return hs_fail(msg, len, "tensor %s: data_offsets span %llu bytes, shape "
                 "needs %llu", nm, (unsigned long long)(e->end - e->begin),
                 (unsigned long long)need);
   return 0;
@@ -521,11 +510,11 @@ static int parse_tensors(const cJSON *root, st_in *e, size_t ne,
     if (strcmp(o->string, "__metadata__") == 0) continue;
     e[i] = (st_in){.name = o->string};
     if (!cJSON_IsObject(o))
-      return fail(msg, len, "tensor %s: entry is not an object",
+      return hs_fail(msg, len, "tensor %s: entry is not an object",
                   shown(o->string).s);
     if (parse_shape(o, &e[i], msg, len)) return -1;
     if (e[i].end > dlen)
-      return fail(msg, len, "tensor %s: data_offsets [%llu, %llu] beyond the "
+      return hs_fail(msg, len, "tensor %s: data_offsets [%llu, %llu] beyond the "
                   "data buffer (%llu bytes from file offset %llu)",
                   shown(e[i].name).s, (unsigned long long)e[i].begin,
                   (unsigned long long)e[i].end, (unsigned long long)dlen,
@@ -535,7 +524,7 @@ static int parse_tensors(const cJSON *root, st_in *e, size_t ne,
   qsort(e, ne, sizeof *e, cmp_name);
   for (i = 1; i < ne; i++)
     if (strcmp(e[i - 1].name, e[i].name) == 0)
-      return fail(msg, len, "duplicate tensor %s", shown(e[i].name).s);
+      return hs_fail(msg, len, "duplicate tensor %s", shown(e[i].name).s);
   return 0;
 }
 
@@ -545,24 +534,24 @@ static int parse_tensors(const cJSON *root, st_in *e, size_t ne,
 static int check_packing(const st_in *e, size_t ne, uint64_t dlen,
                          uint64_t dstart, char *msg, size_t len) {
   st_in *s = malloc((ne ? ne : 1) * sizeof *s);
-  if (!s) return fail(msg, len, "out of memory");
+  if (!s) return hs_fail(msg, len, "out of memory");
   memcpy(s, e, ne * sizeof *s);
   qsort(s, ne, sizeof *s, cmp_begin);
   uint64_t pos = 0;
   int rc = 0;
   for (size_t i = 0; !rc && i < ne; i++) {
     if (s[i].begin < pos)
-      rc = fail(msg, len, "tensors %s and %s overlap at file offset %llu",
+      rc = hs_fail(msg, len, "tensors %s and %s overlap at file offset %llu",
                 shown(s[i - 1].name).s, shown(s[i].name).s,
                 (unsigned long long)(dstart + s[i].begin));
     else if (s[i].begin > pos)
-      rc = fail(msg, len, "data buffer has unused bytes at file offset %llu "
+      rc = hs_fail(msg, len, "data buffer has unused bytes at file offset %llu "
                 "(before tensor %s)", (unsigned long long)(dstart + pos),
                 shown(s[i].name).s);
     pos = s[i].end;
   }
   if (!rc && pos != dlen)
-    rc = fail(msg, len, "data buffer has %llu unused bytes at file offset "
+    rc = hs_fail(msg, len, "data buffer has %llu unused bytes at file offset "
               "%llu (after the last tensor)", (unsigned long long)(dlen - pos),
               (unsigned long long)(dstart + pos));
   free(s);
@@ -581,14 +570,14 @@ static int get_int(const cJSON *o, const char *path, const char *key,
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   if (!v) {
     if (required)
-      return fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+      return hs_fail(msg, len, "%s%s%s: missing", path, dot(path), key);
     return 0;
   }
   if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
       !isfinite(v->valuedouble))
-    return fail(msg, len, "%s%s%s: not an integer", path, dot(path), key);
+    return hs_fail(msg, len, "%s%s%s: not an integer", path, dot(path), key);
   if (json_int(v, (double)lo, (double)hi, out))
-    return fail(msg, len, "%s%s%s: %.17g out of range [%lld, %lld]", path,
+    return hs_fail(msg, len, "%s%s%s: %.17g out of range [%lld, %lld]", path,
                 dot(path), key, v->valuedouble, (long long)lo, (long long)hi);
   return 0;
 }
@@ -608,14 +597,14 @@ static int get_num(const cJSON *o, const char *path, const char *key,
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   if (!v) {
     if (required)
-      return fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+      return hs_fail(msg, len, "%s%s%s: missing", path, dot(path), key);
     return 0;
   }
   if (cJSON_IsNumber(v)) *out = v->valuedouble;
   else if (cJSON_IsString(v) && !strcmp(v->valuestring, "inf")) *out = INFINITY;
   else if (cJSON_IsString(v) && !strcmp(v->valuestring, "-inf")) *out = -INFINITY;
   else if (cJSON_IsString(v) && !strcmp(v->valuestring, "nan")) *out = NAN;
-  else return fail(msg, len, "%s%s%s: not a number", path, dot(path), key);
+  else return hs_fail(msg, len, "%s%s%s: not a number", path, dot(path), key);
   return 0;
 }
 
@@ -625,9 +614,9 @@ static int get_str(const cJSON *v, const char *path, const char *key,
   *out = NULL;
   if (!v || cJSON_IsNull(v)) return 0;
   if (!cJSON_IsString(v))
-    return fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
+    return hs_fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
   size_t n = strlen(v->valuestring) + 1;
-  if (!(*out = malloc(n))) return fail(msg, len, "out of memory");
+  if (!(*out = malloc(n))) return hs_fail(msg, len, "out of memory");
   memcpy(*out, v->valuestring, n);
   return 0;
 }
@@ -640,13 +629,13 @@ static int get_enum(const cJSON *o, const char *path, const char *key,
   *out = -1;
   if (!v) {
     if (required)
-      return fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+      return hs_fail(msg, len, "%s%s%s: missing", path, dot(path), key);
     return 0;
   }
   if (!cJSON_IsString(v))
-    return fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
+    return hs_fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
   if ((*out = parse(v->valuestring)) < 0)
-    return fail(msg, len, "%s%s%s: unknown %s '%s'", path, dot(path), key,
+    return hs_fail(msg, len, "%s%s%s: unknown %s '%s'", path, dot(path), key,
                 what, shown(v->valuestring).s);
   return 0;
 }
@@ -656,7 +645,7 @@ static int parse_pf(const cJSON *o, hs_posfeat *p, int32_t d, int i,
   char path[48];
   snprintf(path, sizeof path, "pos_features.%d", i);
   int kind;
-  if (!cJSON_IsObject(o)) return fail(msg, len, "%s: not an object", path);
+  if (!cJSON_IsObject(o)) return hs_fail(msg, len, "%s: not an object", path);
   if (get_enum(o, path, "kind", 1, hs_pf_kind_parse, "positional feature",
                &kind, msg, len) ||
       get_i32(o, path, "coord", 1, 0, d - 1, &p->coord, msg, len))
@@ -674,7 +663,7 @@ static int parse_head(const cJSON *o, hs_head *h, int l, int i, char *msg,
                       size_t len) {
   char path[48];
   snprintf(path, sizeof path, "layers.%d.heads.%d", l, i);
-  if (!cJSON_IsObject(o)) return fail(msg, len, "%s: not an object", path);
+  if (!cJSON_IsObject(o)) return hs_fail(msg, len, "%s: not an object", path);
   int kind, target, mask, law;
   if (get_enum(o, path, "kind", 1, hs_attn_kind_parse, "attention kind",
                &kind, msg, len) ||
@@ -698,7 +687,7 @@ static int parse_head(const cJSON *o, hs_head *h, int l, int i, char *msg,
   h->mask = (hs_mask)mask;
   h->tau_law = (hs_tau_law)(law >= 0 ? law : HS_TAU_CONST);
   if (soft && !(isfinite(h->tau_c) && h->tau_c > 0))
-    return fail(msg, len, "%s.tau_c: %g, a softmax head needs a finite "
+    return hs_fail(msg, len, "%s.tau_c: %g, a softmax head needs a finite "
                 "tau_c > 0", path, h->tau_c);
   return 0;
 }
@@ -707,13 +696,13 @@ static int parse_layer(const cJSON *o, hs_layer *L, int l, char *msg,
                        size_t len) {
   char path[32];
   snprintf(path, sizeof path, "layers.%d", l);
-  if (!cJSON_IsObject(o)) return fail(msg, len, "%s: not an object", path);
+  if (!cJSON_IsObject(o)) return hs_fail(msg, len, "%s: not an object", path);
   const cJSON *heads = cJSON_GetObjectItemCaseSensitive(o, "heads");
   if (!cJSON_IsArray(heads))
-    return fail(msg, len, "%s.heads: missing or not an array", path);
+    return hs_fail(msg, len, "%s.heads: missing or not an array", path);
   int nh = cJSON_GetArraySize(heads);
   if (nh > ST_MAX_HEADS)
-    return fail(msg, len, "%s.heads: %d heads, limit %d", path, nh,
+    return hs_fail(msg, len, "%s.heads: %d heads, limit %d", path, nh,
                 ST_MAX_HEADS);
   if (get_i32(o, path, "hidden", 1, 0, ST_MAX_HIDDEN, &L->hidden, msg, len))
     return -1;
@@ -726,21 +715,21 @@ static int parse_layer(const cJSON *o, hs_layer *L, int l, char *msg,
     for (int t = 0; t < 2; t++) {
       const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key[t]), *x;
       if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 2 * L->ln_pairs)
-        return fail(msg, len, "%s.%s: expected an array of %d numbers", path,
+        return hs_fail(msg, len, "%s.%s: expected an array of %d numbers", path,
                     key[t], 2 * L->ln_pairs);
       if (!(*dst[t] = calloc(2 * (size_t)L->ln_pairs, sizeof(float))))
-        return fail(msg, len, "out of memory");
+        return hs_fail(msg, len, "out of memory");
       int k = 0;
       cJSON_ArrayForEach(x, a) {
         if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) ||
             fabs(x->valuedouble) > FLT_MAX)
-          return fail(msg, len, "%s.%s[%d]: not a finite number", path, key[t], k);
+          return hs_fail(msg, len, "%s.%s[%d]: not a finite number", path, key[t], k);
         (*dst[t])[k++] = (float)x->valuedouble;
       }
     }
   }
   if (nh && !(L->heads = calloc((size_t)nh, sizeof(hs_head))))
-    return fail(msg, len, "out of memory");
+    return hs_fail(msg, len, "out of memory");
   L->nheads = nh;
   int i = 0;
   const cJSON *h;
@@ -754,25 +743,25 @@ static int parse_layer(const cJSON *o, hs_layer *L, int l, char *msg,
 /* The "hardsoft" document into m (no weights yet). */
 static int parse_doc(const cJSON *doc, hs_model *m, char *msg, size_t len) {
   if (!cJSON_IsObject(doc))
-    return fail(msg, len, "__metadata__.hardsoft: not a JSON object");
+    return hs_fail(msg, len, "__metadata__.hardsoft: not a JSON object");
   if (get_i32(doc, "", "d", 1, 1, HS_MODEL_MAX_D, &m->d, msg, len) ||
       get_i32(doc, "", "out_coord", 1, 0, m->d - 1, &m->out_coord, msg, len))
     return -1;
   const cJSON *pfs = cJSON_GetObjectItemCaseSensitive(doc, "pos_features");
   const cJSON *layers = cJSON_GetObjectItemCaseSensitive(doc, "layers");
   if (!cJSON_IsArray(pfs))
-    return fail(msg, len, "pos_features: missing or not an array");
+    return hs_fail(msg, len, "pos_features: missing or not an array");
   if (!cJSON_IsArray(layers))
-    return fail(msg, len, "layers: missing or not an array");
+    return hs_fail(msg, len, "layers: missing or not an array");
   int npf = cJSON_GetArraySize(pfs), nl = cJSON_GetArraySize(layers);
   if (npf > ST_MAX_PF)
-    return fail(msg, len, "pos_features: %d features, limit %d", npf,
+    return hs_fail(msg, len, "pos_features: %d features, limit %d", npf,
                 ST_MAX_PF);
   if (nl > ST_MAX_LAYERS)
-    return fail(msg, len, "layers: %d layers, limit %d", nl, ST_MAX_LAYERS);
+    return hs_fail(msg, len, "layers: %d layers, limit %d", nl, ST_MAX_LAYERS);
   if ((npf && !(m->pf = calloc((size_t)npf, sizeof(hs_posfeat)))) ||
       (nl && !(m->layers = calloc((size_t)nl, sizeof(hs_layer)))))
-    return fail(msg, len, "out of memory");
+    return hs_fail(msg, len, "out of memory");
   m->npf = npf;
   m->nlayers = nl;
   int i = 0;
@@ -799,9 +788,9 @@ static int parse_doc(const cJSON *doc, hs_model *m, char *msg, size_t len) {
   const cJSON *cn = cJSON_GetObjectItemCaseSensitive(doc, "coord_names");
   if (cn && !cJSON_IsNull(cn)) {
     if (!cJSON_IsArray(cn) || cJSON_GetArraySize(cn) != m->d)
-      return fail(msg, len, "coord_names: not an array of d=%d names", m->d);
+      return hs_fail(msg, len, "coord_names: not an array of d=%d names", m->d);
     if (!(m->coord_names = calloc((size_t)m->d, sizeof(char *))))
-      return fail(msg, len, "out of memory");
+      return hs_fail(msg, len, "out of memory");
     i = 0;
     cJSON_ArrayForEach(v, cn) {
       char key[32];
@@ -826,7 +815,7 @@ static cJSON *parse_json(const char *text, size_t n, const char *what,
     while (at < n && strchr(" \t\r\n", text[at]) && text[at]) at++;
   if (!j || at < n) {
     cJSON_Delete(j);
-    fail(msg, len, "%s: %s at byte offset %zu", what,
+    hs_fail(msg, len, "%s: %s at byte offset %zu", what,
          j ? "trailing characters after the JSON value" : "invalid JSON",
          base + at);
     return NULL;
@@ -906,7 +895,7 @@ static int match_shape(const want *w, char *msg, size_t len) {
   else
     snprintf(want_s, sizeof want_s, "[%s=%llu]", w->label[0],
              (unsigned long long)w->dim[0]);
-  return fail(msg, len, "tensor %s: shape %s, expected %s", w->name, got,
+  return hs_fail(msg, len, "tensor %s: shape %s, expected %s", w->name, got,
               want_s);
 }
 
@@ -915,7 +904,7 @@ static int read_tensor(const want *w, const unsigned char *data, char *msg,
   const st_in *e = w->found;
   size_t count = (size_t)w->dim[0] * (w->ndim == 2 ? (size_t)w->dim[1] : 1);
   float *f = malloc(count ? count * sizeof(float) : 1);
-  if (!f) return fail(msg, len, "tensor %s: out of memory", w->name);
+  if (!f) return hs_fail(msg, len, "tensor %s: out of memory", w->name);
   *w->dst = f;
   const unsigned char *p = data + e->begin;
   for (size_t i = 0; i < count; i++) {
@@ -932,12 +921,12 @@ static int read_tensor(const want *w, const unsigned char *data, char *msg,
       x = v;
     }
     if (isnan(x))
-      return fail(msg, len, "tensor %s contains NaN at element %zu", w->name, i);
+      return hs_fail(msg, len, "tensor %s contains NaN at element %zu", w->name, i);
     if (isinf(x))
-      return fail(msg, len, "tensor %s contains infinity at element %zu",
+      return hs_fail(msg, len, "tensor %s contains infinity at element %zu",
                   w->name, i);
     if (fabs(x) > FLT_MAX)
-      return fail(msg, len, "tensor %s: element %zu (%g) is beyond the F32 "
+      return hs_fail(msg, len, "tensor %s: element %zu (%g) is beyond the F32 "
                   "range", w->name, i, x);
     f[i] = (float)x;
   }
@@ -959,12 +948,12 @@ static int load_weights(hs_model *m, st_in *e, size_t ne,
   for (int32_t l = 0; l < m->nlayers; l++)
     nw += 4 * ((size_t)m->layers[l].nheads + 1);
   want *w = malloc(nw * sizeof *w);
-  if (!w) return fail(msg, len, "out of memory");
+  if (!w) return hs_fail(msg, len, "out of memory");
   nw = list_wants(m, w);
   int rc = 0;
   for (size_t i = 0; !rc && i < nw; i++) {
     w[i].found = bsearch(w[i].name, e, ne, sizeof *e, cmp_key);
-    if (!w[i].found) rc = fail(msg, len, "missing tensor %s", w[i].name);
+    if (!w[i].found) rc = hs_fail(msg, len, "missing tensor %s", w[i].name);
     else {
       w[i].found->used = 1;
       rc = match_shape(&w[i], msg, len);
@@ -972,7 +961,7 @@ static int load_weights(hs_model *m, st_in *e, size_t ne,
   }
   for (size_t i = 0; !rc && i < ne; i++)
     if (!e[i].used)
-      rc = fail(msg, len, "unexpected tensor %s (not in the model the "
+      rc = hs_fail(msg, len, "unexpected tensor %s (not in the model the "
                 "metadata describes)", shown(e[i].name).s);
   if (!rc) rc = check_packing(e, ne, dlen, dstart, msg, len);
   for (size_t i = 0; !rc && i < nw; i++) rc = read_tensor(&w[i], data, msg, len);
@@ -987,22 +976,22 @@ static unsigned char *read_file(const char *path, size_t *size, char *msg,
                                 size_t len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fail(msg, len, "cannot open: %s", strerror(errno));
+    hs_fail(msg, len, "cannot open: %s", strerror(errno));
     return NULL;
   }
   struct stat st;
   unsigned char *buf = NULL;
   if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
-    fail(msg, len, "not a regular file");
+    hs_fail(msg, len, "not a regular file");
   else if ((uint64_t)st.st_size > ST_MAX_FILE)
-    fail(msg, len, "%lld bytes, above the 4 GiB limit", (long long)st.st_size);
+    hs_fail(msg, len, "%lld bytes, above the 4 GiB limit", (long long)st.st_size);
   else if (st.st_size < 8)
-    fail(msg, len, "file too short (%lld bytes): a safetensors file starts "
+    hs_fail(msg, len, "file too short (%lld bytes): a safetensors file starts "
          "with an 8-byte header length", (long long)st.st_size);
   else if (!(buf = malloc((size_t)st.st_size)))
-    fail(msg, len, "out of memory for %lld bytes", (long long)st.st_size);
+    hs_fail(msg, len, "out of memory for %lld bytes", (long long)st.st_size);
   else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-    fail(msg, len, "cannot read: %s",
+    hs_fail(msg, len, "cannot read: %s",
          ferror(f) ? strerror(errno) : "file shrank while reading");
     free(buf);
     buf = NULL;
@@ -1014,22 +1003,22 @@ static unsigned char *read_file(const char *path, size_t *size, char *msg,
 
 static int check_metadata(const cJSON *meta, cJSON **doc, char *msg,
                           size_t len) {
-  if (!meta) return fail(msg, len, "__metadata__: missing (not a hardsoft "
+  if (!meta) return hs_fail(msg, len, "__metadata__: missing (not a hardsoft "
                          "model file)");
   if (!cJSON_IsObject(meta))
-    return fail(msg, len, "__metadata__: not an object");
+    return hs_fail(msg, len, "__metadata__: not an object");
   const cJSON *v;
   cJSON_ArrayForEach(v, meta) if (!cJSON_IsString(v))
-    return fail(msg, len, "__metadata__.%s: value is not a string "
+    return hs_fail(msg, len, "__metadata__.%s: value is not a string "
                 "(safetensors metadata maps strings to strings)",
                 shown(v->string).s);
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(meta, "format");
   const cJSON *hs = cJSON_GetObjectItemCaseSensitive(meta, "hardsoft");
-  if (!fmt) return fail(msg, len, "__metadata__.format: missing");
+  if (!fmt) return hs_fail(msg, len, "__metadata__.format: missing");
   if (strcmp(fmt->valuestring, FORMAT_NAME))
-    return fail(msg, len, "__metadata__.format: '%s', expected '%s'",
+    return hs_fail(msg, len, "__metadata__.format: '%s', expected '%s'",
                 shown(fmt->valuestring).s, FORMAT_NAME);
-  if (!hs) return fail(msg, len, "__metadata__.hardsoft: missing");
+  if (!hs) return hs_fail(msg, len, "__metadata__.hardsoft: missing");
   *doc = parse_json(hs->valuestring, strlen(hs->valuestring),
                     "__metadata__.hardsoft", 0, msg, len);
   if (*doc) return 0;
@@ -1045,13 +1034,13 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
   uint64_t hlen = 0;
   for (int j = 0; j < 8; j++) hlen |= (uint64_t)buf[j] << 8 * j;
   if (hlen > hs_get_limits().max_header) {
-    fail(msg, len, "header length %llu above the %zu MiB limit "
+    hs_fail(msg, len, "header length %llu above the %zu MiB limit "
          "(--max-header-mib raises it)", (unsigned long long)hlen,
          hs_get_limits().max_header >> 20);
     return NULL;
   }
   if (hlen > size - 8) {
-    fail(msg, len, "header length %llu larger than the file (%zu bytes "
+    hs_fail(msg, len, "header length %llu larger than the file (%zu bytes "
          "after the length)", (unsigned long long)hlen, size - 8);
     return NULL;
   }
@@ -1060,7 +1049,7 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
   const char *nul = memchr(hdr, 0, hlen);
   size_t bad = utf8_bad((const unsigned char *)hdr, hlen);
   if (nul || bad < hlen) {
-    fail(msg, len, "header: %s at byte offset %zu",
+    hs_fail(msg, len, "header: %s at byte offset %zu",
          nul ? "NUL byte" : "invalid UTF-8",
          8 + (nul ? (size_t)(nul - hdr) : bad));
     return NULL;
@@ -1073,29 +1062,29 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
   int rc = -1;
   const cJSON *v, *meta = NULL;
   if (!m) {
-    fail(msg, len, "out of memory");
+    hs_fail(msg, len, "out of memory");
     goto out;
   }
   if (!cJSON_IsObject(root)) {
-    fail(msg, len, "header: not a JSON object");
+    hs_fail(msg, len, "header: not a JSON object");
     goto out;
   }
   cJSON_ArrayForEach(v, root) {
     if (strcmp(v->string, "__metadata__")) ne++;
     else if (meta) {
-      fail(msg, len, "header: duplicate __metadata__");
+      hs_fail(msg, len, "header: duplicate __metadata__");
       goto out;
     } else meta = v;
   }
   if (ne > hs_get_limits().max_tensors) {
-    fail(msg, len, "header: %zu tensors, above the limit of %zu "
+    hs_fail(msg, len, "header: %zu tensors, above the limit of %zu "
          "(--max-tensors raises it)", ne, hs_get_limits().max_tensors);
     goto out;
   }
   if (check_metadata(meta, &doc, msg, len) || parse_doc(doc, m, msg, len))
     goto out;
   if (!(e = calloc(ne ? ne : 1, sizeof *e))) {
-    fail(msg, len, "out of memory");
+    hs_fail(msg, len, "out of memory");
     goto out;
   }
   if (parse_tensors(root, e, ne, size - 8 - hlen, 8 + hlen, msg, len) ||
@@ -1104,7 +1093,7 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
     goto out;
   char vmsg[200];
   if (hs_model_validate(m, vmsg, sizeof vmsg))
-    fail(msg, len, "invalid model: %s", vmsg);
+    hs_fail(msg, len, "invalid model: %s", vmsg);
   else rc = 0;
 out:
   free(e);
@@ -1119,7 +1108,7 @@ out:
 
 hs_model *hs_model_load(const char *path, char *msg, size_t len) {
   if (!path) {
-    fail(msg, len, "load: no path");
+    hs_fail(msg, len, "load: no path");
     return NULL;
   }
   size_t size;
