@@ -7,15 +7,7 @@
  * Also: n = 0, -inf / +inf / NaN scores, fully masked rows, huge and tiny
  * magnitudes, splitting the keys over several calls, dk/dv 1..64,
  * inv_tau 1, 1e-3, 1e3, unaligned pointers, and no subnormal weights. */
-#include "common.h"
-
-#define U 0x1p-24
-
-typedef struct {
-  size_t n, dk, dv, ldk, ldv;
-  const float *q, *k, *v;
-  float tau;
-} prob;
+#include "attn-ref.h"
 
 /* Runs the kernel over the key ranges cut at splits[0..ns) and checks the
  * state against the reference. Returns the normalised output in out. */
@@ -31,22 +23,9 @@ static void run_check(const hs_kernels *kt, const prob *p, const size_t *splits,
     a = b;
   }
   /* reference scores, exact products, long double sums */
-  long double mref = -INFINITY, smax = 0;
-  int has_nan = 0;
+  long double mref, smax;
   long double *s = malloc((p->n + 1) * sizeof *s);
-  for (size_t j = 0; j < p->n; j++) {
-    long double d = 0, ab = 0;
-    for (size_t c = 0; c < p->dk; c++) {
-      long double t = (long double)p->q[c] * p->k[j * p->ldk + c];
-      d += t;
-      ab += fabsl(t);
-    }
-    s[j] = d * p->tau;
-    ab *= fabsl((long double)p->tau);
-    if (isnan(s[j])) has_nan = 1;
-    if (s[j] > mref) mref = s[j];
-    if (ab > smax && isfinite(ab)) smax = ab;
-  }
+  int has_nan = ref_scores(p, s, &mref, &smax);
   if (has_nan) {
     assert_true(isnan(st.sum));
     for (size_t c = 0; c < p->dv; c++) assert_true(isnan(acc[c]));
@@ -80,18 +59,8 @@ static void run_check(const hs_kernels *kt, const prob *p, const size_t *splits,
     free(s);
     return;
   }
-  long double sum = 0, accr[HS_ATTN_MAX_D] = {0}, absr[HS_ATTN_MAX_D] = {0};
-  for (size_t j = 0; j < p->n; j++) {
-    long double e;
-    if (st.max == INFINITY) e = s[j] == INFINITY ? 1 : 0;
-    else e = s[j] == -INFINITY ? 0 : expl(s[j] - st.max);
-    if (e < 0x1p-126L) e = 0; /* the kernels flush below 2^-126 */
-    sum += e;
-    for (size_t c = 0; c < p->dv; c++) {
-      accr[c] += e * p->v[j * p->ldv + c];
-      absr[c] += e * fabsf(p->v[j * p->ldv + c]);
-    }
-  }
+  long double sum, accr[HS_ATTN_MAX_D], absr[HS_ATTN_MAX_D];
+  ref_weights(p, s, st.max, &sum, accr, absr);
   /* flushing loses at most n * 2^-126 relative to the max term 1 */
   double flush = p->n * 0x1p-126;
   if (!(fabsl(st.sum - sum) <= E * sum + flush)) {

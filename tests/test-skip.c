@@ -14,15 +14,9 @@
  * 88 below the max changes no bit. */
 #include "formulas.h"
 
-#define U 0x1p-24
+#include "attn-ref.h"
 
 /* ------------------------------------------------------------ kernels */
-
-typedef struct {
-  size_t n, dk, dv, ldk, ldv;
-  const float *q, *k, *v;
-  float tau;
-} prob;
 
 /* One segment per 64 keys from key `first` (the forward pass's tiles when
  * first is a multiple of 64; arbitrary cuts otherwise). */
@@ -44,22 +38,9 @@ static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
   for (size_t c = 0; c < HS_ATTN_MAX_D; c++) acc[c] = 12345;
   kt->f32_attn_row_2pass(ns, seg, p->dk, p->dv, p->q, p->k, p->ldk, p->v,
                          p->ldv, p->tau, &st, acc);
-  long double mref = -INFINITY, smax = 0;
-  int has_nan = 0;
+  long double mref, smax;
   long double *s = malloc((p->n + 1) * sizeof *s);
-  for (size_t j = 0; j < p->n; j++) {
-    long double d = 0, ab = 0;
-    for (size_t c = 0; c < p->dk; c++) {
-      long double t = (long double)p->q[c] * p->k[j * p->ldk + c];
-      d += t;
-      ab += fabsl(t);
-    }
-    s[j] = d * p->tau;
-    ab *= fabsl((long double)p->tau);
-    if (isnan(s[j])) has_nan = 1;
-    else if (s[j] > mref) mref = s[j];
-    if (ab > smax && isfinite(ab)) smax = ab;
-  }
+  int has_nan = ref_scores(p, s, &mref, &smax);
   if (has_nan) {
     assert_true(isnan(st.sum));
     for (size_t c = 0; c < p->dv; c++) assert_true(isnan(acc[c]));
@@ -68,18 +49,8 @@ static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
     for (size_t c = 0; c < p->dv; c++) assert_true(acc[c] == 0);
   } else {
     double E = 2 * (p->dk + 8) * U * (double)smax + (p->n / 64.0 + 74) * U;
-    long double sum = 0, accr[HS_ATTN_MAX_D] = {0}, absr[HS_ATTN_MAX_D] = {0};
-    for (size_t j = 0; j < p->n; j++) {
-      long double e;
-      if (st.max == INFINITY) e = s[j] == INFINITY ? 1 : 0;
-      else e = s[j] == -INFINITY ? 0 : expl(s[j] - st.max);
-      if (e < 0x1p-126L) e = 0;
-      sum += e;
-      for (size_t c = 0; c < p->dv; c++) {
-        accr[c] += e * p->v[j * p->ldv + c];
-        absr[c] += e * fabsf(p->v[j * p->ldv + c]);
-      }
-    }
+    long double sum, accr[HS_ATTN_MAX_D], absr[HS_ATTN_MAX_D];
+    ref_weights(p, s, st.max, &sum, accr, absr);
     double flush = p->n * 0x1p-126;
     if (!(fabsl(st.sum - sum) <= E * sum + flush))
       fail_msg("%s n=%zu dk=%zu dv=%zu: sum %.9g ref %.9Lg", hs_isa_name(kt->isa),
