@@ -22,41 +22,60 @@ ifneq (,$(findstring fast-math,$(CFLAGS) $(CXXFLAGS) $(OPT))$(findstring Ofast,$
 $(error hardsoft is never built with -ffast-math/-Ofast: it breaks -inf masks and NaN handling)
 endif
 
+# Sources by folder: every .c under src/ is the library, except the command
+# line (src/cli*.c, src/cli/); every .c in simd/ is a kernel.
 SIMD_SRC = $(sort $(wildcard simd/*.c))
-LIB_SRC  = $(filter-out src/cli%.c,$(sort $(wildcard src/*.c)))
-CLI_SRC  = $(sort $(wildcard src/cli*.c))
+ALL_SRC  = $(sort $(shell find src -name '*.c' -not -path 'src/python/*'))
+CLI_SRC  = $(filter src/cli%,$(ALL_SRC))
+LIB_SRC  = $(filter-out src/cli%,$(ALL_SRC))
 TEST_SRC = $(sort $(wildcard tests/test-*.c))
 LIB_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(SIMD_SRC) $(LIB_SRC))
 CLI_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 TEST_BIN = $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 LIBS     = -lcjson -lm -lpthread
 
-# Debian packages: what each job needs, and a header or binary that shows
-# each one is present.
-CHECK_PKGS = gcc:/usr/bin/gcc libcmocka-dev:/usr/include/cmocka.h \
-             libcjson-dev:/usr/include/cjson/cJSON.h \
-             python3-numpy:/usr/lib/python3/dist-packages/numpy/__init__.py
-BENCH_PKGS = $(CHECK_PKGS) g++:/usr/bin/g++ \
-             libbenchmark-dev:/usr/include/benchmark/benchmark.h \
-             libdnnl-dev:/usr/include/dnnl.h libxnnpack-dev:/usr/include/xnnpack.h \
-             libpthreadpool-dev:/usr/include/pthreadpool.h \
-             libsleef-dev:/usr/include/x86_64-linux-gnu/sleef.h \
-             libopenblas-dev:/usr/include/x86_64-linux-gnu/cblas.h \
-             hyperfine:/usr/bin/hyperfine gnuplot-nox:/usr/bin/gnuplot \
-             python3-torch:/usr/lib/python3/dist-packages/torch/__init__.py
+# Debian packages each job needs. Presence is asked of dpkg, never inferred
+# from a file: another package can provide the same path (netlib's cblas.h
+# is an alternative of OpenBLAS's).
+CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy
+# what the benchmark binaries link against
+BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
+                libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
+# what the whole suite runs besides them (peers, timing, plots)
+BENCH_PKGS    = $(CHECK_PKGS) $(BENCHBIN_PKGS) hyperfine gnuplot-nox python3-torch
 
-.PHONY: all lib cli benchbins check check-exhaustive check-sanitize bench \
-        bench-full install clean deps-check deps-bench
+# OpenBLAS's own pkg-config file (the pthread build the list above installs),
+# so the system-wide cblas.h alternative cannot change what the OpenBLAS
+# users compile and link against.
+MULTIARCH      := $(shell $(CC) -print-multiarch 2>/dev/null)
+OPENBLAS_PC    = PKG_CONFIG_PATH=/usr/lib/$(MULTIARCH)/openblas-pthread/pkgconfig pkg-config
+OPENBLAS_FLAGS = $(shell $(OPENBLAS_PC) --cflags openblas 2>/dev/null)
+OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
+                 -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
+
+.PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize bench \
+        bench-full bench-smoke install clean deps-check deps-bench deps-benchbins
 .DELETE_ON_ERROR:
 
-all: lib cli benchbins
+# `make`: the library and the command line always; the benchmark binaries
+# too when their packages are there. As root it installs them first; as
+# another user it says in one line what it skipped.
+all: lib cli
+	@missing=$$($(call missing_pkgs,$(BENCHBIN_PKGS))); \
+	if [ -z "$$missing" ]; then $(MAKE) --no-print-directory benchbins; \
+	elif [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deps-benchbins && $(MAKE) --no-print-directory benchbins; \
+	else echo "hardsoft: built the library and build/hardsoft; skipped the benchmark binaries (missing packages:$$missing; make bench installs them as root)"; fi
 
 lib: $(BUILD)/libhardsoft.a $(BUILD)/libhardsoft.so
 cli: $(BUILD)/hardsoft
 
+# The packages of a list that dpkg does not report as installed.
+missing_pkgs = for p in $(1); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null \
+  | grep -q 'ok installed' || printf ' %s' "$$p"; done
+
 # deps-*: install what is missing (root) or print the apt-get line.
 define need_pkgs
-	@missing=""; for p in $(1); do f=$${p#*:}; [ -e "$$f" ] || missing="$$missing $${p%%:*}"; done; \
+	@missing=$$($(call missing_pkgs,$(1))); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing:$$missing"; \
@@ -69,13 +88,16 @@ deps-check: | $(BUILD)/
 	$(call need_pkgs,$(CHECK_PKGS))
 deps-bench: | $(BUILD)/
 	$(call need_pkgs,$(BENCH_PKGS))
+deps-benchbins: | $(BUILD)/
+	$(call need_pkgs,$(BENCHBIN_PKGS))
 
 $(BUILD)/:
 	@mkdir -p $@
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h simd/*.h simd/*.inc src/*.h)
+# -MMD -MP: each object depends on the headers it includes, no more.
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -MMD -MP $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
 
 $(BUILD)/libhardsoft.a: $(LIB_OBJ)
 	@rm -f $@
@@ -84,21 +106,33 @@ $(BUILD)/libhardsoft.a: $(LIB_OBJ)
 $(BUILD)/libhardsoft.so: $(LIB_OBJ)
 	$(CC) -shared $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
+# The commit the command line is built from (+dirty with local changes
+# outside results/), which it writes into every CSV row; the header is
+# rewritten only when that changes, so one object rebuilds.
+HS_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+  [ -n "$$(git status --porcelain --untracked-files=no -- . ':!results' 2>/dev/null)" ] && echo +dirty)
+$(BUILD)/commit.h: FORCE | $(BUILD)/
+	@printf '#define HS_BUILD_COMMIT "%s"\n' '$(HS_COMMIT)' > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/obj/src/cli.o: $(BUILD)/commit.h
+$(BUILD)/obj/src/cli.o: CFLAGS_ALL += -include $(BUILD)/commit.h
+FORCE:
+
 $(BUILD)/hardsoft: $(CLI_OBJ) $(BUILD)/libhardsoft.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libhardsoft.a $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/libhardsoft.a
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libhardsoft.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(BUILD)/libhardsoft.a -lcmocka $(LIBS)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -Itests -o $@ $< $(BUILD)/libhardsoft.a -lcmocka $(LIBS)
 
 # ---------------------------------------------------------------- benchmarks
-BENCH_LIBS = -lbenchmark -ldnnl -lXNNPACK -lsleef -lopenblas -lpthread
+BENCH_LIBS = -lbenchmark -ldnnl -lXNNPACK -lsleef $(OPENBLAS_LIBS) -lpthread
 benchbins: $(BUILD)/hs-bench-kernels $(BUILD)/hs-peer-openblas
 $(BUILD)/hs-bench-kernels: bench/kernels.cc $(BUILD)/libhardsoft.a
-	$(CXX) $(CXXFLAGS_ALL) -o $@ $< $(BUILD)/libhardsoft.a $(BENCH_LIBS) $(LIBS)
+	$(CXX) $(CXXFLAGS_ALL) $(OPENBLAS_FLAGS) -MMD -MP -o $@ $< $(BUILD)/libhardsoft.a $(BENCH_LIBS) $(LIBS)
 # the OpenBLAS baseline peer: sgemm for every product, a plain softmax
 $(BUILD)/hs-peer-openblas: bench/peers/openblas.c $(BUILD)/libhardsoft.a
-	$(CC) $(CFLAGS_ALL) -I/usr/include/x86_64-linux-gnu -o $@ $< $(BUILD)/libhardsoft.a -lopenblas $(LIBS)
+	$(CC) $(CFLAGS_ALL) $(OPENBLAS_FLAGS) -MMD -MP -o $@ $< $(BUILD)/libhardsoft.a $(OPENBLAS_LIBS) $(LIBS)
 
 # ---------------------------------------------------------------- tests
 check: deps-check
@@ -122,6 +156,12 @@ bench-full: deps-bench
 	$(MAKE) --no-print-directory all
 	HS_BENCH_FULL=1 BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
+# every command of the suite on tiny sizes, into a temporary directory (CI)
+bench-smoke: deps-bench
+	$(MAKE) --no-print-directory all
+	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
+	HS_BENCH_SMOKE=1 HS_BENCH_RESULTS=$$out BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
+
 # ---------------------------------------------------------------- install
 install: lib cli
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
@@ -134,6 +174,8 @@ install: lib cli
 
 clean:
 	rm -rf build build-sanitize
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---------------------------------------------------------------- fuzzing
 # `make fuzz` (libFuzzer targets, seed corpora and regression inputs live

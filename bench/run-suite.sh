@@ -9,13 +9,16 @@
 # HS_BENCH_FULL=1 runs the long version (`make bench-full`): n to 16384 in
 # the scaling sweep (65536 for the hardsoft rows), mu to 32, and the
 # boundary search to n = 2^25. The default fits in about five minutes on
-# a 2-core machine.
+# a 2-core machine. HS_BENCH_SMOKE=1 (`make bench-smoke`, run by CI) runs
+# every command on tiny sizes, so that none of them can break unnoticed;
+# its numbers mean nothing, and it leaves README.md alone.
 set -eu
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
 OUT=${HS_BENCH_RESULTS:-results}
 HS=$BUILD/hardsoft
 FULL=${HS_BENCH_FULL:-0}
+SMOKE=${HS_BENCH_SMOKE:-0}
 mkdir -p "$OUT"
 export PYTHON OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
@@ -32,13 +35,29 @@ best=$("$HS" info | sed -n 's/^chosen: \([a-z0-9]*\).*/\1/p')
 t0=$(date +%s)
 step() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
 
+# The smoke run's sizes: tiny kernels, one hyperfine length.
+if [ "$SMOKE" = 1 ]; then
+  export HS_BENCH_MIN_TIME=0.001 HS_BENCH_REPS=1 HS_BENCH_MAX_N=256
+  export HS_HYPERFINE_LENGTHS=64 HS_HYPERFINE_RUNS=3
+fi
 step "kernel microbenchmarks"
 BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
 
 if [ "$FULL" = 1 ]; then
   lengths=256,1024,2048,4096,8192,16384; scales=1,2,4,8,16,32; bmax=33554432; rep=5
+elif [ "$SMOKE" = 1 ]; then
+  lengths=16,32,64; scales=1,4; bmax=64; rep=1
 else
   lengths=256,1024,2048,4096; scales=1,2,4,8,16; bmax=262144; rep=3
+fi
+# Lengths of the sweeps after the scaling one (the last of acc_n is the
+# suite sweep's).
+if [ "$SMOKE" = 1 ]; then
+  acc_n=16,32; big_n=64,128; mid_n=32,64; count_n=16,64; sim_n=16,32
+  n_depth6=256; rep_t=1; rep_s=1
+else
+  acc_n=16,64,256,1024; big_n=4096,16384; mid_n=4096,8192; count_n=16,256,4096
+  sim_n=16,256,4096; n_depth6=65536; rep_t=7; rep_s=5
 fi
 depth4='(a S (b & X (c U Y a))) | G (b -> Y a)'
 
@@ -55,12 +74,12 @@ fi
 
 step "accuracy sweep: agreement and attention error against mu, every mode"
 "$HS" bench --formula 'a S b' --formula 'a U b' --formula 'Y a' --formula "$depth4" \
-  --modes hard,pe,temp,fixed --scales "$scales" --lengths 16,64,256,1024 \
+  --modes hard,pe,temp,fixed --scales "$scales" --lengths $acc_n \
   --isas "$best" --repeat 1 --csv "$OUT/sweep-accuracy.csv"
 
 step "suite sweep: every formula of bench/formulas.txt, f32 and f64"
 "$HS" bench --formulas bench/formulas.txt --modes hard,pe,temp --scales 4 \
-  --lengths 1024 --isas "$best" --precisions f32,f64 --repeat 3 \
+  --lengths $(echo $acc_n | sed 's/.*,//') --isas "$best" --precisions f32,f64 --repeat $rep \
   --csv "$OUT/sweep-suite.csv"
 
 step "precision boundary (largest exact n on adversarial strings, up to $bmax)"
@@ -90,7 +109,7 @@ hm=$(mktemp -d)
 "$HS" compile 'Y a' --mode hard -o "$hm/compiled-Y-a.safetensors"
 "$HS" compile 'a S b' --mode hard -o "$hm/compiled-a-S-b.safetensors"
 for m in bench/models/*.safetensors "$hm"/*.safetensors; do
-  "$HS" simulate "$m" --alphabet ab --lengths 16,256,4096 --samples 3 --scale 4 --csv $first >> "$tmp" || [ $? = 1 ]
+  "$HS" simulate "$m" --alphabet ab --lengths $sim_n --samples 3 --scale 4 --csv $first >> "$tmp" || [ $? = 1 ]
   first=
 done
 rm -rf "$hm"
@@ -100,11 +119,11 @@ step "counting: both sign methods against mu and n, every mode"
 tmp="$OUT/sweep-counting.csv.tmp"
 for sg in layernorm temp; do
   "$HS" bench --formula '#<(a) > #<(b)' --formula '#<(a) - 2*#<(b) >= 0 & Y c' \
-    --modes hard,pe,temp,fixed --scales 4,16 --lengths 16,256,4096 --isas "$best" \
+    --modes hard,pe,temp,fixed --scales 4,16 --lengths $count_n --isas "$best" \
     --repeat 1 --error-max-n 4096 --sign $sg --csv "$tmp.$sg"
   # mixed #< / #> (BOS-weighted counts over n + 1): fixed refuses them
   "$HS" bench --formula '#<(a) > #>(b)' \
-    --modes hard,pe,temp --scales 4,16 --lengths 16,256,4096 --isas "$best" \
+    --modes hard,pe,temp --scales 4,16 --lengths $count_n --isas "$best" \
     --repeat 1 --error-max-n 4096 --sign $sg --csv "$tmp.$sg.mixed"
 done
 { cat "$tmp.layernorm"; for f in "$tmp.layernorm.mixed" "$tmp.temp" "$tmp.temp.mixed"; do
@@ -116,12 +135,12 @@ mv "$tmp" "$OUT/sweep-counting.csv"
 # 2-core machine
 step "threads: one against two"
 "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
-  --lengths 4096,16384 --isas "$best" --threads 1,2 --repeat 7 --error-max-n 0 \
+  --lengths $big_n --isas "$best" --threads 1,2 --repeat $rep_t --error-max-n 0 \
   --csv "$OUT/sweep-threads.csv"
 
 step "exact skipping of underflowed key tiles: on against off (and the online default)"
 "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4,32 \
-  --lengths 4096,16384 --isas "$best" --skip on,off --repeat 5 --error-max-n 0 \
+  --lengths $big_n --isas "$best" --skip on,off --repeat $rep_s --error-max-n 0 \
   --csv "$OUT/sweep-skip.csv"
 
 # the wide ISAs this CPU runs, for the AVX-512 against AVX2 comparison
@@ -129,13 +148,13 @@ wide=$(echo "$isas" | tr ',' '\n' | grep '^avx' | paste -sd, -)
 if [ -n "$wide" ]; then
   step "AVX-512 against AVX2 on the fused (online) path, n >= 4096"
   "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
-    --lengths 4096,8192 --isas "$wide" --repeat 5 --error-max-n 0 \
+    --lengths $mid_n --isas "$wide" --repeat $rep_s --error-max-n 0 \
     --csv "$OUT/sweep-isa.csv"
 fi
 
 depth6='G (a -> X (b U (c & Y (a S (b & X c)))))'
-step "a depth-6 formula at n = 65536 on one core: time and peak memory"
-"$HS" bench --formula "$depth6" --modes pe --scales 4 --lengths 65536 \
+step "a depth-6 formula at n = $n_depth6 on one core: time and peak memory"
+"$HS" bench --formula "$depth6" --modes pe --scales 4 --lengths $n_depth6 \
   --isas "$best" --threads 1 --repeat 1 --error-max-n 0 \
   --csv "$OUT/sweep-depth6.csv"
 
@@ -145,5 +164,9 @@ BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 step "report and plots"
 "$PYTHON" bench/report.py "$OUT"
 
-"$PYTHON" bench/readme-results.py "$OUT" README.md
-step "done: $OUT/REPORT.md, README.md results section"
+if [ "$SMOKE" = 1 ]; then
+  step "done (smoke run: $OUT, README.md left alone)"
+else
+  "$PYTHON" bench/readme-results.py "$OUT" README.md
+  step "done: $OUT/REPORT.md, README.md results section"
+fi

@@ -10,6 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef HS_BUILD_COMMIT /* the Makefile passes the commit it builds */
+#define HS_BUILD_COMMIT "unknown"
+#endif
+
 static const char *const top_usage =
     "usage: hardsoft COMMAND [OPTIONS] [--] [ARGS...]\n"
     "\n"
@@ -50,18 +54,22 @@ static int parse_double(const char *opt, const char *s, double *out) {
   return 0;
 }
 
-static int parse_uint(const char *opt, const char *s, uint64_t max,
-                      uint64_t *out) {
+static int parse_uint_in(const char *opt, const char *s, uint64_t min,
+                         uint64_t max, uint64_t *out) {
   char *end;
   errno = 0;
   if (*s < '0' || *s > '9')
     return cli_error("%s expects a whole number, got '%s'", opt, s);
   unsigned long long v = strtoull(s, &end, 10);
-  if (*end != 0 || errno || v > max)
-    return cli_error("%s expects a whole number from 0 to %llu, got '%s'", opt,
-                     (unsigned long long)max, s);
+  if (*end != 0 || errno || v < min || v > max)
+    return cli_error("%s expects a whole number from %llu to %llu, got '%s'", opt,
+                     (unsigned long long)min, (unsigned long long)max, s);
   *out = v;
   return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, uint64_t max, uint64_t *out) {
+  return parse_uint_in(opt, s, 0, max, out);
 }
 
 static int parse_lengths(const char *s, cli_opts *o) {
@@ -184,13 +192,11 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
       if (set_isa(v, o)) return HS_EXIT_ERROR;
     } else if (TAKES(O_THREADS, "--threads")) {
       NEEDV("--threads");
-      if (parse_uint("--threads", v, 256, &u) || u < 1)
-        return cli_error("--threads expects 1 to 256, got '%s'", v);
+      if (parse_uint_in("--threads", v, 1, 256, &u)) return HS_EXIT_ERROR;
       o->threads = (int)u;
     } else if (TAKES(O_MAXMEM, "--max-memory")) {
       NEEDV("--max-memory");
-      if (parse_uint("--max-memory", v, (uint64_t)1 << 40, &u) || u < 1)
-        return cli_error("--max-memory expects MiB from 1 to 2^40, got '%s'", v);
+      if (parse_uint_in("--max-memory", v, 1, (uint64_t)1 << 40, &u)) return HS_EXIT_ERROR;
       o->max_mem = (size_t)u * 1048576;
     } else if (TAKES(O_MAXLEN, "--max-len")) {
       NEEDV("--max-len");
@@ -243,7 +249,7 @@ void cli_meta_columns(FILE *f) {
   const char *build = getenv("HARDSOFT_BUILD"), *commit = getenv("HARDSOFT_COMMIT");
   csv_field(f, cpu);
   csv_field(f, build && *build ? build : "gcc " __VERSION__);
-  csv_field(f, commit && *commit ? commit : "unknown");
+  csv_field(f, commit && *commit ? commit : HS_BUILD_COMMIT);
   csv_field(f, date);
 }
 
@@ -319,8 +325,7 @@ static int take_limits(int *argc, char **argv) {
     }
     if (i + 1 >= *argc) return cli_error("%s needs a value", a);
     uint64_t max = is_depth ? 10000000 : is_hdr ? 4096 : (uint64_t)1 << 40;
-    if (parse_uint(a, argv[++i], max, &v)) return HS_EXIT_ERROR;
-    if (v < 1) return cli_error("%s expects 1 to %llu, got 0", a, (unsigned long long)max);
+    if (parse_uint_in(a, argv[++i], 1, max, &v)) return HS_EXIT_ERROR;
     if (is_len) l.max_formula_len = (size_t)v;
     if (is_depth) l.max_depth = (int)v;
     if (is_hdr) l.max_header = (size_t)v << 20;
@@ -375,6 +380,6 @@ int main(int argc, char **argv) {
       if (fflush(stdout) != 0 && rc == 0) rc = cli_error("writing output failed");
       return rc;
     }
-  return cli_error("unknown command '%s' (expected eval, check, compile, run "
+  return cli_error("unknown command '%s' (expected eval, check, compile, run, "
                    "info, bench, boundary or simulate)", argv[1]);
 }

@@ -51,6 +51,11 @@ expect "mixed counts temp sign" 0 "00011" "$HS" eval '#<(a) > #>(b)' --mode temp
 expect "counting" 0 "0011" "$HS" eval '#<(a) > #<(b)' --mode pe baaa
 expect "counting temp sign" 0 "0011" "$HS" eval '#<(a) > #<(b)' --sign temp --scale 16 baaa
 expect_err "bad sign" "not layernorm or temp" "$HS" eval a --sign cold x
+# a user's own run records the commit the tool was built from
+if head=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+  row=$("$HS" boundary 'Y a' --max-n 4 | tail -1)
+  case "$row" in *"\"$head"*) ;; *) echo "FAIL boundary commit: '$row' lacks $head"; fail=1;; esac
+fi
 expect_err "unknown command" "unknown command" "$HS" frobnicate
 expect_err "compile needs -o" "expected one FORMULA" "$HS" compile 'a S b'
 expect_err "compile truth" "truth" "$HS" compile 'a' --mode truth -o "$t/x"
@@ -71,13 +76,20 @@ long=$(awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%s", substr("aab#c", (i *
 one=$("$HS" eval 'G (a -> (b U c)) & O (X a)' --mode pe --threads 1 -- "$long")
 two=$("$HS" eval 'G (a -> (b U c)) & O (X a)' --mode pe --threads 2 -- "$long")
 [ "$one" = "$two" ] || { echo "FAIL threads: outputs differ"; fail=1; }
-expect_err "bad threads" "expects 1 to 256" "$HS" eval a --threads 0 x
+expect_err "bad threads" "from 1 to 256, got '0'" "$HS" eval a --threads 0 x
+expect_err "huge threads" "from 1 to 256, got '100000'" "$HS" eval a --threads 100000 x
+# a user's own run records the commit the tool was built from
+if head=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+  row=$("$HS" boundary 'Y a' --max-n 4 | tail -1)
+  case "$row" in *"\"$head"*) ;; *) echo "FAIL boundary commit: '$row' lacks $head"; fail=1;; esac
+fi
+expect_err "unknown command" "expected eval, check, compile, run, info," "$HS" bogus
 
 # limits: a run that needs more memory than --max-memory, and a line of
 # standard input longer than it, are refused with one line
 expect_err "memory limit" "needs 17 MiB for this model" sh -c "head -c 300000 /dev/zero | tr '\\0' a | $HS eval 'a S b' --max-memory 1"
 expect_err "line limit" "line 1 of standard input is longer" sh -c "head -c 3000000 /dev/zero | tr '\\0' a | $HS eval 'a S b' --max-memory 1"
-expect_err "bad max-memory" "expects MiB" "$HS" eval a --max-memory 0 x
+expect_err "bad max-memory" "max-memory expects a whole number from 1 to" "$HS" eval a --max-memory 0 x
 expect "last line without newline" 0 "01${nl}11" sh -c "printf 'ab\\nba' | $HS eval 'a S b'"
 
 # every input limit: a default, an option that raises it, one line when
@@ -94,6 +106,6 @@ printf '\000\000\040\000\000\000\000\000{}' > "$t/hdr.safetensors"
 expect_err "header limit" "above the 1 MiB limit" "$HS" run --max-header-mib 1 "$t/hdr.safetensors" a
 expect_err "header limit raised" "larger than the file" "$HS" run --max-header-mib 4 "$t/hdr.safetensors" a
 expect_err "bad limit" "--max-depth expects a whole number" "$HS" eval --max-depth x a a
-expect_err "zero limit" "--max-tensors expects 1 to" "$HS" run --max-tensors 0 "$t/lim.safetensors" a
+expect_err "zero limit" "--max-tensors expects a whole number from 1 to" "$HS" run --max-tensors 0 "$t/lim.safetensors" a
 
 exit $fail

@@ -13,9 +13,7 @@ FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
 FUZZ_CFLAGS  = -std=c11 -g -O1 -Wall -Wextra -Iinclude -Isimd -Isrc \
                -D_POSIX_C_SOURCE=200809L $(FUZZ_SAN)
-FUZZ_PKGS    = clang:/usr/bin/clang \
-               libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a \
-               libcjson-dev:/usr/include/cjson/cJSON.h
+FUZZ_PKGS    = clang libclang-rt-14-dev libcjson-dev
 FUZZ_DIR     = $(BUILD)/fuzz
 FUZZ_OBJ     = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(SIMD_SRC) $(LIB_SRC))
 FUZZ_BINS    = $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_TARGETS))
@@ -33,9 +31,9 @@ fuzz: fuzz-build
 	  sh tests/fuzz/run-fuzz.sh $(FUZZ_TARGETS)
 
 # The library again, with clang, sanitizers and coverage instrumentation.
-$(FUZZ_DIR)/obj/%.o: %.c $(wildcard include/*.h simd/*.h simd/*.inc src/*.h)
+$(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
 
 $(FUZZ_DIR)/libhardsoft-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@
