@@ -43,7 +43,8 @@ BOUNDARY_COLS = ["formula", "mode", "scale", "precision", "largest_exact_n",
 # `hardsoft simulate --csv` (src/cli-simulate.c)
 SIMULATE_NUM = ["n", "strings", "positions", "mu", "gamma", "gamma_measured", "tau",
                 "bound", "attn_error", "max_deviation", "agree_fraction", "heads_hard",
-                "heads_uniform", "heads_tieless", "heads_tied", "heads_tied_unique"]
+                "heads_uniform", "heads_tieless", "heads_tied", "heads_tied_unique",
+                "gamma_before", "heads_tiebroken"]
 SIMULATE_COLS = ["model", "precision", "layer_deviations"] + SIMULATE_NUM
 META_COLS = ["cpu", "build", "commit", "date"]
 # targets of the scaling section
@@ -1095,8 +1096,12 @@ class Report:
                "positions by (n+1) e^(-gamma/tau) = e^(-mu) per head — and runs both "
                f"(simulate.csv: {', '.join(strings)} random string(s) over the alphabet per "
                f"n, mu = {', '.join(mus)}, precision {', '.join(precs)}). Heads: u uniform "
-               "(all scores equal), tl tieless, t tied; **tied unique-hard** heads are not "
-               "simulable (softmax averages tied maxima). attn err: the largest weight the "
+               "(all scores equal), tl tieless, t tied, as measured after ties are broken: "
+               "a unique-hard head seen with tied maxima first gets a position term "
+               "±delta·j/n (delta = half its gap), the same choice as a unique maximum with "
+               "gap ≥ gamma/(2n) (tb: how many heads; gamma before: the gap before that); "
+               "a head still tied after it (**tied unique-hard**) is not simulable "
+               "(softmax averages tied maxima). attn err: the largest weight the "
                "softmax run put off a head's hard choice; deviation: the largest "
                "|softmax − hard| of the residual stream over layers, positions and "
                "coordinates; agree: fraction of decisions that agree.", "")
@@ -1104,15 +1109,19 @@ class Report:
         for r in rows:
             heads = (f"{r['heads_uniform']:g} u, {r['heads_tieless']:g} tl, "
                      f"{r['heads_tied']:g} t")
+            if r["heads_tiebroken"] > 0:
+                heads += f", {r['heads_tiebroken']:g} tb"
             if r["heads_tied_unique"] > 0:
                 heads += f" (**{r['heads_tied_unique']:g} tied unique-hard**)"
             bound = "0 (no gap)" if not math.isfinite(r["gamma_measured"]) else fmt_g(r["bound"])
-            out.append([r["model"], heads, r["n"], fmt_g(r["gamma"], 4), fmt_g(r["tau"], 4),
+            out.append([r["model"], heads, r["n"], fmt_g(r["gamma_before"], 4),
+                        fmt_g(r["gamma"], 4), fmt_g(r["tau"], 4),
                         bound, fmt_err(r["attn_error"]), fmt_err(r["max_deviation"]),
                         fmt_agree(r["agree_fraction"])])
-        self.w(*md_table(["model", "hard heads", "n", "gamma", "tau", "bound",
-                          "attn err", "deviation", "agree"], out,
-                         ["---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:"]), "")
+        self.w(*md_table(["model", "hard heads", "n", "gamma before", "gamma", "tau",
+                          "bound", "attn err", "deviation", "agree"], out,
+                         ["---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:",
+                          "--:"]), "")
         ok = [r for r in rows if r["heads_tied_unique"] == 0]
         bad = [r for r in rows if r["heads_tied_unique"] > 0]
         parts = []

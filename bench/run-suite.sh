@@ -99,15 +99,17 @@ done
 mv "$tmp" "$OUT/boundary.csv"
 
 step "simulating hard models: softmax at tau = gamma/(mu + ln(n+1)) against the hard run"
-# bench/models (hand-written hard models) and two compiled hard models whose
-# unique-hard head is tied (softmax averages tied maxima: Y a disagrees,
-# exit 1, which is the point of including it)
+# bench/models (hand-written hard models) and models compiled in hard mode,
+# whose unique-hard heads tie (Y a: every score equal); simulate breaks
+# those ties by position before it chooses tau
 tmp="$OUT/simulate.csv.tmp"
 first=--header
 : > "$tmp"
 hm=$(mktemp -d)
 "$HS" compile 'Y a' --mode hard -o "$hm/compiled-Y-a.safetensors"
 "$HS" compile 'a S b' --mode hard -o "$hm/compiled-a-S-b.safetensors"
+"$HS" compile 'a U b' --mode hard -o "$hm/compiled-a-U-b.safetensors"
+"$HS" compile "$depth4" --mode hard -o "$hm/compiled-depth4.safetensors"
 for m in bench/models/*.safetensors "$hm"/*.safetensors; do
   "$HS" simulate "$m" --alphabet ab --lengths $sim_n --samples 3 --scale 4 --csv $first >> "$tmp" || [ $? = 1 ]
   first=

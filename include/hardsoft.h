@@ -382,6 +382,12 @@ double hs_sim_gamma(const hs_model *m, const hs_head_stats *st);
  * exact then). 0 when gamma or mu is not positive, or the result is not a
  * positive finite number. */
 double hs_sim_tau(double gamma, double mu, size_t n);
+/* A copy of `hard` whose unique-hard heads that were tied (st, measured on
+ * `hard`) get a position term that makes each maximum unique, with the
+ * same choice, gap >= gamma / (2n) (the law is at the top of
+ * src/simulate.c); *broken counts them. NULL with msg filled on failure. */
+hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
+                            int *broken, char *msg, size_t msglen);
 /* A deep copy of `hard` in which every hard head is softmax at the
  * constant temperature tau (target = its old kind, so attention error is
  * measured against it); softmax heads are kept as they are. NULL when
@@ -398,7 +404,12 @@ typedef struct hs_sim_opts {
 typedef struct hs_sim_result {
   size_t strings, positions, agree; /* decisions at positions 1..n */
   size_t n;                /* the longest input */
-  double gamma_measured;   /* over every hard head, query and string */
+  double gamma_before;     /* measured on the model as given */
+  int ties_broken;         /* unique-hard heads that were tied and got the
+                              position term (src/simulate.c) */
+  hs_head_stats *heads_before; /* [nheads], the model as given */
+  double gamma_measured;   /* over every hard head, query and string, after
+                              the ties were broken */
   double gamma, tau;       /* used (gamma: --gamma or measured) */
   double bound;            /* (n+1) e^{-gamma_measured/tau}: e^{-mu} when
                               gamma is measured, 0 when it is infinite */

@@ -26,8 +26,10 @@ static const char *const simulate_usage =
     "  3. runs the model with every hard head made softmax at tau and prints\n"
     "     each layer's largest |softmax - hard| over positions 0..n and\n"
     "     coordinates, and how many decisions (output bits) agree.\n"
-    "Softmax spreads the weight evenly over tied maxima: tied average-hard\n"
-    "heads are simulated, a TIED unique-hard head is not (warned about).\n"
+    "Softmax spreads the weight evenly over tied maxima, the average-hard rule.\n"
+    "A unique-hard head seen with tied maxima first gets a position term\n"
+    "+-delta*j/n on its scores (delta = half its gap): the same choice, now a\n"
+    "unique maximum with gap >= gamma/(2n); gamma is then measured again.\n"
     "Strings: the STRINGs, else standard input one per line, else (with\n"
     "--alphabet) random strings, one group per length, each with its own gamma\n"
     "and tau. Exit 0 when every decision agrees, 1 when one does not, 2 on errors.\n"
@@ -44,14 +46,16 @@ static const char *const simulate_usage =
     "                    model,n,strings,positions,precision,mu,gamma,\n"
     "                    gamma_measured,tau,bound,attn_error,max_deviation,\n"
     "                    layer_deviations,agree_fraction,heads_hard,heads_uniform,\n"
-    "                    heads_tieless,heads_tied,heads_tied_unique,cpu,build,commit,date\n"
+    "                    heads_tieless,heads_tied,heads_tied_unique,gamma_before,\n"
+    "                    heads_tiebroken,cpu,build,commit,date\n"
     "                    (layer_deviations: one per layer, separated by ';')\n"
     "  --header          with --csv: print the header line first\n";
 
 #define CSV_HEADER                                                            \
   "model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,"    \
   "attn_error,max_deviation,layer_deviations,agree_fraction,heads_hard,"      \
-  "heads_uniform,heads_tieless,heads_tied,heads_tied_unique" CLI_META_HEADER
+  "heads_uniform,heads_tieless,heads_tied,heads_tied_unique,gamma_before,"    \
+  "heads_tiebroken" CLI_META_HEADER
 
 typedef struct strs {
   uint8_t **s;
@@ -156,9 +160,10 @@ static void print_csv(const sim_cfg *c, const hs_model *m, const hs_sim_result *
          c->o->scale, r->gamma, r->gamma_measured, r->tau, r->bound, r->attn_error,
          maxdev);
   for (int l = 0; l < r->nlayers; l++) printf("%s%.6g", l ? ";" : "", r->deviation[l]);
-  printf(",%.9g,%d,%d,%d,%d,%d",
+  printf(",%.9g,%d,%d,%d,%d,%d,%.6g,%d",
          r->positions ? (double)r->agree / (double)r->positions : 1.0, hard,
-         cnt[HS_HEAD_UNIFORM], cnt[HS_HEAD_TIELESS], cnt[HS_HEAD_TIED], tu);
+         cnt[HS_HEAD_UNIFORM], cnt[HS_HEAD_TIELESS], cnt[HS_HEAD_TIED], tu,
+         r->gamma_before, r->ties_broken);
   cli_meta_columns(stdout);
   putchar('\n');
 }
@@ -204,6 +209,9 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
         printf("tied, smallest gap %.6g", st->gap);
         break;
     }
+    if (hs_head_tied_unique(m, h, r->heads_before))
+      printf(" (tied unique-hard before, smallest gap %.6g: ties broken by a "
+             "position term)", r->heads_before[h].gap);
     if (hs_head_tied_unique(m, h, r->heads)) {
       printf(" -- WARNING: unique-hard with tied maxima; softmax averages them, "
              "so this head is not simulated\n");
@@ -216,6 +224,10 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
       putchar('\n');
     }
   }
+  if (r->ties_broken)
+    printf("ties: %d unique-hard head(s) had tied maxima; each got delta*j/n "
+           "(delta = its gap/2, or 1) added to its scores, same choice, gap >= "
+           "gamma/(2n); gamma before: %.6g\n", r->ties_broken, r->gamma_before);
   if (isinf(r->gamma_measured))
     printf("gamma: inf (no hard head ever saw two distinct scores: softmax "
            "weights are exactly uniform at any temperature)\n");

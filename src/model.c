@@ -199,6 +199,50 @@ hs_model *hs_model_clone(const hs_model *src) {
   return m;
 }
 
+/* --------------------------------------------------------------- widen */
+
+/* rows x cols (row-major) -> rows x ncols, the new columns zero. */
+static int restride(float **p, size_t rows, size_t cols, size_t ncols) {
+  if (!*p) return 0;
+  size_t total = rows * ncols;
+  float *q = calloc(total ? total : 1, sizeof *q);
+  if (!q) return -1;
+  for (size_t r = 0; r < rows; r++) memcpy(q + r * ncols, *p + r * cols, cols * sizeof *q);
+  free(*p);
+  *p = q;
+  return 0;
+}
+
+int hs_model_widen(hs_model *m, int32_t extra) {
+  if (!m || m->d <= 0 || extra < 0 || m->d > HS_MODEL_MAX_D - extra) return -1;
+  size_t d = (size_t)m->d, nd = d + (size_t)extra;
+  /* every matrix that reads the stream gains zero columns, every one that
+   * writes it zero rows (a row-major [d][k] matrix with zero rows appended
+   * is a [nd][k] matrix with the same rows first) */
+  int err = restride(&m->embed, HS_VOCAB, d, nd);
+  for (int32_t l = 0; !err && l < m->nlayers; l++) {
+    hs_layer *L = &m->layers[l];
+    size_t hid = L->hidden > 0 ? (size_t)L->hidden : 0;
+    err = restride(&L->w1, hid, d, nd) || restride(&L->w2, 1, d * hid, nd * hid) ||
+          restride(&L->b2, 1, d, nd);
+    for (int32_t h = 0; !err && h < L->nheads; h++) {
+      hs_head *H = &L->heads[h];
+      err = restride(&H->wq, (size_t)H->dk, d, nd) || restride(&H->wk, (size_t)H->dk, d, nd) ||
+            restride(&H->wv, (size_t)H->dv, d, nd) ||
+            restride(&H->wo, 1, d * (size_t)H->dv, nd * (size_t)H->dv);
+    }
+  }
+  if (!err && m->coord_names) {
+    char **names = realloc(m->coord_names, nd * sizeof *names);
+    if (!names) return -1;
+    for (size_t i = d; i < nd; i++) names[i] = NULL;
+    m->coord_names = names;
+  }
+  if (err) return -1;
+  m->d = (int32_t)nd;
+  return 0;
+}
+
 /* ------------------------------------------------------------- validate */
 
 int hs_fail(char *msg, size_t len, const char *fmt, ...) {

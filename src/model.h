@@ -158,6 +158,11 @@ hs_head *hs_model_add_head(hs_model *m, int32_t l, int32_t dk, int32_t dv);
 /* Give layer l a feed-forward sublayer of `hidden` units (zeroed weights),
  * replacing any it had; hidden = 0 removes it. */
 int hs_model_set_ffn(hs_model *m, int32_t l, int32_t hidden);
+/* Widen the residual stream by `extra` coordinates d..d+extra-1, zero in
+ * every weight, so the model computes what it did (NULL names for them).
+ * 0, or -1 (out of memory, or the width would pass HS_MODEL_MAX_D) with the
+ * model possibly half widened: widen a copy. */
+int hs_model_widen(hs_model *m, int32_t extra);
 /* Append a positional feature. */
 int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
                     int64_t r);

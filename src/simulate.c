@@ -1,5 +1,4 @@
-/* Simulating a given hard-attention model with softmax attention (SPEC §3,
- * "Simulating a given hard-attention model").
+/* Simulating a given hard-attention model with softmax attention.
  *
  * THE TEMPERATURE LAW. At one query, let M be the maximal score, gamma the
  * smallest gap between M and any non-maximal score, and m >= 1 the number
@@ -16,11 +15,23 @@
  * two distinct scores (gamma infinite: every head uniform, or the strings
  * too short) softmax is exactly uniform at any temperature, and tau = 1.
  *
- * What this does not cover: even spreading is the average-hard rule, so
- * tied average-hard heads are simulated, but a unique-hard (leftmost or
- * rightmost) head with two maximal positions is not — softmax averages
- * what the hard head picks one of. The classification below reports such
- * heads; the comparison then shows whether it mattered on these inputs.
+ * BREAKING TIES BY POSITION. Even spreading is the average-hard rule, so a
+ * tied average-hard head is simulated as it is; a unique-hard head with
+ * two maximal positions picks one of them, which softmax cannot. Such a
+ * head (tied on the inputs) gets a position term first: delta * j/n added
+ * to the score of key j for rightmost, -delta * j/n for leftmost. The
+ * hard head still picks the same key j0, now as a unique maximum: with M
+ * the maximal score and gamma the head's gap, the chosen key scores
+ * M + delta j0/n, every other maximal key at most M + delta (j0 - 1)/n,
+ * every non-maximal key at most M - gamma + delta (mirrored for
+ * leftmost), so its gap becomes
+ *     gamma' >= min(delta / n, gamma - delta) = gamma / (2n)   (delta = gamma/2)
+ * (delta = 1 and gamma' >= 1/n when the head never saw two distinct
+ * scores), and the temperature law applies to gamma'. The term is one
+ * more query/key dimension, q = +-delta times a constant-1 feature and
+ * k = the i/n feature, held in two coordinates appended to the residual
+ * stream. The hard run it is compared with is the model as given.
+ *
  * The weight error e^{-mu} also moves later layers' scores a little; the
  * models meant for simulation round attention outputs back to 0/1 in the
  * feed-forward layer before anything reads them, and the measured
@@ -138,10 +149,88 @@ hs_model *hs_simulate_soft_model(const hs_model *hard, double tau) {
   return m;
 }
 
+/* Head h counted over all layers, to modify. */
+static hs_head *head_mut(hs_model *m, int h) {
+  return (hs_head *)head_at(m, h);
+}
+
+/* One more query/key row: q gains delta at coordinate `one`, k gains 1 at
+ * coordinate `pos`. */
+static int add_qk_row(hs_head *H, size_t d, int32_t one, int32_t pos, double delta) {
+  size_t dk = (size_t)H->dk;
+  float *q = realloc(H->wq, (dk + 1) * d * sizeof *q);
+  if (q) H->wq = q;
+  float *k = realloc(H->wk, (dk + 1) * d * sizeof *k);
+  if (k) H->wk = k;
+  if (!q || !k) return -1;
+  memset(q + dk * d, 0, d * sizeof *q);
+  memset(k + dk * d, 0, d * sizeof *k);
+  q[dk * d + (size_t)one] = (float)delta;
+  k[dk * d + (size_t)pos] = 1;
+  H->dk++;
+  return 0;
+}
+
+hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
+                            int *broken, char *msg, size_t msglen) {
+  *broken = 0;
+  hs_model *m = hs_model_clone(hard);
+  int32_t one = hard->d, pos = hard->d + 1;
+  if (!m || hs_model_widen(m, 2) || hs_model_add_pf(m, HS_PF_ONE, one, 0, 0) ||
+      hs_model_add_pf(m, HS_PF_I_OVER_N, pos, 0, 0))
+    goto oom;
+  if (m->coord_names) {
+    m->coord_names[one] = strdup("tie-break: constant 1");
+    m->coord_names[pos] = strdup("tie-break: position i/n");
+    if (!m->coord_names[one] || !m->coord_names[pos]) goto oom;
+  }
+  for (int h = 0; h < hs_model_nheads(m); h++) {
+    if (!hs_head_tied_unique(hard, h, st)) continue;
+    hs_head *H = head_mut(m, h);
+    if (H->dk >= HS_ATTN_MAX_D) {
+      snprintf(msg, msglen, "head %d has dk = %d: no room for the tie-breaking "
+               "position term (dk <= %d)", h, H->dk, HS_ATTN_MAX_D);
+      hs_model_free(m);
+      return NULL;
+    }
+    /* delta = gamma / 2 (see the top of this file) */
+    double delta = isfinite(st[h].gap) ? st[h].gap / 2 : 1;
+    if (add_qk_row(H, (size_t)m->d, one, pos, H->kind == HS_ATTN_HARD_LEFT ? -delta : delta))
+      goto oom;
+    ++*broken;
+  }
+  return m;
+oom:
+  snprintf(msg, msglen, "out of memory breaking the ties of the model");
+  hs_model_free(m);
+  return NULL;
+}
+
 void hs_sim_result_free(hs_sim_result *r) {
   free(r->heads);
+  free(r->heads_before);
   free(r->deviation);
   memset(r, 0, sizeof *r);
+}
+
+/* Merge into st the score gaps of m's hard heads over every string. */
+static int measure_gaps(const hs_model *m, size_t count, const uint8_t *const *w,
+                        const size_t *len, const hs_sim_opts *o, hs_head_stats *st,
+                        char *msg, size_t msglen) {
+  hs_run_opts ho = {.precision = o->precision, .kernels = o->kernels, .want_gaps = 1};
+  hs_runner *r = hs_runner_new(m, &ho, msg, msglen);
+  if (!r) return -1;
+  int rc = 0;
+  for (size_t s = 0; s < count && rc == 0; s++) {
+    hs_run_result out;
+    rc = hs_runner_run(r, w[s], len[s], &out, msg, msglen);
+    if (rc == 0) {
+      hs_head_stats_merge(st, out.head_stats, hs_model_nheads(m));
+      hs_run_result_free(&out);
+    }
+  }
+  hs_runner_free(r);
+  return rc;
 }
 
 int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
@@ -161,24 +250,26 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
   res->nheads = nh;
   res->nlayers = nl;
   res->heads = calloc((size_t)(nh ? nh : 1), sizeof *res->heads);
+  res->heads_before = calloc((size_t)(nh ? nh : 1), sizeof *res->heads_before);
   res->deviation = calloc((size_t)(nl ? nl : 1), sizeof *res->deviation);
   hs_runner *rh = NULL, *rs = NULL;
-  hs_model *soft = NULL;
-  if (!res->heads || !res->deviation) goto oom;
+  hs_model *soft = NULL, *tb = NULL;
+  if (!res->heads || !res->heads_before || !res->deviation) goto oom;
   hs_head_stats_init(res->heads, nh);
 
-  /* pass 1: the hard model's score gaps over every string */
-  hs_run_opts ho = {.precision = o->precision, .kernels = o->kernels, .want_gaps = 1};
-  if (!(rh = hs_runner_new(hard, &ho, msg, msglen))) goto fail;
-  for (size_t s = 0; s < count; s++) {
-    hs_run_result r;
-    if (hs_runner_run(rh, w[s], len[s], &r, msg, msglen) != 0) goto fail;
-    hs_head_stats_merge(res->heads, r.head_stats, nh);
-    hs_run_result_free(&r);
+  /* pass 1: the hard model's score gaps over every string; then again on
+   * the model with its ties broken, if a unique-hard head was tied */
+  if (measure_gaps(hard, count, w, len, o, res->heads, msg, msglen)) goto fail;
+  for (size_t s = 0; s < count; s++)
     if (len[s] > res->n) res->n = len[s];
+  res->gamma_before = hs_sim_gamma(hard, res->heads);
+  memcpy(res->heads_before, res->heads, (size_t)nh * sizeof *res->heads);
+  if (!(tb = hs_sim_break_ties(hard, res->heads_before, &res->ties_broken, msg, msglen)))
+    goto fail;
+  if (res->ties_broken) {
+    hs_head_stats_init(res->heads, nh);
+    if (measure_gaps(tb, count, w, len, o, res->heads, msg, msglen)) goto fail;
   }
-  hs_runner_free(rh);
-  rh = NULL;
   res->gamma_measured = hs_sim_gamma(hard, res->heads);
   res->gamma = o->gamma > 0 ? o->gamma : res->gamma_measured;
   res->tau = hs_sim_tau(res->gamma, o->scale, res->n);
@@ -196,7 +287,7 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
   /* pass 2: the hard and the softmax model side by side, layer by layer.
    * The hard run is repeated rather than kept from pass 1, so memory stays
    * O(n d) per layer for one string at a time. */
-  if (!(soft = hs_simulate_soft_model(hard, res->tau))) goto oom;
+  if (!(soft = hs_simulate_soft_model(res->ties_broken ? tb : hard, res->tau))) goto oom;
   hs_run_opts ko = {.precision = o->precision, .kernels = o->kernels, .keep_layers = 1};
   hs_run_opts so = ko;
   so.want_attn_error = 1;
@@ -210,15 +301,19 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
       hs_run_result_free(&a);
       goto fail;
     }
-    size_t per = (n + 1) * d;
+    /* the soft model may be wider (the tie-breaking coordinates come
+     * last): compare the hard model's d coordinates */
+    size_t ds = (size_t)soft->d;
     for (int l = 0; l < nl; l++) {
-      const double *x = a.layers + (size_t)l * per, *y = b.layers + (size_t)l * per;
+      const double *x = a.layers + (size_t)l * (n + 1) * d;
+      const double *y = b.layers + (size_t)l * (n + 1) * ds;
       double dev = res->deviation[l];
-      for (size_t k = 0; k < per; k++) {
-        double e = fabs(x[k] - y[k]);
-        if (isnan(e)) e = INFINITY; /* a NaN is as far off as it gets */
-        if (e > dev) dev = e;
-      }
+      for (size_t i = 0; i <= n; i++)
+        for (size_t k = 0; k < d; k++) {
+          double e = fabs(x[i * d + k] - y[i * ds + k]);
+          if (isnan(e)) e = INFINITY; /* a NaN is as far off as it gets */
+          if (e > dev) dev = e;
+        }
       res->deviation[l] = dev;
       if (b.attn_error[l] > res->attn_error) res->attn_error = b.attn_error[l];
     }
@@ -238,6 +333,7 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
   hs_runner_free(rh);
   hs_runner_free(rs);
   hs_model_free(soft);
+  hs_model_free(tb);
   return 0;
 oom:
   snprintf(msg, msglen, "out of memory simulating the model");
@@ -245,6 +341,7 @@ fail:
   hs_runner_free(rh);
   hs_runner_free(rs);
   hs_model_free(soft);
+  hs_model_free(tb);
   hs_sim_result_free(res);
   return -1;
 }

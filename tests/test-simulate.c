@@ -9,8 +9,10 @@
  *     model's semantics computed here in C, and the softmax run agrees with
  *     it at every decision with a small deviation, at random strings up to
  *     n = 4096;
- *   - a tied unique-hard head, which softmax does not simulate. */
-#include "common.h"
+ *   - tied unique-hard heads, whose ties a position term breaks (the gap
+ *     law of src/simulate.c), and every suite formula compiled in hard
+ *     mode, simulated with every decision agreeing. */
+#include "formulas.h"
 #include "model.h"
 
 /* ---------------------------------------------------------- one head */
@@ -408,9 +410,10 @@ static void test_gamma_override(void **state) {
 }
 
 /* A unique-hard head over all-equal scores picks one position; softmax
- * averages them all. "Leftmost j <= i" picks BOS (value 0), softmax reads
- * #a/(i+1), which exceeds 1/2 on "aaa": the simulation must disagree. */
-static void test_tied_unique_fails(void **state) {
+ * averages them all ("leftmost j <= i" picks BOS, value 0, where softmax
+ * would read #a/(i+1), above 1/2 on "aaa"). The position term breaks the
+ * ties: gap 1/n with delta = 1, and every decision agrees. */
+static void test_tied_unique_broken(void **state) {
   (void)state;
   float key[D] = {0};
   hs_model *m = one_head(HS_ATTN_HARD_LEFT, HS_MASK_LE, key, 1);
@@ -420,21 +423,93 @@ static void test_tied_unique_fails(void **state) {
   hs_sim_result r;
   char msg[256];
   assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, msg, sizeof msg), 0);
-  assert_int_equal(hs_head_classify(m, 0, r.heads), HS_HEAD_UNIFORM);
-  assert_true(hs_head_tied_unique(m, 0, r.heads));
-  assert_true(r.agree < r.positions);
-  assert_int_equal(r.bad_string, 0);
-  assert_int_equal(r.bad_pos, 2); /* softmax 2/3 at position 2 of "aaa" */
-  assert_true(r.deviation[0] > 0.5);
+  assert_int_equal(hs_head_classify(m, 0, r.heads_before), HS_HEAD_UNIFORM);
+  assert_true(hs_head_tied_unique(m, 0, r.heads_before));
+  assert_int_equal(r.ties_broken, 1);
+  assert_true(isinf(r.gamma_before));
+  assert_false(hs_head_tied_unique(m, 0, r.heads));
+  assert_int_equal(hs_head_classify(m, 0, r.heads), HS_HEAD_TIELESS);
+  assert_float_equal(r.gamma_measured, 1.0 / 3, 1e-6);
+  assert_int_equal(r.agree, r.positions);
+  assert_true(r.deviation[0] <= r.bound);
   hs_sim_result_free(&r);
-  /* the same head average-hard is simulated exactly */
+  /* the same head average-hard is simulated as it is, no ties broken */
   m->layers[0].heads[0].kind = m->layers[0].heads[0].target = HS_ATTN_HARD_AVG;
   assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, msg, sizeof msg), 0);
+  assert_int_equal(r.ties_broken, 0);
   assert_false(hs_head_tied_unique(m, 0, r.heads));
   assert_int_equal(r.agree, r.positions);
   assert_true(r.deviation[0] < 1e-6);
   hs_sim_result_free(&r);
   hs_model_free(m);
+}
+
+/* Ties broken on a head with a finite gap: "rightmost j <= i with the
+ * largest [a]" is tied wherever two a's precede i; delta = gamma/2 keeps
+ * the choice, and the new gap is min(delta/n, gamma - delta). */
+static void test_tie_gap_law(void **state) {
+  (void)state;
+  float key[D] = {0};
+  key[C_A] = 1;
+  hs_model *m = one_head(HS_ATTN_HARD_RIGHT, HS_MASK_LE, key, 2); /* gamma = 2 */
+  const uint8_t *w[] = {(const uint8_t *)"abaab"};
+  size_t len[] = {5};
+  hs_sim_opts so = {.scale = 4, .precision = HS_PREC_F64};
+  hs_sim_result r;
+  char msg[256];
+  assert_int_equal(hs_simulate(m, 1, w, len, &so, &r, msg, sizeof msg), 0);
+  assert_int_equal(r.ties_broken, 1);
+  assert_float_equal(r.gamma_before, 2, 0);
+  assert_float_equal(r.gamma_measured, 1.0 / 5, 1e-12); /* delta / n, delta = 1 */
+  assert_int_equal(r.agree, r.positions);
+  hs_sim_result_free(&r);
+  hs_model_free(m);
+}
+
+/* Every model compile --mode hard writes simulates: all decisions agree,
+ * no tied unique-hard head is left, on random strings of the suite's
+ * alphabet (every formula at n = 16 and 256, a few at n = 4096). */
+static void simulate_compiled(const char *text, const size_t *ns, int count) {
+  hs_error e;
+  memset(&e, 0, sizeof e);
+  hs_formula *f = hs_formula_parse(text, &e);
+  assert_non_null(f);
+  hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
+  char msg[256];
+  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+  if (!m) fail_msg("%s: %s", text, msg);
+  hs_rng rng = {0x5eed + strlen(text)};
+  for (int k = 0; k < count; k++) {
+    uint8_t *buf[3];
+    size_t len[3];
+    for (int s = 0; s < 3; s++) {
+      len[s] = ns[k];
+      buf[s] = malloc(ns[k] + 1);
+      hs_random_string(&rng, buf[s], ns[k]);
+    }
+    hs_sim_opts so = {.scale = 4};
+    hs_sim_result r;
+    if (hs_simulate(m, 3, (const uint8_t *const *)buf, len, &so, &r, msg, sizeof msg))
+      fail_msg("%s: %s", text, msg);
+    for (int h = 0; h < r.nheads; h++)
+      if (hs_head_tied_unique(m, h, r.heads)) fail_msg("%s: head %d still tied", text, h);
+    if (r.agree != r.positions)
+      fail_msg("%s, n = %zu: %zu/%zu decisions agree (first: string %zu position %zu)",
+               text, ns[k], r.agree, r.positions, r.bad_string, r.bad_pos);
+    hs_sim_result_free(&r);
+    for (int s = 0; s < 3; s++) free(buf[s]);
+  }
+  hs_model_free(m);
+  hs_formula_free(f);
+}
+
+static void test_compiled_hard_models(void **state) {
+  (void)state;
+  const suite *s = the_suite();
+  const size_t small[] = {16, 256}, big[] = {4096};
+  for (int i = 0; i < s->n; i++) simulate_compiled(s->line[i], small, 2);
+  const char *some[] = {"a S b", "Y a", "a U b", "X a"};
+  for (size_t i = 0; i < sizeof some / sizeof *some; i++) simulate_compiled(some[i], big, 1);
 }
 
 int main(void) {
@@ -444,7 +519,8 @@ int main(void) {
       cmocka_unit_test(test_merge),          cmocka_unit_test(test_tau_law),
       cmocka_unit_test(test_soft_model),     cmocka_unit_test(test_examples_f32),
       cmocka_unit_test(test_examples_f64),   cmocka_unit_test(test_gamma_override),
-      cmocka_unit_test(test_tied_unique_fails),
+      cmocka_unit_test(test_tied_unique_broken), cmocka_unit_test(test_tie_gap_law),
+      cmocka_unit_test(test_compiled_hard_models),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # hardsoft simulate: output lines, exit codes 0/1/2 and one-line errors, on
 # the example models of bench/models and on a compiled hard model whose
-# unique-hard head is tied (which softmax must fail to simulate).
+# unique-hard head is tied (simulated after its ties are broken).
 # Run from the repository root with BUILD set (tests/run.sh does).
 set -u
 HS=${BUILD:-build}/hardsoft
@@ -76,24 +76,26 @@ expect_rc "gamma auto" 0 "$HS" simulate $M/first-equals-last.safetensors --gamma
 
 # CSV: a header and one row per length
 expect_rc "csv" 0 "$HS" simulate $M/after-last-b.safetensors --alphabet ab --lengths 8,32 --samples 2 --csv --header
-head -1 "$t/out" | grep -q '^model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,attn_error,max_deviation,layer_deviations,agree_fraction,heads_hard,heads_uniform,heads_tieless,heads_tied,heads_tied_unique,cpu,build,commit,date$' ||
+head -1 "$t/out" | grep -q '^model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,attn_error,max_deviation,layer_deviations,agree_fraction,heads_hard,heads_uniform,heads_tieless,heads_tied,heads_tied_unique,gamma_before,heads_tiebroken,cpu,build,commit,date$' ||
   { echo "FAIL csv header: $(head -1 "$t/out")"; fail=1; }
 [ "$(wc -l <"$t/out")" = 3 ] || { echo "FAIL csv: 3 lines expected"; cat "$t/out"; fail=1; }
 grep -q '^"after-last-b",32,2,64,f32,4,1,1,0\.133' "$t/out" || { echo "FAIL csv row"; cat "$t/out"; fail=1; }
-grep -q ',1,2,0,2,0,0,"' "$t/out" || { echo "FAIL csv counts"; cat "$t/out"; fail=1; }
+grep -q ',1,2,0,2,0,0,1,0,"' "$t/out" || { echo "FAIL csv counts"; cat "$t/out"; fail=1; }
 
 # a compiled hard model: Y a reads "the rightmost j < i" over equal scores,
-# a TIED unique-hard head; softmax averages the tied positions, so the
-# decision at position 2 of "ab" (a before it: 1) comes out 1/2 -> 0
+# a TIED unique-hard head, which softmax would average (the decision at
+# position 2 of "ab" would come out 1/2 -> 0); the position term breaks
+# the ties first (delta = 1: gap 1/n = 1/3 at n = 3), and every decision
+# agrees
 "$HS" compile 'Y a' --mode hard -o "$t/ya.safetensors" || { echo "FAIL compile"; fail=1; }
-if expect_rc "tied unique-hard fails" 1 "$HS" simulate "$t/ya.safetensors" ab bba; then
-  has "tied unique-hard fails" "hard_right, mask lt: uniform (all scores equal at every query) -- WARNING: unique-hard with tied maxima"
-  has "tied unique-hard fails" "^decisions: 4/5 agree; first disagreement: string 1 (length 2), position 2: ab$"
-  grep -q "^hardsoft: warning: .*ya.safetensors: layer 0 head 0 (hard_right) had tied maximal scores" "$t/err" ||
-    { echo "FAIL tied unique-hard: no warning on stderr"; fail=1; }
+if expect_rc "tied unique-hard broken" 0 "$HS" simulate "$t/ya.safetensors" ab bba; then
+  has "tied unique-hard broken" "hard_right, mask lt: tieless, smallest gap 0.333333 (tied unique-hard before, smallest gap inf: ties broken by a position term)"
+  has "tied unique-hard broken" "^ties: 1 unique-hard head(s) had tied maxima"
+  has "tied unique-hard broken" "^decisions: 5/5 agree$"
+  [ -s "$t/err" ] && { echo "FAIL tied unique-hard broken: stderr $(cat "$t/err")"; fail=1; }
 fi
-expect_rc "tied unique-hard csv" 1 "$HS" simulate "$t/ya.safetensors" --csv ab &&
-  grep -q ',0\.5,1,1,0,0,1,"' "$t/out" || { echo "FAIL tied csv: $(cat "$t/out")"; fail=1; }
+expect_rc "tied unique-hard csv" 0 "$HS" simulate "$t/ya.safetensors" --csv ab &&
+  grep -q ',1,1,0,1,0,0,inf,1,"' "$t/out" || { echo "FAIL tied csv: $(cat "$t/out")"; fail=1; }
 
 # the example files are what bench/models/make_models.py writes, byte for
 # byte, and the independent numpy pass reads them as hardsoft does
