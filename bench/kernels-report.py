@@ -34,6 +34,10 @@ FAMILIES = [
     ("dot", ["d"], "element", "dot product of two vectors of length d"),
     ("attn_row", ["n", "d"], "key",
      "one attention row: one query, n keys, dk = dv = d, online softmax"),
+    ("attn_hard", ["n", "d"], "key",
+     "one hard attention row (rightmost unique-hard, no exp): one query, n "
+     "keys, dk = d, dv = 1; d = 1 keys 0/1 (ties everywhere, as compiled "
+     "since/until heads), d = 8 uniform (no ties)"),
     ("attn_past", ["n", "dk"], "row",
      "past-mask attention: n rows, row i against keys 0..i, dv = 1; "
      "<isa>_tile = f32_attn_tile (4 rows per call), <isa>_row = f32_attn_row, "

@@ -5,7 +5,7 @@
 //
 // Names: softmax/<impl>/<n>, softmax_spread/<impl>/<n>/<spread>,
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
-// attn_row/<impl>/<n>/<d>, attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
+// attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>, attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
@@ -598,6 +598,49 @@ void register_attn(int64_t max_n) {
   }
 }
 
+// One query against n keys, rightmost unique-hard (f32_attn_hard), dv = 1.
+// d = 1: keys 0 or 1 (the compiled since/until heads: ties everywhere);
+// d = 8: uniform in [-1, 1] (no ties). Items = keys.
+void register_attn_hard(int64_t max_n) {
+  for (int64_t n : kAttnN) {
+    if (n > max_n) continue;
+    for (int64_t d : {1, 8})
+      for (hs_isa isa : kIsas) {
+        std::string name = std::string("attn_hard/") + hs_isa_name(isa) + "/" +
+                           std::to_string(n) + "/" + std::to_string(d);
+        benchmark::RegisterBenchmark(
+            name.c_str(), [isa, n, d](benchmark::State &state) {
+              const hs_kernels *k = table_or_skip(state, isa);
+              if (!k) return;
+              const float *q = uniform(d, 0.5f, 1.0f, 3);
+              float *kk = const_cast<float *>(uniform(n * d, -1.0f, 1.0f, 4));
+              if (d == 1)
+                for (int64_t j = 0; j < n; j++) kk[j] = kk[j] > 0 ? 1.0f : 0.0f;
+              const float *v = uniform(n, -1.0f, 1.0f, 5);
+              float acc[1];
+              hs_f32_hard st;
+              auto run = [&] {
+                st = {-INFINITY, -INFINITY, 0, 0};
+                acc[0] = 0;
+                k->f32_attn_hard(n, d, 1, q, kk, d, v, 1, 0, HS_HARD_RIGHT, &st, acc);
+              };
+              run();
+              if (st.cnt == 0 || acc[0] != v[st.pick]) {
+                state.SkipWithError("attn_hard output is wrong");
+                return;
+              }
+              state.SetLabel(k->name[HS_OP_f32_attn_hard]);
+              for (auto _ : state) {
+                run();
+                benchmark::DoNotOptimize(acc);
+                benchmark::ClobberMemory();
+              }
+              state.SetItemsProcessed(state.iterations() * n);
+            });
+      }
+  }
+}
+
 // The forward pass's past-mask heads (attn_past): n query rows, row i
 // against keys 0..i, or its future-mask heads (attn_future): row i against
 // keys i..n-1, blocks anchored at key n-1 (dk as given, dv = 1,
@@ -830,6 +873,7 @@ int main(int argc, char **argv) {
   register_spread("exp_spread", exp_impls(), check_exp, max_n);
   register_dot(max_n);
   register_attn(max_n);
+  register_attn_hard(max_n);
   register_attn_mask(max_n, false);
   register_attn_mask(max_n, true);
   register_gemm();

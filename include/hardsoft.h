@@ -129,13 +129,31 @@ typedef void (*hs_f32_attn_tile_fn)(size_t nq, const size_t *n, size_t dk,
                                     hs_f32_online *st, float *acc,
                                     size_t ldacc, int end);
 
+/* Hard attention over key ranges fed in order (f32_attn_hard): unique
+ * hard leftmost / rightmost, or average hard. The state after the ranges:
+ * best the maximal score, second the largest score below it (-INFINITY
+ * when none), cnt the keys at best, pick the leftmost (HS_HARD_LEFT) or
+ * rightmost key at best, numbered base + (index in the range) as the
+ * caller passes base. acc: v[pick] (left / right) or the sum of v over the
+ * keys at best (average: out = acc / cnt). Initialise best = second =
+ * -INFINITY, cnt = pick = 0, acc[0..dv) = 0. Scores are q . k_j in f32
+ * (order of the sum the kernel's own); a NaN score is never maximal, so a
+ * range of NaN scores leaves cnt = 0. */
+typedef enum hs_hard_rule { HS_HARD_LEFT, HS_HARD_RIGHT, HS_HARD_AVG } hs_hard_rule;
+typedef struct hs_f32_hard { float best, second; size_t cnt, pick; } hs_f32_hard;
+typedef void (*hs_f32_attn_hard_fn)(size_t n, size_t dk, size_t dv,
+                                    const float *q, const float *k, size_t ldk,
+                                    const float *v, size_t ldv, size_t base,
+                                    hs_hard_rule rule, hs_f32_hard *st,
+                                    float *acc);
+
 #define HS_ATTN_MAX_D 64
 
 /* The operations, in table order. X(op) */
 #define HS_OPS(X)                                                            \
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
-  X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile)
+  X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_hard)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -159,6 +177,7 @@ typedef struct hs_kernels {
   hs_f32_attn_row_2pass_fn f32_attn_row_2pass;
   hs_f32_gemm_fn f32_gemm;
   hs_f32_attn_tile_fn f32_attn_tile;
+  hs_f32_attn_hard_fn f32_attn_hard;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 } hs_kernels;

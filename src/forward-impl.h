@@ -143,8 +143,10 @@ static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
   }
 }
 
+#if !HS_TWO_PASS
 /* Scores of query q against keys j in [lo, hi] and BOS; the hard choice
- * (leftmost / rightmost / all maximal) averaged into out[dv]. */
+ * (leftmost / rightmost / all maximal) averaged into out[dv]. f64 only:
+ * f32 takes the f32_attn_hard kernel (hard_row_k). */
 static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
                          const REAL *K, const REAL *V, size_t lo, size_t hi,
                          REAL *out, hs_head_stats *st) {
@@ -183,6 +185,44 @@ static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
     if (cnt > 1) st->tied = 1;
   }
 }
+#endif
+
+#if HS_TWO_PASS
+/* hard_row by the f32_attn_hard kernel: BOS then keys lo..hi, in that
+ * order (BOS is the leftmost position whatever the mask); past masks
+ * have lo = 1, so the two are one contiguous range. Same choice, ties,
+ * gap and average as hard_row for the same scores. */
+static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q,
+                           const REAL *K, const REAL *V, size_t lo, size_t hi,
+                           REAL *out, hs_head_stats *st) {
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+  hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
+                      : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
+                                                      : HS_HARD_AVG;
+  hs_f32_hard hs = {-INFINITY, -INFINITY, 0, 0};
+  for (size_t c = 0; c < dv; c++) out[c] = 0;
+  size_t nk = lo <= hi ? hi - lo + 1 : 0;
+  if (lo == 1) {
+    kt->f32_attn_hard(nk + 1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
+  } else {
+    kt->f32_attn_hard(1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
+    kt->f32_attn_hard(nk, dk, dv, q, K + lo * dk, dk, V + lo * dv, dv, lo, rule, &hs, out);
+  }
+  if (hs.cnt == 0) { /* every score NaN: BOS, as hard_row */
+    for (size_t c = 0; c < dv; c++) out[c] = V[c];
+  } else if (rule == HS_HARD_AVG) {
+    for (size_t c = 0; c < dv; c++) out[c] /= (REAL)hs.cnt;
+  }
+  if (st) {
+    if (hs.second > -INFINITY) {
+      double g = (double)hs.best - (double)hs.second;
+      if (g < st->gap) st->gap = g;
+      st->nonuniform = 1;
+    }
+    if (hs.cnt > 1) st->tied = 1;
+  }
+}
+#endif
 
 /* Weight a softmax row puts off the hard target it stands in for, computed
  * in double from the working-precision scores. */
@@ -580,7 +620,11 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
       if (e > *err) *err = e;
     }
   } else {
+#if HS_TWO_PASS
+    FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
+#else /* f64 */
     FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
+#endif
   }
 }
 
