@@ -3,8 +3,8 @@
  * attn-f32-online-*.h (for the score setup, orow_init at inv_tau = 1,
  * which is exact), having defined
  *   HB_KERNEL          the function's name,
- *   hb_hmax(vec)       the horizontal max of block_scores' result,
- *   hb_scan(...)       see below, vectorized per ISA.
+ *   hb_hmax(vec)       the horizontal max of block_scores' result;
+ * then define hb_scan (below), vectorized per ISA.
  *
  * Per block of BLK keys: the scores, their maximum bm (one horizontal max),
  * then one of two things.
@@ -22,9 +22,18 @@
 #include <string.h>
 
 /* Keys of sb[0..nb) at bm: how many, the first and the last; and the
- * largest score below bm (-inf when none). */
+ * largest score below bm (-inf when none). Defined by the ISA's file. */
 static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
                     size_t *first, size_t *last, float *below);
+
+/* Fold the tie mask m of the group starting at key g (bit i: key g + i
+ * scores the maximum) into the count, first and last. */
+static inline void hb_ties(unsigned m, size_t g, size_t *c, size_t *f, size_t *l) {
+  if (!m) return;
+  if (*c == 0) *f = g + (size_t)__builtin_ctz(m);
+  *l = g + 31 - (size_t)__builtin_clz(m);
+  *c += (size_t)__builtin_popcount(m);
+}
 
 void HB_KERNEL(size_t n, size_t dk, size_t dv, const float *q, const float *k,
                size_t ldk, const float *v, size_t ldv, size_t base,

@@ -12,6 +12,10 @@
 
 #include "attn-f32-online-avx2.h"
 
+#define HB_KERNEL hs_f32_attn_hard_ukernel__avx2
+#define hb_hmax hmax8
+#include "attn-f32-hard-run.h"
+
 static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
                     size_t *first, size_t *last, float *below) {
   const __m256 vb = _mm256_set1_ps(bm), ninf = _mm256_set1_ps(-INFINITY);
@@ -24,18 +28,10 @@ static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
     lo = _mm256_max_ps(_mm256_blendv_ps(ninf, s, _mm256_cmp_ps(s, vb, _CMP_LT_OQ)), lo);
     unsigned m = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(s, vb, _CMP_EQ_OQ));
     if (nb - g < 8) m &= (1u << (nb - g)) - 1;
-    if (m) {
-      if (c == 0) f = g + (size_t)__builtin_ctz(m);
-      l = g + 31 - (size_t)__builtin_clz(m);
-      c += (size_t)__builtin_popcount(m);
-    }
+    hb_ties(m, g, &c, &f, &l);
   }
   *cnt = c;
   *first = f;
   *last = l;
   *below = hmax8(lo);
 }
-
-#define HB_KERNEL hs_f32_attn_hard_ukernel__avx2
-#define hb_hmax hmax8
-#include "attn-f32-hard-run.h"

@@ -12,6 +12,10 @@
 
 #include "attn-f32-online-avx512f.h"
 
+#define HB_KERNEL hs_f32_attn_hard_ukernel__avx512f
+#define hb_hmax _mm512_reduce_max_ps
+#include "attn-f32-hard-run.h"
+
 static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
                     size_t *first, size_t *last, float *below) {
   const __m512 vb = _mm512_set1_ps(bm), ninf = _mm512_set1_ps(-INFINITY);
@@ -24,18 +28,10 @@ static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
     lo = _mm512_mask_max_ps(lo, _mm512_cmp_ps_mask(s, vb, _CMP_LT_OQ), s, lo);
     unsigned m = (unsigned)_mm512_cmp_ps_mask(s, vb, _CMP_EQ_OQ);
     if (nb - g < 16) m &= (1u << (nb - g)) - 1;
-    if (m) {
-      if (c == 0) f = g + (size_t)__builtin_ctz(m);
-      l = g + 31 - (size_t)__builtin_clz(m);
-      c += (size_t)__builtin_popcount(m);
-    }
+    hb_ties(m, g, &c, &f, &l);
   }
   *cnt = c;
   *first = f;
   *last = l;
   *below = _mm512_reduce_max_ps(lo);
 }
-
-#define HB_KERNEL hs_f32_attn_hard_ukernel__avx512f
-#define hb_hmax _mm512_reduce_max_ps
-#include "attn-f32-hard-run.h"
