@@ -193,6 +193,14 @@ static void test_attn(void **state) {
         attn_random(kt, &r, 1 + (dk * 5 + dv) % 140, dk, dv, taus[(dk + dv) % 3], 1.5, dv % 4);
     for (size_t e = 7; e <= (kt->isa == HS_ISA_SCALAR ? 16u : 20u); e += 3)
       attn_random(kt, &r, (size_t)1 << e, 8, 8, 1, 3, e % 4);
+    /* the contiguous-key (dk 1, 2, 4) and lane-wise value (dv 1) paths,
+     * around the 8-key groups and the 64-key blocks */
+    static const size_t cn[] = {7, 8, 9, 63, 64, 65, 1000, 4097};
+    for (size_t dk = 1; dk <= 4; dk *= 2)
+      for (size_t i = 0; i < sizeof cn / sizeof *cn; i++) {
+        attn_random(kt, &r, cn[i], dk, 1, taus[i % 3], 2, 0);
+        attn_random(kt, &r, cn[i], dk, 3, taus[i % 3], 2, 0);
+      }
     static const double ranges[] = {1e-100, 1, 40, 1e5, 1e100};
     for (size_t i = 0; i < 5; i++)
       for (size_t t = 0; t < 3; t++) attn_random(kt, &r, 150, 4, 5, taus[t], ranges[i], i % 4);
@@ -227,6 +235,7 @@ static void test_attn_special(void **state) {
       }
       attn_check(kt, n, 1, 3, &q, sc, 1, v, 3, 1, NULL, 0);
       attn_check(kt, n, 1, 3, &q, sc, 1, v, 3, 1, sp, 2);
+      attn_check(kt, n, 1, 1, &q, sc, 1, v, 1, 1, sp, 2); /* lane-wise values */
     }
     /* exp through the kernel: weight of score x next to score 0 */
     double worst = 0;
