@@ -5,7 +5,8 @@
 //
 // Names: softmax/<impl>/<n>, softmax_spread/<impl>/<n>/<spread>,
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
-// attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>, attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
+// attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>, read_bw/avx2/<bytes>,
+// attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
@@ -716,6 +717,49 @@ void register_attn_mask(int64_t max_n, bool future) {
 // (m x k = 2 x 9: a head's keys; 9 x 2: a feed-forward's second matrix;
 // 16 x 32 a wider model). Checked once against a double loop within
 // 1e-4 of sum |x a|. Items = rows.
+// The read bandwidth a kernel streaming its keys and values can have:
+// sum a buffer of `bytes` (in cache after the first pass) with 256-bit
+// loads into 8 independent accumulators, so that loads, not adds, bound
+// it. attn_row at n = 4096, d = 8 reads 4096 * (8 + 8) floats = 256 KiB
+// per call (K and V rows), more than L1, inside L2: read_bw/avx2/262144
+// divided by 64 bytes per key is the most keys/s any kernel that reads
+// each key's row once can reach there (the roofline of the attn_row
+// target in kernels-report.py). Items = bytes (items/s = bytes/s).
+__attribute__((target("avx2"))) float read_sum_avx2(const float *x, size_t n) {
+  __m256 a[8];
+  for (int i = 0; i < 8; i++) a[i] = _mm256_setzero_ps();
+  for (size_t j = 0; j + 64 <= n; j += 64)
+    for (int i = 0; i < 8; i++) a[i] = _mm256_add_ps(a[i], _mm256_loadu_ps(x + j + 8 * i));
+  for (int i = 1; i < 8; i++) a[0] = _mm256_add_ps(a[0], a[i]);
+  alignas(32) float t[8];
+  _mm256_store_ps(t, a[0]);
+  return t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7];
+}
+
+void register_read_bw(int64_t max_n) {
+  for (int64_t bytes : {int64_t(32) << 10, int64_t(256) << 10, int64_t(1) << 20}) {
+    if (bytes / 64 > std::max<int64_t>(max_n, 64)) continue;
+    std::string name = "read_bw/avx2/" + std::to_string(bytes);
+    benchmark::RegisterBenchmark(name.c_str(), [bytes](benchmark::State &state) {
+      if (!hs_isa_supported(HS_ISA_AVX2)) {
+        state.SkipWithError("this CPU/OS cannot run avx2");
+        return;
+      }
+      const size_t n = static_cast<size_t>(bytes) / sizeof(float);
+      // 64-byte aligned: no load splits a cache line
+      float *x = static_cast<float *>(std::aligned_alloc(64, static_cast<size_t>(bytes)));
+      std::memcpy(x, uniform(n, 0.0f, 1.0f, 6), static_cast<size_t>(bytes));
+      state.SetLabel("8 x 256-bit load+add chains");
+      for (auto _ : state) {
+        float r = read_sum_avx2(x, n);
+        benchmark::DoNotOptimize(r);
+      }
+      state.SetItemsProcessed(state.iterations() * bytes);
+      std::free(x);
+    });
+  }
+}
+
 void register_gemm() {
   static const int64_t kShapes[][2] = {{2, 9}, {9, 2}, {16, 32}};
   const int64_t rows = 4096;
@@ -874,6 +918,7 @@ int main(int argc, char **argv) {
   register_dot(max_n);
   register_attn(max_n);
   register_attn_hard(max_n);
+  register_read_bw(max_n);
   register_attn_mask(max_n, false);
   register_attn_mask(max_n, true);
   register_gemm();
