@@ -16,6 +16,8 @@ typedef struct {
   float m;         /* running max */
   __m256 vsum;     /* running sum per lane */
   __m256 vacc;     /* v1: running acc[0] per lane; otherwise 0 */
+  float slope;     /* relative bias (the _bias kernels): key j of the */
+  int64_t p0;      /* call scores + slope * (p0 + j); slope 0: none */
   _Alignas(32) float run[HS_ATTN_MAX_D]; /* running acc (not v1) */
 } orow;
 
@@ -25,6 +27,8 @@ ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
   o->dk = dk;
   o->dv = dv;
   o->ldv = ldv;
+  o->slope = 0;
+  o->p0 = 0;
   o->qd.nc4 = (dk + 3) / 4;
   if (o->qd.nc4 == 0) o->qd.nc4 = 1; /* dk == 0: every score is 0 */
   {
@@ -191,6 +195,26 @@ out:
   o->m = m;
   o->vsum = vsum;
   o->vacc = vacc;
+}
+
+/* The relative bias of a block whose first key is key j0 of the call:
+ * sb[j] = fma(slope, (float)(p0 + j0 + j), sb[j]), one rounding, the
+ * position converted from int32 (exact below 2^24); lanes past nb hold
+ * -inf and keep it (|slope * position| is finite). Returns the new block
+ * max (NaN skipped, as block_scores does). */
+ALWAYS float orow_bias(const orow *o, size_t nb, float *sb, size_t j0) {
+  const __m256 vs = _mm256_set1_ps(o->slope);
+  __m256i pos = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(o->p0 + (int64_t)j0)),
+                                 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i step = _mm256_set1_epi32(8);
+  __m256 vmax = _mm256_set1_ps(-INFINITY);
+  for (size_t g = 0; g < nb; g += 8) {
+    __m256 s = _mm256_fmadd_ps(vs, _mm256_cvtepi32_ps(pos), _mm256_load_ps(sb + g));
+    _mm256_store_ps(sb + g, s);
+    vmax = _mm256_max_ps(s, vmax); /* NaN in s is skipped */
+    pos = _mm256_add_epi32(pos, step);
+  }
+  return hmax8(vmax);
 }
 
 ALWAYS void orow_end(orow *o, hs_f32_online *st, float *acc) {

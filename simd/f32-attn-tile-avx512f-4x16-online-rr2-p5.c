@@ -89,5 +89,17 @@ void hs_f32_attn_tile_ukernel__avx512f_4x16_online_rr2_p5(
     size_t nq, const size_t *n, size_t dk, size_t dv, const float *q,
     size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
     float inv_tau, hs_f32_online *st, float *acc, size_t ldacc, int end) {
-  tile_run(nq, n, dk, dv, q, ldq, k, ldk, v, ldv, inv_tau, st, acc, ldacc, end);
+  tile_run(nq, n, dk, dv, q, ldq, k, ldk, v, ldv, inv_tau, 0, NULL, st, acc,
+           ldacc, end);
+}
+
+/* The relative-bias variant (hs_f32_attn_tile_bias_fn): the same driver,
+ * each query's blocks biased as the bias row kernel biases them. */
+void hs_f32_attn_tile_bias_ukernel__avx512f_4x16_online_rr2_p5(
+    size_t nq, const size_t *n, size_t dk, size_t dv, const float *q,
+    size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
+    float inv_tau, float slope, const int64_t *d0, hs_f32_online *st,
+    float *acc, size_t ldacc, int end) {
+  tile_run(nq, n, dk, dv, q, ldq, k, ldk, v, ldv, inv_tau, slope, d0, st, acc,
+           ldacc, end);
 }
