@@ -197,26 +197,6 @@ out:
   o->vacc = vacc;
 }
 
-/* The relative bias of a block whose first key is key j0 of the call:
- * sb[j] = fma(slope, (float)(p0 + j0 + j), sb[j]), one rounding, the
- * position converted from int32 (exact below 2^24); lanes past nb hold
- * -inf and keep it (|slope * position| is finite). Returns the new block
- * max (NaN skipped, as block_scores does). */
-ALWAYS float orow_bias(const orow *o, size_t nb, float *sb, size_t j0) {
-  const __m256 vs = _mm256_set1_ps(o->slope);
-  __m256i pos = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(o->p0 + (int64_t)j0)),
-                                 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  const __m256i step = _mm256_set1_epi32(8);
-  __m256 vmax = _mm256_set1_ps(-INFINITY);
-  for (size_t g = 0; g < nb; g += 8) {
-    __m256 s = _mm256_fmadd_ps(vs, _mm256_cvtepi32_ps(pos), _mm256_load_ps(sb + g));
-    _mm256_store_ps(sb + g, s);
-    vmax = _mm256_max_ps(s, vmax); /* NaN in s is skipped */
-    pos = _mm256_add_epi32(pos, step);
-  }
-  return hmax8(vmax);
-}
-
 ALWAYS void orow_end(orow *o, hs_f32_online *st, float *acc) {
   float *run = o->run;
   st->max = o->m;

@@ -194,27 +194,6 @@ out:
   o->vacc = vacc;
 }
 
-/* The relative bias of a block whose first key is key j0 of the call:
- * sb[j] = fma(slope, (float)(p0 + j0 + j), sb[j]), one rounding, the
- * position converted from int32 (exact below 2^24); lanes past nb hold
- * -inf and keep it (|slope * position| is finite). Returns the new block
- * max (NaN skipped, as block_scores does). */
-ALWAYS float orow_bias(const orow *o, size_t nb, float *sb, size_t j0) {
-  const __m512 vs = _mm512_set1_ps(o->slope);
-  __m512i pos = _mm512_add_epi32(
-      _mm512_set1_epi32((int32_t)(o->p0 + (int64_t)j0)),
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  const __m512i step = _mm512_set1_epi32(16);
-  __m512 vmax = _mm512_set1_ps(-INFINITY);
-  for (size_t g = 0; g < nb; g += 16) {
-    __m512 s = _mm512_fmadd_ps(vs, _mm512_cvtepi32_ps(pos), _mm512_load_ps(sb + g));
-    _mm512_store_ps(sb + g, s);
-    vmax = _mm512_max_ps(s, vmax); /* NaN in s is skipped */
-    pos = _mm512_add_epi32(pos, step);
-  }
-  return _mm512_reduce_max_ps(vmax);
-}
-
 ALWAYS void orow_end(orow *o, hs_f32_online *st, float *acc) {
   float *run = o->run;
   st->max = o->m;

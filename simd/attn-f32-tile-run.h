@@ -4,12 +4,15 @@
  * after attn-f32-online-<isa>.h, with defined before it:
  *   TQ, BLK_MAX(v)          the group size, a score vector's max;
  *   TILE_CONTIG(dk)         whether tile_scores takes keys of width dk;
- *   tile_scores(kb, o, sb, bm, dk)  scores and maxima of TQ queries
- *                           against the BLK contiguous keys at kb.
+ *   tile_scores(kb, o, sb, bm, dk, j0, bias)  scores and maxima of TQ
+ *                           queries against the BLK contiguous keys at kb
+ *                           (key j0 of k; bias: with each query's relative
+ *                           bias, o[r].slope and o[r].p0, as
+ *                           block_scores_bias adds it).
  * tile_run is then the kernel (see include/hardsoft.h, end = 0 / 1);
  * with d0 != NULL and slope != 0 the relative-bias variant (query r's key
- * j of k at position d0[r] + j; orow_bias on every block, shared or own,
- * exactly as the bias row kernel does it). */
+ * j of k at position d0[r] + j; every block, shared or own, biased by the
+ * same FMA as the bias row kernel's). */
 #ifndef HS_ATTN_F32_TILE_RUN_H
 #define HS_ATTN_F32_TILE_RUN_H
 
@@ -22,8 +25,10 @@ static void row_rest(orow *o, size_t j0, size_t n, const float *k,
                      float *eb) {
   for (; j0 < n; j0 += BLK) {
     const size_t nb = n - j0 < BLK ? n - j0 : BLK;
-    float bm = BLK_MAX(block_scores(nb, k + j0 * ldk, ldk, &o->qd, sb, o->dk));
-    if (o->slope != 0) bm = orow_bias(o, nb, sb, j0);
+    float bm = BLK_MAX(o->slope != 0
+                           ? block_scores_bias(nb, k + j0 * ldk, ldk, &o->qd,
+                                               sb, o->dk, o->slope, o->p0 + (int64_t)j0)
+                           : block_scores(nb, k + j0 * ldk, ldk, &o->qd, sb, o->dk));
     orow_block(o, nb, bm, sb, eb, v + j0 * ldv);
   }
 }
@@ -71,11 +76,9 @@ ALWAYS void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
     /* one key load, TQ queries */
     for (size_t j0 = j1; j0 < j1 + nsh; j0 += BLK) {
       float bm[TQ];
-      tile_scores(k + j0 * dk, o, sb, bm, dk);
-      for (size_t r = 0; r < TQ; r++) {
-        if (o[r].slope != 0) bm[r] = orow_bias(&o[r], BLK, sb[r], j0);
+      tile_scores(k + j0 * dk, o, sb, bm, dk, j0, d0 != NULL && slope != 0);
+      for (size_t r = 0; r < TQ; r++)
         orow_block(&o[r], BLK, bm[r], sb[r], eb, v + j0 * ldv);
-      }
     }
     for (size_t r = 0; r < cnt; r++) {
       const size_t nr = n[r0 + r];

@@ -51,8 +51,9 @@
 
 #include "attn-f32-online-avx2.h"
 
-/* The row loop; bias != 0: the relative-bias variant (orow_bias on each
- * block's scores before its max), the same instructions otherwise. */
+/* The row loop; bias != 0: the relative-bias variant (block_scores_bias:
+ * one FMA more per score, fused into the scoring loop), the same
+ * instructions otherwise. */
 ALWAYS void row_run(size_t n, size_t dk, size_t dv, const float *q,
                     const float *k, size_t ldk, const float *v, size_t ldv,
                     float inv_tau, int bias, float slope, int64_t d0,
@@ -67,8 +68,9 @@ ALWAYS void row_run(size_t n, size_t dk, size_t dv, const float *q,
   for (size_t j0 = 0; j0 < n; j0 += BLK) {
     const size_t nb = n - j0 < BLK ? n - j0 : BLK;
     /* sb = scores of the block, lanes >= nb are -inf */
-    float bm = hmax8(block_scores(nb, k + j0 * ldk, ldk, &o.qd, sb, dk));
-    if (bias) bm = orow_bias(&o, nb, sb, j0);
+    float bm = hmax8(bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &o.qd, sb,
+                                              dk, slope, d0 + (int64_t)j0)
+                       : block_scores(nb, k + j0 * ldk, ldk, &o.qd, sb, dk));
     orow_block(&o, nb, bm, sb, eb, v + j0 * ldv);
   }
   orow_end(&o, st, acc);
