@@ -50,6 +50,13 @@ FAMILIES = [
      "anchored at key n-1), dv = 1; <isa>_tile = f32_attn_tile end = 1 "
      "(4 rows per call), <isa>_row = f32_attn_row (two calls a row), "
      "the same bits"),
+    ("attn_past_bias", ["n", "dk"], "row",
+     "the same as attn_past with the relative-position bias of mode rel "
+     "(slope 4, key j of row i at j - i): f32_attn_tile_bias / "
+     "f32_attn_row_bias"),
+    ("attn_future_bias", ["n", "dk"], "row",
+     "the same as attn_future with the relative-position bias of mode rel: "
+     "f32_attn_tile_bias / f32_attn_row_bias"),
     ("gemm", ["rows", "m", "k"], "row",
      "batched gemv Y = X A^T (the forward pass's projections): rows of X, "
      "m outputs, k inputs"),

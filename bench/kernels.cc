@@ -7,6 +7,8 @@
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
 // attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>, read_bw/avx2/<bytes>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
+// attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
+// the relative-position bias of mode rel),
 // gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
@@ -649,18 +651,22 @@ void register_attn_hard(int64_t max_n) {
 // <isa>_tile; future: end = 1) or by f32_attn_row one row per call
 // (<isa>_row; future: two calls, hs_attn_end_head); the same bits (checked
 // once). Items = keys, n(n+1)/2; the report's ns are per row.
-void register_attn_mask(int64_t max_n, bool future) {
+// bias: the relative-position (mode rel) kernels f32_attn_tile_bias and
+// f32_attn_row_bias instead, slope 4, query i's key j at j - i
+// (attn_past_bias / attn_future_bias), to set beside the plain ones.
+void register_attn_mask(int64_t max_n, bool future, bool bias) {
   for (int64_t n : {int64_t{1024}, int64_t{4096}}) {
     if (n > max_n) continue;
     for (int64_t dk : {int64_t{2}, int64_t{4}})
       for (hs_isa isa : kIsas)
         for (int tile = 1; tile >= 0; tile--) {
-          std::string name = std::string(future ? "attn_future/" : "attn_past/") +
+          std::string name = std::string(future ? "attn_future" : "attn_past") +
+                             (bias ? "_bias/" : "/") +
                              hs_isa_name(isa) +
                              (tile ? "_tile/" : "_row/") + std::to_string(n) +
                              "/" + std::to_string(dk);
           benchmark::RegisterBenchmark(
-              name.c_str(), [isa, n, dk, tile, future](benchmark::State &state) {
+              name.c_str(), [isa, n, dk, tile, future, bias](benchmark::State &state) {
                 const hs_kernels *k = table_or_skip(state, isa);
                 if (!k) return;
                 const float *q = uniform(n * dk, -4.0f, 4.0f, 6);
@@ -676,20 +682,39 @@ void register_attn_mask(int64_t max_n, bool future) {
                   if (t)
                     for (int64_t i = 0; i < n; i += 4) {
                       const int64_t j0 = future ? i : 0;  // the longest row's first key
-                      k->f32_attn_tile(n - i < 4 ? n - i : 4, &nk[i], dk, 1,
-                                       q + i * dk, dk, kk + j0 * dk, dk, v + j0, 1,
-                                       1.0f, s + i, a + i, 1, future);
+                      const size_t cnt = n - i < 4 ? n - i : 4;
+                      int64_t d0[4];
+                      for (size_t r = 0; r < cnt; r++) d0[r] = j0 - (i + (int64_t)r);
+                      if (bias)
+                        k->f32_attn_tile_bias(cnt, &nk[i], dk, 1, q + i * dk, dk,
+                                              kk + j0 * dk, dk, v + j0, 1, 1.0f,
+                                              future ? -4.0f : 4.0f, d0, s + i,
+                                              a + i, 1, future);
+                      else
+                        k->f32_attn_tile(cnt, &nk[i], dk, 1, q + i * dk, dk,
+                                         kk + j0 * dk, dk, v + j0, 1, 1.0f, s + i,
+                                         a + i, 1, future);
                     }
                   else
                     for (int64_t i = 0; i < n; i++) {
                       const int64_t j0 = future ? i : 0;
                       const size_t h = future ? hs_attn_end_head(nk[i]) : 0;
-                      if (h)
+                      const float sl = future ? -4.0f : 4.0f;
+                      if (h && bias)
+                        k->f32_attn_row_bias(h, dk, 1, q + i * dk, kk + j0 * dk, dk,
+                                             v + j0, 1, 1.0f, sl, j0 - i, s + i, a + i);
+                      else if (h)
                         k->f32_attn_row(h, dk, 1, q + i * dk, kk + j0 * dk, dk,
                                         v + j0, 1, 1.0f, s + i, a + i);
-                      k->f32_attn_row(nk[i] - h, dk, 1, q + i * dk,
-                                      kk + (j0 + h) * dk, dk, v + j0 + h, 1, 1.0f,
-                                      s + i, a + i);
+                      if (bias)
+                        k->f32_attn_row_bias(nk[i] - h, dk, 1, q + i * dk,
+                                             kk + (j0 + h) * dk, dk, v + j0 + h, 1,
+                                             1.0f, sl, j0 + (int64_t)h - i, s + i,
+                                             a + i);
+                      else
+                        k->f32_attn_row(nk[i] - h, dk, 1, q + i * dk,
+                                        kk + (j0 + h) * dk, dk, v + j0 + h, 1, 1.0f,
+                                        s + i, a + i);
                     }
                 };
                 // Check once: the tile gives the row kernel's bits.
@@ -700,7 +725,10 @@ void register_attn_mask(int64_t max_n, bool future) {
                   state.SkipWithError("attn_tile bits differ from attn_row");
                   return;
                 }
-                state.SetLabel(k->name[tile ? HS_OP_f32_attn_tile : HS_OP_f32_attn_row]);
+                state.SetLabel(k->name[bias ? (tile ? HS_OP_f32_attn_tile_bias
+                                                    : HS_OP_f32_attn_row_bias)
+                                             : (tile ? HS_OP_f32_attn_tile
+                                                     : HS_OP_f32_attn_row)]);
                 for (auto _ : state) {
                   run(tile != 0, st.data(), acc.data());
                   benchmark::DoNotOptimize(acc.data());
@@ -919,8 +947,10 @@ int main(int argc, char **argv) {
   register_attn(max_n);
   register_attn_hard(max_n);
   register_read_bw(max_n);
-  register_attn_mask(max_n, false);
-  register_attn_mask(max_n, true);
+  for (bool bias : {false, true}) {
+    register_attn_mask(max_n, false, bias);
+    register_attn_mask(max_n, true, bias);
+  }
   register_gemm();
 
   benchmark::Initialize(&argc, argv);

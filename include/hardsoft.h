@@ -146,6 +146,30 @@ typedef void (*hs_f32_attn_hard_fn)(size_t n, size_t dk, size_t dv,
                                     const float *v, size_t ldv, size_t base,
                                     hs_hard_rule rule, hs_f32_hard *st,
                                     float *acc);
+/* The relative-position (ALiBi) variants: the row kernel's score of key j
+ * of the call, s_j = (q . k_j) * inv_tau as f32_attn_row computes it, gets
+ * a linear bias by one fused multiply-add,
+ *     s_j = fma(slope, (float)(d0 + j), s_j),
+ * d0 + j an integer in [-2^31, 2^31) (exact as a float below 2^24 in
+ * magnitude), |slope| <= 2^20, the rest exactly the row kernel's
+ * algorithm. The tile variant: query r's key j (index into k) gets
+ * slope * (d0[r] + j), each query exactly the bits of the row variant
+ * over its own keys (the calls f32_attn_tile makes, with d0 = d0[r] plus
+ * the first key's index). */
+typedef void (*hs_f32_attn_row_bias_fn)(size_t n, size_t dk, size_t dv,
+                                        const float *q, const float *k,
+                                        size_t ldk, const float *v,
+                                        size_t ldv, float inv_tau,
+                                        float slope, int64_t d0,
+                                        hs_f32_online *st, float *acc);
+typedef void (*hs_f32_attn_tile_bias_fn)(size_t nq, const size_t *n,
+                                         size_t dk, size_t dv, const float *q,
+                                         size_t ldq, const float *k,
+                                         size_t ldk, const float *v,
+                                         size_t ldv, float inv_tau,
+                                         float slope, const int64_t *d0,
+                                         hs_f32_online *st, float *acc,
+                                         size_t ldacc, int end);
 
 #define HS_ATTN_MAX_D 64
 
@@ -153,7 +177,8 @@ typedef void (*hs_f32_attn_hard_fn)(size_t n, size_t dk, size_t dv,
 #define HS_OPS(X)                                                            \
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
-  X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_hard)
+  X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
+  X(f32_attn_tile_bias) X(f32_attn_hard)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -177,6 +202,8 @@ typedef struct hs_kernels {
   hs_f32_attn_row_2pass_fn f32_attn_row_2pass;
   hs_f32_gemm_fn f32_gemm;
   hs_f32_attn_tile_fn f32_attn_tile;
+  hs_f32_attn_row_bias_fn f32_attn_row_bias;
+  hs_f32_attn_tile_bias_fn f32_attn_tile_bias;
   hs_f32_attn_hard_fn f32_attn_hard;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
@@ -245,9 +272,9 @@ int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
 /* ------------------------------------------------------------ models */
 
 typedef enum hs_mode { HS_MODE_HARD, HS_MODE_PE, HS_MODE_TEMP, HS_MODE_FIXED,
-                       HS_MODE_COUNT_ } hs_mode;
+                       HS_MODE_REL, HS_MODE_COUNT_ } hs_mode;
 
-const char *hs_mode_name(hs_mode m); /* "hard", "pe", "temp", "fixed" */
+const char *hs_mode_name(hs_mode m); /* "hard", "pe", "temp", "fixed", "rel" */
 int hs_mode_parse(const char *s);   /* -1 if unknown */
 
 /* How counting comparisons get their exact sign: layer normalization of
@@ -283,6 +310,14 @@ typedef enum hs_precision { HS_PREC_F32, HS_PREC_F64 } hs_precision;
  * scalar and slow, for the precision-boundary experiment only. */
 typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_score_round;
 
+/* The precisions of the boundary experiment by name: "f64", "f32",
+ * "f16s" / "bf16s" (scores rounded: hs_run_opts.score_round) and
+ * "f16" / "bf16" (queries, keys and values stored in that format:
+ * hs_run_opts.qkv_round). Returns 0 and fills the three, or -1 for an
+ * unknown name. */
+int hs_precision_parse(const char *name, hs_precision *prec,
+                       hs_score_round *score_round, hs_score_round *qkv_round);
+
 /* Exact skipping of key tiles in f32 softmax heads (src/forward-impl.h).
  * ONLINE: the one-pass online kernel (f32_attn_row), nothing skipped.
  * ON: the two-pass kernel (f32_attn_row_2pass) over the visible keys cut
@@ -311,6 +346,12 @@ typedef struct hs_run_opts {
                                 1 = 4 rows per f32_attn_tile call, -1 = one
                                 row per f32_attn_row call, 0 = the default;
                                 the same bits either way */
+  hs_score_round qkv_round;  /* queries, keys and values stored in f16 /
+                                bf16 (rounded to nearest even as each
+                                projection is written; products, softmax
+                                and sums stay in the working precision):
+                                what inference engines do with their
+                                attention inputs */
 } hs_run_opts;
 
 /* Scores of one hard head over every query of a run (BOS included). */

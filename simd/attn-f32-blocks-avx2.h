@@ -121,18 +121,24 @@ ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
  * take dots8_contig; the tail group (and DK == 0) the general dots8. */
 ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
                              const qdesc *qd, float *sb, size_t nc4,
-                             int full_last, int DK) {
+                             int full_last, int DK, int BIAS, __m256 vslope,
+                             __m256i pos) {
   __m256 vmax = _mm256_set1_ps(-INFINITY);
   size_t g = 0;
   for (; g + 8 <= nb; g += 8) {
     __m256 s = DK ? dots8_contig(k + g * DK, qd, DK)
                   : dots8(k + g * ldk, ldk, 8, qd, nc4, full_last);
+    if (BIAS) { /* the relative bias, one FMA: see block_scores_bias */
+      s = _mm256_fmadd_ps(vslope, _mm256_cvtepi32_ps(pos), s);
+      pos = _mm256_add_epi32(pos, _mm256_set1_epi32(8));
+    }
     _mm256_store_ps(sb + g, s);
     vmax = _mm256_max_ps(s, vmax); /* NaN in s is skipped */
   }
   if (g < nb) {
     size_t cnt = nb - g;
     __m256 s = dots8(k + g * ldk, ldk, cnt, qd, nc4, full_last);
+    if (BIAS) s = _mm256_fmadd_ps(vslope, _mm256_cvtepi32_ps(pos), s);
     /* lanes >= cnt: -inf, weight 0 */
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256 valid = _mm256_castsi256_ps(
@@ -147,27 +153,47 @@ ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
   return vmax;
 }
 
-static __m256 block_scores(size_t nb, const float *k, size_t ldk,
-                           const qdesc *qd, float *sb, size_t dk) {
+ALWAYS __m256 block_scores_any(size_t nb, const float *k, size_t ldk,
+                              const qdesc *qd, float *sb, size_t dk,
+                              int BIAS, __m256 vs, __m256i pos) {
   int full = dk % 4 == 0 && dk > 0;
   if (qd->nc4 > 1) full = dk % 8 == 0; /* 8-float chunks */
   if (ldk == dk) {
     /* contiguous keys, the common small heads */
-    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1);
-    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2);
-    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4);
+    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1, BIAS, vs, pos);
+    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2, BIAS, vs, pos);
+    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4, BIAS, vs, pos);
   }
   switch (qd->nc4) {
     case 1:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0)
-                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0, BIAS, vs, pos)
+                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0, BIAS, vs, pos);
     case 2:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0)
-                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0, BIAS, vs, pos)
+                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0, BIAS, vs, pos);
     default:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0)
-                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0, BIAS, vs, pos)
+                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0, BIAS, vs, pos);
   }
+}
+
+static __m256 block_scores(size_t nb, const float *k, size_t ldk,
+                           const qdesc *qd, float *sb, size_t dk) {
+  return block_scores_any(nb, k, ldk, qd, sb, dk, 0, _mm256_setzero_ps(),
+                          _mm256_setzero_si256());
+}
+
+/* The same scores with the relative bias of the _bias kernels: key j of
+ * the block (p0 its first key's position) gets
+ * fma(slope, (float)(p0 + j), s_j), the position converted from int32
+ * (exact below 2^24 in magnitude); the returned lane max covers the biased
+ * scores. */
+ALWAYS __m256 block_scores_bias(size_t nb, const float *k, size_t ldk,
+                                const qdesc *qd, float *sb, size_t dk,
+                                float slope, int64_t p0) {
+  const __m256i pos = _mm256_add_epi32(_mm256_set1_epi32((int32_t)p0),
+                                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm256_set1_ps(slope), pos);
 }
 
 /* run[8c..8c+8) += sum_{j<nb} e[j] * v[j*ldv + 8c ..], for every chunk c

@@ -102,18 +102,24 @@ ALWAYS __m512 dots16(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
  * dots16_contig, the tail group (and DK == 0) the general dots16. */
 ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
                              const qdesc *qd, float *sb, size_t nc4,
-                             int full_last, int DK) {
+                             int full_last, int DK, int BIAS, __m512 vslope,
+                             __m512i pos) {
   __m512 vmax = _mm512_set1_ps(-INFINITY);
   size_t g = 0;
   for (; g + 16 <= nb; g += 16) {
     __m512 s = DK ? dots16_contig(k + g * DK, qd, DK)
                   : dots16(k + g * ldk, ldk, 16, qd, nc4, full_last);
+    if (BIAS) { /* the relative bias, one FMA: see block_scores_bias */
+      s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos), s);
+      pos = _mm512_add_epi32(pos, _mm512_set1_epi32(16));
+    }
     _mm512_store_ps(sb + g, s);
     vmax = _mm512_max_ps(s, vmax); /* NaN in s is skipped */
   }
   if (g < nb) {
     size_t cnt = nb - g;
     __m512 s = dots16(k + g * ldk, ldk, cnt, qd, nc4, full_last);
+    if (BIAS) s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos), s);
     /* lanes >= cnt: -inf, weight 0 */
     s = _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY),
                            (__mmask16)((1u << cnt) - 1), s);
@@ -126,27 +132,47 @@ ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
   return vmax;
 }
 
-static __m512 block_scores(size_t nb, const float *k, size_t ldk,
-                           const qdesc *qd, float *sb, size_t dk) {
+ALWAYS __m512 block_scores_any(size_t nb, const float *k, size_t ldk,
+                              const qdesc *qd, float *sb, size_t dk,
+                              int BIAS, __m512 vs, __m512i pos) {
   int full = dk % 4 == 0 && dk > 0;
   if (ldk == dk) {
     /* contiguous keys, the common small heads */
-    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1);
-    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2);
-    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4);
-    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8);
+    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1, BIAS, vs, pos);
+    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2, BIAS, vs, pos);
+    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4, BIAS, vs, pos);
+    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8, BIAS, vs, pos);
   }
   switch (qd->nc4) {
     case 1:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0)
-                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0, BIAS, vs, pos)
+                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0, BIAS, vs, pos);
     case 2:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0)
-                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0, BIAS, vs, pos)
+                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0, BIAS, vs, pos);
     default:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0)
-                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0);
+      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0, BIAS, vs, pos)
+                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0, BIAS, vs, pos);
   }
+}
+
+static __m512 block_scores(size_t nb, const float *k, size_t ldk,
+                           const qdesc *qd, float *sb, size_t dk) {
+  return block_scores_any(nb, k, ldk, qd, sb, dk, 0, _mm512_setzero_ps(),
+                          _mm512_setzero_si512());
+}
+
+/* The same scores with the relative bias of the _bias kernels: key j of
+ * the block (p0 its first key's position) gets
+ * fma(slope, (float)(p0 + j), s_j), the position converted from int32
+ * (exact below 2^24 in magnitude); the returned lane max covers the biased
+ * scores. */
+ALWAYS __m512 block_scores_bias(size_t nb, const float *k, size_t ldk,
+                                const qdesc *qd, float *sb, size_t dk,
+                                float slope, int64_t p0) {
+  const __m512i pos = _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
+                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm512_set1_ps(slope), pos);
 }
 
 /* dv <= 8: run[0..8) += sum_{j<nb} e[j] v_j, two keys per register. */

@@ -16,6 +16,8 @@ typedef struct {
   float m;         /* running max */
   __m256 vsum;     /* running sum per lane */
   __m256 vacc;     /* v1: running acc[0] per lane; otherwise 0 */
+  float slope;     /* relative bias (the _bias kernels): key j of the */
+  int64_t p0;      /* call scores + slope * (p0 + j); slope 0: none */
   _Alignas(32) float run[HS_ATTN_MAX_D]; /* running acc (not v1) */
 } orow;
 
@@ -25,6 +27,8 @@ ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
   o->dk = dk;
   o->dv = dv;
   o->ldv = ldv;
+  o->slope = 0;
+  o->p0 = 0;
   o->qd.nc4 = (dk + 3) / 4;
   if (o->qd.nc4 == 0) o->qd.nc4 = 1; /* dk == 0: every score is 0 */
   {

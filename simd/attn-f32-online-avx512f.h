@@ -17,6 +17,8 @@ typedef struct {
   float m;         /* running max */
   __m512 vsum;     /* running sum per lane */
   __m512 vacc;     /* v1: running acc[0] per lane; otherwise 0 */
+  float slope;     /* relative bias (the _bias kernels): key j of the */
+  int64_t p0;      /* call scores + slope * (p0 + j); slope 0: none */
   _Alignas(64) float run[HS_ATTN_MAX_D]; /* running acc (not v1) */
 } orow;
 
@@ -26,6 +28,8 @@ ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
   o->dk = dk;
   o->dv = dv;
   o->ldv = ldv;
+  o->slope = 0;
+  o->p0 = 0;
   o->qd.nc4 = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
   {
     int r = (int)(dk % 4);

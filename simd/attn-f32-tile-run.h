@@ -4,29 +4,40 @@
  * after attn-f32-online-<isa>.h, with defined before it:
  *   TQ, BLK_MAX(v)          the group size, a score vector's max;
  *   TILE_CONTIG(dk)         whether tile_scores takes keys of width dk;
- *   tile_scores(kb, o, sb, bm, dk)  scores and maxima of TQ queries
- *                           against the BLK contiguous keys at kb.
- * tile_run is then the kernel (see include/hardsoft.h, end = 0 / 1). */
+ *   tile_scores(kb, o, sb, bm, dk, j0, bias)  scores and maxima of TQ
+ *                           queries against the BLK contiguous keys at kb
+ *                           (key j0 of k; bias: with each query's relative
+ *                           bias, o[r].slope and o[r].p0, as
+ *                           block_scores_bias adds it).
+ * tile_run is then the kernel (see include/hardsoft.h, end = 0 / 1);
+ * with d0 != NULL and slope != 0 the relative-bias variant (query r's key
+ * j of k at position d0[r] + j; every block, shared or own, biased by the
+ * same FMA as the bias row kernel's). */
 #ifndef HS_ATTN_F32_TILE_RUN_H
 #define HS_ATTN_F32_TILE_RUN_H
 
 _Static_assert(BLK == HS_ATTN_BLOCK, "the blocks of hs_attn_end_head");
 
-/* Blocks j0, j0 + BLK, ... below n of one query, as the row kernel. */
+/* Blocks j0, j0 + BLK, ... below n of one query, as the row kernel (the
+ * bias variant when o->slope != 0: key j of k at o->p0 + j). */
 static void row_rest(orow *o, size_t j0, size_t n, const float *k,
                      size_t ldk, const float *v, size_t ldv, float *sb,
                      float *eb) {
   for (; j0 < n; j0 += BLK) {
     const size_t nb = n - j0 < BLK ? n - j0 : BLK;
-    float bm = BLK_MAX(block_scores(nb, k + j0 * ldk, ldk, &o->qd, sb, o->dk));
+    float bm = BLK_MAX(o->slope != 0
+                           ? block_scores_bias(nb, k + j0 * ldk, ldk, &o->qd,
+                                               sb, o->dk, o->slope, o->p0 + (int64_t)j0)
+                           : block_scores(nb, k + j0 * ldk, ldk, &o->qd, sb, o->dk));
     orow_block(o, nb, bm, sb, eb, v + j0 * ldv);
   }
 }
 
 ALWAYS void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
                      const float *q, size_t ldq, const float *k, size_t ldk,
-                     const float *v, size_t ldv, float inv_tau,
-                     hs_f32_online *st, float *acc, size_t ldacc, int end) {
+                     const float *v, size_t ldv, float inv_tau, float slope,
+                     const int64_t *d0, hs_f32_online *st, float *acc,
+                     size_t ldacc, int end) {
   _Alignas(64) float sb[TQ][BLK];
   _Alignas(64) float eb[BLK];
   orow o[TQ];
@@ -41,6 +52,7 @@ ALWAYS void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
       hs_f32_online *s = &st[r0 + r];
       float *ac = acc + (r0 + r) * ldacc;
       orow_init(&o[r], q + (r0 + r) * ldq, dk, dv, ldv, inv_tau, s, ac);
+      if (d0) o[r].slope = slope, o[r].p0 = d0[r0 + r];
       if (nr < nmin) nmin = nr;
       a[r] = end ? nend - nr : 0; /* the query's first key not yet folded */
       const size_t h = end ? hs_attn_end_head(nr) : 0;
@@ -50,6 +62,7 @@ ALWAYS void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
         row_rest(&o[r], a[r], a[r] + h, k, ldk, v, ldv, sb[0], eb);
         orow_end(&o[r], s, ac);
         orow_init(&o[r], q + (r0 + r) * ldq, dk, dv, ldv, inv_tau, s, ac);
+        if (d0) o[r].slope = slope, o[r].p0 = d0[r0 + r];
         a[r] += h;
       }
     }
@@ -63,7 +76,7 @@ ALWAYS void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
     /* one key load, TQ queries */
     for (size_t j0 = j1; j0 < j1 + nsh; j0 += BLK) {
       float bm[TQ];
-      tile_scores(k + j0 * dk, o, sb, bm, dk);
+      tile_scores(k + j0 * dk, o, sb, bm, dk, j0, d0 != NULL && slope != 0);
       for (size_t r = 0; r < TQ; r++)
         orow_block(&o[r], BLK, bm[r], sb[r], eb, v + j0 * ldv);
     }

@@ -21,9 +21,13 @@
 
 #define BLK 64
 
-void hs_f32_attn_row_ukernel__scalar_online_rr2_p5(
+/* The row loop; bias != 0: the relative-bias variant, each score
+ * fmaf(slope, (float)(d0 + j), s_j) (one rounding, as the vector
+ * kernels' FMA) before the block's max. */
+static inline __attribute__((always_inline)) void row_run(
     size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
-    const float *v, size_t ldv, float inv_tau, hs_f32_online *st, float *acc) {
+    const float *v, size_t ldv, float inv_tau, int bias, float slope,
+    int64_t d0, hs_f32_online *st, float *acc) {
   float sb[BLK], bacc[HS_ATTN_MAX_D];
   float m = st->max, sum = st->sum;
   for (size_t j0 = 0; j0 < n; j0 += BLK) {
@@ -35,6 +39,8 @@ void hs_f32_attn_row_ukernel__scalar_online_rr2_p5(
       float d = 0;
       for (size_t c = 0; c < dk; c++) d += q[c] * kj[c];
       sb[j] = d * inv_tau;
+      if (bias)
+        sb[j] = fmaf(slope, (float)(int32_t)(d0 + (int64_t)(j0 + j)), sb[j]);
       if (sb[j] > bm) bm = sb[j];
     }
     if (bm > m) {
@@ -70,4 +76,18 @@ void hs_f32_attn_row_ukernel__scalar_online_rr2_p5(
   }
   st->max = m;
   st->sum = sum;
+}
+
+void hs_f32_attn_row_ukernel__scalar_online_rr2_p5(
+    size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
+    const float *v, size_t ldv, float inv_tau, hs_f32_online *st, float *acc) {
+  row_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0, st, acc);
+}
+
+/* The relative-bias variant (hs_f32_attn_row_bias_fn). */
+void hs_f32_attn_row_bias_ukernel__scalar_online_rr2_p5(
+    size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
+    const float *v, size_t ldv, float inv_tau, float slope, int64_t d0,
+    hs_f32_online *st, float *acc) {
+  row_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st, acc);
 }

@@ -46,6 +46,15 @@ extern "C" {
   void fn(size_t n, size_t dk, size_t dv, const float *q, const float *k, \
           size_t ldk, const float *v, size_t ldv, size_t base,            \
           hs_hard_rule rule, hs_f32_hard *st, float *acc);
+#define HS_DECLARE_f32_attn_row_bias(fn)                                \
+  void fn(size_t n, size_t dk, size_t dv, const float *q, const float *k, \
+          size_t ldk, const float *v, size_t ldv, float inv_tau,          \
+          float slope, int64_t d0, hs_f32_online *st, float *acc);
+#define HS_DECLARE_f32_attn_tile_bias(fn)                                \
+  void fn(size_t nq, const size_t *n, size_t dk, size_t dv, const float *q, \
+          size_t ldq, const float *k, size_t ldk, const float *v,          \
+          size_t ldv, float inv_tau, float slope, const int64_t *d0,       \
+          hs_f32_online *st, float *acc, size_t ldacc, int end);
 #define HS_DECLARE_f64_dot(fn) \
   double fn(size_t n, const double *a, const double *b);
 #define HS_DECLARE_f64_gemv(fn)                                          \

@@ -21,7 +21,7 @@ static const char *const bench_usage =
     "logic. Lists are comma-separated.\n"
     "  --formula F        a formula (repeatable); default: --formulas\n"
     "  --formulas FILE    one formula per line, # comments (default bench/formulas.txt)\n"
-    "  --modes LIST       hard,pe,temp,fixed (default pe,temp)\n"
+    "  --modes LIST       hard,pe,temp,fixed,rel (default pe,temp)\n"
     "  --scales LIST      values of mu (default 4)\n"
     "  --lengths LIST     string lengths n (default 256,1024,4096)\n"
     "  --isas LIST        scalar,avx2,avx512 and the peers torch,numpy,openblas\n"
@@ -99,7 +99,7 @@ static int parse_list(const char *opt, const char *v, int max,
 
 static int one_mode(const char *opt, const char *t, int k, void *out) {
   int m = hs_mode_parse(t);
-  if (m < 0) return cli_error("%s: '%s' is not a mode (hard, pe, temp, fixed)", opt, t);
+  if (m < 0) return cli_error("%s: '%s' is not a mode (hard, pe, temp, fixed, rel)", opt, t);
   ((int *)out)[k] = m;
   return 0;
 }

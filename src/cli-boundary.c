@@ -34,11 +34,14 @@ static const char *const boundary_usage =
     "(largest_exact_n is '>N' when nothing failed up to --max-n; real_bound_n is\n"
     "where exact arithmetic stops guaranteeing exactness: inf for pe and temp at\n"
     "mu >= ln 7, floor(mu / ln 7) for fixed).\n"
-    "  --mode M        hard, pe, temp or fixed (default temp)\n"
+    "  --mode M        hard, pe, temp, fixed or rel (default temp)\n"
     "  --scale MU      default 4\n"
     "  --sign S        layernorm or temp (counting comparisons)\n"
-    "  --precision P   f64, f32, f16 or bf16 (f16/bf16: scores q.k rounded to\n"
-    "                  that format, everything else in f32)\n"
+    "  --precision P   f64, f32, f16, bf16, f16s or bf16s: f16/bf16 store the\n"
+    "                  queries, keys and values in that format (products,\n"
+    "                  softmax and sums in f32, as inference engines do);\n"
+    "                  f16s/bf16s round the scores q.k to it instead (what\n"
+    "                  f16/bf16 meant before)\n"
     "  --max-n N       largest length tried (default 1048576)\n"
     "  --isa ISA       kernels (default: HARDSOFT_ISA, else the best)\n"
     "  --header        print the CSV header line first\n";
@@ -85,7 +88,8 @@ static int exact_at(bnd *b, size_t n) {
 int cmd_boundary(int argc, char **argv) {
   /* --precision here also takes f16 and bf16, so strip it before the
    * shared parser sees it */
-  hs_score_round rnd = HS_ROUND_NONE;
+  hs_score_round rnd = HS_ROUND_NONE, qkv = HS_ROUND_NONE;
+  hs_precision prec = HS_PREC_F32;
   const char *pname = "f32";
   size_t max_n = 1u << 20;
   int header = 0;
@@ -95,11 +99,10 @@ int cmd_boundary(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (i >= 2 && strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
       pname = argv[++i];
-      if (strcmp(pname, "f16") == 0) rnd = HS_ROUND_F16;
-      else if (strcmp(pname, "bf16") == 0) rnd = HS_ROUND_BF16;
-      else if (strcmp(pname, "f32") && strcmp(pname, "f64")) {
+      if (hs_precision_parse(pname, &prec, &rnd, &qkv) != 0) {
         free(args);
-        return cli_error("--precision '%s' is not f64, f32, f16 or bf16", pname);
+        return cli_error("--precision '%s' is not f64, f32, f16, bf16, f16s or "
+                         "bf16s", pname);
       }
       continue;
     }
@@ -122,8 +125,8 @@ int cmd_boundary(int argc, char **argv) {
   if (o.nargs != 1 || o.mode == HS_MODE_TRUTH) {
     free(o.args);
     free(args);
-    return cli_error("boundary: expected one FORMULA and a mode hard, pe, temp "
-                     "or fixed (see 'hardsoft boundary --help')");
+    return cli_error("boundary: expected one FORMULA and a mode hard, pe, temp, "
+                     "fixed or rel (see 'hardsoft boundary --help')");
   }
   hs_formula *f = cli_formula(o.args[0]);
   char msg[256];
@@ -132,8 +135,8 @@ int cmd_boundary(int argc, char **argv) {
   rc = HS_EXIT_ERROR;
   if (f && !m) cli_error("%s", msg);
   if (m) {
-    hs_run_opts ro = {.precision = strcmp(pname, "f64") ? HS_PREC_F32 : HS_PREC_F64,
-                      .kernels = o.kt, .edges_only = 1, .score_round = rnd};
+    hs_run_opts ro = {.precision = prec, .kernels = o.kt, .edges_only = 1,
+                      .score_round = rnd, .qkv_round = qkv};
     bnd b = {f, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0};
     uint8_t set[256];
     hs_formula_alphabet(f, set);

@@ -13,8 +13,8 @@
   "                80% of the memory available)\n" \
   "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n"
 #define MODE_OPTS \
-  "  --mode M      hard, pe, temp or fixed (default temp)\n" \
-  "  --scale MU    the scale mu > 0 of pe, temp and fixed (default 4)\n" \
+  "  --mode M      hard, pe, temp, fixed or rel (default temp)\n" \
+  "  --scale MU    the scale mu > 0 of pe, temp, fixed and rel (default 4)\n" \
   "  --sign S      counting comparisons' sign: layernorm (default, exact) or\n" \
   "                temp (softmax at tau = 1/(mu n ln(n+1)), exact for mu > 12)\n"
 
@@ -170,11 +170,16 @@ static const char *tau_text(const hs_head *H, char *buf, size_t len) {
     case HS_TAU_INV_NLOGN: snprintf(buf, len, "tau(n) = %g/(n ln(n+1))", H->tau_c); break;
     default: snprintf(buf, len, "tau = %g", H->tau_c); break;
   }
+  size_t at = strlen(buf);
+  if (H->bias_slope > 0 && at < len)
+    snprintf(buf + at, len - at, ", bias -%g |i - j| (BOS at %s)",
+             (double)H->bias_slope,
+             H->mask == HS_MASK_GE || H->mask == HS_MASK_GT ? "n + 1" : "0");
   return buf;
 }
 
 void cli_describe_model(FILE *f, const hs_model *m) {
-  char buf[64];
+  char buf[128];
   int heads = 0;
   for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
   if (m->formula) fprintf(f, "formula: %s\n", m->formula);
@@ -227,7 +232,7 @@ int cmd_compile(int argc, char **argv) {
   if (o.mode == HS_MODE_TRUTH) {
     cli_free(&o);
     return cli_error("compile: --mode truth has no model; choose hard, pe, "
-                     "temp or fixed");
+                     "temp, fixed or rel");
   }
   hs_formula *f = cli_formula(o.args[0]);
   hs_model *m = f ? compile_or_report(f, &o) : NULL;
@@ -375,7 +380,7 @@ int cmd_check(int argc, char **argv) {
   if (o.mode == HS_MODE_TRUTH) {
     cli_free(&o);
     return cli_error("check: --mode truth compares the logic with itself; "
-                     "choose hard, pe, temp or fixed");
+                     "choose hard, pe, temp, fixed or rel");
   }
   hs_formula *f = cli_formula(o.args[0]);
   hs_model *m = f ? compile_or_report(f, &o) : NULL;

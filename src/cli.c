@@ -173,7 +173,7 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
       if (strcmp(v, "truth") == 0) o->mode = HS_MODE_TRUTH;
       else if ((o->mode = hs_mode_parse(v)) < 0)
         return cli_error("--mode '%s' is not a mode (expected hard, pe, temp, "
-                         "fixed%s)", v, strcmp(o->cmd, "eval") ? "" : " or truth");
+                         "fixed, rel%s)", v, strcmp(o->cmd, "eval") ? "" : " or truth");
     } else if (TAKES(O_SCALE, "--scale")) {
       NEEDV("--scale");
       if (parse_double("--scale", v, &o->scale)) return HS_EXIT_ERROR;

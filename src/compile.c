@@ -37,7 +37,7 @@
 #include "compile.h"
 
 static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
-                                                       "fixed"};
+                                                       "fixed", "rel"};
 const char *hs_mode_name(hs_mode m) {
   return (unsigned)m < HS_MODE_COUNT_ ? mode_names[m] : "?";
 }
@@ -459,6 +459,17 @@ typedef struct term { int qc; float wq; int kc; float wk; } term;
  *           the bounded feature i/n; after dividing by tau the scores are
  *           exactly those of pe.
  *   fixed : tau = 1/mu, the scores of temp: scaled scores mu*j/n + mu*s_j.
+ *   rel   : content q.k = s_j - 1 (0 or -1: q = [1, 1], k = [s_j, -1]) at
+ *           tau = 1/(mu n), plus the head's relative bias -mu |i - j|
+ *           (hs_head.bias_slope = mu, added after tau; BOS sits at
+ *           position 0 for the since family, n + 1 for until): logits
+ *             s_j = 1:  -mu |i - j|            (0 at the query itself)
+ *             s_j = 0:  -mu n - mu |i - j|     (BOS included: s_0 = 0).
+ *           Without a selector (Y, X) the content is 0 and the bias alone
+ *           ranks the keys (BOS the farthest). Queries and keys hold only
+ *           0 and +-1, so they are exact in f16 and bf16; the deciding
+ *           logits are small integers times mu near the query, and the
+ *           far ones are exact integers times mu in f32 up to 2^24.
  *
  * Bound (pe, temp). Every competitor's scaled score is below the target's
  * by a positive multiple of mu, and no multiple occurs more than twice
@@ -469,7 +480,17 @@ typedef struct term { int qc; float wq; int kc; float wk; } term;
  * for every n once mu >= ln 7 ~= 1.946 (the cruder S < 1/4 needs ln 9).
  * The value read is then within S/(1+S) of v_t, and the rounding gate
  * restores it exactly. fixed: the multiples are of mu/n instead, so the
- * same holds only while n <= mu / ln 7. */
+ * same holds only while n <= mu / ln 7.
+ * rel: every logit is -mu times a non-negative integer, r_j = |i - j| if
+ * s_j = 1, n + |i - j| if s_j = 0 (BOS: |i - j| = i or n + 1 - i), and
+ * the target has the smallest: an s = 1 target has r_t = |i - t| < |i - j|
+ * for every other s = 1 key (t is the nearest) and r_t <= n - 1 < n <= r_j
+ * for every s = 0 key; when no s = 1 key is visible the target is the
+ * nearest visible key, r_t = n + |i - t|, again the smallest. Within each
+ * class (s = 1 / s = 0, BOS in the s = 0 one) the keys have distinct
+ * distances |i - j| on one side of i, hence distinct r_j: the same two
+ * geometric series, S <= 2 e^{-mu} / (1 - e^{-mu}) at every n, exact for
+ * mu >= ln 7. */
 static int head_scores(const builder *B, const cnode *n, term t[3]) {
   int one = B->pf_coord[HS_PF_ONE], bos = B->pf_coord[HS_PF_BOS];
   int sel = n->sel >= 0 ? B->c[n->sel].coord : -1;
@@ -496,6 +517,14 @@ static int head_scores(const builder *B, const cnode *n, term t[3]) {
       if (!n->right) t[k++] = (term){one, 1, bos, -2};
       return k;
     }
+    case HS_MODE_REL:
+      if (sel >= 0) {
+        t[k++] = (term){one, 1, sel, 1};
+        t[k++] = (term){one, 1, one, -1};
+      } else {
+        t[k++] = (term){one, 0, one, 0}; /* content 0: the bias decides */
+      }
+      return k;
     default: return 0;
   }
 }
@@ -627,7 +656,8 @@ static int fill_aux_head(const builder *B, const cnode *n, hs_head *H, int d) {
   H->tau_c = 1;
   if (weighted && B->o.mode == HS_MODE_TEMP) H->tau_law = HS_TAU_INV_N;
   if (sign && B->o.mode == HS_MODE_FIXED) H->tau_c = 1.0 / B->o.scale;
-  if (sign && (B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_TEMP)) {
+  if (sign && (B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_TEMP ||
+               B->o.mode == HS_MODE_REL)) {
     H->tau_law = HS_TAU_INV_NLOGN;
     H->tau_c = 1.0 / B->o.scale;
   }
@@ -751,10 +781,18 @@ static int fill_head(const builder *B, const cnode *n, hs_head *H, int d) {
   H->mask = n->mask;
   H->target = n->right ? HS_ATTN_HARD_RIGHT : HS_ATTN_HARD_LEFT;
   H->kind = B->o.mode == HS_MODE_HARD ? H->target : HS_ATTN_SOFTMAX;
-  H->tau_law = B->o.mode == HS_MODE_TEMP ? HS_TAU_INV_N : HS_TAU_CONST;
+  H->tau_law = B->o.mode == HS_MODE_TEMP || B->o.mode == HS_MODE_REL
+                   ? HS_TAU_INV_N
+                   : HS_TAU_CONST;
   H->tau_c = B->o.mode == HS_MODE_PE || B->o.mode == HS_MODE_HARD
                  ? 1.0
                  : 1.0 / B->o.scale;
+  if (B->o.mode == HS_MODE_REL) {
+    /* mu as the float the kernels multiply by, and the content's
+     * temperature from that same value (head_scores' bound uses it) */
+    H->bias_slope = (float)B->o.scale;
+    H->tau_c = 1.0 / (double)H->bias_slope;
+  }
   H->wq = calloc((size_t)dk * d, sizeof(float));
   H->wk = calloc((size_t)dk * d, sizeof(float));
   H->wv = calloc((size_t)d, sizeof(float));
@@ -784,7 +822,7 @@ static int build_model(builder *B, hs_model **out) {
     if (B->o.mode == HS_MODE_PE) {
       feature(B, HS_PF_I, 0, 0);
       feature(B, HS_PF_N, 0, 0);
-    } else if (B->o.mode != HS_MODE_HARD) {
+    } else if (B->o.mode != HS_MODE_HARD && B->o.mode != HS_MODE_REL) {
       feature(B, HS_PF_I_OVER_N, 0, 0);
     }
   }
@@ -862,7 +900,7 @@ static void describe(builder *B, hs_model *m, int root) {
   m->scale = B->o.mode == HS_MODE_HARD ? 0 : B->o.scale;
   int heads = 0;
   for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
-  char buf[512];
+  char buf[1024];
   double ln7 = log(7.0);
   if (B->o.mode == HS_MODE_HARD || heads == 0) {
     m->bound = 0;
@@ -879,12 +917,21 @@ static void describe(builder *B, hs_model *m, int root) {
              "at every length",
              B->o.scale / ln7);
   } else {
-    m->bound = hs_bound_at("pe", B->o.scale, 1);
+    double mu = B->o.mode == HS_MODE_REL ? (double)(float)B->o.scale : B->o.scale;
+    m->bound = hs_bound_at("pe", mu, 1);
     m->min_scale = ln7;
     snprintf(buf, sizeof buf,
              "weight off target <= S/(1+S), S = 2e^{-mu}/(1-e^{-mu}) = %.3g "
              "at every n; exact (< 1/4) for mu >= ln 7 = 1.946",
              m->bound);
+    if (B->o.mode == HS_MODE_REL) {
+      size_t at = strlen(buf);
+      snprintf(buf + at, sizeof buf - at,
+               " (rel: logits -mu r_j, r_j = |i - j| + n [s_j = 0], the "
+               "target's r the smallest, distinct within s = 1 and s = 0; "
+               "bias slope %g per position, content at tau = 1/(mu n))",
+               mu);
+    }
   }
   if (has_temp_sign(m) && B->o.mode != HS_MODE_FIXED) {
     size_t at = strlen(buf);

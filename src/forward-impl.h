@@ -224,18 +224,43 @@ static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q
 }
 #endif
 
+/* The relative bias of head H (hs_head.bias_slope) for row i: key j of
+ * the K, V buffers (j = 1..n the positions, 0 BOS, n + 1 BOS's copy)
+ * gets slope_k * (j - i). Past masks: slope_k = +slope, BOS at 0, so
+ * -slope (i - j); future masks: slope_k = -slope, and the copy at n + 1
+ * stands for BOS (hs_head.bias_slope puts it there). *sk = 0 when the
+ * head has no bias. */
+static void FN(rel_slope)(const hs_head *H, float *sk) {
+  int future = H->mask == HS_MASK_GE || H->mask == HS_MASK_GT;
+  *sk = future ? -H->bias_slope : H->bias_slope;
+}
+
+/* The bias of key position j (0 = BOS) for row i, as the kernels add
+ * it: fma(slope_k, (j' - i), score), j' = j, or n + 1 for BOS under a
+ * future mask. */
+static REAL FN(rel_add)(const hs_head *H, size_t i, size_t n, size_t j,
+                        REAL score) {
+  float sk;
+  FN(rel_slope)(H, &sk);
+  if (sk == 0) return score;
+  int future = H->mask == HS_MASK_GE || H->mask == HS_MASK_GT;
+  size_t jp = j == 0 && future ? n + 1 : j;
+  return FMA_R((REAL)sk, (REAL)(int32_t)((int64_t)jp - (int64_t)i), score);
+}
+
 /* Weight a softmax row puts off the hard target it stands in for, computed
  * in double from the working-precision scores. */
 static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
                              const REAL *q, const REAL *K, size_t lo,
-                             size_t hi, REAL inv_tau) {
+                             size_t hi, REAL inv_tau, size_t i, size_t n) {
   size_t dk = hs_dkp(H);
   double m = -INFINITY;
   size_t lastmax = 0, firstmax = 0;
   /* a head that stands in for no hard kind (the BOS-weighted counts) is
    * meant to spread its weight: nothing is "off target" */
   if (H->target == HS_ATTN_SOFTMAX) return 0;
-#define SCORE(j) ((double)(KOP(kt, dot)(dk, q, K + (j) * dk) * inv_tau))
+#define SCORE(j) \
+  ((double)FN(rel_add)(H, i, n, j, KOP(kt, dot)(dk, q, K + (j) * dk) * inv_tau))
   for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
     size_t j = t == 0 ? 0 : lo + t - 1;
     double s = SCORE(j);
@@ -271,29 +296,42 @@ static void FN(ln_pair)(REAL *h, double eps, const float *g, const float *b) {
   h[1] = (REAL)g[1] * (d1 / s) + (REAL)b[1];
 }
 
-/* A softmax row with every score q.k rounded to f16 / bf16 first. */
+/* A softmax row with every score q.k rounded to f16 / bf16 first (rnd),
+ * then divided by tau and given H's relative bias (FN(rel_add)): the
+ * score-rounding experiment, and the f64 path of relative-bias heads
+ * (there is no f64 bias kernel; this row is scalar). */
 static void FN(rounded_row)(const hs_kernels *kt, const hs_head *H,
                             const REAL *q, const REAL *K, const REAL *V,
                             size_t lo, size_t hi, REAL inv_tau,
-                            hs_score_round rnd, REAL *out) {
+                            hs_score_round rnd, size_t i, size_t n, REAL *out) {
   size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   size_t cnt = hi >= lo ? hi - lo + 1 : 0;
   REAL m = -INFINITY, sum = 0;
+#define RSCORE(j)                                                          \
+  FN(rel_add)(H, i, n, j,                                                  \
+              (REAL)hs_round_score((double)KOP(kt, dot)(dk, q, K + (j) * dk), \
+                                   rnd) * inv_tau)
   for (size_t t = 0; t <= cnt; t++) {
     size_t j = t == 0 ? 0 : lo + t - 1;
-    REAL s = (REAL)hs_round_score((double)KOP(kt, dot)(dk, q, K + j * dk), rnd) * inv_tau;
+    REAL s = RSCORE(j);
     if (s > m) m = s;
   }
   for (size_t c = 0; c < dv; c++) out[c] = 0;
   if (m == -INFINITY) return;
   for (size_t t = 0; t <= cnt; t++) {
     size_t j = t == 0 ? 0 : lo + t - 1;
-    REAL s = (REAL)hs_round_score((double)KOP(kt, dot)(dk, q, K + j * dk), rnd) * inv_tau;
+    REAL s = RSCORE(j);
     REAL e = (REAL)exp((double)(s - m));
     sum += e;
     for (size_t c = 0; c < dv; c++) out[c] += e * V[j * dv + c];
   }
+#undef RSCORE
   for (size_t c = 0; c < dv; c++) out[c] /= sum;
+}
+
+/* x[0..cnt) rounded to f16 / bf16 in place (hs_round_score). */
+static void FN(round_store)(REAL *x, size_t cnt, hs_score_round r) {
+  for (size_t t = 0; t < cnt; t++) x[t] = (REAL)hs_round_score((double)x[t], r);
 }
 
 /* Everything one layer's rows need after the queries, keys and values of
@@ -588,8 +626,11 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
   size_t lo, hi; /* keys lo..hi (empty when lo > hi), plus BOS */
   FN(head_range)(H, i, n, &lo, &hi);
   const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
-  if (H->kind == HS_ATTN_SOFTMAX && o->score_round != HS_ROUND_NONE) {
-    FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, out);
+  float sk;
+  FN(rel_slope)(H, &sk);
+  if (H->kind == HS_ATTN_SOFTMAX &&
+      (o->score_round != HS_ROUND_NONE || (sk != 0 && !HS_TWO_PASS))) {
+    FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, i, n, out);
   } else if (H->kind == HS_ATTN_SOFTMAX) {
     ONLINE st = {-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
@@ -598,7 +639,18 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
                H->mask == HS_MASK_NONE;
     size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
 #if HS_TWO_PASS
-    if (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF)
+    if (sk != 0) {
+      /* relative bias (f32): the online bias kernel, split as below;
+       * key j of the buffers at j - i (FN(rel_slope)); no tile skipping */
+      size_t h0 = !past ? hs_attn_end_head(b - a + 1) : 0;
+      int64_t d0 = (int64_t)a - (int64_t)i;
+      if (h0)
+        kt->f32_attn_row_bias(h0, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
+                              inv_tau, sk, d0, &st, out);
+      kt->f32_attn_row_bias(b - a + 1 - h0, dk, dv, q, Kh + (a + h0) * dk, dk,
+                            Vh + (a + h0) * dv, dv, inv_tau, sk,
+                            d0 + (int64_t)h0, &st, out);
+    } else if (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF)
       FN(two_pass_row)(J, h, q, a, b, inv_tau, p, &st, out);
     else
 #endif
@@ -616,7 +668,7 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
     }
     for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
     if (o->want_attn_error && i > 0) {
-      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau);
+      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
       if (e > *err) *err = e;
     }
   } else {
@@ -659,7 +711,7 @@ static int FN(tile_head)(const FN(job) *J, const hs_head *H) {
   const hs_run_opts *o = J->o;
   int use = o->attn_tile ? o->attn_tile > 0 : HS_ATTN_TILE_DEFAULT;
   return use && H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-         o->skip == HS_SKIP_ONLINE;
+         (o->skip == HS_SKIP_ONLINE || H->bias_slope != 0);
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_TILE_ROWS) by
@@ -689,14 +741,25 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
     for (size_t c = 0; c < dv; c++) out[r * ow + c] = 0;
   }
   size_t j0 = past ? 0 : np + 1 - nmax; /* the first key of the longest row */
-  kt->f32_attn_tile(cnt, nk, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h] + j0 * dk,
-                    dk, J->V[h] + j0 * dv, dv, inv_tau, st, out, ow, !past);
+  float sk;
+  FN(rel_slope)(H, &sk);
+  if (sk != 0) {
+    /* key j of the tile's k is key j0 + j of the buffers, at j0 + j - i */
+    int64_t d0[HS_TILE_ROWS];
+    for (size_t r = 0; r < cnt; r++) d0[r] = (int64_t)j0 - (int64_t)(i0 + r);
+    kt->f32_attn_tile_bias(cnt, nk, dk, dv, J->Q[h] + i0 * dk, dk,
+                           J->K[h] + j0 * dk, dk, J->V[h] + j0 * dv, dv,
+                           inv_tau, sk, d0, st, out, ow, !past);
+  } else {
+    kt->f32_attn_tile(cnt, nk, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h] + j0 * dk,
+                      dk, J->V[h] + j0 * dv, dv, inv_tau, st, out, ow, !past);
+  }
   for (size_t r = 0; r < cnt; r++) {
     REAL *o_r = out + r * ow;
     for (size_t c = 0; c < dv; c++) o_r[c] = st[r].sum > 0 ? o_r[c] / st[r].sum : 0;
     if (J->o->want_attn_error && i0 + r > 0) {
       double e = FN(off_target)(kt, H, J->Q[h] + (i0 + r) * dk, J->K[h], lo[r],
-                                hi[r], inv_tau);
+                                hi[r], inv_tau, i0 + r, n);
       if (e > p->err) p->err = e;
     }
   }
@@ -984,13 +1047,21 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
       size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+      if (o->qkv_round != HS_ROUND_NONE && H->kind == HS_ATTN_SOFTMAX) {
+        /* stored in f16 / bf16: every projection rounded once, to nearest
+         * even, then read back exactly (the same values an f16 / bf16
+         * buffer would give the kernels) */
+        FN(round_store)(Q[h], np * dk, o->qkv_round);
+        FN(round_store)(K[h], np * dk, o->qkv_round);
+        FN(round_store)(V[h], np * dv, o->qkv_round);
+      }
       memcpy(K[h] + np * dk, K[h], dk * sizeof(REAL));
       memcpy(V[h] + np * dv, V[h], dv * sizeof(REAL));
       free(tiles[h]);
       tiles[h] = NULL;
 #if HS_TWO_PASS
       if (o->skip == HS_SKIP_ON && H->kind == HS_ATTN_SOFTMAX &&
-          o->score_round == HS_ROUND_NONE) {
+          o->score_round == HS_ROUND_NONE && H->bias_slope == 0) {
         size_t tb = 0;
         tiles[h] = FN(tiles_make)(K[h], V[h], np + 1, dk, dv, &tb);
         if (!tiles[h]) goto done;

@@ -29,6 +29,24 @@ static double hs_round_score(double x, hs_score_round r) {
   return nearbyint(x / q) * q;
 }
 
+int hs_precision_parse(const char *name, hs_precision *prec,
+                       hs_score_round *score_round, hs_score_round *qkv_round) {
+  static const struct { const char *name; hs_precision p; hs_score_round s, q; } t[] = {
+      {"f64", HS_PREC_F64, HS_ROUND_NONE, HS_ROUND_NONE},
+      {"f32", HS_PREC_F32, HS_ROUND_NONE, HS_ROUND_NONE},
+      {"f16s", HS_PREC_F32, HS_ROUND_F16, HS_ROUND_NONE},
+      {"bf16s", HS_PREC_F32, HS_ROUND_BF16, HS_ROUND_NONE},
+      {"f16", HS_PREC_F32, HS_ROUND_NONE, HS_ROUND_F16},
+      {"bf16", HS_PREC_F32, HS_ROUND_NONE, HS_ROUND_BF16},
+  };
+  for (size_t k = 0; name && k < sizeof t / sizeof t[0]; k++)
+    if (strcmp(name, t[k].name) == 0) {
+      *prec = t[k].p, *score_round = t[k].s, *qkv_round = t[k].q;
+      return 0;
+    }
+  return -1;
+}
+
 /* A pool of worker threads, one per runner: started on first use and kept
  * until hs_runner_free, so that each layer's two parallel phases
  * (projections, rows) cost a wake-up instead of a thread creation each
@@ -160,17 +178,21 @@ static void hs_pool_end(hs_pool *p) {
  * skipping) exists for f32 only; f64 always runs the online kernel. */
 #define REAL float
 #define SFX f32
+#define FMA_R fmaf
 #define HS_TWO_PASS 1
 #include "forward-impl.h"
 #undef REAL
 #undef SFX
+#undef FMA_R
 #undef HS_TWO_PASS
 #define REAL double
 #define SFX f64
+#define FMA_R fma
 #define HS_TWO_PASS 0
 #include "forward-impl.h"
 #undef REAL
 #undef SFX
+#undef FMA_R
 #undef HS_TWO_PASS
 
 struct hs_runner {
@@ -239,6 +261,15 @@ int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
     for (int h = 0; h < nh; h++) res->head_stats[h].gap = INFINITY;
   }
   int rc = -1;
+  /* relative-bias heads take key positions as int32 (the kernels' d0 + j) */
+  for (int l = 0; l < m->nlayers && n > ((size_t)1 << 31) - 4; l++)
+    for (int h = 0; h < m->layers[l].nheads; h++)
+      if (m->layers[l].heads[h].bias_slope != 0) {
+        hs_run_result_free(res);
+        snprintf(msg, len, "a string of %zu symbols is too long for a model "
+                 "with relative positions (at most 2^31 - 4)", n);
+        return -1;
+      }
   if (res->bits && res->values && (!r->o.want_attn_error || res->attn_error))
     rc = r->o.precision == HS_PREC_F64
              ? forward_f64(m, &r->w64, w, n, &r->o, r->o.kernels, &r->pool, res)

@@ -276,6 +276,13 @@ static int validate_head(const hs_model *m, const hs_head *h, int32_t l,
     return hs_fail(msg, len,
                 "layers.%d.heads.%d.tau_c: %g, a softmax head needs a finite "
                 "tau_c > 0", l, i, h->tau_c);
+  if (!(h->bias_slope >= 0 && h->bias_slope <= 0x1p20f))
+    return hs_fail(msg, len, "layers.%d.heads.%d.bias_slope: %g, expected a "
+                "number in [0, 2^20]", l, i, (double)h->bias_slope);
+  if (h->bias_slope > 0 &&
+      (h->kind != HS_ATTN_SOFTMAX || h->mask == HS_MASK_NONE))
+    return hs_fail(msg, len, "layers.%d.heads.%d.bias_slope: %g needs a softmax "
+                "head with mask le, lt, ge or gt", l, i, (double)h->bias_slope);
   if (h->dk < 1 || h->dk > HS_ATTN_MAX_D || h->dv < 1 || h->dv > HS_ATTN_MAX_D)
     return hs_fail(msg, len, "layers.%d.heads.%d: dk=%d dv=%d, both must be in "
                 "[1, %d]", l, i, h->dk, h->dv, HS_ATTN_MAX_D);

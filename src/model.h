@@ -7,8 +7,10 @@
  *   x += W2 ReLU(W1 x + b1) + b2        (skipped when hidden == 0)
  * A head: q_i = W_Q x_i (dk), k_j = W_K x_j (dk), v_j = W_V x_j (dv);
  * visible keys: those the mask allows plus BOS (j = 0) always;
- * softmax: weights softmax_j(q_i.k_j / tau(n)); hard kinds: all weight on
- * the leftmost / rightmost maximal score, or spread over all maximal. */
+ * softmax: weights softmax_j(q_i.k_j / tau(n) - slope |i - j|) (slope = 0
+ * unless the head has a relative-position bias, see hs_head.bias_slope);
+ * hard kinds: all weight on the leftmost / rightmost maximal score, or
+ * spread over all maximal. */
 #ifndef HS_MODEL_H
 #define HS_MODEL_H
 
@@ -68,6 +70,13 @@ typedef struct hs_head {
   hs_tau_law tau_law;  /* softmax heads only */
   double tau_c;
   int32_t dk, dv;
+  /* Relative positions (ALiBi style, mode rel): -bias_slope |i - j| is
+   * added to the logit q_i.k_j / tau(n), in f32 (f64) as the kernels
+   * score, never divided by tau. BOS counts as position 0 for the past
+   * masks (le, lt) and as position n + 1 for the future ones (ge, gt):
+   * the far end of the head's window either way. 0 = no bias; > 0 only
+   * for softmax heads with mask le, lt, ge or gt, at most 2^20. */
+  float bias_slope;
   float *wq;  /* [dk][d] */
   float *wk;  /* [dk][d] */
   float *wv;  /* [dv][d] */

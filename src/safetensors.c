@@ -40,10 +40,16 @@
  *     "layers": [{"heads": [{"kind": K, "target": K, "mask": M,
  *                            "tau_law": "const"|"inv_n"|"inv_nlogn",
  *                            "tau_c": number, "dk": int, "dv": int,
- *                            "desc": string}],
+ *                            "desc": string,
+ *                            optional: "bias_slope": number}],
  *                 "hidden": int,
  *                 optional: "ln_pairs": int, "ln_eps": number,
  *                           "ln_gain", "ln_bias": [2 ln_pairs numbers]}],
+ *   ("bias_slope": the relative-position bias -slope |i - j| added to a
+ *   softmax head's logits, mode rel; BOS at position 0 for masks le, lt
+ *   and at n + 1 for ge, gt; 0 or absent: none; see hs_head in
+ *   src/model.h. Must be in [0, 2^20], and 0 unless the head is softmax
+ *   with mask le, lt, ge or gt.)
  *   (layer normalization of hidden-unit pairs, see src/model.h; the gains
  *   and biases are few, so they live here rather than as tensors)
  *     optional: "formula", "mode", "bound_desc": string;
@@ -260,6 +266,7 @@ static cJSON *build_doc(const hs_model *m, jb *b) {
       jb_num(b, o, "tau_c", H->tau_c);
       jb_num(b, o, "dk", H->dk);
       jb_num(b, o, "dv", H->dv);
+      if (H->bias_slope != 0) jb_num(b, o, "bias_slope", H->bias_slope);
       if (H->desc) jb_str(b, o, "desc", H->desc);
     }
     jb_num(b, lo, "hidden", L->hidden);
@@ -672,10 +679,12 @@ static int parse_head(const cJSON *o, hs_head *h, int l, int i, char *msg,
       get_enum(o, path, "mask", 1, hs_mask_parse, "mask", &mask, msg, len))
     return -1;
   int soft = kind == HS_ATTN_SOFTMAX;
+  double slope = 0;
   h->tau_c = 1;
   if (get_enum(o, path, "tau_law", soft, hs_tau_law_parse, "tau law", &law,
                msg, len) ||
       get_num(o, path, "tau_c", soft, &h->tau_c, msg, len) ||
+      get_num(o, path, "bias_slope", 0, &slope, msg, len) ||
       get_i32(o, path, "dk", 1, 1, HS_ATTN_MAX_D, &h->dk, msg, len) ||
       get_i32(o, path, "dv", 1, 1, HS_ATTN_MAX_D, &h->dv, msg, len) ||
       get_str(cJSON_GetObjectItemCaseSensitive(o, "desc"), path, "desc",
@@ -686,6 +695,12 @@ static int parse_head(const cJSON *o, hs_head *h, int l, int i, char *msg,
                              : soft ? HS_ATTN_HARD_AVG : kind);
   h->mask = (hs_mask)mask;
   h->tau_law = (hs_tau_law)(law >= 0 ? law : HS_TAU_CONST);
+  /* the slope is kept as a float: it must be one exactly (the kernels
+   * multiply by it in f32) */
+  if (!(slope >= 0 && slope <= 0x1p20) || (double)(float)slope != slope)
+    return hs_fail(msg, len, "%s.bias_slope: %g, expected a number in [0, "
+                "2^20] exactly representable as a float32", path, slope);
+  h->bias_slope = (float)slope;
   if (soft && !(isfinite(h->tau_c) && h->tau_c > 0))
     return hs_fail(msg, len, "%s.tau_c: %g, a softmax head needs a finite "
                 "tau_c > 0", path, h->tau_c);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The independent numpy forward pass (bench/peers/forward.py) agrees with
-# 'hardsoft run' on compiled models in every mode: same model file, same
+# 'hardsoft run' on compiled models in every mode (rel's relative bias too): same model file, same
 # strings, decisions compared position by position.
 set -u
 HS=${BUILD:-build}/hardsoft
@@ -13,7 +13,7 @@ long=$($PY -c "import random; random.seed(5); print(''.join(random.choice('aab#c
 for f in 'a S b' 'a U b' 'X a | Y b' 'G (a -> F b)' 'H (a | Y b) & O c' \
          '!(a S (b & X c)) <-> (c U Y a)' '@first | (@mod(3,1) & a) | X @last' \
          '#<(a) > #<(b)' 'G (#>(c) <= 1) | (3*#<(a) = 2*#<(b) + 1)'; do
-  for m in hard pe temp fixed temp:temp; do
+  for m in hard pe temp fixed rel temp:temp rel:temp; do
     sign=layernorm scale=6
     case $m in *:temp) m=${m%:temp} sign=temp scale=16;; esac
     "$HS" compile "$f" --mode $m --scale $scale --sign $sign -o "$t/m.safetensors" || { fail=1; continue; }
@@ -23,7 +23,7 @@ for f in 'a S b' 'a U b' 'X a | Y b' 'G (a -> F b)' 'H (a | Y b) & O c' \
   done
 done
 # mixed #< / #> comparisons (BOS-weighted counts; fixed refuses them)
-for m in hard pe temp; do
+for m in hard pe temp rel; do
   "$HS" compile '(#<(a) + #>(a) - #<(b) - #>(b) >= 2) | #<(c) > #>(a)' --mode $m -o "$t/m.safetensors" || { fail=1; continue; }
   "$HS" run "$t/m.safetensors" $strings "$long" > "$t/c" || fail=1
   $PY bench/peers/forward.py "$t/m.safetensors" $strings "$long" > "$t/p" || fail=1

@@ -20,7 +20,7 @@ if "$PY" -c "import torch" 2>/dev/null; then peers="numpy torch openblas"; else 
 : > "$t/empty"
 # (formula, mode) pairs: softmax heads and hard heads; the string, in both
 # precisions, and the empty string
-for fm in 'pe:a S b' 'hard:G (a -> F b) & O c'; do
+for fm in 'pe:a S b' 'rel:a U b & Y a' 'hard:G (a -> F b) & O c'; do
   m=${fm%%:*} f=${fm#*:}
   "$HS" compile "$f" --mode $m --scale 4 -o "$t/m.safetensors" || { fail=1; continue; }
   for case in "$t/in f32" "$t/in f64" "$t/empty f32"; do

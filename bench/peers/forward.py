@@ -7,7 +7,9 @@ numpy.frombuffer, and the pass follows the comment at the top of
 src/model.h. Positions 0..n hold BOS then the input bytes; x_i is the
 symbol's embedding plus the positional features; each layer adds every
 head's attention output (all heads read the same x), then the FFN;
-position i (1..n) prints 1 iff x_i[out_coord] > 1/2.
+position i (1..n) prints 1 iff x_i[out_coord] > 1/2. A softmax head with
+"bias_slope" (mode rel) adds -slope |i - j| to its logits after dividing
+by tau (rel_bias).
 
     forward.py MODEL [--precision f32|f64] [--torch] [--dump] STRING...
     forward.py MODEL --time R --input FILE [--precision f32|f64] [--torch]
@@ -92,6 +94,16 @@ def visible(mask, rows, n):
     return vis
 
 
+def rel_bias(mask, slope, rows, n):
+    """[len(rows), n+1]: the relative-position bias -slope |i - j| of a
+    head (mode rel). BOS stands at position 0 for the past masks and at
+    n + 1 for the future ones (ge, gt): the far end of the window."""
+    j = np.arange(n + 1)
+    if mask in ("ge", "gt"):
+        j[0] = n + 1
+    return -slope * np.abs(rows[:, None] - j[None, :]).astype(float)
+
+
 class Numpy:
     def __init__(self, dtype): self.dtype = dtype
     def T(self, a): return np.asarray(a, dtype=self.dtype)
@@ -120,6 +132,7 @@ class Torch:
 def attention(be, head, x, Wq, Wk, Wv, n, block):
     q, k, v = x @ Wq.T, x @ Wk.T, x @ Wv.T
     out, kind = [], head["kind"]
+    slope = float(head.get("bias_slope", 0.0))
     if kind == "softmax":                # scores are multiplied, as in C
         inv_tau = be.T(1.0 / tau(head, n))
     for r0 in range(0, n + 1, block):
@@ -127,7 +140,10 @@ def attention(be, head, x, Wq, Wk, Wv, n, block):
         vis = visible(head["mask"], rows, n)
         s = q[r0:r0 + len(rows)] @ k.T
         if kind == "softmax":
-            w = be.softmax(be.where(vis, s * inv_tau, -np.inf))
+            s = s * inv_tau
+            if slope:                  # relative positions, after tau
+                s = s + be.T(rel_bias(head["mask"], slope, rows, n))
+            w = be.softmax(be.where(vis, s, -np.inf))
         else:
             s = be.where(vis, s, -np.inf)
             top = be.np(s == be.rowmax(s)) > 0          # all maximal keys

@@ -314,10 +314,16 @@ static void SFX(weights_row)(const hs_head *H, REAL *row, size_t i, size_t n,
   for (size_t j = hi + 1; j < np; j++) row[j] = 0;
   if (hi < lo) hi = 0, lo = 1; /* only BOS is visible */
   if (H->kind == HS_ATTN_SOFTMAX) {
-    /* three passes: scale and max; exponentials and their sum; divide */
-    REAL mx = row[0] *= inv_tau;
+    /* three passes: scale (and the relative bias of mode rel, -slope
+     * |i - j|, BOS at 0 for past masks and n + 1 for future ones) and
+     * max; exponentials and their sum; divide */
+    const REAL sl = (REAL)H->bias_slope;
+    const int fut = H->mask == HS_MASK_GE || H->mask == HS_MASK_GT;
+#define REL(j) (sl * (REAL)((j) > i ? (j) - i : i - (j)))
+    REAL mx = row[0] = row[0] * inv_tau - (sl != 0 ? REL(fut ? np : 0) : 0);
     for (size_t j = lo; j <= hi; j++)
-      if ((row[j] *= inv_tau) > mx) mx = row[j];
+      if ((row[j] = row[j] * inv_tau - (sl != 0 ? REL(j) : 0)) > mx) mx = row[j];
+#undef REL
     REAL sum = row[0] = EXP(row[0] - mx);
     for (size_t j = lo; j <= hi; j++) sum += row[j] = EXP(row[j] - mx);
     row[0] = sum > 0 ? row[0] / sum : 0;
