@@ -324,9 +324,13 @@ int hs_precision_parse(const char *name, hs_precision *prec,
  * into tiles of 64 (aligned to the key index), leaving out every tile whose
  * scores are provably all more than 88 below the row max (their weights
  * are exactly +0): the same bits as OFF. OFF: the two-pass kernel over
- * every tile (the reference for ON). f64 runs, score rounding and hard
- * heads ignore the option. */
-typedef enum hs_skip { HS_SKIP_ONLINE = 0, HS_SKIP_ON = 1, HS_SKIP_OFF = 2 } hs_skip;
+ * every tile (the reference for ON). AUTO (the default): per head and
+ * layer, ON when the tile bounds of sampled rows leave out at least 80% of
+ * their tiles, else ONLINE; a head's output is then the bits of the one
+ * chosen, the same for every thread count. f64 runs, score rounding,
+ * relative-position heads and hard heads ignore the option. */
+typedef enum hs_skip { HS_SKIP_AUTO = 0, HS_SKIP_ON = 1, HS_SKIP_OFF = 2,
+                       HS_SKIP_ONLINE = 3 } hs_skip;
 
 typedef struct hs_run_opts {
   hs_precision precision;
@@ -341,7 +345,7 @@ typedef struct hs_run_opts {
   int threads;               /* rows split among this many threads (0, 1:
                                 none); the output is the same bits for
                                 every count */
-  hs_skip skip;              /* exact tile skipping (default ONLINE: off) */
+  hs_skip skip;              /* exact tile skipping (default AUTO) */
   int attn_tile;             /* f32 softmax heads, online (every mask):
                                 1 = 4 rows per f32_attn_tile call, -1 = one
                                 row per f32_attn_row call, 0 = the default;

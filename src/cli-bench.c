@@ -31,14 +31,15 @@ static const char *const bench_usage =
     "                     always run one thread)\n"
     "  --repeat R         timed runs per point (default 5), after one warm-up\n"
     "  --sign S           counting comparisons: layernorm (default) or temp\n"
-    "  --skip LIST        on,off: f32 softmax rows on the two-pass kernel with\n"
+    "  --skip LIST        auto (default), online, on, off; each value is a point.\n"
+    "                     on,off: f32 softmax rows on the two-pass kernel with\n"
     "                     exact tile skipping (on) or without (off, the same\n"
-    "                     bits); each value is a point. Not given: the online\n"
-    "                     kernel (skip column \"online\"). Also rows, tiles:\n"
-    "                     the online kernel forced one row per call or 4 rows\n"
-    "                     per tile call on softmax heads (hs_run_opts.\n"
-    "                     attn_tile; skip column online-rows / online-tiles,\n"
-    "                     the same bits)\n"
+    "                     bits); online: the one-pass online kernel; auto: per\n"
+    "                     head, on where sampled rows skip >= 80% of their\n"
+    "                     tiles, else online. Also rows, tiles: the online\n"
+    "                     kernel forced one row per call or 4 rows per tile\n"
+    "                     call on softmax heads (hs_run_opts.attn_tile; skip\n"
+    "                     column online-rows / online-tiles, the same bits)\n"
     "  --error-max-n N    measure attention error only up to this n (default 4096;\n"
     "                     it costs a second O(n^2) pass)\n"
     "  --seed S           seed of the random strings (default 1)\n"
@@ -50,8 +51,8 @@ static const char *const bench_usage =
     "seconds_min,seconds_max,positions_per_s,peak_bytes,agree_fraction,\n"
     "max_attn_error (nan where not measured), then repeat,sign,skip,\n"
     "skipped_fraction,cpu,build,commit,date (sign: how counting comparisons get\n"
-    "their sign; skip: online, on or off; skipped_fraction: key tiles left out\n"
-    "over all f32 softmax rows of one run, nan for online and peers).\n";
+    "their sign; skip: auto, online, on or off; skipped_fraction: key tiles left\n"
+    "out over the rows on the two-pass kernel, nan for online and peers).\n";
 
 #define MAXL 64
 typedef struct bench_opts {
@@ -67,7 +68,7 @@ typedef struct bench_opts {
   hs_precision precs[2];
   int nprecs;
   int threads[MAXL], nthreads;
-  int skips[4], nskips; /* hs_skip values; none given: HS_SKIP_ONLINE */
+  int skips[4], nskips; /* hs_skip values; none given: HS_SKIP_AUTO */
   int repeat;
   hs_sign sign;
   size_t error_max_n;
@@ -150,13 +151,15 @@ static int one_prec(const char *opt, const char *t, int k, void *out) {
 
 /* --skip values beyond hs_skip: the online kernel with
  * hs_run_opts.attn_tile forced to -1 (rows) or 1 (tiles) */
-#define SKIP_ROWS 3
-#define SKIP_TILES 4
+#define SKIP_ROWS 4
+#define SKIP_TILES 5
 
 static int one_skip(const char *opt, const char *t, int k, void *out) {
   int v = !strcmp(t, "on") ? HS_SKIP_ON : !strcmp(t, "off") ? HS_SKIP_OFF
+        : !strcmp(t, "auto") ? HS_SKIP_AUTO : !strcmp(t, "online") ? HS_SKIP_ONLINE
         : !strcmp(t, "rows") ? SKIP_ROWS : !strcmp(t, "tiles") ? SKIP_TILES : -1;
-  if (v < 0) return cli_error("%s: '%s' is not on, off, rows or tiles", opt, t);
+  if (v < 0)
+    return cli_error("%s: '%s' is not auto, online, on, off, rows or tiles", opt, t);
   ((int *)out)[k] = v;
   return 0;
 }
@@ -171,7 +174,7 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
       snprintf(b->isas[b->nisas++], 16, "%s", hs_isa_name((hs_isa)i));
   b->precs[0] = HS_PREC_F32, b->nprecs = 1;
   b->threads[0] = 1, b->nthreads = 1;
-  b->skips[0] = HS_SKIP_ONLINE, b->nskips = 1;
+  b->skips[0] = HS_SKIP_AUTO, b->nskips = 1;
   b->repeat = 5;
   b->error_max_n = 4096;
   b->seed = 1;
@@ -405,6 +408,7 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
   fprintf(f, ",%d,%s", repeat, sign == HS_SIGN_TEMP ? "temp" : "layernorm");
   fprintf(f, ",%s,%.6f",
           p->skip == HS_SKIP_ON ? "on" : p->skip == HS_SKIP_OFF ? "off"
+          : p->skip == HS_SKIP_AUTO ? "auto"
           : p->skip == SKIP_ROWS ? "online-rows" : p->skip == SKIP_TILES ? "online-tiles"
           : "online",
           p->skipped);

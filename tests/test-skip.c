@@ -6,7 +6,8 @@
  * every mode, mu = 4 and 32, f32, random strings of lengths 1, 7, 100,
  * 1000, 3000, one and two threads; the decisions with skip ON agree with
  * the logic in pe and temp; a S b in pe at mu = 32, n = 4096 skips more
- * than half of its key tiles.
+ * than half of its key tiles; skip AUTO gives the bits of ON or of the
+ * online kernel, whichever it chooses.
  *
  * Kernels: against a long double reference with the bound of their first
  * comments, sizes around the 64-key chunk, -inf, +inf and NaN scores,
@@ -329,6 +330,48 @@ static void test_fraction(void **state) {
   hs_formula_free(f);
 }
 
+/* --skip auto (the default) chooses per head: a S b in pe at mu = 32 skips
+ * nearly every tile, so it takes the two-pass kernel and gives exactly the
+ * bits of skip ON; in fixed mode at mu = 4 every score is within 2 mu of
+ * the others and nothing can be skipped, so it stays on the online kernel
+ * and gives exactly its bits (no tiles counted); strings too short to
+ * sample stay online as well. */
+static void test_auto(void **state) {
+  (void)state;
+  hs_error e;
+  hs_formula *f = hs_formula_parse("a S b", &e);
+  assert_non_null(f);
+  char msg[256];
+  const size_t n = 4096;
+  uint8_t *s = malloc(n);
+  hs_rng r = {23};
+  hs_random_string(&r, s, n);
+  static const struct { hs_mode mode; double mu; size_t n; hs_skip same_as; } cases[] = {
+      {HS_MODE_PE, 32, 4096, HS_SKIP_ON}, {HS_MODE_FIXED, 4, 4096, HS_SKIP_ONLINE},
+      {HS_MODE_PE, 32, 100, HS_SKIP_ONLINE}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    hs_compile_opts co = {.mode = cases[c].mode, .scale = cases[c].mu};
+    hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+    assert_non_null(m);
+    HS_FOR_EACH_ISA(kt) {
+      hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt};
+      hs_run_result a, b;
+      assert_int_equal(hs_forward(m, s, cases[c].n, &ro, &a, msg, sizeof msg), 0);
+      ro.skip = cases[c].same_as;
+      assert_int_equal(hs_forward(m, s, cases[c].n, &ro, &b, msg, sizeof msg), 0);
+      assert_int_equal(a.tiles_total, b.tiles_total);
+      assert_int_equal(a.tiles_skipped, b.tiles_skipped);
+      assert_memory_equal(a.values, b.values, cases[c].n * sizeof(double));
+      if (cases[c].same_as == HS_SKIP_ON) assert_true(a.tiles_skipped > a.tiles_total / 2);
+      hs_run_result_free(&a);
+      hs_run_result_free(&b);
+    }
+    hs_model_free(m);
+  }
+  free(s);
+  hs_formula_free(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_sizes),
@@ -337,6 +380,7 @@ int main(void) {
       cmocka_unit_test(test_fraction),
       cmocka_unit_test(test_forward_identical_isas),
       cmocka_unit_test(test_forward_identical),
+      cmocka_unit_test(test_auto),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

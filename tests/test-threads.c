@@ -65,6 +65,7 @@ static void test_pool_runs_identical(void **state) {
       check_runner(m, kt, HS_PREC_F64, HS_SKIP_ONLINE);
       check_runner(m, kt, HS_PREC_F32, HS_SKIP_ON);
       check_runner(m, kt, HS_PREC_F32, HS_SKIP_OFF);
+      check_runner(m, kt, HS_PREC_F32, HS_SKIP_AUTO);
     }
     hs_model_free(m);
     hs_formula_free(f);
