@@ -140,9 +140,9 @@ step "threads: one against two"
   --lengths $big_n --isas "$best" --threads 1,2 --repeat $rep_t --error-max-n 0 \
   --csv "$OUT/sweep-threads.csv"
 
-step "exact skipping of underflowed key tiles: on against off (and the online default)"
-"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4,32 \
-  --lengths $big_n --isas "$best" --skip on,off --repeat $rep_s --error-max-n 0 \
+step "exact skipping of underflowed key tiles: auto (the default), online, on, off"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 8,32 \
+  --lengths $big_n --isas "$best" --skip auto,online,on,off --repeat $rep_s --error-max-n 0 \
   --csv "$OUT/sweep-skip.csv"
 
 # the wide ISAs this CPU runs, for the AVX-512 against AVX2 comparison
