@@ -150,7 +150,7 @@ wide=$(echo "$isas" | tr ',' '\n' | grep '^avx' | paste -sd, -)
 if [ -n "$wide" ]; then
   step "AVX-512 against AVX2 on the fused (online) path, n >= 4096"
   "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
-    --lengths $mid_n --isas "$wide" --repeat $rep_s --error-max-n 0 \
+    --lengths $mid_n --isas "$wide" --repeat $rep_s --error-max-n 0 --skip online \
     --csv "$OUT/sweep-isa.csv"
 fi
 
