@@ -38,7 +38,9 @@ BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
 if [ "$FULL" = 1 ]; then
   lengths=256,1024,2048,4096,8192,16384; scales=1,2,4,8,16,32; bmax=33554432; rep=5
 else
-  lengths=256,1024,2048,4096; scales=1,2,4,8,16; bmax=262144; rep=3
+  # the boundary table has 192 rows (4 formulas x 4 modes x 2 mu x 6
+  # precisions); to 2^16 they take ~45 s on the 2-core machine
+  lengths=256,1024,2048,4096; scales=1,2,4,8,16; bmax=65536; rep=3
 fi
 depth4='(a S (b & X (c U Y a))) | G (b -> Y a)'
 
@@ -55,7 +57,7 @@ fi
 
 step "accuracy sweep: agreement and attention error against mu, every mode"
 "$HS" bench --formula 'a S b' --formula 'a U b' --formula 'Y a' --formula "$depth4" \
-  --modes hard,pe,temp,fixed --scales "$scales" --lengths 16,64,256,1024 \
+  --modes hard,pe,temp,fixed,rel --scales "$scales" --lengths 16,64,256,1024 \
   --isas "$best" --repeat 1 --csv "$OUT/sweep-accuracy.csv"
 
 step "suite sweep: every formula of bench/formulas.txt, f32 and f64"
@@ -67,10 +69,11 @@ step "precision boundary (largest exact n on adversarial strings, up to $bmax)"
 tmp="$OUT/boundary.csv.tmp"
 first=--header
 : > "$tmp"
+# precisions: f16s/bf16s round the scores q.k, f16/bf16 store Q, K, V
 for f in 'a S b' 'a U b' 'Y a' 'X a'; do
-  for m in pe temp fixed; do
+  for m in pe temp rel fixed; do
     for mu in 4 16; do
-      for p in f64 f32 f16 bf16; do
+      for p in f64 f32 f16s bf16s f16 bf16; do
         "$HS" boundary "$f" --mode $m --scale $mu --precision $p --max-n $bmax $first >> "$tmp"
         first=
       done
@@ -78,6 +81,11 @@ for f in 'a S b' 'a U b' 'Y a' 'X a'; do
   done
 done
 mv "$tmp" "$OUT/boundary.csv"
+
+step "rel beside pe: forward-pass time at n = 4096 (target: within 10%)"
+"$HS" bench --formula 'a S b' --formula 'a U b' --formula "$depth4" --modes pe,rel \
+  --scales 4 --lengths 4096 --isas "$best" --repeat 9 --error-max-n 0 \
+  --csv "$OUT/sweep-rel.csv"
 
 step "simulating hard models: softmax at tau = gamma/(mu + ln(n+1)) against the hard run"
 # bench/models (hand-written hard models) and two compiled hard models whose
