@@ -48,7 +48,9 @@ if [ "$FULL" = 1 ]; then
 elif [ "$SMOKE" = 1 ]; then
   lengths=16,32,64; scales=1,4; bmax=64; rep=1
 else
-  lengths=256,1024,2048,4096; scales=1,2,4,8,16; bmax=262144; rep=3
+  # the boundary table has 192 rows (4 formulas x 4 modes x 2 mu x 6
+  # precisions); to 2^16 they take ~45 s on the 2-core machine
+  lengths=256,1024,2048,4096; scales=1,2,4,8,16; bmax=65536; rep=3
 fi
 # Lengths of the sweeps after the scaling one (the last of acc_n is the
 # suite sweep's).
@@ -74,7 +76,7 @@ fi
 
 step "accuracy sweep: agreement and attention error against mu, every mode"
 "$HS" bench --formula 'a S b' --formula 'a U b' --formula 'Y a' --formula "$depth4" \
-  --modes hard,pe,temp,fixed --scales "$scales" --lengths $acc_n \
+  --modes hard,pe,temp,fixed,rel --scales "$scales" --lengths $acc_n \
   --isas "$best" --repeat 1 --csv "$OUT/sweep-accuracy.csv"
 
 step "suite sweep: every formula of bench/formulas.txt, f32 and f64"
@@ -86,10 +88,11 @@ step "precision boundary (largest exact n on adversarial strings, up to $bmax)"
 tmp="$OUT/boundary.csv.tmp"
 first=--header
 : > "$tmp"
+# precisions: f16s/bf16s round the scores q.k, f16/bf16 store Q, K, V
 for f in 'a S b' 'a U b' 'Y a' 'X a'; do
-  for m in pe temp fixed; do
+  for m in pe temp rel fixed; do
     for mu in 4 16; do
-      for p in f64 f32 f16 bf16; do
+      for p in f64 f32 f16s bf16s f16 bf16; do
         "$HS" boundary "$f" --mode $m --scale $mu --precision $p --max-n $bmax $first >> "$tmp"
         first=
       done
@@ -97,6 +100,11 @@ for f in 'a S b' 'a U b' 'Y a' 'X a'; do
   done
 done
 mv "$tmp" "$OUT/boundary.csv"
+
+step "rel beside pe: forward-pass time at n = 4096 (target: within 10%)"
+"$HS" bench --formula 'a S b' --formula 'a U b' --formula "$depth4" --modes pe,rel \
+  --scales 4 --lengths ${big_n%%,*} --isas "$best" --repeat $rep_s --error-max-n 0 \
+  --csv "$OUT/sweep-rel.csv"
 
 step "simulating hard models: softmax at tau = gamma/(mu + ln(n+1)) against the hard run"
 # bench/models (hand-written hard models) and models compiled in hard mode,

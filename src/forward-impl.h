@@ -1097,7 +1097,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
       size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-      if (o->qkv_round != HS_ROUND_NONE && H->kind == HS_ATTN_SOFTMAX) {
+      if (o->qkv_round != HS_ROUND_NONE) {
         /* stored in f16 / bf16: every projection rounded once, to nearest
          * even, then read back exactly (the same values an f16 / bf16
          * buffer would give the kernels) */

@@ -24,9 +24,19 @@ expect_err() { # expect_err NAME PATTERN CMD...: exit 2, one stderr line matchin
 
 nl='
 '
-for m in truth hard pe temp fixed; do
+for m in truth hard pe temp fixed rel; do
   expect "eval $m" 0 "00111${nl}111111000" "$HS" eval 'a S b' --mode $m aabaa bbbaaacaa ""
 done
+# boundary: the CSV row, '>N' when nothing failed; the precision names
+b() { "$HS" boundary 'a S b' --mode $1 --precision $2 --max-n $3 | cut -d, -f2,4,5,6,7; }
+expect "boundary rel bf16" 0 "rel,bf16,>4096,,inf" b rel bf16 4096
+expect "boundary rel f16s" 0 "rel,f16s,>4096,,inf" b rel f16s 4096
+expect "boundary pe bf16" 0 "pe,bf16,256,257,inf" b pe bf16 4096
+expect "boundary pe bf16s" 0 "pe,bf16s,128,129,inf" b pe bf16s 4096
+expect_err "boundary bad precision" "is not f64, f32, f16, bf16, f16s or bf16s" "$HS" boundary 'a S b' --precision f8
+"$HS" compile 'a U b' --mode rel --print > "$t/rel" || { echo "FAIL print rel"; fail=1; }
+grep -q 'bias -4 |i - j| (BOS at n + 1)' "$t/rel" && grep -q 'rel: logits -mu r_j' "$t/rel" ||
+  { echo "FAIL print rel: no bias or bound"; fail=1; }
 expect "eval stdin" 0 "11100${nl}${nl}1" sh -c "printf 'aabaa\n\nb\n' | $HS eval 'a U b' --mode pe --scale 8"
 expect "eval --last" 0 "1${nl}0" "$HS" eval 'a S b' --last aabaa bbbaaacaa
 expect "eval --" 0 "000" "$HS" eval 'b' -- --x

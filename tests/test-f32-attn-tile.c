@@ -9,8 +9,8 @@
  * strided, dv 1/3/8, a running state carried in, -inf (masked) scores,
  * fully masked rows, +inf and NaN scores, empty ranges. And the forward
  * pass: tiles (hs_run_opts.attn_tile = 1) give the same bits as one row
- * per call (-1) and as the default, after every layer, in every mode with
- * softmax heads, at 1 and 3 threads, on every ISA. */
+ * per call (-1) and as the default, after every layer, in pe, temp and rel
+ * (the relative-bias tiles), at 1 and 3 threads, on every ISA. */
 #include "common.h"
 #include "model.h" /* m->nlayers, m->d */
 
@@ -254,12 +254,12 @@ static const char *const formulas[] = {
 static void test_forward_bits(void **state) {
   (void)state;
   static const size_t lengths[] = {0, 1, 3, 4, 5, 33, 517, 1500};
-  static const hs_mode modes[] = {HS_MODE_PE, HS_MODE_TEMP};
+  static const hs_mode modes[] = {HS_MODE_PE, HS_MODE_TEMP, HS_MODE_REL};
   static uint8_t s[1500];
   hs_rng rg = {15};
   char msg[256];
   for (size_t fi = 0; fi < sizeof formulas / sizeof *formulas; fi++)
-    for (size_t mi = 0; mi < 2; mi++) {
+    for (size_t mi = 0; mi < sizeof modes / sizeof *modes; mi++) {
       hs_error e;
       hs_formula *f = hs_formula_parse(formulas[fi], &e);
       assert_non_null(f);

@@ -69,6 +69,7 @@ static hs_model *mixed_model(void) {
     h->tau_law = hs[i].law;
     h->tau_c = hs[i].c;
     h->desc = hs[i].desc ? dupstr(hs[i].desc) : NULL;
+    if (i == 0) h->bias_slope = 2.5f; /* a relative bias (mode rel) */
     fill(&r, h->wq, (size_t)h->dk * 6);
     fill(&r, h->wk, (size_t)h->dk * 6);
     fill(&r, h->wv, (size_t)h->dv * 6);
@@ -129,6 +130,7 @@ static void assert_models_equal(const hs_model *a, const hs_model *b) {
       assert_int_equal(p->mask, q->mask);
       assert_int_equal(p->tau_law, q->tau_law);
       assert_true(deq(p->tau_c, q->tau_c));
+      assert_true(p->bias_slope == q->bias_slope);
       assert_int_equal(p->dk, q->dk);
       assert_int_equal(p->dv, q->dv);
       assert_true(feq(p->wq, q->wq, (size_t)p->dk * d));
@@ -739,6 +741,13 @@ DOC_EDIT(m_kind, cJSON_ReplaceItemInObject(head_of(doc, 1, 0), "kind", cJSON_Cre
 DOC_EDIT(m_law, cJSON_ReplaceItemInObject(head_of(doc, 0, 0), "tau_law", cJSON_CreateString("inv_n2")))
 DOC_EDIT(m_no_law, cJSON_DeleteItemFromObject(head_of(doc, 0, 0), "tau_law"))
 DOC_EDIT(m_tau0, cJSON_ReplaceItemInObject(head_of(doc, 0, 2), "tau_c", cJSON_CreateNumber(0)))
+DOC_EDIT(m_slope_neg, cJSON_ReplaceItemInObject(head_of(doc, 0, 0), "bias_slope", cJSON_CreateNumber(-1)))
+DOC_EDIT(m_slope_big, cJSON_ReplaceItemInObject(head_of(doc, 0, 0), "bias_slope", cJSON_CreateNumber(4e6)))
+DOC_EDIT(m_slope_inexact, cJSON_ReplaceItemInObject(head_of(doc, 0, 0), "bias_slope", cJSON_CreateNumber(0.1)))
+DOC_EDIT(m_slope_inf, cJSON_ReplaceItemInObject(head_of(doc, 0, 0), "bias_slope", cJSON_CreateString("inf")))
+DOC_EDIT(m_slope_str, cJSON_ReplaceItemInObject(head_of(doc, 0, 0), "bias_slope", cJSON_CreateString("4")))
+DOC_EDIT(m_slope_hard, cJSON_AddNumberToObject(head_of(doc, 0, 1), "bias_slope", 2))
+DOC_EDIT(m_slope_none, cJSON_AddNumberToObject(head_of(doc, 0, 2), "bias_slope", 2))
 DOC_EDIT(m_dk65, cJSON_ReplaceItemInObject(head_of(doc, 0, 2), "dk", cJSON_CreateNumber(65)))
 DOC_EDIT(m_dk_mismatch, cJSON_ReplaceItemInObject(head_of(doc, 0, 2), "dk", cJSON_CreateNumber(5)))
 DOC_EDIT(m_dv_str, cJSON_ReplaceItemInObject(head_of(doc, 0, 2), "dv", cJSON_CreateString("6")))
@@ -780,6 +789,13 @@ static void test_metadata(void **state) {
   edited_reject(m_law, "layers.0.heads.0.tau_law: unknown tau law 'inv_n2'");
   edited_reject(m_no_law, "layers.0.heads.0.tau_law: missing");
   edited_reject(m_tau0, "layers.0.heads.2.tau_c");
+  edited_reject(m_slope_neg, "layers.0.heads.0.bias_slope: -1, expected a number in [0, 2^20]");
+  edited_reject(m_slope_big, "layers.0.heads.0.bias_slope: 4e+06");
+  edited_reject(m_slope_inexact, "layers.0.heads.0.bias_slope: 0.1", "float32");
+  edited_reject(m_slope_inf, "layers.0.heads.0.bias_slope: inf");
+  edited_reject(m_slope_str, "layers.0.heads.0.bias_slope: not a number");
+  edited_reject(m_slope_hard, "layers.0.heads.1.bias_slope: 2 needs a softmax head");
+  edited_reject(m_slope_none, "layers.0.heads.2.bias_slope: 2 needs a softmax head with mask le, lt, ge or gt");
   edited_reject(m_dk65, "layers.0.heads.2.dk", "[1, 64]");
   edited_reject(m_dk_mismatch, "tensor layers.0.attn.2.wq: shape [6, 6], expected [dk=5, d=6]");
   edited_reject(m_dv_str, "layers.0.heads.2.dv: not an integer");

@@ -234,7 +234,7 @@ static void test_forward_identical(void **state) {
                        formulas[fi], hs_mode_name((hs_mode)mode), mus[mi], n, th);
             assert_true(b.tiles_skipped == 0 && a.tiles_total == b.tiles_total);
             total += a.tiles_total, skipped += a.tiles_skipped;
-            if (mode == HS_MODE_PE || mode == HS_MODE_TEMP) {
+            if (mode == HS_MODE_PE || mode == HS_MODE_TEMP || mode == HS_MODE_REL) {
               assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth), 0);
               for (size_t i = 0; i < n; i++)
                 if (a.bits[i] != truth[i])
