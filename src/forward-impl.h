@@ -857,6 +857,9 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
      * own tile is barely visible, and the rows at a tile's edge are the
      * extremes, not the typical row */
     size_t i = past ? n * s / 8 - HS_TILE / 2 : 1 + n * (s - 1) / 8 + HS_TILE / 2, lo, hi;
+    /* near n = 4 tiles the last eighth's future row would fall past n */
+    if (i < 1) i = 1;
+    if (i > n) i = n;
     FN(head_range)(H, i, n, &lo, &hi);
     size_t a = past ? 0 : (lo <= n ? lo : J->np), b = past ? (lo <= hi ? hi : 0) : J->np;
     size_t ta = a / HS_TILE, tb = b / HS_TILE;
