@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hardsoft — two commands for a user: `make bench` and `make check`.
 # Each installs the Debian packages it needs (as root) or prints the exact
 # apt-get line and stops.
@@ -37,7 +38,7 @@ LIBS     = -lcjson -lm -lpthread
 # Debian packages each job needs. Presence is asked of dpkg, never inferred
 # from a file: another package can provide the same path (netlib's cblas.h
 # is an alternative of OpenBLAS's).
-CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy
+CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
@@ -54,7 +55,7 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
                  -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
 
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize bench \
-        bench-full bench-smoke install clean deps-check deps-bench deps-benchbins
+        bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins
 .DELETE_ON_ERROR:
 
 # `make`: the library and the command line always; the benchmark binaries
@@ -103,8 +104,15 @@ $(BUILD)/libhardsoft.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libhardsoft.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+# The shared library is libhardsoft.so.VERSION with the SONAME
+# libhardsoft.so.MAJOR (the ABI), and the usual two links to it.
+VERSION := $(shell sed -n 's/^\#define HS_VERSION_STRING "\(.*\)"/\1/p' include/hardsoft.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+$(BUILD)/libhardsoft.so.$(VERSION): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libhardsoft.so.$(SOMAJOR) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+$(BUILD)/libhardsoft.so: $(BUILD)/libhardsoft.so.$(VERSION)
+	ln -sf libhardsoft.so.$(VERSION) $(BUILD)/libhardsoft.so.$(SOMAJOR)
+	ln -sf libhardsoft.so.$(SOMAJOR) $@
 
 # The commit the command line is built from (+dirty with local changes
 # outside results/), which it writes into every CSV row; the header is
@@ -163,14 +171,30 @@ bench-smoke: deps-bench
 	HS_BENCH_SMOKE=1 HS_BENCH_RESULTS=$$out BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
 # ---------------------------------------------------------------- install
+# PREFIX and DESTDIR as usual: make install PREFIX=/usr DESTDIR=/tmp/stage
+LIBDIR  = $(DESTDIR)$(PREFIX)/lib
+MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+DOCDIR  = $(DESTDIR)$(PREFIX)/share/doc/hardsoft
 install: lib cli
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(BUILD)/libhardsoft.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libhardsoft.so $(DESTDIR)$(PREFIX)/lib/
+	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+	  $(MAN1DIR) $(DOCDIR)
+	install -m 644 $(BUILD)/libhardsoft.a $(LIBDIR)/
+	install -m 755 $(BUILD)/libhardsoft.so.$(VERSION) $(LIBDIR)/
+	ln -sf libhardsoft.so.$(VERSION) $(LIBDIR)/libhardsoft.so.$(SOMAJOR)
+	ln -sf libhardsoft.so.$(SOMAJOR) $(LIBDIR)/libhardsoft.so
 	install -m 644 include/hardsoft.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(BUILD)/hardsoft $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' src/hardsoft.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hardsoft.pc
+	install -m 644 docs/hardsoft.1 $(MAN1DIR)/
+	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
+	  > $(LIBDIR)/pkgconfig/hardsoft.pc
+
+uninstall:
+	rm -f $(LIBDIR)/libhardsoft.a $(LIBDIR)/libhardsoft.so $(LIBDIR)/libhardsoft.so.$(SOMAJOR) \
+	  $(LIBDIR)/libhardsoft.so.$(VERSION) $(LIBDIR)/pkgconfig/hardsoft.pc \
+	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/bin/hardsoft \
+	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
+	-rmdir $(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-sanitize

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hardsoft — compile temporal logic into transformers and run them on CPU.
  *
  * Public API. Everything here carries the prefix hs_. Three layers:
@@ -14,6 +15,21 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* --------------------------------------------------------------- version */
+
+/* The library's version: MAJOR changes with the ABI (the SONAME is
+ * libhardsoft.so.MAJOR), MINOR with additions, PATCH with fixes. */
+#define HS_VERSION_MAJOR 0
+#define HS_VERSION_MINOR 3
+#define HS_VERSION_PATCH 0
+#define HS_VERSION_STRING "0.3.0"
+#define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
+/* The version of the library linked at run time ("0.3.0"), which may
+ * differ from HS_VERSION_STRING of the header a program was built with. */
+const char *hs_version(void);
+/* HS_VERSION_NUMBER of the library linked at run time. */
+int hs_version_number(void);
 
 /* ------------------------------------------------------------------ ISAs */
 
@@ -247,7 +263,7 @@ void hs_set_limits(const hs_limits *l);
 
 /* ------------------------------------------------------------ formulas */
 
-/* A formula (a hash-consed DAG of SPEC §1) and a compiled model; both are
+/* A formula (a hash-consed DAG; the language is docs/LANGUAGE.md) and a compiled model; both are
  * opaque here (src/formula.h and src/model.h hold their layout). */
 typedef struct hs_formula hs_formula;
 typedef struct hs_model hs_model;
