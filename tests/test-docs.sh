@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The documentation: every `$ command` example of README.md and docs/*.md,
+# run and compared with what the document shows (tests/docs_test.py); no
+# file of the repository refers to anything outside it; the man page
+# renders without warnings.
+set -u
+fail=0
+"${PYTHON:-/usr/bin/python3}" tests/docs_test.py . || fail=1
+# (the pattern is split so that this file does not match itself)
+outside='\.\./'"shared|SPEC\.md|SPEC "'§'
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  hits=$(git grep -n -I -E "$outside" -- . ':!tests/test-docs.sh' | head -5)
+  [ -z "$hits" ] || { echo "FAIL files refer outside the repository:"; echo "$hits"; fail=1; }
+fi
+if command -v groff >/dev/null 2>&1; then
+  warn=$(groff -mandoc -Tutf8 -ww docs/hardsoft.1 2>&1 >/dev/null)
+  [ -z "$warn" ] || { echo "FAIL docs/hardsoft.1: $warn"; fail=1; }
+fi
+exit $fail
