@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Whole-process timings of `hardsoft eval` with hyperfine: one table per
 # string length n, one row per ISA this CPU runs (scalar, avx2, avx512),
 # then the AVX2/scalar and AVX-512/scalar ratios of the means.

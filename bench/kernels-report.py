@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Merge the kernel benchmark JSON passes and write the published results.
 
     kernels-report.py --bin build/hs-bench-kernels --json results/kernels.json

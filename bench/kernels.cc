@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Kernel microbenchmarks: the hardsoft kernel tables (one per ISA, reached
 // only through include/hardsoft.h) against peers run on identical data in
 // the same process. Google Benchmark has no C API, so this thin C++ file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # softmax ns/element against n, one line per implementation.
 #   gnuplot -c bench/kernels.gp DATA OUT.png NCOLS
 # DATA (written by bench/kernels-report.py): a header "n impl1 impl2 ...",

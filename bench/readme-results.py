@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Copies the headline of results/REPORT.md (section "a. Headline"), its
 forward-pass targets (section "l. Forward-pass targets") and the kernel targets of results/kernels.md into README.md between the markers
 <!-- results:begin --> and <!-- results:end -->, so the README quotes the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write RESULTS_DIR/REPORT.md and its plots from the CSVs of `make bench`.
 
     /usr/bin/python3 bench/report.py RESULTS_DIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Kernel microbenchmarks -> results/kernels.json, results/kernels.md,
 # results/kernels-softmax.png. Called by `make bench` (after `make all`).
 #

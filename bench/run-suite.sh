@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The whole benchmark suite behind `make bench`: kernel microbenchmarks,
 # the forward-pass sweeps against the peers, the precision boundary,
 # simulating hard models with softmax, hyperfine whole-process timings,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The score and value blocks shared by the AVX2 attention-row kernels
  * (online and two-pass): include after defining BLK, the block length
  * in keys, and after <immintrin.h>, attn-f32-exp.h and ukernels.h. */

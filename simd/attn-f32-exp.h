@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exp(x) for x <= 0 in float, rr2-p5, shared by the f32 attention-row
  * kernels (internal; static inline, one copy per kernel file).
  *

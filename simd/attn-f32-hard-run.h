@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hard attention row, written once over the AVX2 / AVX-512 score
  * blocks (internal). Include after attn-f32-blocks-*.h and
  * attn-f32-online-*.h (for the score setup, orow_init at inv_tau = 1,

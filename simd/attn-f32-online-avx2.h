@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The online-softmax state of one attention row and its per-block step,
  * AVX2 (internal): shared by the row kernel (f32-attn-row-avx2-online-*)
  * and the tile kernel (f32-attn-tile-avx2-*), so that a query run inside a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The online-softmax state of one attention row and its per-block step,
  * AVX-512F (internal): shared by the row kernel
  * (f32-attn-row-avx512f-online-*) and the tile kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The driver of the f32 attention tiles, AVX2 and AVX-512 (internal):
  * groups of TQ queries, each query's own blocks by the row kernel's loop
  * and the blocks shared by the whole group scored per key load. Include

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The 256-bit score blocks shared by the f64 attention-row kernels: AVX2
  * uses them as they are, and the AVX-512F kernel keeps 4 keys per register
  * for the scores too (its exp and value steps are 512-bit). Include after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel tables, one per ISA, filled once from kernels.inc. An op with no
  * kernel for an ISA keeps the scalar one. */
 #include <stdio.h>

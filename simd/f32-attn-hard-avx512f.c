@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 hard attention row (unique-hard leftmost / rightmost, average-hard),
  * AVX-512F: the scores of the online row kernel (attn-f32-blocks-avx512f.h,
  * 16 keys per step), no exp; the block logic is attn-f32-hard-run.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 hard attention row, scalar: the reference order of the family.
  * Scores q . k_j summed in index order; each key in turn either raises
  * the maximum (the old maximum becomes the best score below it), ties it

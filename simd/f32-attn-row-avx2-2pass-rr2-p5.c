@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 fused attention row over a list of key segments, AVX2+FMA, two
  * passes (exact max, then sum and weighted values with that max), rr2-p5
  * exp. The score and value code is that of the online AVX2 kernel

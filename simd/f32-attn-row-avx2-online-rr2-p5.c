@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 fused attention row, AVX2+FMA, online softmax, rr2-p5 exp.
  *
  * Error bound (u = 2^-24): each score s_j = (q . k_j) * inv_tau carries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 fused attention row, AVX-512F, online softmax, rr2-p5 exp.
  *
  * Error bound (u = 2^-24), as for the AVX2 kernel: each score

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 fused attention row over a list of key segments, portable C,
  * two passes (exact max, then sum and weighted values with that max),
  * rr2-p5 exp (attn-f32-exp.h; no libm).

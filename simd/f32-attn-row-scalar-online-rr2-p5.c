@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 fused attention row, portable C, online softmax, rr2-p5 exp (the
  * same algorithm as the vector kernels, see attn-f32-exp.h; no libm).
  *

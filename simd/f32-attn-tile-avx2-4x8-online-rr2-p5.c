@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 attention tile, AVX2+FMA: 4 queries x 8 keys per step, online
  * softmax, rr2-p5 exp.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 attention tile, AVX-512F: 4 queries x 16 keys per step, online
  * softmax, rr2-p5 exp.
  *

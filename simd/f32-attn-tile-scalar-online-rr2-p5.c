@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 attention tile, portable C: each query of the tile is one call of
  * the scalar row kernel (f32-attn-row-scalar-online-rr2-p5.c), so its
  * bits, error bound and special values are that kernel's. The scalar

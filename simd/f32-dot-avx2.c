@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 dot product, AVX2+FMA, 4 x 8 lanes (32 per iteration), masked tail.
  * Error: |dot - dot*| <= (n/32 + 6) u sum_i |a_i b_i|, u = 2^-24 (each of
  * the 32 lanes accumulates n/32 FMAs, then a 2-level tree of the four

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 dot product, AVX-512F, 4 x 16 lanes (64 per iteration), masked tail.
  * Error: |dot - dot*| <= (n/64 + 7) u sum_i |a_i b_i|, u = 2^-24 (each of
  * the 64 lanes accumulates n/64 FMAs, a 2-level tree of the registers, a

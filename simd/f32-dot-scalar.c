@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 dot product, portable C, 4 accumulators.
  * Error: |dot - dot*| <= (n/4 + 2) u sum_i |a_i b_i|, u = 2^-24 (each
  * accumulator adds n/4 products, then a 2-level tree). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exp(x) on 8 floats, AVX2 + FMA: rr2 range reduction, degree-5
  * polynomial, 2^k added into the exponent bits. Max error 2 ULP over the
  * whole normal range (measured on every float: 1.98 ULP).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exp(x) for one float in portable C: rr2 range reduction, degree-5
  * polynomial, 2^k added into the exponent bits. Max error 2.5 ULP over the
  * whole normal range (measured on every float: 2.26 ULP; without FMA each

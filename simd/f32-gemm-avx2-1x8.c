@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 batch of gemv, Y = X A^T, AVX2+FMA, 1x8: for each block of 8
  * outputs r and 64 inputs c, the 8x64 piece of A is transposed once per
  * call into AT[c] (8 floats, zero past m), then every row of X is one FMA

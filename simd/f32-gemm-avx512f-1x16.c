@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 batch of gemv, Y = X A^T, AVX-512F, 1x16: for each block of 16
  * outputs r and 64 inputs c, the 16x64 piece of A is transposed once per
  * call into AT[c] (16 floats, zero past m), then every row of X is one

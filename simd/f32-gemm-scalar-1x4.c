@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 batch of gemv, Y = X A^T, portable C: per row of X, 4 outputs at a
  * time, each a sequential chain over c (the order of the AVX2 and AVX-512
  * kernels: y = x_0 a_0 + x_1 a_1 + ..., one rounding per step here).

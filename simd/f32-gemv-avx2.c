@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 matrix-vector product y = A x, AVX2+FMA: 4 rows at a time share each
  * load of x; the 4 lane-wise row sums are reduced together by two hadds
  * and one lane fold, and stored as 4 results at once. k is split into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 matrix-vector product y = A x, AVX-512F: 4 rows at a time share each
  * 16-float load of x (masked last chunk: nothing past a row is read); each
  * row's 16 lanes are reduced at the end.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 matrix-vector product y = A x, portable C: each row is a 4-chain dot.
  * Error per row: |y_r - y*_r| <= (k/4 + 2) u sum_c |a_rc x_c|, u = 2^-24. */
 #include "ukernels.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* max of x[0..n), AVX-512F, 64 elements per iteration in 4 accumulators.
  * Exact (max never rounds). n == 0 gives -INFINITY; a NaN anywhere gives a
  * quiet NaN (NAN): vmaxps drops a NaN in one operand, so NaNs are tracked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* max of x[0..n), portable C, 2 accumulators. Exact (max never rounds).
  * n == 0 gives -INFINITY; a NaN anywhere gives a quiet NaN (NAN), checked
  * once at the end rather than by a branch per element; -inf and +inf take

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* y = softmax(x * inv_tau), AVX2 + FMA, three passes, rr2-p5 exp,
  * 32 elements per iteration, pair sums into 2 accumulators.
  *

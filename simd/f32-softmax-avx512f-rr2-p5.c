@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* y = softmax(x * inv_tau), AVX-512F, three passes, rr2-p5 exp,
  * 64 elements per iteration in 4 accumulators.
  *

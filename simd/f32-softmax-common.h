@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parts of softmax that are the same in every ISA: the rows whose
  * maximum score is not finite, and the final scale. Portable C; every name
  * is hs_... static inline.

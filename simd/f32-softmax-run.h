@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The three passes of the AVX2 and AVX-512 softmax kernels (internal),
  * written once. Include after the ISA's own HS_INLINE helpers:
  *   max_scores(n, x, inv_tau, scaled, &has_nan)  pass 1, the max score;

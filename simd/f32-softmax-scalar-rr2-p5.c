@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* y = softmax(x * inv_tau), portable C, three passes, rr2-p5 exp.
  *
  * Error: each y_i within 7 ULP (+ 2 FLT_MIN absolute, for flushed outputs)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* y[i] = exp(x[i]), AVX2 + FMA, rr2-p5, 32 elements per iteration: max
  * error 2 ULP (measured on every float in the normal range, 1.98 ULP: see
  * tests/test-exp-exhaustive.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* y[i] = exp(x[i]), portable C, rr2-p5: max error 2.5 ULP (measured on
  * every float in the normal range, 2.26 ULP: see
  * tests/test-exp-exhaustive.c).

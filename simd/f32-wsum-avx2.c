@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 weighted row sum acc[c] += sum_j w[j] v[j*ldv + c], AVX2+FMA.
  * Columns in chunks of 8 (the last one masked: nothing past a row is read
  * or written); per chunk, rows go to 4 accumulators (j mod 4) that hide the

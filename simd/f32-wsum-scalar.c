@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 weighted row sum acc[c] += sum_j w[j] v[j*ldv + c], portable C.
  * Rows are summed in blocks of 64 into a local total first, then added to
  * acc, so rounding grows with n/64, not n.

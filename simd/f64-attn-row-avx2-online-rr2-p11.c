@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 fused attention row, AVX2+FMA, online softmax, rr2-p11 exp
  * (f64-exp-rr2-p11.h: Cody-Waite with two ln2 constants, degree-11
  * polynomial, <= 2 ULP, +0 below ln(2^-1022)).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 fused attention row, AVX-512F (scores 4 keys per 256-bit register as in the AVX2 kernel;
  * exp and values 8 doubles per 512-bit register), online softmax, rr2-p11 exp
  * (f64-exp-rr2-p11.h: Cody-Waite with two ln2 constants, degree-11

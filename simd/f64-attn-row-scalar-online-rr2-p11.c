@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 fused attention row, portable C, online softmax, rr2-p11 exp in
  * portable C (f64-exp-rr2-p11.h, the vector kernels' algorithm; no libm).
  *

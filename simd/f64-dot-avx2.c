@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 dot product, AVX2+FMA, 4 x 4 lanes (16 per iteration), masked tail.
  * Error: |dot - dot*| <= (n/16 + 5) u sum_i |a_i b_i|, u = 2^-53. */
 #include <immintrin.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 dot product, AVX-512F, 4 x 8 lanes (32 per iteration), masked tail.
  * Error: |dot - dot*| <= (n/32 + 6) u sum_i |a_i b_i|, u = 2^-53. */
 #include <immintrin.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 dot product, portable C, 4 accumulators.
  * Error: |dot - dot*| <= (n/4 + 2) u sum_i |a_i b_i|, u = 2^-53. */
 #include "ukernels.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exp(x) for x <= 0 in double, rr2-p11, for the f64 attention-row kernels
  * (internal; static inline).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 matrix-vector product y = A x, AVX2+FMA: 4 rows at a time share each
  * 4-double load of x (masked last chunk: nothing past a row is read); the
  * four row sums are reduced together (two hadds, one lane fold).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 matrix-vector product y = A x, AVX-512F: 4 rows at a time share each
  * 8-double load of x (masked last chunk: nothing past a row is read).
  * Error per row: |y_r - y*_r| <= (k/8 + 3) u sum_c |a_rc x_c|, u = 2^-53. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Instruction-set detection. CPUID feature bits alone are not enough: the
  * OS must also save the wide registers on a context switch (CPUID.OSXSAVE,
  * then XGETBV's XCR0), or the first AVX instruction faults on some VMs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declarations of every kernel in simd/kernels.inc (internal). */
 #ifndef HS_UKERNELS_H
 #define HS_UKERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hardsoft bench: sweeps formulas x modes x scales x ISAs x precisions x
  * lengths, timing the forward pass, checking it against the logic, and
  * writing one CSV row per point (the contract is in bench_usage). Peers

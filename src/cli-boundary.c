@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* hardsoft boundary: the largest n at which a compiled model is still
- * exact on adversarial strings, per mode, scale and precision (SPEC §4).
+ * exact on adversarial strings, per mode, scale and precision (docs/LANGUAGE.md, "Precision").
  *
  * Adversarial strings: y^n with one x at an edge position (1, 2, 3, n-2,
  * n-1 or n), for every ordered pair of distinct symbols (the formula's

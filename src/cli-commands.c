@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hardsoft eval / run / check / compile / info. */
 #include <math.h>
 #include <stdlib.h>
@@ -47,6 +48,33 @@ static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
   return 0;
 }
 
+/* Once per run, on standard error: the answer at length n is outside what
+ * the construction proves exact (docs/LANGUAGE.md, "Modes"): mu below the
+ * model's smallest exact mu (pe, temp, rel; --sign temp needs mu > 12),
+ * fixed mode past n = mu / ln 7, or absolute positions in f32 past 2^23,
+ * where neighbouring positions' scores round together. It still runs. */
+static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
+  static int warned;
+  if (warned || !m || !m->mode) return;
+  const char *mode = m->mode;
+  int fixed = !strcmp(mode, "fixed");
+  int absolute = fixed || !strcmp(mode, "pe") || !strcmp(mode, "temp");
+  if (fixed && (double)n > floor(m->scale / log(7.0))) {
+    warned = fprintf(stderr, "hardsoft: warning: mode fixed at mu = %g is proven exact "
+                     "only up to n = %.0f; the answer at n = %zu is not guaranteed "
+                     "(--mode pe, temp or rel are exact at every n)\n",
+                     m->scale, floor(m->scale / log(7.0)), n);
+  } else if (!fixed && m->min_scale > 0 && m->scale < m->min_scale) {
+    warned = fprintf(stderr, "hardsoft: warning: mu = %g is below %.4g, the smallest mu "
+                     "this model is proven exact for; the answer is not guaranteed "
+                     "(use --scale %.4g or more)\n", m->scale, m->min_scale, m->min_scale);
+  } else if (absolute && o->prec == HS_PREC_F32 && n > ((size_t)1 << 23)) {
+    warned = fprintf(stderr, "hardsoft: warning: at n = %zu absolute positions pass "
+                     "float32's 24-bit significand; the answer is not guaranteed "
+                     "(use --precision f64 or --mode rel)\n", n);
+  }
+}
+
 static int run_one(const uint8_t *s, size_t n, void *ctx) {
   run_ctx *c = ctx;
   char msg[256];
@@ -62,6 +90,7 @@ static int run_one(const uint8_t *s, size_t n, void *ctx) {
   }
   hs_run_result r;
   if (cli_check_memory(c->o, c->m, n) != 0) return HS_EXIT_ERROR;
+  warn_unproven(c->o, c->m, n);
   if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0)
     return cli_error("%s", msg);
   int rc = print_bits(c, r.bits, n);
@@ -115,6 +144,24 @@ int cmd_eval(int argc, char **argv) {
     cli_free(&o);
     return cli_error("eval: missing FORMULA (see 'hardsoft eval --help')");
   }
+  /* `hardsoft eval a S b` evaluates the formula a on the strings S and b:
+   * a string that is an operator of the language was almost surely meant
+   * as part of the formula */
+  static const char *const ops[] = {"U", "S", "X", "Y", "F", "G", "O", "H", "!", "&",
+                                    "|", "->", "<->", "(", ")"};
+  for (int i = 1; i < o.nargs; i++)
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+      if (!strcmp(o.args[i], ops[k])) {
+        char all[256];
+        size_t at = 0;
+        for (int j = 0; j < o.nargs && at < sizeof all; j++)
+          at += (size_t)snprintf(all + at, sizeof all - at, "%s%s", j ? " " : "", o.args[j]);
+        fprintf(stderr, "hardsoft: hint: the input string '%s' is an operator of the "
+                "formula language; to evaluate one formula, quote it whole: "
+                "hardsoft eval '%s'\n", o.args[i], all);
+        i = o.nargs;
+        break;
+      }
   hs_formula *f = cli_formula(o.args[0]);
   hs_model *m = NULL;
   rc = HS_EXIT_ERROR;
@@ -211,6 +258,16 @@ void cli_describe_model(FILE *f, const hs_model *m) {
   if (m->bound_desc) fprintf(f, "bound: %s\n", m->bound_desc);
   if (m->min_scale > 0) fprintf(f, "smallest exact mu: %.4f\n", m->min_scale);
   else if (m->min_scale < 0) fprintf(f, "smallest exact mu: none (depends on n)\n");
+  /* the region where the answer is proven, also in finite precision */
+  if (m->mode && (!strcmp(m->mode, "pe") || !strcmp(m->mode, "temp") ||
+                  !strcmp(m->mode, "fixed")))
+    fprintf(f, "exact region: %s; in f32 while absolute positions fit 24 bits "
+            "(n <= 2^23); f16/bf16 far less (hardsoft boundary measures it)\n",
+            !strcmp(m->mode, "fixed") ? "n <= mu / ln 7 in exact arithmetic"
+                                      : "mu >= the smallest exact mu, every n in exact arithmetic");
+  else if (m->mode && !strcmp(m->mode, "rel"))
+    fprintf(f, "exact region: mu >= the smallest exact mu, every n in exact arithmetic; "
+            "relative positions keep it in f16/bf16 far beyond pe (hardsoft boundary)\n");
   if (m->coord_names) {
     fprintf(f, "coordinates:\n");
     for (int c = 0; c < m->d; c++)
@@ -280,6 +337,7 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
     return cli_error("out of memory checking a string of %zu symbols", n);
   }
   hs_run_result r;
+  warn_unproven(c->o, c->m, n);
   if (cli_check_memory(c->o, c->m, n) != 0) {
     free(truth);
     return HS_EXIT_ERROR;
@@ -377,6 +435,11 @@ int cmd_check(int argc, char **argv) {
     cli_free(&o);
     return cli_error("check: expected one FORMULA (see 'hardsoft check --help')");
   }
+  if (o.max_len == 0 && o.samples == 0) {
+    cli_free(&o);
+    return cli_error("check: nothing to check (--max-len 0 and --samples 0): give "
+                     "--max-len 1 or more, or --samples 1 or more");
+  }
   if (o.mode == HS_MODE_TRUTH) {
     cli_free(&o);
     return cli_error("check: --mode truth compares the logic with itself; "
@@ -438,6 +501,11 @@ int cmd_info(int argc, char **argv) {
                      "Prints the CPU, the instruction sets it supports and the "
                      "kernels chosen.\n", &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.nargs > 0) {
+    rc = cli_error("info: unexpected argument '%s' (see 'hardsoft info --help')", o.args[0]);
+    cli_free(&o);
+    return rc;
+  }
   hs_cpu_brand(brand, sizeof brand);
   printf("cpu: %s\nsupported:", brand[0] ? brand : "unknown");
   for (int i = 0; i < HS_ISA_COUNT; i++)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hardsoft simulate: run a hard-attention model file exactly, measure the
  * score gap gamma of its hard heads on the inputs, replace every hard head
  * by softmax at tau = gamma / (mu + ln(n+1)) (weight off the maximal

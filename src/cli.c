@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hardsoft: the command line. Dispatch, option parsing, shared helpers. */
 #include "cli.h"
 
@@ -24,10 +25,11 @@ static const char *const top_usage =
     "  run FILE [STRING...]       like eval, for a saved model\n"
     "  info                       CPU, instruction sets and chosen kernels\n"
     "  bench                      time and check the forward pass over a sweep (CSV)\n"
-    "  boundary FORMULA           largest exact n on adversarial strings (SPEC 4)\n"
+    "  boundary FORMULA           largest exact n on adversarial strings\n"
     "  simulate FILE [STRING...]  run a hard-attention model file with softmax at a\n"
     "                             temperature from its score gap, and compare\n"
     "\n"
+    "'hardsoft --version' prints the version and the commit it was built from.\n"
     "Every command also takes the input limits --max-formula-len BYTES (16 MiB),\n"
     "--max-depth N (10000 nesting levels), --max-header-mib MIB (64) and\n"
     "--max-tensors N (65536).\n"
@@ -367,6 +369,11 @@ int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     fputs(top_usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? HS_EXIT_ERROR : 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    if (argc > 2) return cli_error("--version takes no arguments, got '%s'", argv[2]);
+    printf("hardsoft %s (commit %s)\n", hs_version(), HS_BUILD_COMMIT);
+    return 0;
   }
   static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
       {"eval", cmd_eval}, {"run", cmd_run}, {"check", cmd_check},

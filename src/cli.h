@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared pieces of the command line (internal). */
 #ifndef HS_CLI_H
 #define HS_CLI_H

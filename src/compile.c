@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Formula -> transformer.
  *
  * The formula DAG is lowered to a circuit of three kinds of node, each of

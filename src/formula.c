@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Formula DAG utilities: node equality and interning (hash-consing),
  * printing in the concrete syntax, and small queries used by the compiler.
  *
@@ -173,7 +174,7 @@ static void put_i64(pbuf *p, int64_t v) {
   put(p, tmp);
 }
 
-/* Precedence levels, loosest first, as in SPEC §1. */
+/* Precedence levels, loosest first, as in docs/LANGUAGE.md. */
 enum { L_IFF = 1, L_IMP, L_OR, L_AND, L_US, L_PREFIX, L_PRIMARY };
 
 static int level(hs_fop op) {

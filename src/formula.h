@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Formulas as a DAG (internal). The parser hash-conses every node, so a
  * repeated subformula is one node and is computed once by the evaluator
  * and by the compiler. Children always have smaller indices than their

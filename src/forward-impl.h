@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The forward pass, written once for REAL = float and REAL = double
  * (included twice by forward.c with SFX = f32 / f64). */
 

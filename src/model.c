@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Model utilities: allocation, deep copy, the consistency check every
  * loaded or compiled model passes, builders, and the name <-> enum tables
  * the model file and the CLI share. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A compiled transformer (internal): weights plus the little metadata the
  * forward pass needs. This is exactly what a model file holds; see
  * src/safetensors.c for the on-disk names.

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* Tokenizer and recursive-descent parser for the formula language of
- * SPEC §1, building a hash-consed DAG (src/formula.h).
+ * docs/LANGUAGE.md, building a hash-consed DAG (src/formula.h).
  *
- * Grammar (precedence loosest first; SPEC §1):
+ * Grammar (precedence loosest first; docs/LANGUAGE.md):
  *   formula := iff
  *   iff     := imp ('<->' imp)*              left associative
  *   imp     := or ('->' imp)?                right associative
@@ -18,7 +19,7 @@
  * The binary levels are parsed by precedence climbing (one function), so a
  * parenthesis costs three stack frames, not seven.
  *
- * Decisions where SPEC §1 is silent (to be repeated in the README):
+ * Decisions the grammar alone does not settle (docs/LANGUAGE.md repeats them):
  *  - Whitespace is space, \t, \n, \r, \v, \f. Tokens need no separating
  *    whitespace: `aUb`, `GFa`, `!Xa` are fine. A run of two or more
  *    lowercase letters is one word; only `true` and `false` are words, so
@@ -27,7 +28,7 @@
  *  - A quoted atom is one printable ASCII character 0x20..0x7e (space
  *    included) other than ' and \ between single quotes. Quoting a
  *    lowercase letter is allowed and is the same atom: 'a' = a.
- *  - `@mod(k,r)` needs k >= 1 and r >= 0 (as SPEC says); r >= k is accepted
+ *  - `@mod(k,r)` needs k >= 1 and r >= 0; r >= k is accepted
  *    and is false at every position (i mod k < k). No whitespace rules
  *    beyond the global ones: `@mod ( 3 , 1 )` is fine, but `@`, `#<` and
  *    `#>` are single tokens (`# <` is an error).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Model files: hs_model_save / hs_model_load.
  *
  * FILE FORMAT "hardsoft-1" (a public contract: anyone may write a
@@ -400,8 +401,11 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
     hs_fail(msg, len, "cannot create a temporary file beside it: %s",
          strerror(errno));
   } else {
-    /* mkstemp gives 0600; a model file is meant to be shared */
-    fchmod(fd, 0644);
+    /* mkstemp gives 0600; like every file a Unix tool creates, a model
+     * gets 0666 minus the umask (read back by setting it twice) */
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
     FILE *f = fdopen(fd, "wb");
     if (!f) close(fd);
     /* no fsync: rename() already keeps a partial file from ever being

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Simulating a given hard-attention model with softmax attention.
  *
  * THE TEMPERATURE LAW. At one query, let M be the maximal score, gamma the

@@ -1,4 +1,5 @@
-/* Ground truth: the direct semantics of SPEC §1 on finite strings, one
+/* SPDX-License-Identifier: MIT */
+/* Ground truth: the direct semantics of docs/LANGUAGE.md §3 on finite strings, one
  * linear sweep per node. Everything the transformer computes is checked
  * against this, so it stays as literal as the semantics table allows:
  * positions 1..n are stored at 0..n-1, X is false at n, Y is false at 1,

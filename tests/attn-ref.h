@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The long double reference of one f32 attention row (header-only), shared
  * by the row kernel's test and the two-pass (skipping) kernel's test. */
 #ifndef HS_TEST_ATTN_REF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared test helpers (header-only): cmocka includes, a seeded RNG, ULP
  * distance, and a loop over the ISAs this CPU runs. A kernel whose ISA the
  * CPU lacks is skipped, not failed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the formula tests (header-only): the suite file
  * tests/formulas.txt and a generator of random formulas. */
 #ifndef HS_TEST_FORMULAS_H

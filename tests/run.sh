@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs every test binary given, then prints the total as
 # "tests: N passed, N failed". Exit 1 if anything failed.
 pass=0; fail=0; bad=""

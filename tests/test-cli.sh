@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The command line: outputs, exit codes and one-line errors.
 # Run from the repository root with BUILD set (tests/run.sh does).
 set -u
@@ -117,5 +118,29 @@ expect_err "header limit" "above the 1 MiB limit" "$HS" run --max-header-mib 1 "
 expect_err "header limit raised" "larger than the file" "$HS" run --max-header-mib 4 "$t/hdr.safetensors" a
 expect_err "bad limit" "--max-depth expects a whole number" "$HS" eval --max-depth x a a
 expect_err "zero limit" "--max-tensors expects a whole number from 1 to" "$HS" run --max-tensors 0 "$t/lim.safetensors" a
+
+# pitfalls a stranger meets first: each gives its hint, warning or error
+"$HS" eval a S b >"$t/out" 2>"$t/err"
+[ "$(cat "$t/out")" = "0${nl}0" ] && grep -q "^hardsoft: hint: the input string 'S' is an operator .*hardsoft eval 'a S b'$" "$t/err" ||
+  { echo "FAIL operator hint: $(cat "$t/err")"; fail=1; }
+"$HS" eval 'a S b' ab ba 2>"$t/err" >/dev/null; [ -s "$t/err" ] && { echo "FAIL no hint expected: $(cat "$t/err")"; fail=1; }
+"$HS" eval 'a S b' --mode fixed --scale 4 aaaaab aaaaab >/dev/null 2>"$t/err"
+[ "$(grep -c 'warning: mode fixed at mu = 4 is proven exact only up to n = 2' "$t/err")" = 1 ] ||
+  { echo "FAIL fixed warning (once): $(cat "$t/err")"; fail=1; }
+"$HS" eval 'a S b' --mode fixed --scale 4 ab >/dev/null 2>"$t/err"; [ -s "$t/err" ] && { echo "FAIL fixed n = 2 warned"; fail=1; }
+"$HS" eval 'a S b' --mode pe --scale 1 ab >/dev/null 2>"$t/err"
+grep -q "warning: mu = 1 is below 1.946" "$t/err" || { echo "FAIL small-mu warning: $(cat "$t/err")"; fail=1; }
+"$HS" eval '#<(a) > #<(b)' --mode pe --sign temp --scale 8 ab >/dev/null 2>"$t/err"
+grep -q "warning: mu = 8 is below 12" "$t/err" || { echo "FAIL sign temp warning: $(cat "$t/err")"; fail=1; }
+"$HS" compile 'a S b' --mode pe --print | grep -q "^exact region: mu >= the smallest exact mu" || { echo "FAIL print region"; fail=1; }
+expect_err "check nothing" "check: nothing to check" "$HS" check a --max-len 0 --samples 0
+expect_err "info extra" "info: unexpected argument 'extra'" "$HS" info extra
+expect_err "version extra" "--version takes no arguments" "$HS" --version x
+"$HS" --version | grep -q '^hardsoft [0-9]*\.[0-9]*\.[0-9]* (commit ' || { echo "FAIL --version"; fail=1; }
+# files are created 0666 minus the umask
+(umask 077 && "$HS" compile a -o "$t/u077.safetensors") && [ "$(stat -c %a "$t/u077.safetensors")" = 600 ] ||
+  { echo "FAIL umask 077: $(stat -c %a "$t/u077.safetensors")"; fail=1; }
+(umask 002 && "$HS" compile a -o "$t/u002.safetensors") && [ "$(stat -c %a "$t/u002.safetensors")" = 664 ] ||
+  { echo "FAIL umask 002: $(stat -c %a "$t/u002.safetensors")"; fail=1; }
 
 exit $fail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compiled models against the logic: every formula of tests/formulas.txt,
  * every mode, both precisions, every position of every string over
  * {a, b, c} up to length 8, random strings up to 4096; the measured

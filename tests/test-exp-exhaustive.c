@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32_vexp on every float, checked against exp in double.
  *
  * With HARDSOFT_EXHAUSTIVE=1 (make check-exhaustive): EVERY float in

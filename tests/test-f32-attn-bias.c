@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The relative-bias (ALiBi) attention kernels, f32_attn_row_bias and
  * f32_attn_tile_bias, on every ISA this CPU runs:
  *   - against a long double reference of softmax((q . k_j) tau + slope

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32_attn_hard (unique-hard leftmost / rightmost, average-hard) on every
  * ISA against a double-precision reference. Query and key entries are
  * small integers, so every score is an integer that float and double hold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 attention-row kernels (every ISA this CPU runs) against a long
  * double reference, with the bound stated in the kernels' first comment:
  * with S_j = sum_c |q_c k_jc inv_tau| and E = 2 (dk + 8) u max_j S_j

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 attention-tile kernels (every ISA this CPU runs): each query of a
  * tile must give bitwise what the same ISA's row kernel f32_attn_row
  * gives for that query alone (st and acc), and agree with a long double

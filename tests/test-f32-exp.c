@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32_vexp on every ISA this CPU runs, against exp in double.
  *
  * Stated bounds (the first comment of each kernel file): 2 ULP for AVX2 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 gemm (Y = X A^T, a batch of gemv) on every ISA this CPU runs,
  * against long double references, with the bound of the kernels' first
  * comments (u = 2^-24; the scalar one's is the largest):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32 dot, gemv and wsum on every ISA this CPU runs, against long double
  * references, with the bounds stated in the kernels' first comments
  * (u = 2^-24; all kernels are within):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32_rmax on every ISA this CPU runs: exact max (no rounding, so the
  * bound is 0 ULP), -INFINITY for n == 0, NaN when any element is NaN
  * (tried at every position of small rows), infinities, unaligned starts,

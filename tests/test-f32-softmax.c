@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f32_softmax on every ISA this CPU runs, against a double-precision
  * reference (libm exp in double).
  *

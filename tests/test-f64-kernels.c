@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* f64 dot, gemv and attention row on every ISA this CPU runs, against long
  * double references (u = 2^-53), with the kernels' stated bounds:
  *   dot/gemv: |err| <= (n/4 + 8) u sum |a_i b_i|

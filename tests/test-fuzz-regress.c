@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays every saved fuzz input through the fuzz targets' own logic
  * (tests/fuzz/targets.h), with the normal compiler, so `make check` (and
  * `make check-sanitize`) keeps every bug the fuzzers found fixed:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parser and formula utilities (src/parse.c, src/formula.c): precedence and
  * associativity, every error class with its exact column, hash-consing,
  * comparison normalisation, the print round-trip, the formula suite file,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The independent numpy forward pass (bench/peers/forward.py) agrees with
 # 'hardsoft run' on compiled models in every mode (rel's relative bias too): same model file, same
 # strings, decisions compared position by position.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The benchmark peers (bench/peers/forward.py for numpy and torch,
 # $BUILD/hs-peer-openblas) speak the protocol `hardsoft bench` expects:
 # given MODEL --time R --precision P --input FILE, one line of JSON

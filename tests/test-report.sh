@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/report.py under pytest (tests/py): the boundary table's
 # predictions and its rows from a fixture.
 set -u

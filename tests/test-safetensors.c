@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Model files: save/load round trips bit for bit, clone, validate, and a
  * battery of corrupted files that must each be rejected with a message
  * naming what is wrong (and never crash or leak: run under ASan).

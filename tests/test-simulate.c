@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Simulating hard attention with softmax (src/simulate.c):
  *   - the score gap gamma and the uniform / tieless / tied classification
  *     on hand-built one-head models whose scores are constructed exactly

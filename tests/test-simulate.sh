@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hardsoft simulate: output lines, exit codes 0/1/2 and one-line errors, on
 # the example models of bench/models and on a compiled hard model whose
 # unique-hard head is tied (simulated after its ties are broken).

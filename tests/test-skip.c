@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact tile skipping (hs_run_opts.skip, src/forward-impl.h) and the
  * two-pass attention-row kernels (f32_attn_row_2pass, every ISA).
  *

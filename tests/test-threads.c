@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads in the forward pass: a runner keeps its worker pool between
  * runs, and chunks of rows go to whichever thread asks first, so this
  * checks what that must not change: every run of a multi-threaded runner

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* Ground truth (src/truth.c) against a brute-force reference written
- * straight from the semantics table of SPEC §1: every temporal operator
+ * straight from the semantics table of docs/LANGUAGE.md: every temporal operator
  * quantifies over j directly (O(n^2) per node), every count is recounted
  * from scratch at every position. Checked on the formula suite
  * (tests/formulas.txt) for every string up to length 6 over

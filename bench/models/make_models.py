@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Hand-written hard-attention transformers for `hardsoft simulate`.
 
     /usr/bin/python3 bench/models/make_models.py [OUT_DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Independent forward pass of a hardsoft model file (format "hardsoft-1",
 documented at the top of src/safetensors.c), for checking the C runtime.
 

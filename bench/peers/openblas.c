@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hs-peer-openblas: the O(n^2)-memory baseline that hardsoft's hand-fused
  * kernels are compared against -- the forward pass of a hardsoft model
  * written the way a C user with OpenBLAS would write it: every product is a

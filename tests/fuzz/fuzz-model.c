@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer entry point of fuzz-model; the logic is hs_fuzz_model in
  * tests/fuzz/targets.h, shared with tests/test-fuzz-regress.c. */
 #include "targets.h"

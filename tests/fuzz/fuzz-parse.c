@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer entry point of fuzz-parse; the logic is hs_fuzz_parse in
  * tests/fuzz/targets.h, shared with tests/test-fuzz-regress.c. */
 #include "targets.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libFuzzer targets (included by the Makefile). See tests/fuzz/README.md.
 #   make fuzz-build                 build $(BUILD)/fuzz/fuzz-{parse,model,input}
 #   make fuzz [FUZZ_SECONDS=60]     run each target (on a copy of its seed

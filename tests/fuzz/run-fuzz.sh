@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs libFuzzer targets (called by `make fuzz`; see tests/fuzz/README.md).
 # Usage: BUILD=build FUZZ_SECONDS=60 [FUZZ_PARALLEL=1] sh tests/fuzz/run-fuzz.sh parse model input
 # Each target runs for FUZZ_SECONDS on $BUILD/fuzz/corpus-<target> (seeded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The per-target logic of the fuzz targets (header-only), shared by the
  * libFuzzer entry points tests/fuzz/fuzz-*.c (built with clang by
  * tests/fuzz/fuzz.mk) and by the regression test tests/test-fuzz-regress.c

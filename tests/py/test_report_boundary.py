@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench/report.py's boundary section: the significand predictions and the
 table built from a boundary.csv fixture (every precision name of
 `hardsoft boundary`, rel among the modes)."""
