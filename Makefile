@@ -23,12 +23,13 @@ ifneq (,$(findstring fast-math,$(CFLAGS) $(CXXFLAGS) $(OPT))$(findstring Ofast,$
 $(error hardsoft is never built with -ffast-math/-Ofast: it breaks -inf masks and NaN handling)
 endif
 
-# Sources by folder: every .c under src/ is the library, except the command
-# line (src/cli*.c, src/cli/); every .c in simd/ is a kernel.
+# Sources by folder: every .c under src/ is the library (src/lang: the front
+# ends, src/compile, src/model, src/run, src/base), except the command line
+# (src/cli/); every .c in simd/ is a kernel.
 SIMD_SRC = $(sort $(wildcard simd/*.c))
 ALL_SRC  = $(sort $(shell find src -name '*.c' -not -path 'src/python/*'))
-CLI_SRC  = $(filter src/cli%,$(ALL_SRC))
-LIB_SRC  = $(filter-out src/cli%,$(ALL_SRC))
+CLI_SRC  = $(filter src/cli/%,$(ALL_SRC))
+LIB_SRC  = $(filter-out src/cli/%,$(ALL_SRC))
 TEST_SRC = $(sort $(wildcard tests/test-*.c))
 LIB_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(SIMD_SRC) $(LIB_SRC))
 CLI_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
@@ -122,8 +123,8 @@ HS_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(
 $(BUILD)/commit.h: FORCE | $(BUILD)/
 	@printf '#define HS_BUILD_COMMIT "%s"\n' '$(HS_COMMIT)' > $@.tmp; \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/obj/src/cli.o: $(BUILD)/commit.h
-$(BUILD)/obj/src/cli.o: CFLAGS_ALL += -include $(BUILD)/commit.h
+$(BUILD)/obj/src/cli/main.o: $(BUILD)/commit.h
+$(BUILD)/obj/src/cli/main.o: CFLAGS_ALL += -include $(BUILD)/commit.h
 FORCE:
 
 $(BUILD)/hardsoft: $(CLI_OBJ) $(BUILD)/libhardsoft.a

@@ -15,7 +15,7 @@ Reads (each optional; a missing one is reported as "not measured"):
   hyperfine.md                                  whole-process timings (quoted)
 and writes REPORT.md plus scaling-*.png, accuracy-*.png and boundary.png (gnuplot, when
 installed). The CSV columns are those of `hardsoft bench` and `hardsoft
-boundary` (src/cli-bench.c, src/cli-boundary.c), found by header name.
+boundary` (src/cli/bench.c, src/cli/boundary.c), found by header name.
 Every number in the report is computed here from those files. Standard
 library only; deterministic (no clock, no randomness); REPORT.md and the
 PNGs are written to temporary names and renamed into place. Exit status 1
@@ -46,7 +46,7 @@ BENCH_COLS = ["formula", "mode", "scale", "isa", "precision", "threads", "n",
               "peak_bytes", "agree_fraction", "max_attn_error"]
 BOUNDARY_COLS = ["formula", "mode", "scale", "precision", "largest_exact_n",
                  "first_failing_n", "real_bound_n"]
-# `hardsoft simulate --csv` (src/cli-simulate.c)
+# `hardsoft simulate --csv` (src/cli/simulate.c)
 SIMULATE_NUM = ["n", "strings", "positions", "mu", "gamma", "gamma_measured", "tau",
                 "bound", "attn_error", "max_deviation", "agree_fraction", "heads_hard",
                 "heads_uniform", "heads_tieless", "heads_tied", "heads_tied_unique",

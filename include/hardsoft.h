@@ -264,7 +264,7 @@ void hs_set_limits(const hs_limits *l);
 /* ------------------------------------------------------------ formulas */
 
 /* A formula (a hash-consed DAG; the language is docs/LANGUAGE.md) and a compiled model; both are
- * opaque here (src/formula.h and src/model.h hold their layout). */
+ * opaque here (src/lang/ltl/formula.h and src/model/model.h hold their layout). */
 typedef struct hs_formula hs_formula;
 typedef struct hs_model hs_model;
 
@@ -334,7 +334,7 @@ typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_sc
 int hs_precision_parse(const char *name, hs_precision *prec,
                        hs_score_round *score_round, hs_score_round *qkv_round);
 
-/* Exact skipping of key tiles in f32 softmax heads (src/forward-impl.h).
+/* Exact skipping of key tiles in f32 softmax heads (src/run/forward-impl.h).
  * ONLINE: the one-pass online kernel (f32_attn_row), nothing skipped.
  * ON: the two-pass kernel (f32_attn_row_2pass) over the visible keys cut
  * into tiles of 64 (aligned to the key index), leaving out every tile whose
@@ -428,7 +428,7 @@ void hs_runner_free(hs_runner *r);
  * spreads the weight on the maximal positions evenly, like average-hard
  * attention: a unique-hard (leftmost/rightmost) head with tied maxima is
  * therefore NOT simulated (softmax averages the tied maxima), while tied
- * average-hard heads are. src/simulate.c. */
+ * average-hard heads are. src/run/simulate.c. */
 
 /* How a hard head behaved over a set of runs. */
 typedef enum hs_head_class {
@@ -465,7 +465,7 @@ double hs_sim_tau(double gamma, double mu, size_t n);
 /* A copy of `hard` whose unique-hard heads that were tied (st, measured on
  * `hard`) get a position term that makes each maximum unique, with the
  * same choice, gap >= gamma / (2n) (the law is at the top of
- * src/simulate.c); *broken counts them. NULL with msg filled on failure. */
+ * src/run/simulate.c); *broken counts them. NULL with msg filled on failure. */
 hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
                             int *broken, char *msg, size_t msglen);
 /* A deep copy of `hard` in which every hard head is softmax at the
@@ -486,7 +486,7 @@ typedef struct hs_sim_result {
   size_t n;                /* the longest input */
   double gamma_before;     /* measured on the model as given */
   int ties_broken;         /* unique-hard heads that were tied and got the
-                              position term (src/simulate.c) */
+                              position term (src/run/simulate.c) */
   hs_head_stats *heads_before; /* [nheads], the model as given */
   double gamma_measured;   /* over every hard head, query and string, after
                               the ties were broken */
@@ -520,7 +520,7 @@ void hs_model_free(hs_model *m);
  * does not fit in size_t. */
 size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
                           int threads);
-/* Model files (safetensors, format at the top of src/safetensors.c). save
+/* Model files (safetensors, format at the top of src/model/safetensors.c). save
  * writes a temporary file and renames it; both return 0 / a model, or
  * -1 / NULL with msg filled (naming the tensor or field). */
 int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len);

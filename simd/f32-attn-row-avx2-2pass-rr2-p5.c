@@ -14,7 +14,7 @@
  *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/64 + 20) u) sum_j e_j |v_jc|
  * to first order, with no rescaling (checked by tests/test-skip.c).
  *
- * Skipping (see the scalar kernel's comment and src/forward-impl.h): every
+ * Skipping (see the scalar kernel's comment and src/run/forward-impl.h): every
  * segment is walked in chunks of 64 from its own start, so a key's score,
  * its weight and its chunk's sums depend only on its segment; a segment
  * whose weights are all exactly +0 adds +0 to every running lane, which is

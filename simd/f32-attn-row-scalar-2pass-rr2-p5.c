@@ -12,7 +12,7 @@
  *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/64 + 66) u) sum_j e_j |v_jc|
  * to first order; here there is no rescaling at all (tests/test-skip.c).
  *
- * Why two passes (exact skipping, src/forward-impl.h): the max is fixed
+ * Why two passes (exact skipping, src/run/forward-impl.h): the max is fixed
  * before any weight is formed, and every segment is walked in chunks of
  * 64 keys from its own start, so a key's score, weight and the chunk sums
  * depend only on its segment. A segment whose every score s has

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "compile.h"
+#include "compile/compile.h"
 
 static char **formulas;
 static int nformulas;

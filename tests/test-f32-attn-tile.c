@@ -13,7 +13,7 @@
  * per call (-1) and as the default, after every layer, in pe, temp and rel
  * (the relative-bias tiles), at 1 and 3 threads, on every ISA. */
 #include "common.h"
-#include "model.h" /* m->nlayers, m->d */
+#include "model/model.h" /* m->nlayers, m->d */
 
 typedef struct {
   size_t nq, dk, dv, ldk, ldv, ldq, ldacc;

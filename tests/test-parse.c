@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Parser and formula utilities (src/parse.c, src/formula.c): precedence and
+/* Parser and formula utilities (src/lang/ltl/parse.c, src/lang/ltl/formula.c): precedence and
  * associativity, every error class with its exact column, hash-consing,
  * comparison normalisation, the print round-trip, the formula suite file,
  * nesting limits, and fuzzing with random bytes and random token soups
  * (every input must either parse or give a one-line error whose column is
  * in range; sanitizer builds catch anything worse). */
 #include "formulas.h"
-#include "formula.h"
+#include "lang/ltl/formula.h"
 
-/* internal to the library (src/formula.c): equality over the fields an op
+/* internal to the library (src/lang/ltl/formula.c): equality over the fields an op
  * uses, as hash-consing compares */
 int hs_node_equal_(const hs_node *x, const hs_node *y);
 

@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "common.h"
-#include "model.h"
+#include "model/model.h"
 
 static char tmpdir[256];
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Simulating hard attention with softmax (src/simulate.c):
+/* Simulating hard attention with softmax (src/run/simulate.c):
  *   - the score gap gamma and the uniform / tieless / tied classification
  *     on hand-built one-head models whose scores are constructed exactly
  *     (ties, unique maxima, all equal, a near tie of 1e-6 in f64);
@@ -11,10 +11,10 @@
  *     it at every decision with a small deviation, at random strings up to
  *     n = 4096;
  *   - tied unique-hard heads, whose ties a position term breaks (the gap
- *     law of src/simulate.c), and every suite formula compiled in hard
+ *     law of src/run/simulate.c), and every suite formula compiled in hard
  *     mode, simulated with every decision agreeing. */
 #include "formulas.h"
-#include "model.h"
+#include "model/model.h"
 
 /* ---------------------------------------------------------- one head */
 

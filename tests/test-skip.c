@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Exact tile skipping (hs_run_opts.skip, src/forward-impl.h) and the
+/* Exact tile skipping (hs_run_opts.skip, src/run/forward-impl.h) and the
  * two-pass attention-row kernels (f32_attn_row_2pass, every ISA).
  *
  * Forward pass: skip ON gives the same bits as skip OFF (memcmp of values

@@ -8,7 +8,7 @@
  * runner, in f32 and f64, on the online kernel and with skipping on and
  * off, on every ISA this CPU runs. */
 #include "common.h"
-#include "model.h" /* m->nlayers */
+#include "model/model.h" /* m->nlayers */
 
 static const char *const formulas[] = {
     "a S b",

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Ground truth (src/truth.c) against a brute-force reference written
+/* Ground truth (src/lang/ltl/truth.c) against a brute-force reference written
  * straight from the semantics table of docs/LANGUAGE.md: every temporal operator
  * quantifies over j directly (O(n^2) per node), every count is recounted
  * from scratch at every position. Checked on the formula suite
@@ -7,7 +7,7 @@
  * {a, b, c, other} and on random strings up to length 200 over a wider
  * alphabet, and on random formulas over every construct. */
 #include "formulas.h"
-#include "formula.h"
+#include "lang/ltl/formula.h"
 
 __extension__ typedef __int128 i128;
 

@@ -9,12 +9,12 @@ dyck1-prefix.safetensors and after-last-b.safetensors into OUT_DIR (default:
 this script's directory). None of them comes from a formula: they are
 written weight by weight, the way a user would write a hard-attention model
 with numpy, and they follow the file format "hardsoft-1" documented at the
-top of src/safetensors.c exactly (an 8-byte little-endian header length,
+top of src/model/safetensors.c exactly (an 8-byte little-endian header length,
 a JSON header padded with spaces to a multiple of 8, then the F32 tensors
 packed back to back). Python standard library + numpy only; the output is
 byte-for-byte deterministic.
 
-Conventions (src/model.h): positions 0..n, position 0 holds BOS (embedding
+Conventions (src/model/model.h): positions 0..n, position 0 holds BOS (embedding
 row 256), positions 1..n the input bytes. Every head sees BOS whatever its
 mask. A layer adds every head's W_O-projected output to the residual
 stream, then W2 ReLU(W1 x + b1) + b2. The decision at position i is

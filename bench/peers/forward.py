@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Independent forward pass of a hardsoft model file (format "hardsoft-1",
-documented at the top of src/safetensors.c), for checking the C runtime.
+documented at the top of src/model/safetensors.c), for checking the C runtime.
 
 It shares no code with hardsoft: the file is parsed with json and
 numpy.frombuffer, and the pass follows the comment at the top of
-src/model.h. Positions 0..n hold BOS then the input bytes; x_i is the
+src/model/model.h. Positions 0..n hold BOS then the input bytes; x_i is the
 symbol's embedding plus the positional features; each layer adds every
 head's attention output (all heads read the same x), then the FFN;
 position i (1..n) prints 1 iff x_i[out_coord] > 1/2. A softmax head with

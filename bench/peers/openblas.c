@@ -23,8 +23,8 @@
  * hidden and output). The second form prints one line of 0/1 per string,
  * like `hardsoft run`. Errors: one line on stderr, exit 2.
  *
- * Only the model LOADER is hardsoft's (hs_model_load, src/model.h); the
- * computation follows the comment at the top of src/model.h: positions
+ * Only the model LOADER is hardsoft's (hs_model_load, src/model/model.h); the
+ * computation follows the comment at the top of src/model/model.h: positions
  * 0..n hold BOS then the input bytes; x_i = embedding + positional
  * features; per layer every head reads the same stream and adds W_O of its
  * output, then the FFN adds W2 ReLU(W1 x + b1) + b2; position i is 1 iff
@@ -50,7 +50,7 @@
 
 #include <cblas.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /* Declared by OpenBLAS's cblas.h; repeated in case another cblas.h wins. */
 void openblas_set_num_threads(int num_threads);

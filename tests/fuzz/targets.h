@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "hardsoft.h"
-#include "formula.h"
-#include "model.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 
 #define HS_FUZZ_FAIL(...)                                                  \
   do {                                                                     \

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile.h"
+#include "compile/compile.h"
 
 static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
                                                        "fixed", "rel"};
@@ -1011,7 +1011,7 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
   return m;
 }
 
-/* Mirrors the accounting of the forward pass (src/forward-impl.h): the
+/* Mirrors the accounting of the forward pass (src/run/forward-impl.h): the
  * weights in the working precision, the residual stream, each thread's
  * scratch for a chunk of 32 rows (HS_ROW_CHUNK there: attention outputs,
  * d-wide products, hidden units) and every head's queries, keys and

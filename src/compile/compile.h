@@ -5,7 +5,7 @@
 #define HS_COMPILE_H
 
 #include "hardsoft.h"
-#include "formula.h"
-#include "model.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 
 #endif

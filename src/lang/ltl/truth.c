@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formula.h"
+#include "lang/ltl/formula.h"
 
 /* Evaluate node `id` into o[0..n), its children's rows already in vals. */
 static int eval_node(const hs_formula *f, int32_t id, const uint8_t *w,

@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "model/model.h"
 
 const char *hs_head_class_name(hs_head_class c) {
   switch (c) {

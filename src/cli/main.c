@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hardsoft: the command line. Dispatch, option parsing, shared helpers. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "compile.h"
+#include "compile/compile.h"
 
 /* Exit codes: 0 success, 1 a check found a disagreement, 2 usage, input or
  * file error. */

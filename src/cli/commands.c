@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #define COMMON_RUN_OPTS \
   "  --precision f32|f64   working precision of the forward pass (f32)\n" \

@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static const char *const bench_usage =
     "usage: hardsoft bench [OPTIONS]\n"

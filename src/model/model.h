@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A compiled transformer (internal): weights plus the little metadata the
  * forward pass needs. This is exactly what a model file holds; see
- * src/safetensors.c for the on-disk names.
+ * src/model/safetensors.c for the on-disk names.
  *
  * Residual stream x_i in R^d at positions 0..n (0 = BOS). Per layer:
  *   x += sum_h W_O^h attn_h(x)          (skipped when nheads == 0)
@@ -52,7 +52,7 @@ typedef enum hs_pf_kind {
   HS_PF_I_OVER_N, /* i / n    (bounded; 0 when n = 0) */
   HS_PF_INV_I1,   /* 1/(i+1)  (bounded) */
   HS_PF_MOD,      /* [i mod k = r] */
-  /* BOS weights for counts over a common denominator (src/compile.c,
+  /* BOS weights for counts over a common denominator (src/compile/compile.c,
    * mixed #< / #> comparisons): e^{score} must be n + 1 - i or i. */
   HS_PF_LN_REST,        /* ln(n + 1 - i)              (unbounded) */
   HS_PF_LN_I,           /* ln(max(i, 1))              (unbounded) */
@@ -149,7 +149,7 @@ int hs_tau_law_parse(const char *s);
 int hs_pf_kind_parse(const char *s);
 
 
-/* ---- added with src/model.c: limits and builders (additive) ----------- */
+/* ---- added with src/model/model.c: limits and builders (additive) ----------- */
 
 /* Largest width any model may have (also what the loader accepts): bounds
  * the embedding at 257 * 65536 floats = 64 MiB. */

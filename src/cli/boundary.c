@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static const char *const boundary_usage =
     "usage: hardsoft boundary FORMULA [OPTIONS]\n"

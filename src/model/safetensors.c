@@ -49,9 +49,9 @@
  *   ("bias_slope": the relative-position bias -slope |i - j| added to a
  *   softmax head's logits, mode rel; BOS at position 0 for masks le, lt
  *   and at n + 1 for ge, gt; 0 or absent: none; see hs_head in
- *   src/model.h. Must be in [0, 2^20], and 0 unless the head is softmax
+ *   src/model/model.h. Must be in [0, 2^20], and 0 unless the head is softmax
  *   with mask le, lt, ge or gt.)
- *   (layer normalization of hidden-unit pairs, see src/model.h; the gains
+ *   (layer normalization of hidden-unit pairs, see src/model/model.h; the gains
  *   and biases are few, so they live here rather than as tensors)
  *     optional: "formula", "mode", "bound_desc": string;
  *               "scale", "bound", "min_scale": number (or "inf", "-inf",
@@ -92,7 +92,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "model.h"
+#include "model/model.h"
 
 #define ST_MAX_FILE (4ull << 30)
 #define ST_MAX_LAYERS 4096

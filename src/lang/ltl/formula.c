@@ -8,14 +8,14 @@
  * stored node always has its irrelevant fields canonicalised (children -1,
  * numbers 0, terms NULL), so callers may pass nodes with garbage in fields
  * their op does not use. The parser interns through its own hash table
- * (src/parse.c); hs_formula_intern, the public entry point, uses a linear
+ * (src/lang/ltl/parse.c); hs_formula_intern, the public entry point, uses a linear
  * search, which is plenty for the few hundred nodes a compiler adds and
  * needs no extra state in hs_formula. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formula.h"
+#include "lang/ltl/formula.h"
 
 /* Internal helpers shared with parse.c (declared there too). */
 int hs_node_equal_(const hs_node *x, const hs_node *y);

@@ -3,7 +3,7 @@
  * score gap gamma of its hard heads on the inputs, replace every hard head
  * by softmax at tau = gamma / (mu + ln(n+1)) (weight off the maximal
  * positions <= (n+1) e^{-gamma/tau} = e^{-mu} per head; the law and its
- * proof are at the top of src/simulate.c), run that too, and compare the
+ * proof are at the top of src/run/simulate.c), run that too, and compare the
  * two layer by layer. The library does the work (hs_simulate); this file
  * gathers the strings and prints. */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static const char *const simulate_usage =
     "usage: hardsoft simulate MODEL [OPTIONS] [--] [STRING...]\n"

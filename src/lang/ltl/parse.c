@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Tokenizer and recursive-descent parser for the formula language of
- * docs/LANGUAGE.md, building a hash-consed DAG (src/formula.h).
+ * docs/LANGUAGE.md, building a hash-consed DAG (src/lang/ltl/formula.h).
  *
  * Grammar (precedence loosest first; docs/LANGUAGE.md):
  *   formula := iff
@@ -65,7 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formula.h"
+#include "lang/ltl/formula.h"
 
 /* From formula.c: equality/hash over the fields an op uses, and append
  * without search. */
