@@ -269,8 +269,9 @@ typedef struct hs_formula hs_formula;
 typedef struct hs_model hs_model;
 
 /* Error report: a message such as "expected ')' at column 7" and the
- * 1-based column (0 when no column applies). */
-typedef struct hs_error { char msg[256]; int column; } hs_error;
+ * 1-based column (0 when no column applies); line is the 1-based line for
+ * programs read from text of several lines (0 for a one-line formula). */
+typedef struct hs_error { char msg[256]; int column; int line; } hs_error;
 
 /* Parse; NULL on error (err filled). */
 hs_formula *hs_formula_parse(const char *text, hs_error *err);

@@ -681,6 +681,7 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   if (!err) err = &dummy;
   err->msg[0] = 0;
   err->column = 0;
+  err->line = 0;
   parser P;
   memset(&P, 0, sizeof P);
   P.err = err;

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* What the front ends share (internal). Each language (src/lang/ltl,
+ * src/lang/crasp, src/lang/brasp) is a parser, a direct interpreter (the
+ * ground truth) and a lowering to the LTL formula DAG of
+ * src/lang/ltl/formula.h, from which src/compile builds every mode: nothing
+ * downstream of the lowering knows which language a model came from.
+ *
+ * Programs read tokens, formulas read bytes; both reach the model as
+ * bytes. A vocabulary gives each token a program names the byte the model
+ * reads for it: a one-byte token is that byte (so a program over a, b, (
+ * and ) also runs on plain byte strings), a longer token the next byte
+ * from 0x80 up that no token uses. An input token the program never names
+ * becomes `other`, a byte no token uses, which makes every atom false. */
+#ifndef HS_LANG_H
+#define HS_LANG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hardsoft.h"
+
+typedef struct hs_vocab {
+  int n;            /* tokens, in the order first named */
+  char *tok[256];   /* NUL-terminated copies */
+  uint8_t byte[256];
+  uint8_t used[256]; /* used[b]: some token is byte b */
+} hs_vocab;
+
+/* The byte of token tok[0..len): an existing entry, or a new one. -1 when
+ * all 256 bytes are taken or out of memory. */
+int hs_vocab_add(hs_vocab *v, const char *tok, size_t len);
+/* The byte of a token, or -1 when the vocabulary does not name it. */
+int hs_vocab_find(const hs_vocab *v, const char *tok, size_t len);
+/* A byte no token uses (the first free one from 0xFF down; 0 when all
+ * 256 are used, which hs_vocab_add never allows past 255 tokens). */
+uint8_t hs_vocab_other(const hs_vocab *v);
+/* Whitespace-separated tokens of line[0..len) as bytes into out (which
+ * must hold len bytes); returns how many. */
+size_t hs_vocab_tokenize(const hs_vocab *v, const char *line, size_t len,
+                         uint8_t *out);
+void hs_vocab_free(hs_vocab *v);
+
+#endif
