@@ -116,12 +116,14 @@ $(BUILD)/libhardsoft.so: $(BUILD)/libhardsoft.so.$(VERSION)
 	ln -sf libhardsoft.so.$(SOMAJOR) $@
 
 # The commit the command line is built from (+dirty with local changes
-# outside results/), which it writes into every CSV row; the header is
-# rewritten only when that changes, so one object rebuilds.
+# outside results/) and the flags it is compiled with (include paths left
+# out), which it writes into every CSV row; the header is rewritten only
+# when that changes, so one object rebuilds.
 HS_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
   [ -n "$$(git status --porcelain --untracked-files=no -- . ':!results' 2>/dev/null)" ] && echo +dirty)
 $(BUILD)/commit.h: FORCE | $(BUILD)/
-	@printf '#define HS_BUILD_COMMIT "%s"\n' '$(HS_COMMIT)' > $@.tmp; \
+	@printf '#define HS_BUILD_COMMIT "%s"\n#define HS_BUILD_FLAGS "%s"\n' '$(HS_COMMIT)' \
+	  '$(strip $(filter-out -I% -include $(BUILD)/commit.h,$(CFLAGS_ALL))) (kernels: + $(AVX2_FLAGS) / + $(AVX512_FLAGS))' > $@.tmp; \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(BUILD)/obj/src/cli/main.o: $(BUILD)/commit.h
 $(BUILD)/obj/src/cli/main.o: CFLAGS_ALL += -include $(BUILD)/commit.h

@@ -23,13 +23,10 @@ SMOKE=${HS_BENCH_SMOKE:-0}
 mkdir -p "$OUT"
 export PYTHON OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-# provenance, written into every CSV row by the harness
-HARDSOFT_COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain --untracked-files=no -- . ':!results' 2>/dev/null)" ]; then
-  HARDSOFT_COMMIT="$HARDSOFT_COMMIT+dirty"
-fi
-HARDSOFT_BUILD="$(${CC:-cc} --version | head -1); -std=c11 -O2 (kernels: -mavx2 -mfma / -mavx512f)"
-export HARDSOFT_COMMIT HARDSOFT_BUILD
+# provenance: hardsoft writes into every CSV row the CPU, cores, memory,
+# kernel, the flags and commit it was built with (+dirty) and the date
+# (src/cli/provenance.c); the peers add their versions (column version).
+# HARDSOFT_COMMIT / HARDSOFT_BUILD, if set, override the built-in ones.
 
 isas=$("$HS" info | sed -n 's/^supported: //p' | tr ' ' ',')
 best=$("$HS" info | sed -n 's/^chosen: \([a-z0-9]*\).*/\1/p')

@@ -95,6 +95,17 @@ if head=$(git rev-parse --short=12 HEAD 2>/dev/null); then
   case "$row" in *"\"$head"*) ;; *) echo "FAIL boundary commit: '$row' lacks $head"; fail=1;; esac
 fi
 expect_err "unknown command" "expected eval, check, compile, run, info," "$HS" bogus
+# ... and the machine: /proc/cpuinfo's model name, the CPUs online, the
+# memory, the kernel, and the flags the tool was compiled with
+row=$("$HS" boundary 'Y a' --max-n 4 --header)
+model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+case "$(echo "$row" | head -1)" in *",cpu,cores,memory_bytes,kernel,build,commit,date") ;;
+  *) echo "FAIL provenance header: $(echo "$row" | head -1)"; fail=1;; esac
+case "$row" in *"\"$model (family "*) ;; *) echo "FAIL provenance cpu: '$row' lacks '$model'"; fail=1;; esac
+case "$row" in *",$(getconf _NPROCESSORS_ONLN),"*) ;; *) echo "FAIL provenance cores: $row"; fail=1;; esac
+case "$row" in *"$(uname -r)"*) ;; *) echo "FAIL provenance kernel: $row"; fail=1;; esac
+case "$row" in *"-std=c11 "*) ;; *) echo "FAIL provenance flags: $row"; fail=1;; esac
+"$HS" info | grep -q "^model name: $model (family" || { echo "FAIL info: no model name"; fail=1; }
 
 # limits: a run that needs more memory than --max-memory, and a line of
 # standard input longer than it, are refused with one line

@@ -77,7 +77,7 @@ expect_rc "gamma auto" 0 "$HS" simulate $M/first-equals-last.safetensors --gamma
 
 # CSV: a header and one row per length
 expect_rc "csv" 0 "$HS" simulate $M/after-last-b.safetensors --alphabet ab --lengths 8,32 --samples 2 --csv --header
-head -1 "$t/out" | grep -q '^model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,attn_error,max_deviation,layer_deviations,agree_fraction,heads_hard,heads_uniform,heads_tieless,heads_tied,heads_tied_unique,gamma_before,heads_tiebroken,cpu,build,commit,date$' ||
+head -1 "$t/out" | grep -q '^model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,attn_error,max_deviation,layer_deviations,agree_fraction,heads_hard,heads_uniform,heads_tieless,heads_tied,heads_tied_unique,gamma_before,heads_tiebroken,cpu,cores,memory_bytes,kernel,build,commit,date$' ||
   { echo "FAIL csv header: $(head -1 "$t/out")"; fail=1; }
 [ "$(wc -l <"$t/out")" = 3 ] || { echo "FAIL csv: 3 lines expected"; cat "$t/out"; fail=1; }
 grep -q '^"after-last-b",32,2,64,f32,4,1,1,0\.133' "$t/out" || { echo "FAIL csv row"; cat "$t/out"; fail=1; }

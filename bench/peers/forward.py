@@ -29,8 +29,9 @@ computes each head the way a researcher would write it: the full
 rows, then P @ V (O(n^2) memory). After one untimed warm-up pass it times
 R passes over the string (time.perf_counter, seconds per pass, weights
 converted to the working precision inside the pass) and prints one line
-    {"seconds": [t1, ..., tR], "peak_bytes": N, "bits": "0101..."}
-bits: the decisions at positions 1..n. peak_bytes is measured on the
+    {"seconds": [t1, ..., tR], "peak_bytes": N, "bits": "0101...",
+     "version": "PyTorch 2.1.2 eager, 1 thread; NumPy 1.24.2"}
+bits: the decisions at positions 1..n; version: what ran. peak_bytes is measured on the
 warm-up pass: numpy: tracemalloc's peak (numpy reports its array buffers
 to tracemalloc); torch: the peak of the bytes PyTorch's CPU allocator held
 during the pass (torch.profiler with profile_memory=True: the running sum
@@ -257,7 +258,17 @@ def timed(doc, t, s, be, reps, dtype):
         vals = run()
         secs.append(time.perf_counter() - t0)
     bits = "".join("1" if v > 0.5 else "0" for v in vals)
-    return {"seconds": secs, "peak_bytes": int(peak), "bits": bits}
+    return {"seconds": secs, "peak_bytes": int(peak), "bits": bits,
+            "version": version(be)}
+
+
+def version(be):
+    """What ran, for the CSV's version column: eager PyTorch or NumPy and
+    their versions (NumPy's matmul calls the BLAS it was built with)."""
+    v = "NumPy %s" % np.__version__
+    if isinstance(be, Torch):
+        v = "PyTorch %s eager, %d thread; %s" % (be.t.__version__, be.t.get_num_threads(), v)
+    return v
 
 
 def main():

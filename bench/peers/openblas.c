@@ -14,7 +14,8 @@
  * The first form (what `hardsoft bench --isas openblas` runs) reads the
  * string on FILE's first line (without its newline), runs one untimed
  * warm-up pass and R timed passes, and prints one line of JSON:
- *   {"seconds": [t1, ..., tR], "peak_bytes": N, "bits": "0101..."}
+ *   {"seconds": [t1, ..., tR], "peak_bytes": N, "bits": "0101...",
+ *    "version": "OpenBLAS 0.3.21 ..."}
  * seconds per forward pass (CLOCK_MONOTONIC wall clock, buffer allocation
  * included, as in hardsoft's runner); bits = the decision at positions
  * 1..n; peak_bytes = the bytes of every buffer the pass holds at once
@@ -493,7 +494,9 @@ static int SFX(run_timed)(const hs_model *m, const uint8_t *s, size_t n, int rep
     for (int r = 0; r < reps; r++) printf("%s%.9e", r ? ", " : "", secs[r]);
     printf("], \"peak_bytes\": %zu, \"bits\": \"", peak);
     for (size_t i = 0; i < n; i++) putchar(bits[i] ? '1' : '0');
-    printf("\"}\n");
+    /* what ran, for the CSV's version column: openblas_get_config() names
+     * the version, the build options and the kernel set it chose */
+    printf("\", \"version\": \"%s\"}\n", openblas_get_config());
   }
   SFX(wts_free)(&W);
   free(bits);

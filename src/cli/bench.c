@@ -51,9 +51,11 @@ static const char *const bench_usage =
     "CSV columns: formula,mode,scale,isa,precision,threads,n,seconds_median,\n"
     "seconds_min,seconds_max,positions_per_s,peak_bytes,agree_fraction,\n"
     "max_attn_error (nan where not measured), then repeat,sign,skip,\n"
-    "skipped_fraction,cpu,build,commit,date (sign: how counting comparisons get\n"
-    "their sign; skip: auto, online, on or off; skipped_fraction: key tiles left\n"
-    "out over the rows on the two-pass kernel, nan for online and peers).\n";
+    "skipped_fraction,version,cpu,cores,memory_bytes,kernel,build,commit,date\n"
+    "(sign: how counting comparisons get their sign; skip: auto, online, on or\n"
+    "off; skipped_fraction: key tiles left out over the rows on the two-pass\n"
+    "kernel, nan for online and peers; version: hardsoft's, or what a peer\n"
+    "reports of itself, e.g. its PyTorch and NumPy versions).\n";
 
 #define MAXL 64
 typedef struct bench_opts {
@@ -243,6 +245,7 @@ typedef struct point {
   size_t peak;
   int skip;         /* hs_skip */
   double skipped;   /* fraction of key tiles left out (nan: online, peer) */
+  char version[192]; /* a peer's own report of its version ("": hardsoft) */
 } point;
 
 static int cmp_double(const void *a, const void *b) {
@@ -378,6 +381,9 @@ static int time_peer(const bench_opts *b, const char *model_path,
   for (size_t i = 0; i < p->n; i++) ok += (bits->valuestring[i] == '1') == truth[i];
   p->agree = p->n ? (double)ok / (double)p->n : 1;
   p->peak = cJSON_IsNumber(peak) ? (size_t)peak->valuedouble : 0;
+  cJSON *ver = cJSON_GetObjectItem(j, "version");
+  snprintf(p->version, sizeof p->version, "%s",
+           cJSON_IsString(ver) ? ver->valuestring : "version not reported");
   p->err = NAN;
   cJSON_Delete(j);
   return 0;
@@ -388,7 +394,7 @@ static int time_peer(const bench_opts *b, const char *model_path,
 static void csv_header(FILE *f) {
   fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
         "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error,"
-        "repeat,sign,skip,skipped_fraction" CLI_META_HEADER "\n", f);
+        "repeat,sign,skip,skipped_fraction,version" CLI_META_HEADER "\n", f);
 }
 
 static void csv_quoted(FILE *f, const char *s) {
@@ -413,6 +419,14 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
           : p->skip == SKIP_ROWS ? "online-rows" : p->skip == SKIP_TILES ? "online-tiles"
           : "online",
           p->skipped);
+  fputc(',', f);
+  if (p->version[0]) {
+    csv_quoted(f, p->version);
+  } else {
+    char v[64];
+    snprintf(v, sizeof v, "hardsoft %s", hs_version());
+    csv_quoted(f, v);
+  }
   cli_meta_columns(f);
   fputc('\n', f);
 }
@@ -514,7 +528,7 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
             for (int ki = 0; ki < b->nskips && !rc; ki++) {
               point p = {text, hs_mode_name(co.mode), b->isas[ii],
                          co.mode == HS_MODE_HARD ? 0 : co.scale, b->precs[pi],
-                         b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN};
+                         b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN, ""};
               int isa = hs_isa_parse(p.isa);
               if (isa < 0) {
                 /* peers have no skip option: one row, skip "online" */

@@ -70,11 +70,19 @@ int cmd_bench(int argc, char **argv);
 int cmd_boundary(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 
-/* The provenance columns appended to every CSV row: cpu, build (compiler
- * and flags: $HARDSOFT_BUILD, else the compiler version), commit
- * ($HARDSOFT_COMMIT, else "unknown") and the UTC date. */
-#define CLI_META_HEADER ",cpu,build,commit,date"
+/* The provenance columns appended to every CSV row: cpu (/proc/cpuinfo's
+ * model name, family, model, stepping), cores (logical CPUs online),
+ * memory_bytes (MemTotal), kernel (uname), build (compiler and flags:
+ * $HARDSOFT_BUILD, else those this binary was built with), commit
+ * ($HARDSOFT_COMMIT, else the commit it was built from, +dirty with local
+ * changes) and the UTC date. */
+#define CLI_META_HEADER ",cpu,cores,memory_bytes,kernel,build,commit,date"
 void cli_meta_columns(FILE *f);
+/* The parts of it (src/cli/provenance.c). */
+void cli_cpu_model(char *buf, size_t len);
+long cli_cpu_count(void);
+unsigned long long cli_mem_bytes(void);
+void cli_kernel(char *buf, size_t len);
 
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);

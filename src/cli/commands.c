@@ -506,8 +506,13 @@ int cmd_info(int argc, char **argv) {
     cli_free(&o);
     return rc;
   }
+  char model[320], kernel[256];
   hs_cpu_brand(brand, sizeof brand);
-  printf("cpu: %s\nsupported:", brand[0] ? brand : "unknown");
+  cli_cpu_model(model, sizeof model);
+  cli_kernel(kernel, sizeof kernel);
+  /* model name: what the CSV rows' cpu column says */
+  printf("cpu: %s\nmodel name: %s\ncores: %ld\nmemory: %llu MiB\nkernel: %s\nsupported:",
+         brand[0] ? brand : "unknown", model, cli_cpu_count(), cli_mem_bytes() >> 20, kernel);
   for (int i = 0; i < HS_ISA_COUNT; i++)
     if (hs_isa_supported((hs_isa)i)) printf(" %s", hs_isa_name((hs_isa)i));
   const char *env = getenv("HARDSOFT_ISA");

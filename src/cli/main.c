@@ -14,6 +14,14 @@
 #ifndef HS_BUILD_COMMIT /* the Makefile passes the commit it builds */
 #define HS_BUILD_COMMIT "unknown"
 #endif
+#ifndef HS_BUILD_FLAGS /* and the flags it compiles with */
+#define HS_BUILD_FLAGS "flags unknown"
+#endif
+#ifdef __clang__
+#define HS_COMPILER "clang " __clang_version__
+#else
+#define HS_COMPILER "gcc " __VERSION__
+#endif
 
 static const char *const top_usage =
     "usage: hardsoft COMMAND [OPTIONS] [--] [ARGS...]\n"
@@ -242,15 +250,18 @@ static void csv_field(FILE *f, const char *s) {
 }
 
 void cli_meta_columns(FILE *f) {
-  char cpu[64], date[32];
-  hs_cpu_brand(cpu, sizeof cpu);
+  char cpu[320], date[32], kernel[256];
+  cli_cpu_model(cpu, sizeof cpu);
+  cli_kernel(kernel, sizeof kernel);
   time_t t = time(NULL);
   struct tm tm;
   gmtime_r(&t, &tm);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
   const char *build = getenv("HARDSOFT_BUILD"), *commit = getenv("HARDSOFT_COMMIT");
   csv_field(f, cpu);
-  csv_field(f, build && *build ? build : "gcc " __VERSION__);
+  fprintf(f, ",%ld,%llu", cli_cpu_count(), cli_mem_bytes());
+  csv_field(f, kernel);
+  csv_field(f, build && *build ? build : HS_COMPILER "; " HS_BUILD_FLAGS);
   csv_field(f, commit && *commit ? commit : HS_BUILD_COMMIT);
   csv_field(f, date);
 }
