@@ -95,7 +95,10 @@ def run(cmd, **kw):
 # ------------------------------------------------------------ context
 
 def cpu_info():
-    model, flags = "", []
+    """(model, flags): /proc/cpuinfo's model name with family, model and
+    stepping, which still name the microarchitecture where the model name
+    is only the vendor and series (as `hardsoft info` and the CSVs say)."""
+    model, flags, fms = "", [], {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -103,12 +106,32 @@ def cpu_info():
                 k = k.strip()
                 if k == "model name" and not model:
                     model = v.strip()
+                elif k in ("cpu family", "model", "stepping") and k not in fms:
+                    fms[k] = v.strip()
                 elif k == "flags" and not flags:
                     flags = v.split()
     except OSError:
         pass
+    if model and len(fms) == 3:
+        model += " (family %s model %s stepping %s)" % (
+            fms["cpu family"], fms["model"], fms["stepping"])
     keep = [f for f in flags if re.match(r"(sse4_2|avx|fma|f16c|bmi2)", f)]
     return model, keep
+
+
+def machine_info():
+    """(memory, kernel) of this machine, for the provenance table."""
+    mem = "?"
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem = "%.1f GiB" % (int(line.split()[1]) / 2 ** 20)
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    u = os.uname()
+    return mem, "%s %s %s" % (u.sysname, u.release, u.machine)
 
 
 def dwarf_producers(binary):
@@ -350,7 +373,7 @@ def target_line(t):
 
 # ------------------------------------------------------------ plot
 
-def plot(res, gp, out, workdir):
+def plot(res, gp, out, workdir, stamp=""):
     gnuplot = shutil.which("gnuplot")
     impls = impls_of(res, "softmax")
     sizes = sorted({k[2] for k in res if k[0] == "softmax"})
@@ -363,7 +386,7 @@ def plot(res, gp, out, workdir):
             vals = [res.get(("softmax", im, a), {}).get("ns") for im in impls]
             f.write("%d %s\n" % (a[0], " ".join("%.6g" % v if v else "?"
                                                 for v in vals)))
-    r = subprocess.run([gnuplot, "-c", gp, dat, out, str(len(impls) + 1)],
+    r = subprocess.run([gnuplot, "-c", gp, dat, out, str(len(impls) + 1), stamp],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return "gnuplot failed: " + r.stderr.strip()[-300:]
@@ -433,9 +456,15 @@ def main():
         json.dump({"context": ctx, "benchmarks": rows}, f, indent=1)
         f.write("\n")
 
+    mem, kernel = machine_info()
+    hs["memory"], hs["kernel"] = mem, kernel
     plot_err = None
     if o.plot:
-        plot_err = plot(res, o.gnuplot, o.plot, o.workdir)
+        # provenance in the plot's corner: a PNG travels without its report
+        stamp = "hardsoft %s%s, %s, %s CPUs, %s" % (
+            git["commit"][:12], "+dirty" if git["dirty"] else "", hs["cpu_model"],
+            ctx.get("num_cpus", "?"), str(ctx.get("date", "?"))[:10])
+        plot_err = plot(res, o.gnuplot, o.plot, o.workdir, stamp)
 
     # ---------------------------------------------------------- markdown
     md = ["# Kernel microbenchmarks", "",
@@ -454,6 +483,7 @@ def main():
            "| machine | %s; %s CPUs at %s MHz; %s |" % (
                hs["cpu_model"], ctx.get("num_cpus", "?"),
                ctx.get("mhz_per_cpu", "?"), caches),
+           "| memory, kernel | %s; %s |" % (hs["memory"], hs["kernel"]),
            "| CPU flags | %s |" % " ".join(flags),
            "| hardsoft ISAs | best %s; supported: %s |" % (
                (isa_table or {}).get("best_isa", "?"),

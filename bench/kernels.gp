@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # softmax ns/element against n, one line per implementation.
-#   gnuplot -c bench/kernels.gp DATA OUT.png NCOLS
+#   gnuplot -c bench/kernels.gp DATA OUT.png NCOLS [PROVENANCE]
+# PROVENANCE (commit, CPU, date) is written small in the bottom right corner.
 # DATA (written by bench/kernels-report.py): a header "n impl1 impl2 ...",
 # then one row per n; "?" marks a missing value.
 if (ARGC < 3) { print "usage: gnuplot -c kernels.gp DATA OUT.png NCOLS"; exit }
@@ -27,6 +28,9 @@ set title "softmax, scores uniform in [-10, 10], single thread"
 set grid xtics ytics mytics
 set offsets graph 0.03, graph 0.03, 0, 0
 set style data linespoints
+if (ARGC >= 4 && strlen(ARG4) > 0) {
+  set label 99 ARG4 at screen 0.995, screen 0.012 right font ",7" textcolor rgb "#777777" noenhanced
+}
 
 plot for [i=2:ncols] data using 1:i title columnheader(i) noenhanced \
   lw 2 pt (i % 7) + 4
