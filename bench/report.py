@@ -22,6 +22,7 @@ PNGs are written to temporary names and renamed into place. Exit status 1
 with one line "report.py: error: ..." on malformed input.
 """
 import csv
+import json
 import math
 import os
 import re
@@ -29,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import NamedTuple
 
 LN7 = math.log(7.0)
 HS_ISAS = ["scalar", "avx2", "avx512"]
@@ -52,12 +54,22 @@ SIMULATE_NUM = ["n", "strings", "positions", "mu", "gamma", "gamma_measured", "t
                 "heads_uniform", "heads_tieless", "heads_tied", "heads_tied_unique",
                 "gamma_before", "heads_tiebroken"]
 SIMULATE_COLS = ["model", "precision", "layer_deviations"] + SIMULATE_NUM
-META_COLS = ["cpu", "build", "commit", "date"]
+# provenance columns (cli_meta_columns, src/cli/main.c); older files lack
+# some or all of them, and bench rows add version (hardsoft's or a peer's)
+META_COLS = ["cpu", "cores", "memory_bytes", "kernel", "build", "commit", "date",
+             "version"]
+# columns newer than some published files: NaN where absent
+LATE_COLS = {"gamma_before", "heads_tiebroken"}
 # targets of the scaling section
 EXP_LO, EXP_HI = 1.9, 2.1          # time ~ n^2 (one attention row per query)
 MEM_LO, MEM_HI = 0.85, 1.15        # peak memory ~ n (no n x n matrix)
-FIT_MIN_N = 1024
+# Growth exponents are fitted over every length measured (FIT_MIN_N = 0)
+# and judged only with at least FIT_MIN_POINTS lengths spanning
+# FIT_MIN_DECADES decades of n.
+FIT_MIN_N = 0
+FIT_MIN_POINTS, FIT_MIN_DECADES = 5, 2.0
 NM = "not measured"
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NODATA = "\0"  # prefix of a plot's reason when there was nothing to draw
 
 
@@ -79,7 +91,9 @@ def read_csv(path, required, numeric, ints=()):
             header = reader.fieldnames
             if not header:
                 raise ReportError(f"{name}: empty file (no header line)")
-            missing = [c for c in required if c not in header]
+            # numeric columns added after a file was written read as NaN
+            late = [c for c in numeric if c in LATE_COLS and c not in header]
+            missing = [c for c in required if c not in header and c not in late]
             if missing:
                 raise ReportError(f"{name}: header lacks column(s) {', '.join(missing)}")
             # older files lack the provenance columns: kept, and said so
@@ -90,7 +104,11 @@ def read_csv(path, required, numeric, ints=()):
                 if None in row or any(v is None for v in row.values()):
                     raise ReportError(f"{name}:{line}: {len(header)} columns expected, "
                                       "row has a different number")
+                for c in late:
+                    row[c] = math.nan
                 for c in numeric:
+                    if c in late:
+                        continue
                     try:
                         row[c] = float(row[c])
                     except ValueError:
@@ -146,6 +164,16 @@ def read_text(path):
         return None
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
+
+
+def read_json(path):
+    """A JSON file's value; None if absent or not JSON (kernels.json is
+    quoted, never required)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
 
 
 def cpuinfo():
@@ -221,25 +249,133 @@ def order_isas(isas):
     return [i for i in known if i in isas] + sorted(i for i in isas if i not in known)
 
 
-def fit_exponent(points):
-    """Least-squares slope of log y against log x over points with
-    x >= FIT_MIN_N and y > 0; None with fewer than two such points."""
+class Fit(NamedTuple):
+    """A growth exponent: the slope of ln y on ln x, its standard error,
+    the 95% interval slope ± t(0.975, k-2) se, the number of points k and
+    the decades of x they span."""
+    slope: float
+    se: float
+    lo: float
+    hi: float
+    k: int
+    decades: float
+
+
+# Student's t, two-sided 95% (the 0.975 quantile), df = 1..30
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t975(df):
+    """The 0.975 quantile of Student's t with df degrees of freedom; past
+    the table, the Cornish-Fisher expansion around z (error < 1e-3)."""
+    if df < 1:
+        return math.inf
+    if df <= len(T975):
+        return T975[df - 1]
+    z = 1.959964
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+
+
+def fit_loglog(points, min_x=0):
+    """Least squares of ln y on ln x over the points with x >= min_x and
+    y > 0. With k points, residual variance s^2 = SSR/(k-2), the slope's
+    standard error is s/sqrt(Sxx) and its 95% interval slope ± t(k-2) se
+    (infinite with two points). None with fewer than two distinct x."""
     pts = [(math.log(x), math.log(y)) for x, y in points
-           if x >= FIT_MIN_N and isnum(y) and y > 0]
+           if x >= min_x and isnum(y) and y > 0]
     if len(pts) < 2 or len({p[0] for p in pts}) < 2:
         return None
-    mx = sum(p[0] for p in pts) / len(pts)
-    my = sum(p[1] for p in pts) / len(pts)
+    k = len(pts)
+    mx = sum(p[0] for p in pts) / k
+    my = sum(p[1] for p in pts) / k
     sxx = sum((p[0] - mx) ** 2 for p in pts)
-    sxy = sum((p[0] - mx) * (p[1] - my) for p in pts)
-    return sxy / sxx
+    slope = sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+    icpt = my - slope * mx
+    if k > 2:
+        ssr = sum((p[1] - icpt - slope * p[0]) ** 2 for p in pts)
+        se = math.sqrt(ssr / (k - 2) / sxx)
+        half = t975(k - 2) * se
+    else:
+        se, half = math.nan, math.inf
+    xs = [p[0] for p in pts]
+    return Fit(slope, se, slope - half, slope + half, k,
+               (max(xs) - min(xs)) / math.log(10))
+
+
+def fit_exponent(points):
+    """The slope alone, over the points with n >= FIT_MIN_N."""
+    f = fit_loglog(points, FIT_MIN_N)
+    return f.slope if f else None
+
+
+def judge_slope(fit, lo, hi):
+    """'met' when the fitted slope lies in the target range [lo, hi];
+    'missed' only when the whole 95% interval lies outside it; between the
+    two 'inconclusive'; 'not judged' with fewer than FIT_MIN_POINTS
+    lengths or less than FIT_MIN_DECADES decades; None without a fit."""
+    if fit is None:
+        return None
+    if fit.k < FIT_MIN_POINTS or fit.decades < FIT_MIN_DECADES - 1e-9:
+        return "not judged"
+    if lo <= fit.slope <= hi:
+        return "met"
+    if fit.hi < lo or fit.lo > hi:
+        return "missed"
+    return "inconclusive"
+
+
+def fmt_fit(fit, status=None):
+    """'1.97 ± 0.03 (95%: 1.89…2.05; 6 n, 2.1 decades) **met**'."""
+    if fit is None:
+        return "—"
+    if isnum(fit.se):
+        s = (f"{fit.slope:.2f} ± {fit.se:.2g} (95%: {fit.lo:.2f}…{fit.hi:.2f}; "
+             f"{fit.k} n, {fit.decades:.1f} decades)")
+    else:
+        s = f"{fit.slope:.2f} (2 n: no interval)"
+    if status in ("met", "missed"):
+        s += " " + mark(status == "met")
+    elif status:
+        s += f" *{status}*"
+    return s
+
+
+def mode_bound(mode, mu, n):
+    """The weight a softmax head may put off its hard target, as the
+    compiler states it (hs_bound_at, src/compile/compile.c): S/(1+S) with
+    S = 2e^-m/(1-e^-m), m = mu for pe, temp and rel at every n, m = mu/n
+    for fixed (tau = 1/mu on bounded scores 1/n apart); 0 for hard."""
+    if mode == "hard":
+        return 0.0
+    m = mu / max(n, 1) if mode == "fixed" else mu
+    if not m > 0:
+        return 1.0
+    s = 2 * math.exp(-m) / -math.expm1(-m)
+    return s / (1 + s)
 
 
 def attn_bound(mu):
     """Weight off the target with every competitor mu below: S/(1+S)."""
-    e = math.exp(-mu)
-    s = 2 * e / (1 - e)
-    return s / (1 + s)
+    return mode_bound("pe", mu, 1)
+
+
+BOUND_FN = "fbound(m) = (2*exp(-m)/(1-exp(-m))) / (1 + 2*exp(-m)/(1-exp(-m)))"
+
+
+def bound_lines(mode, ns):
+    """gnuplot plot clauses of mode's bound against mu (x) on the accuracy
+    error plot: one line for pe, temp, rel (the bound does not depend on
+    n), one per n for fixed (m = mu/n, coloured as that n's series), none
+    for hard. Needs BOUND_FN defined."""
+    if mode in ("pe", "temp", "rel"):
+        return ["fbound(x) with lines lw 2 lc rgb '#000000' dt 2 "
+                "title 'bound S/(1+S), S = 2e^-mu/(1-e^-mu)'"]
+    if mode == "fixed":
+        return [f"fbound(x/{n}.0) with lines lw 1 lc rgb '{PALETTE[i % len(PALETTE)]}' "
+                f"dt 2 title 'bound at n = {n} (S of mu/n)'" for i, n in enumerate(ns)]
+    return []
 
 
 def mark(ok):
@@ -281,6 +417,7 @@ class Plotter:
         self.gnuplot = shutil.which("gnuplot")
         self.term = None
         self.nfiles = 0
+        self.stamp = ""  # provenance, small in each plot's corner
         if self.gnuplot:
             try:
                 terms = subprocess.run([self.gnuplot, "-e", "set terminal"],
@@ -309,20 +446,28 @@ class Plotter:
                         + "\n")
         return gq(path)
 
+    def script(self, png, width, height, body):
+        """The whole gnuplot script of one plot: terminal, common settings,
+        the provenance stamp in the bottom right corner, then body."""
+        term = self.term or "pngcairo"
+        font = "Sans,11" if term == "pngcairo" else "arial 10"
+        return (f"set terminal {term} size {width},{height} font {gq(font)}\n"
+                "set termoption noenhanced\n"
+                f"set output {gq(png)}\n"
+                "set datafile missing 'NaN'\n"
+                "set grid lc rgb '#dddddd'\n"
+                "set key box opaque samplen 2\n"
+                + (f"set label 99 {gq(self.stamp)} at screen 0.995, screen 0.012 "
+                   "right font ',7' textcolor rgb '#777777'\n" if self.stamp else "")
+                + body + "\nunset output\n")
+
     def plot(self, name, width, height, body):
         """Draws body (gnuplot commands) into RESULTS_DIR/name; returns
         None on success, else a one-line reason."""
         if not self.term:
             return self.why_not()
         tmp_png = os.path.join(self.work, name)
-        font = "Sans,11" if self.term == "pngcairo" else "arial 10"
-        script = (f"set terminal {self.term} size {width},{height} font {gq(font)}\n"
-                  "set termoption noenhanced\n"
-                  f"set output {gq(tmp_png)}\n"
-                  "set datafile missing 'NaN'\n"
-                  "set grid lc rgb '#dddddd'\n"
-                  "set key box opaque samplen 2\n"
-                  + body + "\nunset output\n")
+        script = self.script(tmp_png, width, height, body)
         spath = os.path.join(self.work, name + ".gp")
         with open(spath, "w", encoding="utf-8") as f:
             f.write(script)
@@ -415,6 +560,112 @@ def fmt_pred(n):
     return f"≈2^{e}" if 2 ** e == n else f"≈{n}"
 
 
+# ------------------------------------------------------------- provenance
+
+# What each implementation in the scaling and headline tables computes
+# (bench/peers/forward.py, bench/peers/openblas.c, src/run/), so that a
+# ratio is read as a ratio against that code and nothing faster.
+PEER_DOC = {
+    "hardsoft": "hardsoft's own forward pass (`hardsoft bench`): per head, one "
+                "attention row at a time with hand-vectorized kernels (fused "
+                "online softmax, or two passes skipping key tiles whose weights "
+                "underflow), O(n) memory, no n×n matrix",
+    "numpy": "`bench/peers/forward.py` with NumPy: per head a dense matmul for "
+             "the full (n+1)×(n+1) score matrix Q Kᵀ (NumPy's matmul, i.e. the BLAS "
+             "it links), the mask applied with −inf, a softmax written as "
+             "exp(s − max) / sum along the rows, then P V; weights converted to "
+             "f32 inside each pass; one thread",
+    "torch": "`bench/peers/forward.py --torch`: the same code on eager PyTorch "
+             "tensors, one thread (`torch.set_num_threads(1)`): dense matmul for "
+             "the (n+1)×(n+1) scores, `torch.where` mask, `torch.softmax`, P V. Not "
+             "a fused kernel: no `scaled_dot_product_attention`, no `torch.compile`",
+    "openblas": "`bench/peers/openblas.c`: every product a single-threaded "
+                "`cblas_sgemm` over all positions, the full (n+1)×(n+1) score "
+                "matrix per head, then a plain scalar three-pass masked softmax "
+                "loop (max, sum of `expf`, divide; no SIMD, no online rescaling), "
+                "then P V by gemm",
+}
+
+
+def peer_doc(isa):
+    if isa in HS_ISAS:
+        return PEER_DOC["hardsoft"]
+    return PEER_DOC.get(isa, f"peer `{isa}` (see bench/peers/ for what it computes)")
+
+
+def git_run(repo, *args):
+    """stdout of git -C repo ARGS, stripped; None if git fails."""
+    try:
+        p = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True,
+                           timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def git_freshness(commits, repo):
+    """One sentence per commit found in the data: is it this checkout's
+    HEAD, and which files under src/ and simd/ differ between it and the
+    working tree (committed since, or changed locally)?"""
+    head = git_run(repo, "rev-parse", "HEAD")
+    if head is None:
+        return ["the report was not run inside a git checkout: whether src/ or simd/ "
+                "changed since the data's commit is not checked"]
+    out = []
+    for c in commits or ["unknown"]:
+        base, dirty = c.split("+")[0], "+dirty" in c
+        full = git_run(repo, "rev-parse", "--verify", "--quiet", base + "^{commit}") \
+            if re.fullmatch(r"[0-9a-f]{4,40}", base) else None
+        if full is None:
+            out.append(f"`{c}` is not a commit of this checkout (HEAD `{head[:12]}`): "
+                       "the code that made the data cannot be compared with it")
+            continue
+        changed = (git_run(repo, "diff", "--name-only", full, "--", "src", "simd")
+                   or "").split()
+        ahead = git_run(repo, "rev-list", "--count", f"{full}..HEAD") or "?"
+        s = (f"`{c}` is this checkout's HEAD (when this report was written)" if full == head else
+             f"`{c}` is {ahead} commit(s) behind this checkout's HEAD `{head[:12]}`")
+        if dirty:
+            s += " and was built with local changes (+dirty), which are not recorded"
+        if changed:
+            s += (f"; {len(changed)} file(s) under src/ and simd/ differ from it now: "
+                  + ", ".join(changed[:10]) + (" …" if len(changed) > 10 else "")
+                  + " — **the results may not describe the current code**")
+        else:
+            s += "; nothing under src/ or simd/ differs from it now"
+        out.append(s)
+    return out
+
+
+def versions_from(text_md, kernels_json):
+    """{name: version} of the tools the report quotes but does not run
+    itself: Google Benchmark, oneDNN, XNNPACK, Sleef (kernels.json's
+    package table) and hyperfine (hyperfine.md's tool row)."""
+    v = {}
+    if kernels_json:
+        ctx = kernels_json.get("context", {})
+        pk = ctx.get("hardsoft", {}).get("packages", {}) or {}
+        for name, pkg in [("Google Benchmark", "libbenchmark-dev"),
+                          ("oneDNN", "libdnnl-dev"), ("XNNPACK", "libxnnpack-dev"),
+                          ("Sleef", "libsleef-dev"), ("OpenBLAS (kernels)", "libopenblas-dev")]:
+            if pkg in pk:
+                v[name] = f"{pk[pkg]} (Debian {pkg})"
+        if "oneDNN" not in v and ctx.get("onednn_version"):
+            v["oneDNN"] = ctx["onednn_version"]
+    if text_md:
+        m = re.search(r"^\| tool \| (.+?) \|\s*$", text_md, re.M)
+        if m:
+            v["hyperfine"] = m.group(1)
+    return v
+
+
+def fmt_mem(b):
+    try:
+        return f"{int(b) / 2 ** 30:.1f} GiB"
+    except (TypeError, ValueError):
+        return str(b)
+
+
 # ----------------------------------------------------------------- report
 
 class Report:
@@ -437,6 +688,7 @@ class Report:
                                  SIMULATE_NUM, ints=["n", "strings", "positions"])
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
         self.kernels_json = os.path.exists(os.path.join(d, "kernels.json"))
+        self.kernels_data = read_json(os.path.join(d, "kernels.json"))
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
         self.run_suite = read_text(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                 "run-suite.sh"))
@@ -469,8 +721,14 @@ class Report:
         cpus = unique(r["cpu"] for r in allrows if r["cpu"] is not None)
         builds = unique(r["build"] for r in allrows if r["build"] is not None)
         commits = unique(r["commit"] for r in allrows if r["commit"] is not None)
+        machines = unique((r["cores"], r["memory_bytes"], r["kernel"]) for r in allrows
+                          if r["cores"] is not None)
         rows = []
-        rows.append(["CPU (CSV `cpu` column)", "; ".join(cpus) or NM])
+        rows.append(["CPU (CSV `cpu` column: /proc/cpuinfo's model name)",
+                     "; ".join(cpus) or NM])
+        rows.append(["logical CPUs, memory, kernel (CSV `cores`, `memory_bytes`, `kernel`)",
+                     "<br>".join(f"{c} CPUs, {fmt_mem(m)}, {k}" for c, m, k in machines)
+                     or "not recorded (files written before these columns)"])
         rows.append(["machine running this report (/proc/cpuinfo)",
                      f"{model}; ISA flags: {' '.join(flags) or 'none of interest'}"])
         rows.append(["compiler and flags (CSV `build` column)",
@@ -488,11 +746,50 @@ class Report:
             span = (ds[0] if len(ds) == 1 else f"{ds[0]} … {ds[-1]}") if ds else \
                 "not recorded (the file has no cpu/build/commit/date columns)"
             rows.append([f"date, {n} ({len(rs)} rows)", span])
+        rows.append(["freshness: the data's commit against this checkout (git)",
+                     "<br>".join(git_freshness(commits, REPO))])
+        for name, v in self.versions(allrows):
+            rows.append([f"version: {name}", v])
         absent = [n for n, rows_ in files if rows_ is None and n != "sweep-scaling-long.csv"]
         if absent:
             rows.append(["files absent", ", ".join(absent)])
         self.w(*md_table(["", ""], rows), "")
         self.commands()
+
+    def versions(self, allrows):
+        """[(name, version)] of hardsoft and every peer: the CSV's version
+        column for what `hardsoft bench` ran, kernels.json and
+        hyperfine.md for the rest."""
+        out = []
+        for isa in order_isas({r["isa"] for r in allrows if r.get("isa")}):
+            if isa in HS_ISAS[1:]:
+                continue  # one line for hardsoft
+            vs = unique(r["version"] for r in allrows if r.get("isa") == isa
+                        and r["version"] is not None)
+            name = "hardsoft" if isa in HS_ISAS else ISA_LABEL.get(isa, isa)
+            out.append((name, "; ".join(vs) if vs else
+                        "not recorded (rows written before the CSV's version column)"))
+        if not any(r.get("isa") == "ort" for r in allrows):
+            out.append(("ONNX Runtime", "not measured (no `ort` rows)"))
+        for name, v in versions_from(self.hyperfine, self.kernels_data).items():
+            out.append((name, v))
+        return out
+
+    def stamp(self):
+        """The provenance line written small in every plot's corner."""
+        rows = [r for rs in (self.scaling, self.accuracy, self.boundary, self.simulate)
+                for r in (rs or [])]
+        commits = unique(r["commit"] for r in rows if r["commit"])
+        cpus = unique(r["cpu"] for r in rows if r["cpu"])
+        cores = unique(str(r["cores"]) for r in rows if r["cores"])
+        dates = sorted(r["date"][:10] for r in rows if r["date"])
+        parts = ["hardsoft " + ("/".join(commits) if commits else "commit unknown"),
+                 "; ".join(cpus) or "CPU unknown"]
+        if cores:
+            parts.append("/".join(cores) + " CPUs")
+        if dates:
+            parts.append(dates[0] if dates[0] == dates[-1] else f"{dates[0]}…{dates[-1]}")
+        return ", ".join(parts)
 
     def commands(self):
         self.w("Commands: `make bench` runs `sh bench/run-suite.sh` (`make bench-full`: "
@@ -572,6 +869,15 @@ class Report:
             iter(self.scal), None)
         setting = (f"mode {r0['mode']}, mu = {fmt_mu(r0['scale'])}, f32, 1 thread"
                    if r0 else "")
+        rows_ = self.scal
+        commits = unique(r["commit"] for r in rows_ if r["commit"])
+        cpus = unique(r["cpu"] for r in rows_ if r["cpu"])
+        dates = sorted(r["date"][:10] for r in rows_ if r["date"])
+        self.w("Measured on " + ("; ".join(cpus) or "an unrecorded CPU")
+               + (f" on {dates[0]}" if dates else "") + ", commit "
+               + (", ".join(f"`{c}`" for c in commits) or "unrecorded") + ": "
+               + "; ".join(git_freshness(commits, REPO))
+               + " (full provenance: `results/REPORT.md`).", "")
         self.w(f"Forward pass, median seconds of the timed runs ({setting}), in ms; "
                "the peers (NumPy, PyTorch, OpenBLAS) run the same model file on the "
                "same string.", "")
@@ -594,6 +900,7 @@ class Report:
                 rows.append([code(f), n, ISA_LABEL[isa]] + cells)
         self.w(*md_table(["formula", "n", "ISA", "vs scalar", "vs NumPy", "vs PyTorch",
                           "vs OpenBLAS"], rows, ["---", "--:", "---"] + ["--:"] * 4), "")
+        self.peer_notes()
         self.w("Targets (AVX2, both formulas):", "")
         rows = []
         for other, need, label in [("scalar", 6, "AVX2 ≥ 6× scalar"),
@@ -609,6 +916,27 @@ class Report:
         self.w(*md_table(["target", "formula", "n", "status", "measured"], rows,
                          ["---", "---", "--:", "---", "--:"]), "")
 
+    def peer_notes(self):
+        """What each column of the headline computes, with the version its
+        rows record: a ratio is against that code, not a tuned kernel."""
+        isas = order_isas({r["isa"] for r in self.scal})
+        lines = []
+        for isa in isas:
+            if isa in HS_ISAS[1:]:
+                continue
+            vs = unique(r["version"] for r in self.scal if r["isa"] == isa and r["version"])
+            name = ("hardsoft (scalar, AVX2, AVX-512)" if isa in HS_ISAS
+                    else ISA_LABEL.get(isa, isa))
+            ver = f" ({'; '.join(vs)})" if vs else " (version not recorded in the CSV)"
+            lines.append(f"- **{name}**{ver}: {peer_doc(isa)}.")
+        if lines:
+            self.w("What each column computes — the peers are straightforward "
+                   "implementations of the same model, not tuned attention kernels, so "
+                   "\"N× PyTorch\" means N times faster than eager PyTorch doing a dense "
+                   "matmul and softmax per head, not N times a fused attention kernel "
+                   "(FlashAttention, `scaled_dot_product_attention`, oneDNN's fused "
+                   "primitives):", "", *lines, "")
+
     # ---------------------------------------------------------- b scaling
     def section_scaling(self, plot):
         self.w("## b. Scaling with n", "")
@@ -617,11 +945,16 @@ class Report:
             return
         src = "sweep-scaling.csv" + (" and sweep-scaling-long.csv" if self.long else "")
         self.w(f"From {src} (f32, 1 thread). Exponents are least-squares slopes of "
-               f"log(value) against log(n) over the points with n ≥ {FIT_MIN_N}; the "
+               "ln(value) against ln(n) over every length measured, given as slope ± "
+               "standard error with the 95% interval (slope ± t(k−2)·se, k lengths); the "
                f"targets are time ∝ n^{EXP_LO}…n^{EXP_HI} (one attention row of length "
                f"≤ n per query) and peak memory ∝ n (exponent {MEM_LO}…{MEM_HI}: no n×n "
-               "matrix kept) for hardsoft's own ISAs; the peers' exponents are shown "
-               "for comparison.", "")
+               "matrix kept) for hardsoft's own ISAs. A target is **met** when the "
+               "slope lies in its range, **missed** only when the whole 95% interval "
+               "lies outside it, *inconclusive* in between, and *not judged* with fewer "
+               f"than {FIT_MIN_POINTS} lengths or less than {FIT_MIN_DECADES:g} decades "
+               "of n. The peers' exponents (often over fewer lengths: they hold the "
+               "(n+1)² score matrix) are shown for comparison, not judged.", "")
         self.exps = {}
         for f in self.scal_formulas:
             rows_f = [r for r in self.scal if r["formula"] == f]
@@ -633,13 +966,12 @@ class Report:
                 tpts = [(n, self.t(f, isa, n)) for n in ns]
                 rr = [self.by_fin.get((f, isa, n)) for n in ns]
                 mpts = [(n, r["peak_bytes"] if r else float("nan")) for n, r in zip(ns, rr)]
-                te, me = fit_exponent(tpts), fit_exponent(mpts)
+                te = fit_loglog(tpts, FIT_MIN_N)
+                me = fit_loglog(mpts, FIT_MIN_N)
                 self.exps[(f, isa)] = te
                 hs = isa in HS_ISAS
-                tstat = ("—" if te is None else
-                         (f"{te:.2f} " + (mark(EXP_LO <= round(te, 2) <= EXP_HI) if hs else "")))
-                mstat = ("—" if me is None else
-                         (f"{me:.2f} " + (mark(MEM_LO <= round(me, 2) <= MEM_HI) if hs else "")))
+                tstat = fmt_fit(te, judge_slope(te, EXP_LO, EXP_HI) if hs else None)
+                mstat = fmt_fit(me, judge_slope(me, MEM_LO, MEM_HI) if hs else None)
                 trows.append([ISA_LABEL.get(isa, isa)] + [fmt_ms(t) for _, t in tpts] + [tstat])
                 mrows.append([ISA_LABEL.get(isa, isa)] +
                              [fmt_g(b / 2 ** 20) if isnum(b) else "—" for _, b in mpts] + [mstat])
@@ -669,14 +1001,17 @@ class Report:
             for i, isa in enumerate(isas):
                 d = plot.data([(n, self.t(f, isa, n) * 1e3) for n in ns])
                 e = self.exps.get((f, isa))
-                lab = ISA_LABEL.get(isa, isa) + (f" (slope {e:.2f})" if e is not None else "")
+                lab = ISA_LABEL.get(isa, isa) + (
+                    f" (slope {e.slope:.2f}" + (f" ± {e.se:.2g})" if isnum(e.se) else ")")
+                    if e is not None else "")
                 series.append(f"{d} using 1:2 with linespoints {style(isa, i)} title {gq(lab)}")
             body.append(f"set title {gq('time against n: ' + short(f))}")
             body.append("plot " + ", \\\n  ".join(series))
         body.append("unset multiplot")
         self.plots.append(("scaling-time.png",
                            plot.plot("scaling-time.png", 700 * len(forms), 560, "\n".join(body)),
-                           "time against n, log-log, slopes fitted over n ≥ 1024"))
+                           "time against n, log-log, slopes ± standard error fitted "
+                           "over every n"))
         # 2. AVX2 and AVX-512 speed-up over scalar against n
         series, k = [], 0
         for f in forms:
@@ -786,16 +1121,18 @@ class Report:
                              ["---"] + ["--:"] * len(forms)), "")
         # the bound check for pe and temp
         chk = []
-        for m in ["pe", "temp"]:
+        for m in ["pe", "temp", "rel", "fixed"]:
             rs = [r for r in rows if r["mode"] == m and isnum(r["max_attn_error"])]
             if rs:
-                worst = max(rs, key=lambda r: r["max_attn_error"] / attn_bound(r["scale"]))
-                over = [r for r in rs if r["max_attn_error"] > attn_bound(r["scale"]) * (1 + 1e-6)]
+                bd = lambda r: mode_bound(m, r["scale"], r["n"])
+                worst = max(rs, key=lambda r: r["max_attn_error"] / bd(r))
+                over = [r for r in rs if r["max_attn_error"] > bd(r) * (1 + 1e-6)]
+                which = "S/(1+S) of mu/n" if m == "fixed" else "S/(1+S) of mu"
                 chk.append(f"- {m}: the measured attention error "
                            + ("stays within" if not over else "**exceeds**")
-                           + f" the bound S/(1+S) at every point ({len(over)} of {len(rs)} "
+                           + f" its bound {which} ({len(over)} of {len(rs)} "
                            f"points above it; closest to it: {fmt_err(worst['max_attn_error'])} "
-                           f"against {fmt_err(attn_bound(worst['scale']))} at mu = "
+                           f"against {fmt_err(bd(worst))} at mu = "
                            f"{fmt_mu(worst['scale'])}, n = {worst['n']}, {code(worst['formula'])}).")
         if chk:
             self.w("Attention error against the bound:", "", *chk, "")
@@ -856,7 +1193,7 @@ class Report:
         return s + "."
 
     def plot_accuracy(self, plot, rows, forms, idx):
-        modes = [m for m in ["pe", "temp", "fixed"] if any(r["mode"] == m for r in rows)]
+        modes = [m for m in ["pe", "temp", "fixed", "rel"] if any(r["mode"] == m for r in rows)]
         if not modes:
             return
         ns = sorted({r["n"] for r in rows})
@@ -890,8 +1227,7 @@ class Report:
                 "set format y '%.0e'",
                 "set xlabel 'mu (scale)'", "set ylabel 'max attention error'",
                 "set key bottom left font ',9'", "set samples 200",
-                f"set xrange [{min(mus) / 1.3}:{max(mus) * 1.3}]",
-                "bound(x) = (2*exp(-x)/(1-exp(-x))) / (1 + 2*exp(-x)/(1-exp(-x)))"]
+                f"set xrange [{min(mus) / 1.3}:{max(mus) * 1.3}]", BOUND_FN]
         for m in modes:
             series = []
             for i, n in enumerate(ns):
@@ -899,15 +1235,16 @@ class Report:
                 pts = [(x, y if isnum(y) and y > 0 else float("nan")) for x, y in pts]
                 d = plot.data(pts)
                 series.append(f"{d} using 1:2 with linespoints {style('', i)} title 'n = {n}'")
-            series.append("bound(x) with lines lw 2 lc rgb '#000000' dt 2 "
-                          "title 'S/(1+S), S = 2e^-mu/(1-e^-mu)'")
+            series += bound_lines(m, ns)  # each mode's own bound
             series.append("0.25 with lines lw 1 lc rgb '#888888' dt 3 title '1/4'")
             body.append(f"set title {gq(f'{m}: attention error ({what})')}")
             body.append("plot " + ", \\\n  ".join(series))
         body.append("unset multiplot")
         self.plots.append(("accuracy-error.png",
                            plot.plot("accuracy-error.png", 500 * len(modes), 480, "\n".join(body)),
-                           "max attention error against mu (log y) with the bound S/(1+S)"))
+                           "max attention error against mu (log y) with each mode's bound: "
+                           "S/(1+S) of mu for pe, temp, rel; of mu/n, one line per n, for "
+                           "fixed"))
         # time against mu at the largest n, one panel per formula (the soft
         # modes; hard has no mu and is given in the text)
         nmax = ns[-1]
@@ -1473,6 +1810,7 @@ class Report:
     def build(self, plot):
         self.plots = []
         self.exps = {}
+        plot.stamp = self.stamp()
         self.provenance()
         self.section_headline()
         self.section_scaling(plot)
@@ -1495,8 +1833,9 @@ def extract_commands(text):
     """The variable settings, loops and hardsoft command lines of
     run-suite.sh, verbatim (continuation lines kept together)."""
     keep = re.compile(r'^\s*("\$HS" (bench|boundary|compile|simulate)|'
-                      r'(lengths|depth4|depth6|wide|isas|best|tmp|first|hm)=|'
-                      r'if \[ "\$FULL"|else\b|fi\b|for |done\b|mv |rm -rf |'
+                      r'(lengths|long_n|acc_n|depth4|depth6|wide|isas|best|tmp|first|hm)=|'
+                      r'export HS_|(el)?if \[ "\$(FULL|SMOKE)"|else\b|fi\b|for |done\b|'
+                      r'mv |rm -rf |'
                       r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')
     lines = text.splitlines()
     first = next((k for k, l in enumerate(lines) if l.startswith("isas=")), 0)

@@ -41,14 +41,20 @@ fi
 step "kernel microbenchmarks"
 BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
 
+# The scaling sweep's lengths: the peers stop at the last of $lengths (they
+# hold (n+1)^2 score matrices); hardsoft's ISAs go on to $long_n, so that
+# its growth exponents are fitted over >= 5 lengths and >= 2 decades.
 if [ "$FULL" = 1 ]; then
-  lengths=256,1024,2048,4096,8192,16384; scales=1,2,4,8,16,32; bmax=33554432; rep=5
+  lengths=64,256,1024,2048,4096,8192,16384; scales=1,2,4,8,16,32; bmax=33554432; rep=5
+  long_n=32768,65536; long_isas=$best
 elif [ "$SMOKE" = 1 ]; then
   lengths=16,32,64; scales=1,4; bmax=64; rep=1
+  long_n=128; long_isas=$isas
 else
   # the boundary table has 192 rows (4 formulas x 4 modes x 2 mu x 6
   # precisions); to 2^16 they take ~45 s on the 2-core machine
-  lengths=256,1024,2048,4096; scales=1,2,4,8,16; bmax=65536; rep=3
+  lengths=64,256,1024,2048,4096; scales=1,2,4,8,16; bmax=65536; rep=3
+  long_n=8192; long_isas=$isas
 fi
 # Lengths of the sweeps after the scaling one (the last of acc_n is the
 # suite sweep's).
@@ -65,12 +71,10 @@ step "scaling sweep: a S b and a depth-4 formula, pe mu=4, hardsoft ISAs and pee
 "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
   --lengths "$lengths" --isas "$isas,numpy,torch,openblas" --repeat $rep \
   --error-max-n 0 --csv "$OUT/sweep-scaling.csv"
-if [ "$FULL" = 1 ]; then
-  step "scaling sweep, long lengths (hardsoft only)"
-  "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
-    --lengths 32768,65536 --isas "$best" --repeat 3 --error-max-n 0 \
-    --csv "$OUT/sweep-scaling-long.csv"
-fi
+step "scaling sweep, longer lengths: hardsoft's ISAs ($long_isas) alone at n = $long_n"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
+  --lengths "$long_n" --isas "$long_isas" --repeat 3 --error-max-n 0 \
+  --csv "$OUT/sweep-scaling-long.csv"
 
 step "accuracy sweep: agreement and attention error against mu, every mode"
 "$HS" bench --formula 'a S b' --formula 'a U b' --formula 'Y a' --formula "$depth4" \
