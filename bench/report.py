@@ -587,6 +587,13 @@ PEER_DOC = {
 }
 
 
+def isa_groups(isas):
+    """[(first isa, its group)]: hardsoft's ISAs together, each peer alone."""
+    ordered = order_isas(isas)
+    hs = [i for i in ordered if i in HS_ISAS]
+    return ([(hs[0], hs)] if hs else []) + [(i, [i]) for i in ordered if i not in HS_ISAS]
+
+
 def peer_doc(isa):
     if isa in HS_ISAS:
         return PEER_DOC["hardsoft"]
@@ -761,10 +768,8 @@ class Report:
         column for what `hardsoft bench` ran, kernels.json and
         hyperfine.md for the rest."""
         out = []
-        for isa in order_isas({r["isa"] for r in allrows if r.get("isa")}):
-            if isa in HS_ISAS[1:]:
-                continue  # one line for hardsoft
-            vs = unique(r["version"] for r in allrows if r.get("isa") == isa
+        for isa, group in isa_groups({r["isa"] for r in allrows if r.get("isa")}):
+            vs = unique(r["version"] for r in allrows if r.get("isa") in group
                         and r["version"] is not None)
             name = "hardsoft" if isa in HS_ISAS else ISA_LABEL.get(isa, isa)
             out.append((name, "; ".join(vs) if vs else
@@ -919,14 +924,11 @@ class Report:
     def peer_notes(self):
         """What each column of the headline computes, with the version its
         rows record: a ratio is against that code, not a tuned kernel."""
-        isas = order_isas({r["isa"] for r in self.scal})
         lines = []
-        for isa in isas:
-            if isa in HS_ISAS[1:]:
-                continue
-            vs = unique(r["version"] for r in self.scal if r["isa"] == isa and r["version"])
-            name = ("hardsoft (scalar, AVX2, AVX-512)" if isa in HS_ISAS
-                    else ISA_LABEL.get(isa, isa))
+        for isa, group in isa_groups({r["isa"] for r in self.scal}):
+            vs = unique(r["version"] for r in self.scal if r["isa"] in group and r["version"])
+            name = (f"hardsoft ({', '.join(ISA_LABEL[i] for i in group)})"
+                    if isa in HS_ISAS else ISA_LABEL.get(isa, isa))
             ver = f" ({'; '.join(vs)})" if vs else " (version not recorded in the CSV)"
             lines.append(f"- **{name}**{ver}: {peer_doc(isa)}.")
         if lines:
