@@ -52,7 +52,8 @@ gen_string() {
     printf "%s", s }'
 }
 
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+# the model name with family, model and stepping, as in the CSV rows
+cpu=$("$HS" info | sed -n 's/^model name: //p')
 flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr ' ' '\n' \
   | grep -x -E 'avx2|avx512f' | paste -sd ' ' -)
 cc_version=$(${CC:-cc} --version 2>/dev/null | head -1 || echo unknown)

@@ -35,9 +35,17 @@ def main():
     res, readme = sys.argv[1], sys.argv[2]
     report = os.path.join(res, "REPORT.md")
     kernels = os.path.join(res, "kernels.md")
+    headline = section(report, "a. Headline")
+    # the ratios never travel without what the peers compute and where,
+    # on which code, the numbers were measured
+    for must in ("What each column computes", "Measured on"):
+        if must in headline or headline.startswith("sweep-scaling.csv: not measured"):
+            continue
+        sys.exit(f"readme-results.py: error: {report}: the headline lacks "
+                 f"'{must}' (regenerate it with bench/report.py)")
     body = ["From `results/REPORT.md` (the forward pass; provenance, scaling, "
             "accuracy against μ and the precision boundary are there):", "",
-            section(report, "a. Headline"), "",
+            headline, "",
             "The forward-pass targets of the fast-path work (issue 6), from "
             "the same run (`results/REPORT.md`, section l):", "",
             section(report, "l. Forward-pass targets"), "",

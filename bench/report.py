@@ -17,9 +17,17 @@ and writes REPORT.md plus scaling-*.png, accuracy-*.png and boundary.png (gnuplo
 installed). The CSV columns are those of `hardsoft bench` and `hardsoft
 boundary` (src/cli/bench.c, src/cli/boundary.c), found by header name.
 Every number in the report is computed here from those files. Standard
-library only; deterministic (no clock, no randomness); REPORT.md and the
+library only; deterministic (no clock, no randomness: only git, asked
+whether src/ and simd/ changed since the data's commit); REPORT.md and the
 PNGs are written to temporary names and renamed into place. Exit status 1
 with one line "report.py: error: ..." on malformed input.
+
+Provenance comes from the CSV rows themselves (cpu, cores, memory_bytes,
+kernel, build, commit, date; bench rows add version: hardsoft's or the
+peer's own), kernels.json (Google Benchmark, oneDNN, XNNPACK, Sleef) and
+hyperfine.md (hyperfine); it heads the report, and a one-line stamp is
+written in a corner of every plot. Growth exponents carry their standard
+error and 95% interval (fit_loglog) and are judged by judge_slope.
 """
 import csv
 import json

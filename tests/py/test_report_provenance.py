@@ -273,3 +273,31 @@ def test_stamp_reaches_every_plot(tmp_path):
     rep.build(fake)
     assert fake.stamp.startswith("hardsoft 0123456789ab, AMD EPYC")
     assert "scaling-time.png" in fake.bodies
+
+
+# ------------------------------------------------- the README's quotation
+
+README_RESULTS = os.path.join(HERE, "..", "..", "bench", "readme-results.py")
+
+
+def test_readme_quotes_peers_and_provenance(tmp_path):
+    shutil.copy(os.path.join(FIXTURES, "sweep-scaling.csv"), tmp_path)
+    assert run_report(tmp_path).returncode == 0
+    (tmp_path / "kernels.md").write_text("# k\n\n## Targets\n\n| t |\n", encoding="utf-8")
+    readme = tmp_path / "README.md"
+    readme.write_text("x\n<!-- results:begin -->\nold\n<!-- results:end -->\n",
+                      encoding="utf-8")
+    p = subprocess.run([sys.executable, README_RESULTS, str(tmp_path), str(readme)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    text = readme.read_text(encoding="utf-8")
+    assert "What each column computes" in text and "Measured on AMD EPYC" in text
+    assert "\nold\n" not in text
+    # a headline without them (an older report) is refused, README untouched
+    rep = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
+    (tmp_path / "REPORT.md").write_text(rep.replace("What each column computes", "X"),
+                                        encoding="utf-8")
+    p = subprocess.run([sys.executable, README_RESULTS, str(tmp_path), str(readme)],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "lacks 'What each column computes'" in p.stderr
+    assert readme.read_text(encoding="utf-8") == text
