@@ -384,6 +384,8 @@ static int time_peer(const bench_opts *b, const char *model_path,
   cJSON *ver = cJSON_GetObjectItem(j, "version");
   snprintf(p->version, sizeof p->version, "%s",
            cJSON_IsString(ver) ? ver->valuestring : "version not reported");
+  for (char *c = p->version; *c; c++)
+    if ((unsigned char)*c < 0x20) *c = ' '; /* one CSV line per row */
   p->err = NAN;
   cJSON_Delete(j);
   return 0;
