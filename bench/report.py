@@ -793,7 +793,8 @@ class Report:
         rows = [r for rs in (self.scaling, self.accuracy, self.boundary, self.simulate)
                 for r in (rs or [])]
         commits = unique(r["commit"] for r in rows if r["commit"])
-        cpus = unique(r["cpu"] for r in rows if r["cpu"])
+        # the model name and family; cpuid's rewrite stays in the report
+        cpus = unique(re.sub(r"; cpuid brand: [^)]*", "", r["cpu"]) for r in rows if r["cpu"])
         cores = unique(str(r["cores"]) for r in rows if r["cores"])
         dates = sorted(r["date"][:10] for r in rows if r["date"])
         parts = ["hardsoft " + ("/".join(commits) if commits else "commit unknown"),
@@ -1063,8 +1064,8 @@ class Report:
             body = ["set logscale xy 2", "set format y '%g'", "set xlabel 'n (string length)'",
                     "set ylabel 't_peer / t_AVX2 (times slower than AVX2)'",
                     "set key outside right top vertical font ',9'",
-                    "set title 'The peers against n, relative to hardsoft AVX2 "
-                    "(solid: first formula, dashed: second)'",
+                    "set title 'peers (dense matmul + softmax, not fused kernels) / "
+                    "hardsoft AVX2; solid: first formula, dashed: second'",
                     "plot " + ", \\\n  ".join(series)]
             self.plots.append(("scaling-peers.png",
                                plot.plot("scaling-peers.png", 1250, 560, "\n".join(body)),
