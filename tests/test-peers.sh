@@ -36,13 +36,17 @@ for fm in 'pe:a S b' 'rel:a U b & Y a' 'hard:G (a -> F b) & O c'; do
       if ! "$@" > "$t/out" 2> "$t/err"; then
         echo "FAIL $peer '$f' $m $p: exit status $? ($(head -n 1 "$t/err"))"; fail=1; continue
       fi
-      if ! "$PY" - "$t/out" "$t/want" 3 <<'PYEOF'
+      if ! "$PY" - "$t/out" "$t/want" 3 "$peer" <<'PYEOF'
 import json, sys
 out, want, reps = open(sys.argv[1]).read(), open(sys.argv[2]).read().rstrip("\n"), int(sys.argv[3])
+who = {"numpy": "NumPy ", "torch": "PyTorch ", "openblas": "OpenBLAS "}[sys.argv[4]]
 lines = out.splitlines()
 assert len(lines) == 1, "expected one line, got %d" % len(lines)
 r = json.loads(lines[0])
-assert set(r) == {"seconds", "peak_bytes", "bits"}, "keys %s" % sorted(r)
+assert set(r) == {"seconds", "peak_bytes", "bits", "version"}, "keys %s" % sorted(r)
+# the peer names itself and its version (the CSV's version column)
+assert r["version"].startswith(who) and any(c.isdigit() for c in r["version"]), \
+    "version %r" % r["version"]
 s = r["seconds"]
 assert isinstance(s, list) and len(s) == reps, "seconds: %r" % (s,)
 assert all(isinstance(x, (int, float)) and 0 < x < 60 for x in s), "seconds: %r" % (s,)

@@ -250,9 +250,11 @@ static void csv_field(FILE *f, const char *s) {
 }
 
 void cli_meta_columns(FILE *f) {
-  char cpu[320], date[32], kernel[256];
-  cli_cpu_model(cpu, sizeof cpu);
-  cli_kernel(kernel, sizeof kernel);
+  /* read once: a sweep writes thousands of rows from one thread */
+  static char cpu[320], kernel[256];
+  char date[32];
+  if (!cpu[0]) cli_cpu_model(cpu, sizeof cpu);
+  if (!kernel[0]) cli_kernel(kernel, sizeof kernel);
   time_t t = time(NULL);
   struct tm tm;
   gmtime_r(&t, &tm);
