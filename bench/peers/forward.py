@@ -267,8 +267,11 @@ def version(be):
     their versions (NumPy's matmul calls the BLAS it was built with)."""
     v = "NumPy %s" % np.__version__
     if isinstance(be, Torch):
-        v = "PyTorch %s eager, %d thread; %s" % (be.t.__version__, be.t.get_num_threads(), v)
-    return v
+        return "PyTorch %s eager, %d thread; %s" % (be.t.__version__, be.t.get_num_threads(), v)
+    if isinstance(be, Numpy):
+        return v
+    # another backend names itself (a version attribute), never as NumPy
+    return "%s; %s" % (getattr(be, "version", type(be).__name__ + " (version unknown)"), v)
 
 
 def main():
