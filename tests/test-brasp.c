@@ -382,7 +382,7 @@ static void test_lowering_exhaustive(void **state) {
   for (int i = 0; i < n; i++) {
     prog g;
     load(&g, names[i]);
-    int L = max_len_for(g.nsym, 2.5e5);
+    int L = max_len_for(g.nsym, 4e5);
     assert_true(L >= 5);
     lowered_equals_interp(&g, L);
     unload(&g);

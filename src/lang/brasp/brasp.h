@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The B-RASP front end (internal): Boolean RASP of Yang, Chiang and
  * Angluin, "Masked hard-attention transformers recognize exactly the
- * star-free languages" (2024). The language is docs/LANGUAGE.md §7: a
+ * star-free languages" (2024). The language is docs/LANGUAGE.md, section "B-RASP programs": a
  * program is one statement per line, each defining a Boolean vector over
  * positions from tokens, Boolean operations and leftmost / rightmost
  * attention. Like every front end (src/lang/lang.h) it has a parser, a

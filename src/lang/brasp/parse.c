@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Tokenizer and recursive-descent parser for B-RASP programs
- * (docs/LANGUAGE.md §7):
+ * (docs/LANGUAGE.md, "B-RASP programs"):
  *
  *   program := { [ stmt ] [ comment ] newline }
  *   stmt    := name "=" ( attn | expr )
