@@ -13,6 +13,7 @@
 
 #include "lang/brasp/ast.h"
 #include "lang/brasp/brasp.h"
+#include "model/model.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -331,6 +332,18 @@ static void test_dyck2_language(void **state) {
 
 /* ------------------------------------------------------------ lowering */
 
+/* A short token-byte string for messages: printable bytes as they are,
+ * others as \xHH. */
+static const char *show(const uint8_t *w, size_t n) {
+  static char buf[256];
+  size_t o = 0;
+  for (size_t i = 0; i < n && o + 5 < sizeof buf; i++)
+    o += (size_t)snprintf(buf + o, sizeof buf - o,
+                          w[i] > 0x20 && w[i] < 0x7f ? "%c" : "\\x%02x", w[i]);
+  buf[o] = 0;
+  return buf;
+}
+
 /* Every statement's formula equals the interpreter at every position of
  * every string over g's symbols of length 1..maxlen. */
 static void lowered_equals_interp(prog *g, int maxlen) {
@@ -347,9 +360,10 @@ static void lowered_equals_interp(prog *g, int maxlen) {
         assert_int_equal(hs_truth_eval(f[k], hs_formula_root(f[k]), w, (size_t)L, truth), 0);
         for (int i = 0; i < L; i++)
           if (truth[i] != (vals[(size_t)k * L + i] != 0))
-            fail_msg("%s statement %s, length %d, string %d... position %d: "
-                     "formula %d, interpreter %d", g->name, g->p->st[k].name, L,
-                     w[0], i + 1, truth[i], (int)vals[(size_t)k * L + i]);
+            fail_msg("%s statement %s, string %s, position %d: formula %d, "
+                     "interpreter %d", g->name, g->p->st[k].name,
+                     show(w, (size_t)L), i + 1, truth[i],
+                     (int)vals[(size_t)k * L + i]);
       }
       free(vals);
       int i = 0;
@@ -496,12 +510,19 @@ static hs_model *compile_mode(const hs_formula *f, hs_mode mode, double mu,
   return m;
 }
 
+/* Every position of the root against the interpreter; up to n = 512 also
+ * the attention error of every layer against the mode's stated bound. */
 static void model_agrees(const prog *g, const hs_model *m, const char *mode,
                          const uint8_t *w, size_t n) {
   char msg[256];
-  hs_run_opts ro = {.precision = HS_PREC_F32};
+  hs_run_opts ro = {.precision = HS_PREC_F32, .want_attn_error = n <= 512};
   hs_run_result res;
   if (hs_forward(m, w, n, &ro, &res, msg, sizeof msg)) fail_msg("%s", msg);
+  for (int l = 0; ro.want_attn_error && l < m->nlayers; l++)
+    if (res.attn_error[l] > hs_model_bound_at(m, n) * (1 + 1e-3) + 1e-6)
+      fail_msg("%s mode %s, n = %zu, layer %d: attention error %g above the "
+               "bound %g", g->name, mode, n, l, res.attn_error[l],
+               hs_model_bound_at(m, n));
   int64_t *vals = interp(g->p, w, n);
   size_t root = (size_t)(g->p->n - 1) * n;
   for (size_t i = 0; i < n; i++)
