@@ -257,6 +257,22 @@ static void test_limits(void **state) {
   if (!strstr(e.msg, "more than 12 query-side vectors in its score and value at line 14, column 1"))
     fail_msg("%s", e.msg);
   hs_brasp_free(p);
+  /* 12 query-side vectors giving 4096 different scores in each of 8
+   * statements: beyond the node limit, refused at the statement */
+  char big[8192] = "x0 = true\n";
+  for (int k = 0; k < 12; k++)
+    snprintf(big + strlen(big), sizeof big - strlen(big), "t%d = token \"t%d\"\n", k, k);
+  for (int s = 1; s <= 8; s++) {
+    snprintf(big + strlen(big), sizeof big - strlen(big), "x%d = leftmost j < i : false", s);
+    for (int k = 0; k < 12; k++)
+      snprintf(big + strlen(big), sizeof big - strlen(big), " | t%d[i] & t%d[j]", k, k);
+    snprintf(big + strlen(big), sizeof big - strlen(big), " ? x%d : false\n", s - 1);
+  }
+  p = parse_text(big, &v);
+  assert_null(hs_brasp_lower(p, &e));
+  if (!strstr(e.msg, "too large to lower") || e.line < 14 || e.column != 1)
+    fail_msg("%s", e.msg);
+  hs_brasp_free(p);
   hs_vocab_free(&v);
 }
 

@@ -46,7 +46,8 @@
  * constants are folded (¬¬a = a, a ∧ false = false, O false = false,
  * false S b = b, ...: every fold is an identity of the semantics, so the
  * formula stays equal to the program). Limits: BR_MAX_QUERY query-side
- * vectors per attention, BR_MAX_NODES nodes, and a formula tree depth of
+ * vectors per attention, BR_MAX_NODES nodes, BR_MAX_WORK expression visits
+ * (the 2^m cases each re-read S and V), and a formula tree depth of
  * hs_get_limits().max_depth (the compiler and printer recurse over it). */
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 
 #define BR_MAX_QUERY 12
 #define BR_MAX_NODES (1 << 18)
+#define BR_MAX_WORK (1 << 26)
 
 typedef struct lw {
   const hs_brasp *p;
@@ -74,6 +76,7 @@ typedef struct lw {
   int32_t q[BR_MAX_QUERY]; /* query-side vectors: statement k, or -1-byte */
   uint8_t alpha[BR_MAX_QUERY];
   int nq, maxdepth, failed;
+  int64_t work;     /* lower_expr visits */
   hs_error *err;
 } lw;
 
@@ -201,6 +204,10 @@ static int32_t qkey(const br_expr *x) {
  * position-wise statement or a default (where every read is at i). */
 static int32_t lower_expr(lw *l, int32_t e, int key) {
   const br_expr *x = &l->p->ex[e];
+  /* 2^m cases re-read S and V: bound the total work, not only the nodes */
+  if (++l->work > BR_MAX_WORK)
+    return fail(l, "program too large to lower (more than %d expression visits)",
+                BR_MAX_WORK);
   switch (x->op) {
   case BR_CONST: return x->val ? l->T : l->F;
   case BR_REF: case BR_TOK:

@@ -137,17 +137,14 @@ static int scan_string(parser *q, token *t) {
 
 static int next(parser *q) {
   const char *s = q->s;
-  for (;;) {
-    while (q->pos < q->n && (s[q->pos] == ' ' || s[q->pos] == '\t' ||
-                             s[q->pos] == '\r' || s[q->pos] == '\v' ||
-                             s[q->pos] == '\f'))
-      q->pos++;
-    if (q->pos < q->n && (s[q->pos] == '#' ||
-                          (s[q->pos] == '/' && q->pos + 1 < q->n && s[q->pos + 1] == '/'))) {
-      while (q->pos < q->n && s[q->pos] != '\n') q->pos++;
-    }
-    break;
-  }
+  while (q->pos < q->n && (s[q->pos] == ' ' || s[q->pos] == '\t' ||
+                           s[q->pos] == '\r' || s[q->pos] == '\v' ||
+                           s[q->pos] == '\f'))
+    q->pos++;
+  /* a comment runs to the newline, which stays a token */
+  if (q->pos < q->n && (s[q->pos] == '#' ||
+                        (s[q->pos] == '/' && q->pos + 1 < q->n && s[q->pos + 1] == '/')))
+    while (q->pos < q->n && s[q->pos] != '\n') q->pos++;
   token *t = &q->t;
   t->pos = q->pos;
   t->len = 1;
