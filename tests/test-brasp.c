@@ -6,7 +6,9 @@
  * program's tokens plus one unnamed token (and so do random programs);
  * the compiled models agree with the interpreter at every position of
  * random strings up to 4096 in modes hard, pe, temp, rel (and fixed where
- * it is exact). */
+ * it is exact), with every layer's attention error within the mode's
+ * bound; programs that fold to constants and random programs compile in
+ * every mode and agree too. */
 #include "common.h"
 
 #include <dirent.h>
@@ -588,6 +590,45 @@ static void test_models_agree(void **state) {
   free_names(names, n);
 }
 
+/* Programs whose formula folds to a constant or a bare atom, and random
+ * programs, compile in every mode and agree with the interpreter. */
+static void test_models_small_and_random(void **state) {
+  (void)state;
+  static const char *const progs[] = {
+    "x = true\n", "x = false\n", "a = token \"a\"\n",
+    "a = token \"a\"\nx = leftmost j : false ? a : !a\n",
+    "a = token \"a\"\nx = rightmost j <= i : true ? a : false\n"};
+  hs_rng r = {5};
+  char text[8192];
+  uint8_t w[300];
+  for (int t = 0; t < 5 + 40; t++) {
+    prog g;
+    memset(&g, 0, sizeof g);
+    if (t < 5) snprintf(text, sizeof text, "%s", progs[t]);
+    else gen_program(&r, text, sizeof text);
+    snprintf(g.name, sizeof g.name, "program %d", t);
+    g.p = parse_text(text, &g.v);
+    const uint8_t syms[4] = {'a', 'b', 'c', hs_vocab_other(&g.v)};
+    memcpy(g.sym, syms, 4);
+    g.nsym = 4;
+    hs_error e;
+    hs_formula *f = hs_brasp_lower(g.p, &e);
+    if (!f) fail_msg("%s: %s", text, e.msg);
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
+      hs_model *m = compile_mode(f, (hs_mode)mode, mode == HS_MODE_FIXED ? 32 : 4, text);
+      size_t n = mode == HS_MODE_FIXED ? 16 : 1 + hs_rng_next(&r) % 300;
+      for (int kind = 0; kind < 3; kind++) {
+        random_string(&r, &g, w, n, kind);
+        model_agrees(&g, m, hs_mode_name((hs_mode)mode), w, n);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+    hs_brasp_free(g.p);
+    hs_vocab_free(&g.v);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_programs_parse),
@@ -598,6 +639,7 @@ int main(void) {
     cmocka_unit_test(test_lowering_exhaustive),
     cmocka_unit_test(test_lowering_random_programs),
     cmocka_unit_test(test_models_agree),
+    cmocka_unit_test(test_models_small_and_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
