@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The B-RASP front end (internal): Boolean RASP of Yang, Chiang and
  * Angluin, "Masked hard-attention transformers recognize exactly the
- * star-free languages" (2024). The language is docs/LANGUAGE.md, section "B-RASP programs": a
- * program is one statement per line, each defining a Boolean vector over
- * positions from tokens, Boolean operations and leftmost / rightmost
- * attention. Like every front end (src/lang/lang.h) it has a parser, a
- * direct interpreter (the ground truth) and a lowering to the LTL formula
- * DAG that src/compile turns into a transformer. */
+ * star-free languages" (2024). The language is docs/LANGUAGE.md, section
+ * "B-RASP programs": a program is one statement per line, each defining a
+ * Boolean vector over positions from tokens, Boolean operations and
+ * leftmost / rightmost attention. Like every front end (src/lang/lang.h)
+ * it has a parser, a direct interpreter (the ground truth) and a lowering
+ * to the LTL formula DAG that src/compile turns into a transformer. */
 #ifndef HS_BRASP_H
 #define HS_BRASP_H
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The B-RASP interpreter: the ground truth the lowering and the compiled
  * models are checked against, so it follows the definition literally
- * (docs/LANGUAGE.md, "B-RASP programs"). Statements are computed in order, one row of n
- * values each; an attention statement at query i walks the positions its
- * mask allows from the left (leftmost) or the right (rightmost), stops at
- * the first j whose score S(i, j) is 1 and takes V(i, j) there, or D(i)
- * when no allowed j scores 1: O(n^2) per attention statement at worst.
+ * (docs/LANGUAGE.md, "B-RASP programs"). Statements are computed in
+ * order, one row of n values each; an attention statement at query i
+ * walks the positions its mask allows from the left (leftmost) or the
+ * right (rightmost), stops at the first j whose score S(i, j) is 1 and
+ * takes V(i, j) there, or D(i) when no allowed j scores 1: O(n^2) per
+ * attention statement at worst.
  * A score and value that read only key-side vectors are computed once per
  * key into a row first (the same values, read instead of recomputed). */
 #include <stdlib.h>

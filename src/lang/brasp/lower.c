@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering B-RASP to LTL (docs/LANGUAGE.md, "B-RASP programs"). B-RASP with masks has
- * exactly the power of LTL (both define the star-free languages, Yang,
- * Chiang and Angluin 2024); this is the direction program -> formula, one
- * formula Φ_k per statement k, each true at i iff statement k is 1 at i.
+/* Lowering B-RASP to LTL (docs/LANGUAGE.md, "B-RASP programs"). B-RASP
+ * with masks has exactly the power of LTL (both define the star-free
+ * languages, Yang, Chiang and Angluin 2024); this is the direction
+ * program -> formula, one formula Φ_k per statement k, each true at i iff
+ * statement k is 1 at i.
  *
  * A token vector is an atom, a Boolean operation the same connective of
  * the Φ it reads. An attention statement
