@@ -15,11 +15,13 @@
 #include <dirent.h>
 
 #include "fuzz/targets.h"
+#include "fuzz/target-brasp.h"
 
 typedef int (*target_fn)(const uint8_t *, size_t);
 
 static const struct { const char *name; target_fn fn; } targets[] = {
-    {"parse", hs_fuzz_parse}, {"model", hs_fuzz_model}, {"input", hs_fuzz_input}};
+    {"parse", hs_fuzz_parse}, {"model", hs_fuzz_model}, {"input", hs_fuzz_input},
+    {"brasp", hs_fuzz_brasp}};
 
 static const char *fuzz_dir(void) {
   const char *d = getenv("HS_FUZZ_DIR");
@@ -110,7 +112,7 @@ static void test_crashes(void **state) {
         goto next;
       }
     }
-    fail_msg("%s/%s: name must start with fuzz-parse-, fuzz-model- or "
+    fail_msg("%s/%s: name must start with fuzz-parse-, fuzz-model-, fuzz-brasp- or "
              "fuzz-input-", dir, nm);
   next:
     free(names[i]);
