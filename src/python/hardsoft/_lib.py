@@ -2,7 +2,7 @@
 """Every ctypes prototype of the C library in one place, and where the
 library is found.
 
-The library is looked for, in order: $HARDSOFT_LIB (a path); the checkout
+The library is $HARDSOFT_LIB (a path) when that is set; else, in order: the checkout
 this package sits in (src/python/hardsoft -> build/libhardsoft.so, after
 `make`); the prefix it was installed into (PREFIX/lib/python3/dist-packages/
 hardsoft -> PREFIX/lib/libhardsoft.so.0, after `make install`); then the
@@ -92,12 +92,13 @@ _OPTIONAL = {
 
 
 def candidates() -> List[str]:
-    """Where the library is looked for, in order."""
+    """Where the library is looked for, in order ($HARDSOFT_LIB alone when
+    it is set)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    out = []
     env = os.environ.get("HARDSOFT_LIB")
     if env:
-        out.append(env)
+        return [env]
+    out = []
     out.append(os.path.join(here, "..", "..", "..", "build", "libhardsoft.so"))
     out.append(os.path.join(here, "..", "..", "..", "libhardsoft.so.0"))
     out.append("libhardsoft.so.0")
