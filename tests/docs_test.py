@@ -88,7 +88,7 @@ def main(argv: List[str]) -> int:
     build = os.environ.get("BUILD", "build")
     failed = total = 0
     with tempfile.TemporaryDirectory() as scratch:
-        for name, target in (("build", build), ("bench", "bench"), ("tests", "tests"),
+        for name, target in (("build", build), ("bench", "bench"), ("tests", "tests"), ("src", "src"),
                              ("docs", "docs")):
             os.symlink(os.path.join(root, target), os.path.join(scratch, name))
         for path in files:
