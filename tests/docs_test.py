@@ -10,7 +10,7 @@ In the expected output a line `...` stands for any number of lines, and
 `...` inside a line for any text (for what depends on the machine, such as
 the instruction set).
 Commands run with `sh -c` in a scratch directory in which `build`, `bench`,
-`tests` and `docs` point into the checkout (`build` to $BUILD), so an
+`tests`, `src` and `docs` point into the checkout (`build` to $BUILD), so an
 example may write files without touching the tree.
 
 usage: docs_test.py REPO_ROOT [FILE.md ...]"""

@@ -86,7 +86,6 @@ _OPTIONAL = {
     "hs_program_parse": (P, [C.c_char_p, C.c_size_t, C.c_int, C.POINTER(HsError)]),
     "hs_program_formula": (P, [P]),
     "hs_program_truth": (C.c_int, [P, BYTES, C.c_size_t, BYTES]),
-    "hs_program_tokenize": (C.c_size_t, [P, C.c_char_p, C.c_size_t, BYTES]),
     "hs_program_free": (None, [P]),
 }
 
