@@ -39,7 +39,8 @@ LIBS     = -lcjson -lm -lpthread
 # Debian packages each job needs. Presence is asked of dpkg, never inferred
 # from a file: another package can provide the same path (netlib's cblas.h
 # is an alternative of OpenBLAS's).
-CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest
+CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest \
+                python3-matplotlib python3-torch
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
@@ -178,6 +179,10 @@ bench-smoke: deps-bench
 LIBDIR  = $(DESTDIR)$(PREFIX)/lib
 MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
 DOCDIR  = $(DESTDIR)$(PREFIX)/share/doc/hardsoft
+# the Python package (src/python/hardsoft), beside the library it loads:
+# PREFIX/lib/python3/dist-packages/hardsoft finds PREFIX/lib/libhardsoft.so.0
+PYDIR   = $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/hardsoft
+PY_SRC  = $(sort $(wildcard src/python/hardsoft/*.py))
 install: lib cli
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(MAN1DIR) $(DOCDIR)
@@ -191,6 +196,8 @@ install: lib cli
 	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
+	install -d $(PYDIR)
+	install -m 644 $(PY_SRC) $(PYDIR)/
 
 uninstall:
 	rm -f $(LIBDIR)/libhardsoft.a $(LIBDIR)/libhardsoft.so $(LIBDIR)/libhardsoft.so.$(SOMAJOR) \
@@ -198,6 +205,9 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/bin/hardsoft \
 	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
 	-rmdir $(DOCDIR) 2>/dev/null
+	rm -f $(addprefix $(PYDIR)/,$(notdir $(PY_SRC)))
+	rm -rf $(PYDIR)/__pycache__
+	-rmdir $(PYDIR) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages $(DESTDIR)$(PREFIX)/lib/python3 2>/dev/null
 
 clean:
 	rm -rf build build-sanitize

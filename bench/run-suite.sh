@@ -173,6 +173,9 @@ step "a depth-6 formula at n = $n_depth6 on one core: time and peak memory"
 step "hyperfine: whole hardsoft eval runs, scalar against AVX2 against AVX-512"
 BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 
+step "a picture of attention: a S b at mu = 1, 2, 4, 8 (softmax sharpening into hard)"
+"$HS" attention 'a S b' --mode pe --scales 1,2,4,8 aabcabbacabbbaacabbcaaab --png "$OUT/attention-asb.png"
+
 step "report and plots"
 "$PYTHON" bench/report.py "$OUT"
 

@@ -416,6 +416,66 @@ int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
                   char *msg, size_t len);
 void hs_runner_free(hs_runner *r);
 
+/* ------------------------------------- model metadata and attention */
+
+/* For callers that cannot read struct hs_model (the Python package's
+ * ctypes layer): the model's shape and metadata. The strings point into
+ * the model (valid while it lives); mode is "custom" when the model has
+ * none, formula NULL when it was not compiled from one. */
+typedef struct hs_model_info {
+  int32_t d, nlayers, nheads, out_coord;
+  double scale;     /* mu */
+  double bound;     /* worst attention error the construction allows */
+  double min_scale; /* smallest exact mu (0: any, < 0: depends on n) */
+  const char *mode;
+  const char *formula;
+} hs_model_info;
+void hs_model_get_info(const hs_model *m, hs_model_info *info);
+/* Heads of layer `layer`, or -1 when there is no such layer. */
+int hs_model_layer_nheads(const hs_model *m, int layer);
+/* One head's description; names as in model files ("softmax",
+ * "hard_left", ...; masks "le", "lt", "ge", "gt", "none"; tau laws
+ * "const", "inv_n", "inv_nlogn"); desc may be NULL. 0, or -1 (info
+ * zeroed) when the layer or head does not exist. */
+typedef struct hs_head_info {
+  const char *kind, *target, *mask, *tau_law, *desc;
+  double tau_c, bias_slope;
+  int32_t dk, dv;
+} hs_head_info;
+int hs_model_head_info(const hs_model *m, int layer, int head,
+                       hs_head_info *info);
+/* The description `hardsoft compile --print` prints (formula, mode,
+ * layers, heads, bound, coordinates), written into buf as snprintf does:
+ * returns its full length in bytes (without the terminating NUL), and
+ * writes at most len - 1 of them plus a NUL (nothing when len is 0, buf
+ * may then be NULL). src/model/describe.c. */
+size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
+
+/* The attention weights of every head of layer `layer` over the string
+ * w[0..n), for pictures and inspection (src/run/attention.c). The model
+ * runs with the options o (precision, kernels, threads; NULL: f32 and
+ * the defaults) keeping its residual stream after every layer; the
+ * weights are then recomputed in double from the stream entering the
+ * layer, exactly as the head's law defines them (scores q_i . k_j, for
+ * softmax heads divided by tau(n) plus the relative bias, over the keys
+ * the mask shows plus BOS, softmax; hard heads: their hard choice).
+ * Outputs, row-major, queries i = 0..n (0 = BOS), keys j = 0..n:
+ *   weights [nheads][n+1][n+1]  the weights the head uses (0 off its mask)
+ *   hard    [nheads][n+1][n+1]  or NULL: the hard attention the head is
+ *           or stands in for (1 on the chosen key, 1/m on each of m
+ *           maximal keys for hard_avg; all 0 in the rows of a softmax
+ *           head with no hard counterpart)
+ *   target  [nheads][n+1]       or NULL: the key the hard attention puts
+ *           all its weight on, or -1 when it spreads it over several
+ *           keys (hard_avg with ties) or the head has no hard counterpart
+ * It takes O(n^2) memory per head and runs the model once per call: meant
+ * for small n. n may be at most HS_ATTENTION_MAX_N. Returns 0, or -1
+ * with msg filled (no such layer, n too long, out of memory). */
+#define HS_ATTENTION_MAX_N 4096
+int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
+                 const hs_run_opts *o, int layer, double *weights,
+                 double *hard, int32_t *target, char *msg, size_t len);
+
 /* ------------------------------------------- simulating hard attention */
 
 /* Replacing each hard head of a model by softmax at temperature tau puts,

@@ -10,7 +10,7 @@ In the expected output a line `...` stands for any number of lines, and
 `...` inside a line for any text (for what depends on the machine, such as
 the instruction set).
 Commands run with `sh -c` in a scratch directory in which `build`, `bench`,
-`tests` and `docs` point into the checkout (`build` to $BUILD), so an
+`tests`, `src` and `docs` point into the checkout (`build` to $BUILD), so an
 example may write files without touching the tree.
 
 usage: docs_test.py REPO_ROOT [FILE.md ...]"""
@@ -88,7 +88,7 @@ def main(argv: List[str]) -> int:
     build = os.environ.get("BUILD", "build")
     failed = total = 0
     with tempfile.TemporaryDirectory() as scratch:
-        for name, target in (("build", build), ("bench", "bench"), ("tests", "tests"),
+        for name, target in (("build", build), ("bench", "bench"), ("tests", "tests"), ("src", "src"),
                              ("docs", "docs")):
             os.symlink(os.path.join(root, target), os.path.join(scratch, name))
         for path in files:

@@ -3,8 +3,12 @@
 # bench/report.py under pytest (tests/py): the growth-exponent fit with
 # its 95% interval and the missed rule, provenance from CSV rows, git
 # freshness, plot stamps, per-mode bound lines, and the boundary table's
-# predictions and its rows from a fixture.
+# predictions and its rows from a fixture; the Python package's tests.
 set -u
 PY=${PYTHON:-/usr/bin/python3}
 cd "$(dirname "$0")/.." || exit 1
+# the Python package loads $BUILD/libhardsoft.so (tests/py/conftest.py); a
+# sanitizer build of it needs its runtime loaded first into the interpreter
+asan=$(ldd "${BUILD:-build}/libhardsoft.so" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p')
+[ -n "$asan" ] && export LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0
 exec "$PY" -m pytest -q -p no:cacheprovider tests/py

@@ -69,6 +69,7 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_boundary(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_attention(int argc, char **argv);
 
 /* The provenance columns appended to every CSV row: cpu (/proc/cpuinfo's
  * model name, family, model, stepping), cores (logical CPUs online),

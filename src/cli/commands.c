@@ -211,68 +211,18 @@ static const char *const compile_usage =
     "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
     "  --print       describe the model on standard output\n";
 
-static const char *tau_text(const hs_head *H, char *buf, size_t len) {
-  switch (H->tau_law) {
-    case HS_TAU_INV_N: snprintf(buf, len, "tau(n) = %g/n", H->tau_c); break;
-    case HS_TAU_INV_NLOGN: snprintf(buf, len, "tau(n) = %g/(n ln(n+1))", H->tau_c); break;
-    default: snprintf(buf, len, "tau = %g", H->tau_c); break;
-  }
-  size_t at = strlen(buf);
-  if (H->bias_slope > 0 && at < len)
-    snprintf(buf + at, len - at, ", bias -%g |i - j| (BOS at %s)",
-             (double)H->bias_slope,
-             H->mask == HS_MASK_GE || H->mask == HS_MASK_GT ? "n + 1" : "0");
-  return buf;
-}
-
+/* The text is the library's (hs_model_describe), so the CLI and the
+ * Python package print the same description. */
 void cli_describe_model(FILE *f, const hs_model *m) {
-  char buf[128];
-  int heads = 0;
-  for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
-  if (m->formula) fprintf(f, "formula: %s\n", m->formula);
-  if (m->mode)
-    fprintf(f, "mode: %s%s", m->mode, strcmp(m->mode, "hard") ? "" : "\n");
-  if (m->mode && strcmp(m->mode, "hard")) fprintf(f, " (scale mu = %g)\n", m->scale);
-  fprintf(f, "width d = %d, layers = %d, attention heads = %d\n", m->d,
-          m->nlayers, heads);
-  for (int l = 0; l < m->nlayers; l++) {
-    const hs_layer *L = &m->layers[l];
-    fprintf(f, "layer %d:\n", l);
-    for (int h = 0; h < L->nheads; h++) {
-      const hs_head *H = &L->heads[h];
-      fprintf(f, "  head %d: %s", h, hs_attn_kind_name(H->kind));
-      if (H->kind == HS_ATTN_SOFTMAX && H->target == HS_ATTN_SOFTMAX)
-        fprintf(f, " (%s, no hard counterpart)", tau_text(H, buf, sizeof buf));
-      else if (H->kind == HS_ATTN_SOFTMAX)
-        fprintf(f, " (%s, standing in for %s)", tau_text(H, buf, sizeof buf),
-                hs_attn_kind_name(H->target));
-      fprintf(f, ", mask %s, dk = %d, dv = %d\n", hs_mask_name(H->mask), H->dk, H->dv);
-      if (H->desc) fprintf(f, "          %s\n", H->desc);
-    }
-    if (L->hidden) fprintf(f, "  feed-forward: %d ReLU units\n", L->hidden);
+  size_t n = hs_model_describe(m, NULL, 0);
+  char *buf = malloc(n + 1);
+  if (!buf) {
+    cli_error("out of memory describing the model");
+    return;
   }
-  fprintf(f, "output: x[%d]", m->out_coord);
-  if (m->coord_names && m->coord_names[m->out_coord])
-    fprintf(f, " (%s)", m->coord_names[m->out_coord]);
-  fprintf(f, " > 1/2\n");
-  if (m->bound_desc) fprintf(f, "bound: %s\n", m->bound_desc);
-  if (m->min_scale > 0) fprintf(f, "smallest exact mu: %.4f\n", m->min_scale);
-  else if (m->min_scale < 0) fprintf(f, "smallest exact mu: none (depends on n)\n");
-  /* the region where the answer is proven, also in finite precision */
-  if (m->mode && (!strcmp(m->mode, "pe") || !strcmp(m->mode, "temp") ||
-                  !strcmp(m->mode, "fixed")))
-    fprintf(f, "exact region: %s; in f32 while absolute positions fit 24 bits "
-            "(n <= 2^23); f16/bf16 far less (hardsoft boundary measures it)\n",
-            !strcmp(m->mode, "fixed") ? "n <= mu / ln 7 in exact arithmetic"
-                                      : "mu >= the smallest exact mu, every n in exact arithmetic");
-  else if (m->mode && !strcmp(m->mode, "rel"))
-    fprintf(f, "exact region: mu >= the smallest exact mu, every n in exact arithmetic; "
-            "relative positions keep it in f16/bf16 far beyond pe (hardsoft boundary)\n");
-  if (m->coord_names) {
-    fprintf(f, "coordinates:\n");
-    for (int c = 0; c < m->d; c++)
-      fprintf(f, "  x[%d] %s\n", c, m->coord_names[c] ? m->coord_names[c] : "");
-  }
+  hs_model_describe(m, buf, n + 1);
+  fputs(buf, f);
+  free(buf);
 }
 
 int cmd_compile(int argc, char **argv) {

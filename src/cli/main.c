@@ -36,6 +36,7 @@ static const char *const top_usage =
     "  boundary FORMULA           largest exact n on adversarial strings\n"
     "  simulate FILE [STRING...]  run a hard-attention model file with softmax at a\n"
     "                             temperature from its score gap, and compare\n"
+    "  attention FORMULA STRING --png OUT   picture of the attention weights\n"
     "\n"
     "'hardsoft --version' prints the version and the commit it was built from.\n"
     "Every command also takes the input limits --max-formula-len BYTES (16 MiB),\n"
@@ -392,6 +393,7 @@ int main(int argc, char **argv) {
       {"eval", cmd_eval}, {"run", cmd_run}, {"check", cmd_check},
       {"compile", cmd_compile}, {"info", cmd_info}, {"bench", cmd_bench},
       {"boundary", cmd_boundary}, {"simulate", cmd_simulate},
+      {"attention", cmd_attention},
   };
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) {
@@ -401,5 +403,5 @@ int main(int argc, char **argv) {
       return rc;
     }
   return cli_error("unknown command '%s' (expected eval, check, compile, run, "
-                   "info, bench, boundary or simulate)", argv[1]);
+                   "info, bench, boundary, simulate or attention)", argv[1]);
 }

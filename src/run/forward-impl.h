@@ -634,6 +634,12 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
   if (H->kind == HS_ATTN_SOFTMAX &&
       (o->score_round != HS_ROUND_NONE || (sk != 0 && !HS_TWO_PASS))) {
     FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, i, n, out);
+    /* f64 relative-bias heads take this path too: their error is measured
+     * like the online rows' (scores that are rounded have none defined) */
+    if (o->want_attn_error && i > 0 && o->score_round == HS_ROUND_NONE) {
+      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
+      if (e > *err) *err = e;
+    }
   } else if (H->kind == HS_ATTN_SOFTMAX) {
     ONLINE st = {-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;

@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: MIT
+"""Every ctypes prototype of the C library in one place, and where the
+library is found.
+
+The library is $HARDSOFT_LIB (a path) when that is set; else, in order: the checkout
+this package sits in (src/python/hardsoft -> build/libhardsoft.so, after
+`make`); the prefix it was installed into (PREFIX/lib/python3/dist-packages/
+hardsoft -> PREFIX/lib/libhardsoft.so.0, after `make install`); then the
+dynamic linker's own search (libhardsoft.so.0).
+"""
+import ctypes as C
+import os
+from typing import List, Optional
+
+_lib: Optional[C.CDLL] = None
+
+
+class HsError(C.Structure):
+    _fields_ = [("msg", C.c_char * 256), ("column", C.c_int), ("line", C.c_int)]
+
+
+class HsCompileOpts(C.Structure):
+    _fields_ = [("mode", C.c_int), ("scale", C.c_double), ("sign", C.c_int)]
+
+
+class HsRunOpts(C.Structure):
+    # include/hardsoft.h, struct hs_run_opts, field for field
+    _fields_ = [("precision", C.c_int), ("kernels", C.c_void_p),
+                ("want_attn_error", C.c_int), ("last_only", C.c_int),
+                ("edges_only", C.c_int), ("score_round", C.c_int),
+                ("keep_layers", C.c_int), ("want_gaps", C.c_int),
+                ("threads", C.c_int), ("skip", C.c_int),
+                ("attn_tile", C.c_int), ("qkv_round", C.c_int)]
+
+
+class HsRunResult(C.Structure):
+    _fields_ = [("bits", C.POINTER(C.c_uint8)), ("values", C.POINTER(C.c_double)),
+                ("attn_error", C.POINTER(C.c_double)), ("peak_bytes", C.c_size_t),
+                ("layers", C.POINTER(C.c_double)), ("head_stats", C.c_void_p),
+                ("tiles_total", C.c_uint64), ("tiles_skipped", C.c_uint64)]
+
+
+class HsModelInfo(C.Structure):
+    _fields_ = [("d", C.c_int32), ("nlayers", C.c_int32), ("nheads", C.c_int32),
+                ("out_coord", C.c_int32), ("scale", C.c_double),
+                ("bound", C.c_double), ("min_scale", C.c_double),
+                ("mode", C.c_char_p), ("formula", C.c_char_p)]
+
+
+class HsHeadInfo(C.Structure):
+    _fields_ = [("kind", C.c_char_p), ("target", C.c_char_p), ("mask", C.c_char_p),
+                ("tau_law", C.c_char_p), ("desc", C.c_char_p),
+                ("tau_c", C.c_double), ("bias_slope", C.c_double),
+                ("dk", C.c_int32), ("dv", C.c_int32)]
+
+
+P = C.c_void_p          # opaque hs_formula *, hs_model *, hs_program *
+BYTES = C.POINTER(C.c_uint8)
+MSG = 512               # bytes of every message buffer handed to C
+
+# name: (restype, argtypes); the optional ones are looked up only if present
+_PROTOS = {
+    "hs_version": (C.c_char_p, []),
+    "hs_formula_parse": (P, [C.c_char_p, C.POINTER(HsError)]),
+    "hs_formula_free": (None, [P]),
+    "hs_formula_root": (C.c_int32, [P]),
+    "hs_truth_eval": (C.c_int, [P, C.c_int32, BYTES, C.c_size_t, BYTES]),
+    "hs_mode_parse": (C.c_int, [C.c_char_p]),
+    "hs_compile": (P, [P, C.POINTER(HsCompileOpts), C.c_char_p, C.c_size_t]),
+    "hs_model_free": (None, [P]),
+    "hs_model_save": (C.c_int, [P, C.c_char_p, C.c_char_p, C.c_size_t]),
+    "hs_model_load": (P, [C.c_char_p, C.c_char_p, C.c_size_t]),
+    "hs_forward": (C.c_int, [P, BYTES, C.c_size_t, C.POINTER(HsRunOpts),
+                             C.POINTER(HsRunResult), C.c_char_p, C.c_size_t]),
+    "hs_run_result_free": (None, [C.POINTER(HsRunResult)]),
+    "hs_model_get_info": (None, [P, C.POINTER(HsModelInfo)]),
+    "hs_model_layer_nheads": (C.c_int, [P, C.c_int]),
+    "hs_model_head_info": (C.c_int, [P, C.c_int, C.c_int, C.POINTER(HsHeadInfo)]),
+    "hs_model_describe": (C.c_size_t, [P, C.c_char_p, C.c_size_t]),
+    "hs_attention": (C.c_int, [P, BYTES, C.c_size_t, C.POINTER(HsRunOpts), C.c_int,
+                               C.POINTER(C.c_double), C.POINTER(C.c_double),
+                               C.POINTER(C.c_int32), C.c_char_p, C.c_size_t]),
+}
+# the program API (C-RASP / B-RASP front ends), in builds that have it
+_OPTIONAL = {
+    "hs_program_parse": (P, [C.c_char_p, C.c_size_t, C.c_int, C.POINTER(HsError)]),
+    "hs_program_formula": (P, [P]),
+    "hs_program_truth": (C.c_int, [P, BYTES, C.c_size_t, BYTES]),
+    "hs_program_free": (None, [P]),
+}
+
+
+def candidates() -> List[str]:
+    """Where the library is looked for, in order ($HARDSOFT_LIB alone when
+    it is set)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = os.environ.get("HARDSOFT_LIB")
+    if env:
+        return [env]
+    out = []
+    out.append(os.path.join(here, "..", "..", "..", "build", "libhardsoft.so"))
+    out.append(os.path.join(here, "..", "..", "..", "libhardsoft.so.0"))
+    out.append("libhardsoft.so.0")
+    return out
+
+
+def lib() -> C.CDLL:
+    """The loaded library with every prototype set (loaded once)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    from .model import Error
+    tried = []
+    for path in candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            handle = C.CDLL(path)
+            break
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    else:
+        raise Error("cannot find libhardsoft (run make, or set HARDSOFT_LIB); "
+                    "tried: " + "; ".join(tried))
+    for table, required in ((_PROTOS, True), (_OPTIONAL, False)):
+        for name, (res, args) in table.items():
+            if not hasattr(handle, name):
+                if required:
+                    raise Error("%s lacks %s: it is older than this package "
+                                "(rebuild with make)" % (handle._name, name))
+                continue
+            fn = getattr(handle, name)
+            fn.restype, fn.argtypes = res, args
+    _lib = handle
+    return handle
+
+
+def has(name: str) -> bool:
+    return hasattr(lib(), name)
