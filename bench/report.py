@@ -32,9 +32,10 @@ import tempfile
 
 LN7 = math.log(7.0)
 HS_ISAS = ["scalar", "avx2", "avx512"]
-PEERS = ["numpy", "torch", "openblas"]
+PEERS = ["numpy", "torch", "openblas", "ort"]
 ISA_LABEL = {"scalar": "scalar", "avx2": "AVX2", "avx512": "AVX-512",
-             "numpy": "NumPy", "torch": "PyTorch", "openblas": "OpenBLAS"}
+             "numpy": "NumPy", "torch": "PyTorch", "openblas": "OpenBLAS",
+             "ort": "ONNX Runtime"}
 MODES = ["hard", "pe", "temp", "fixed", "rel"]
 # boundary precisions: f16s/bf16s round the scores q.k, f16/bf16 store the
 # queries, keys and values in the format (hardsoft boundary --precision)
@@ -352,6 +353,7 @@ def move_atomic(src, dst):
 STYLE = {  # line colour and point type per series
     "scalar": ("#444444", 7), "avx2": ("#1f77b4", 5), "avx512": ("#d62728", 9),
     "numpy": ("#2ca02c", 4), "torch": ("#ff7f0e", 6), "openblas": ("#9467bd", 8),
+    "ort": ("#8c564b", 10),
 }
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
            "#e377c2", "#17becf"]
@@ -573,8 +575,8 @@ class Report:
         setting = (f"mode {r0['mode']}, mu = {fmt_mu(r0['scale'])}, f32, 1 thread"
                    if r0 else "")
         self.w(f"Forward pass, median seconds of the timed runs ({setting}), in ms; "
-               "the peers (NumPy, PyTorch, OpenBLAS) run the same model file on the "
-               "same string.", "")
+               "the peers (NumPy, PyTorch, OpenBLAS; ONNX Runtime on the same model "
+               "exported to ONNX) run the same model file on the same string.", "")
         cols = HS_ISAS + PEERS
         rows = []
         for f, n, note in pts:
@@ -592,8 +594,9 @@ class Report:
                     to = self.t(f, o, n)
                     cells.append(fmt_x(to / ti) if isnum(to) and isnum(ti) else NM)
                 rows.append([code(f), n, ISA_LABEL[isa]] + cells)
-        self.w(*md_table(["formula", "n", "ISA", "vs scalar", "vs NumPy", "vs PyTorch",
-                          "vs OpenBLAS"], rows, ["---", "--:", "---"] + ["--:"] * 4), "")
+        self.w(*md_table(["formula", "n", "ISA", "vs scalar"] +
+                         [f"vs {ISA_LABEL[p]}" for p in PEERS], rows,
+                         ["---", "--:", "---"] + ["--:"] * (1 + len(PEERS))), "")
         self.w("Targets (AVX2, both formulas):", "")
         rows = []
         for other, need, label in [("scalar", 6, "AVX2 ≥ 6× scalar"),

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # ONNX export (docs/ONNX.md): ONNX Runtime (onnxruntime-node, installed by
 # make into $BUILD/node) agrees with hardsoft's decisions on every formula
-# of tests/formulas.txt in every mode (tests/onnx/check_ort.py), and export
-# refuses bad input in one line with exit 2, leaving no file.
+# of tests/formulas.txt in every mode (tests/onnx/check_ort.py); export
+# refuses bad input in one line with exit 2, leaving no file; the ort
+# benchmark peer (ort-run.js --time, hardsoft bench --isas ort) reports
+# the same decisions.
 set -u
 B=${BUILD:-build}
 HS=$B/hardsoft
@@ -35,4 +37,25 @@ ls "$t" | grep -q '\.tmp\.' && { echo "FAIL: a temporary file was left behind"; 
 # mode 0666 minus the umask, as model files
 (umask 027 && "$HS" export "$t/m.safetensors" -o "$t/u.onnx") || fail=1
 [ "$(stat -c %a "$t/u.onnx")" = 640 ] || { echo "FAIL: export mode $(stat -c %a "$t/u.onnx"), want 640"; fail=1; }
+
+# the benchmark peer: ort-run.js --time speaks the peers' protocol, and
+# hardsoft bench --isas ort reports its rows with full agreement
+"$PY" -c "import random; random.seed(3); print(''.join(random.choice('aabbc#') for _ in range(333)))" > "$t/in"
+"$HS" compile 'a U b & Y a' --mode rel -o "$t/r.safetensors" && "$HS" export "$t/r.safetensors" -o "$t/r.onnx" || fail=1
+"$HS" run "$t/r.safetensors" -- "$(head -n 1 "$t/in")" > "$t/want" || fail=1
+node tests/onnx/ort-run.js --time 3 --input "$t/in" "$t/r.onnx" > "$t/rep" || fail=1
+"$PY" - "$t/rep" "$t/want" <<'PYEOF' || fail=1
+import json, sys
+rep = json.load(open(sys.argv[1]))
+want = open(sys.argv[2]).read().strip()
+ok = (len(rep["seconds"]) == 3 and all(s > 0 for s in rep["seconds"])
+      and rep["bits"] == want and isinstance(rep["peak_bytes"], int))
+if not ok:
+    print("FAIL ort-run.js --time: %r, want bits %s" % (rep, want))
+sys.exit(0 if ok else 1)
+PYEOF
+"$HS" bench --formula 'a S b' --modes pe,hard --lengths 5,40 --isas ort --precisions f32,f64 \
+  --repeat 2 --csv "$t/b.csv" 2>"$t/err" || { echo "FAIL bench --isas ort"; cat "$t/err"; fail=1; }
+rows=$(awk -F, 'NR > 1 && $4 == "ort" && $5 == "f32" && $13 == "1.000000"' "$t/b.csv" | wc -l)
+[ "$rows" -eq 4 ] && [ "$(wc -l < "$t/b.csv")" -eq 5 ] || { echo "FAIL bench --isas ort: want 4 f32 rows agreeing, no f64:"; cat "$t/b.csv"; fail=1; }
 exit $fail
