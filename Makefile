@@ -214,6 +214,7 @@ install: lib cli
 	install -m 755 $(BUILD)/hardsoft $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/hardsoft.1 $(MAN1DIR)/
 	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
+	install -m 644 docs/ONNX.md $(DOCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
 
@@ -222,6 +223,7 @@ uninstall:
 	  $(LIBDIR)/libhardsoft.so.$(VERSION) $(LIBDIR)/pkgconfig/hardsoft.pc \
 	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/bin/hardsoft \
 	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
+	rm -f $(DOCDIR)/ONNX.md
 	-rmdir $(DOCDIR) 2>/dev/null
 
 clean:

@@ -16,7 +16,7 @@ trap 'rm -rf "$t"' EXIT
 if ! command -v node >/dev/null; then echo "FAIL: node is missing (make check installs nodejs)"; exit 1; fi
 ORT=$B/node/node_modules/onnxruntime-node
 if [ ! -d "$ORT" ]; then echo "FAIL: $ORT is missing (make $ORT installs it)"; exit 1; fi
-$PY tests/onnx/check_ort.py "$HS" tests/onnx/ort-run.js || fail=1
+$PY tests/onnx/check_ort.py "$HS" tests/onnx/ort-run.js "$ORT" || fail=1
 
 # bad input: one error line, exit 2, no output file
 expect_err() { # what, pattern, command...
@@ -43,7 +43,7 @@ ls "$t" | grep -q '\.tmp\.' && { echo "FAIL: a temporary file was left behind"; 
 "$PY" -c "import random; random.seed(3); print(''.join(random.choice('aabbc#') for _ in range(333)))" > "$t/in"
 "$HS" compile 'a U b & Y a' --mode rel -o "$t/r.safetensors" && "$HS" export "$t/r.safetensors" -o "$t/r.onnx" || fail=1
 "$HS" run "$t/r.safetensors" -- "$(head -n 1 "$t/in")" > "$t/want" || fail=1
-node tests/onnx/ort-run.js --time 3 --input "$t/in" "$t/r.onnx" > "$t/rep" || fail=1
+node tests/onnx/ort-run.js --ort "$ORT" --time 3 --input "$t/in" "$t/r.onnx" > "$t/rep" || fail=1
 "$PY" - "$t/rep" "$t/want" <<'PYEOF' || fail=1
 import json, sys
 rep = json.load(open(sys.argv[1]))

@@ -18,7 +18,7 @@ may disagree with the logic at large n; it must still agree with hardsoft.)
 Also: `compile -o FILE.onnx` writes the same bytes as compile + export, and
 onnx.checker.check_model (python3-onnx) accepts one graph per mode.
 
-    check_ort.py HARDSOFT ORT_RUN_JS
+    check_ort.py HARDSOFT ORT_RUN_JS ORT_PACKAGE_DIR
 Exit 0 when everything agrees, 1 otherwise.
 """
 import os, random, subprocess, sys, tempfile
@@ -51,7 +51,7 @@ def run(cmd, stdin=None):
 
 
 def main():
-    hs, ort_js = sys.argv[1], sys.argv[2]
+    hs, ort_js, ort_dir = sys.argv[1], sys.argv[2], sys.argv[3]
     ss = strings()
     text = "".join(s + "\n" for s in ss).encode()
     fails = near = positions = refused = models = 0
@@ -86,7 +86,7 @@ def main():
             models += len(jobs)
             if not jobs:
                 continue
-            r = run(["node", ort_js, "--dump", *[j[1] for j in jobs]], text)
+            r = run(["node", ort_js, "--ort", ort_dir, "--dump", *[j[1] for j in jobs]], text)
             if r.returncode:
                 print("FAIL ort-run.js (%s mu=%s): %s" % (mode, scale, r.stderr.decode().strip()))
                 fails += 1

@@ -19,9 +19,9 @@
 //     run, an approximation of what ONNX Runtime allocates for the run (0
 //     where /proc is missing).
 // --ort DIR: the onnxruntime-node package directory (default: the one
-// `make` installs, build/node/node_modules/onnxruntime-node beside this
-// checkout, else whatever require() finds). Errors: one line on standard
-// error, exit 2.
+// `make` installs, build/node/node_modules/onnxruntime-node under the
+// current directory, else under this checkout, else whatever require()
+// finds). Errors: one line on standard error, exit 2.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -51,8 +51,9 @@ function parseArgs(argv) {
 }
 
 function loadOrt(dir) {
-  const local = path.join(__dirname, '..', '..', 'build', 'node', 'node_modules', 'onnxruntime-node');
-  const tries = dir ? [path.resolve(dir)] : [local, 'onnxruntime-node'];
+  const sub = path.join('build', 'node', 'node_modules', 'onnxruntime-node');
+  const tries = dir ? [path.resolve(dir)]
+    : [path.resolve(sub), path.join(__dirname, '..', '..', sub), 'onnxruntime-node'];
   for (const t of tries) {
     try { return require(t); } catch (e) { if (dir) fail('cannot load ' + t + ': ' + e.message); }
   }
