@@ -18,6 +18,31 @@ ORT=$B/node/node_modules/onnxruntime-node
 if [ ! -d "$ORT" ]; then echo "FAIL: $ORT is missing (make $ORT installs it)"; exit 1; fi
 $PY tests/onnx/check_ort.py "$HS" tests/onnx/ort-run.js "$ORT" || fail=1
 
+# values, not only decisions: the random-weight model of test-safetensors
+# (every positional feature, mask, head kind and temperature law, a
+# relative bias; values far from 0 and 1) against the independent float64
+# forward pass, bench/peers/forward.py, within a relative 1e-5
+if HS_TEST_MODEL_DIR="$t" "$B/tests/test-safetensors" >/dev/null 2>&1 &&
+   "$HS" export "$t/mixed.safetensors" -o "$t/mixed.onnx"; then
+  "$PY" -c "import random; random.seed(7); [print(''.join(random.choice('abc#xy') for _ in range(n))) for n in (1, 2, 7, 64, 300)]" > "$t/mixed.in"
+  node tests/onnx/ort-run.js --ort "$ORT" --dump "$t/mixed.onnx" < "$t/mixed.in" > "$t/mixed.ort" || fail=1
+  # shellcheck disable=SC2046
+  "$PY" bench/peers/forward.py "$t/mixed.safetensors" --dump $(cat "$t/mixed.in") > "$t/mixed.ref" || fail=1
+  "$PY" - "$t/mixed.ort" "$t/mixed.ref" <<'PYEOF' || fail=1
+import sys
+got = [[float(v) for v in l.split()] for l in open(sys.argv[1])]
+ref = [[float(v) for v in l.split()] for l in open(sys.argv[2])]
+worst = max((abs(g - r) / max(1.0, abs(r)) for gl, rl in zip(got, ref) for g, r in zip(gl, rl)), default=0)
+ok = len(got) == len(ref) == 5 and all(len(g) == len(r) for g, r in zip(got, ref)) and worst <= 1e-5
+print("mixed model: largest relative difference from forward.py (f64): %.3g" % worst)
+if not ok:
+    print("FAIL mixed model: ORT and forward.py differ")
+sys.exit(0 if ok else 1)
+PYEOF
+else
+  echo "FAIL: $B/tests/test-safetensors could not write mixed.safetensors (make check builds it)"; fail=1
+fi
+
 # bad input: one error line, exit 2, no output file
 expect_err() { # what, pattern, command...
   what=$1 pat=$2; shift 2

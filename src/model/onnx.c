@@ -40,8 +40,10 @@ typedef struct val { char s[16]; } val; /* the name of a value in the graph */
 typedef struct ob {
   pb_buf g;  /* the GraphProto: nodes and initializers, in any order */
   int next;  /* values are named v0, v1, ... */
-  /* values every positional feature, mask and temperature is made from */
-  val shape, N, n, nn, pos, ic, jr, pos_f, pos_d, nn_d, nn_f, rest_d;
+  /* values every positional feature, mask and temperature is made from,
+   * each made when first used (FN base), so the graph has no dead node */
+  val ids, bv[12];
+  int have_bv[12];
   val mask[HS_MASK_COUNT_]; /* visible keys per mask, made when first used */
   int have_mask[HS_MASK_COUNT_];
   val dist[2];              /* |i - j'| as float: past, future */
@@ -188,51 +190,62 @@ static val linear(ob *b, val x, const float *w, int64_t cols, int64_t k,
 /* ---------------------------------------------------- positions, masks */
 
 /* The values every feature is made from: N, n = N - 1, nn = max(n, 1) (the
- * n of tau(0) and of the features over n), the positions i = 0..n. */
-static void positions(ob *b, val ids) {
-  val zero = scalar_i64(b, 0), one = scalar_i64(b, 1);
-  b->shape = op1(b, "Shape", ids);
-  b->N = op2(b, "Gather", b->shape, zero);
-  b->n = op2(b, "Sub", b->N, one);
-  b->nn = op2(b, "Max", b->n, one);
-  b->pos = op3(b, "Range", zero, b->N, one);
-  b->ic = unsqueeze(b, b->pos, 1);
-  b->jr = unsqueeze(b, b->pos, 0);
-  b->pos_f = op_cast(b, b->pos, DT_FLOAT);
-  b->pos_d = op_cast(b, b->pos, DT_DOUBLE);
-  b->nn_d = op_cast(b, b->nn, DT_DOUBLE);
-  b->nn_f = op_cast(b, b->nn, DT_FLOAT);
-  b->rest_d = op_cast(b, op2(b, "Sub", b->N, b->pos), DT_DOUBLE); /* n + 1 - i */
+ * n of tau(0) and of the features over n), the positions i = 0..n as a
+ * column (ic) and a row (jr), some cast to float or double. */
+enum { B_SHAPE, B_N, B_n, B_nn, B_POS, B_IC, B_JR, B_POS_F, B_POS_D, B_NN_D,
+       B_NN_F, B_REST_D };
+
+static val base(ob *b, int k) {
+  if (b->have_bv[k]) return b->bv[k];
+  val v;
+  switch (k) {
+    case B_SHAPE: v = op1(b, "Shape", b->ids); break;
+    case B_N: v = op2(b, "Gather", base(b, B_SHAPE), scalar_i64(b, 0)); break;
+    case B_n: v = op2(b, "Sub", base(b, B_N), scalar_i64(b, 1)); break;
+    case B_nn: v = op2(b, "Max", base(b, B_n), scalar_i64(b, 1)); break;
+    case B_POS: v = op3(b, "Range", scalar_i64(b, 0), base(b, B_N), scalar_i64(b, 1)); break;
+    case B_IC: v = unsqueeze(b, base(b, B_POS), 1); break;
+    case B_JR: v = unsqueeze(b, base(b, B_POS), 0); break;
+    case B_POS_F: v = op_cast(b, base(b, B_POS), DT_FLOAT); break;
+    case B_POS_D: v = op_cast(b, base(b, B_POS), DT_DOUBLE); break;
+    case B_NN_D: v = op_cast(b, base(b, B_nn), DT_DOUBLE); break;
+    case B_NN_F: v = op_cast(b, base(b, B_nn), DT_FLOAT); break;
+    default: /* n + 1 - i */
+      v = op_cast(b, op2(b, "Sub", base(b, B_N), base(b, B_POS)), DT_DOUBLE);
+  }
+  b->bv[k] = v;
+  b->have_bv[k] = 1;
+  return v;
 }
 
 /* Feature p at every position, float [N], as FN(embed) computes it: in
  * float, except the logarithms (double, rounded once to float). */
 static val feature(ob *b, const hs_posfeat *p) {
   switch (p->kind) {
-    case HS_PF_ONE: return op2(b, "Expand", scalar_f32(b, 1), b->shape);
+    case HS_PF_ONE: return op2(b, "Expand", scalar_f32(b, 1), base(b, B_SHAPE));
     case HS_PF_BOS:
-      return op_cast(b, op2(b, "Equal", b->pos, scalar_i64(b, 0)), DT_FLOAT);
-    case HS_PF_LAST: return op_cast(b, op2(b, "Equal", b->pos, b->n), DT_FLOAT);
-    case HS_PF_I: return b->pos_f;
-    case HS_PF_N: return op2(b, "Expand", op_cast(b, b->n, DT_FLOAT), b->shape);
-    case HS_PF_I_OVER_N: return op2(b, "Div", b->pos_f, b->nn_f); /* i = 0 when n = 0 */
+      return op_cast(b, op2(b, "Equal", base(b, B_POS), scalar_i64(b, 0)), DT_FLOAT);
+    case HS_PF_LAST: return op_cast(b, op2(b, "Equal", base(b, B_POS), base(b, B_n)), DT_FLOAT);
+    case HS_PF_I: return base(b, B_POS_F);
+    case HS_PF_N: return op2(b, "Expand", op_cast(b, base(b, B_n), DT_FLOAT), base(b, B_SHAPE));
+    case HS_PF_I_OVER_N: return op2(b, "Div", base(b, B_POS_F), base(b, B_NN_F)); /* i = 0 when n = 0 */
     case HS_PF_INV_I1: {
       val one_f = scalar_f32(b, 1);
-      return op2(b, "Div", one_f, op2(b, "Add", b->pos_f, one_f));
+      return op2(b, "Div", one_f, op2(b, "Add", base(b, B_POS_F), one_f));
     }
     case HS_PF_MOD: {
-      val m = op2(b, "Mod", b->pos, scalar_i64(b, p->k));
+      val m = op2(b, "Mod", base(b, B_POS), scalar_i64(b, p->k));
       return op_cast(b, op2(b, "Equal", m, scalar_i64(b, p->r)), DT_FLOAT);
     }
-    case HS_PF_LN_REST: return op_cast(b, op1(b, "Log", b->rest_d), DT_FLOAT);
+    case HS_PF_LN_REST: return op_cast(b, op1(b, "Log", base(b, B_REST_D)), DT_FLOAT);
     case HS_PF_LN_I:
-      return op_cast(b, op1(b, "Log", op2(b, "Max", b->pos_d, scalar_f64(b, 1))),
+      return op_cast(b, op1(b, "Log", op2(b, "Max", base(b, B_POS_D), scalar_f64(b, 1))),
                      DT_FLOAT);
     case HS_PF_LN_REST_OVER_N:
-      return op_cast(b, op2(b, "Div", op1(b, "Log", b->rest_d), b->nn_d), DT_FLOAT);
+      return op_cast(b, op2(b, "Div", op1(b, "Log", base(b, B_REST_D)), base(b, B_NN_D)), DT_FLOAT);
     case HS_PF_LN_I_OVER_N: {
-      val l = op1(b, "Log", op2(b, "Max", b->pos_d, scalar_f64(b, 1)));
-      return op_cast(b, op2(b, "Div", l, b->nn_d), DT_FLOAT);
+      val l = op1(b, "Log", op2(b, "Max", base(b, B_POS_D), scalar_f64(b, 1)));
+      return op_cast(b, op2(b, "Div", l, base(b, B_NN_D)), DT_FLOAT);
     }
     default: return scalar_f32(b, 0); /* hs_model_validate refused it */
   }
@@ -244,8 +257,8 @@ static val visible(ob *b, hs_mask k) {
       [HS_MASK_LE] = "LessOrEqual", [HS_MASK_LT] = "Less",
       [HS_MASK_GE] = "GreaterOrEqual", [HS_MASK_GT] = "Greater"};
   if (!b->have_mask[k]) {
-    val bos = op2(b, "Equal", b->jr, scalar_i64(b, 0));
-    b->mask[k] = op2(b, "Or", op2(b, cmp[k], b->jr, b->ic), bos);
+    val bos = op2(b, "Equal", base(b, B_JR), scalar_i64(b, 0));
+    b->mask[k] = op2(b, "Or", op2(b, cmp[k], base(b, B_JR), base(b, B_IC)), bos);
     b->have_mask[k] = 1;
   }
   return b->mask[k];
@@ -255,10 +268,10 @@ static val visible(ob *b, hs_mask k) {
  * stands at n + 1 (hs_head.bias_slope): the far end of the window. */
 static val distance(ob *b, int future) {
   if (!b->have_dist[future]) {
-    val jp = b->jr;
+    val jp = base(b, B_JR);
     if (future)
-      jp = op3(b, "Where", op2(b, "Equal", b->jr, scalar_i64(b, 0)), b->N, b->jr);
-    b->dist[future] = op_cast(b, op1(b, "Abs", op2(b, "Sub", b->ic, jp)), DT_FLOAT);
+      jp = op3(b, "Where", op2(b, "Equal", base(b, B_JR), scalar_i64(b, 0)), base(b, B_N), base(b, B_JR));
+    b->dist[future] = op_cast(b, op1(b, "Abs", op2(b, "Sub", base(b, B_IC), jp)), DT_FLOAT);
     b->have_dist[future] = 1;
   }
   return b->dist[future];
@@ -267,10 +280,10 @@ static val distance(ob *b, int future) {
 /* 1/tau(n) in float, computed in double as FN(head_inv_tau). */
 static val inv_tau(ob *b, const hs_head *H) {
   if (H->tau_law == HS_TAU_CONST) return scalar_f32(b, (float)(1.0 / H->tau_c));
-  val den = b->nn_d; /* tau = c / nn, or c / (nn ln(nn + 1)) */
+  val den = base(b, B_NN_D); /* tau = c / nn, or c / (nn ln(nn + 1)) */
   if (H->tau_law == HS_TAU_INV_NLOGN)
-    den = op2(b, "Mul", b->nn_d,
-              op1(b, "Log", op2(b, "Add", b->nn_d, scalar_f64(b, 1))));
+    den = op2(b, "Mul", base(b, B_NN_D),
+              op1(b, "Log", op2(b, "Add", base(b, B_NN_D), scalar_f64(b, 1))));
   val tau = op2(b, "Div", scalar_f64(b, H->tau_c), den);
   return op_cast(b, op2(b, "Div", scalar_f64(b, 1), tau), DT_FLOAT);
 }
@@ -394,9 +407,8 @@ static void value_info(pb_buf *g, uint32_t field, const char *name, int dtype) {
 /* The GraphProto of m into b->g. */
 static void graph(ob *b, const hs_model *m) {
   int64_t d = m->d, vd[2] = {HS_VOCAB, d};
-  val ids = {"ids"};
-  positions(b, ids);
-  val x = op2(b, "Gather", init_f32(b, vd, 2, m->embed), ids);
+  snprintf(b->ids.s, sizeof b->ids.s, "ids");
+  val x = op2(b, "Gather", init_f32(b, vd, 2, m->embed), b->ids);
   for (int32_t k = 0; k < m->npf; k++) {
     float *hot = calloc((size_t)d, sizeof *hot);
     if (!hot) { b->g.oom = 1; return; }

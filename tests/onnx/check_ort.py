@@ -16,7 +16,8 @@ positions are counted and printed; any other difference fails. (Fixed mode
 may disagree with the logic at large n; it must still agree with hardsoft.)
 
 Also: `compile -o FILE.onnx` writes the same bytes as compile + export, and
-onnx.checker.check_model (python3-onnx) accepts one graph per mode.
+onnx.checker.check_model (python3-onnx) accepts one graph per mode, whose
+only input is "ids" and which has no unused value or initializer.
 
     check_ort.py HARDSOFT ORT_RUN_JS ORT_PACKAGE_DIR
 Exit 0 when everything agrees, 1 otherwise.
@@ -123,9 +124,18 @@ def onnx_check(path):
         print("FAIL python3-onnx is not importable (make check installs it)")
         return 1
     try:
-        onnx.checker.check_model(onnx.load(path), full_check=True)
+        model = onnx.load(path)
+        onnx.checker.check_model(model, full_check=True)
     except Exception as e:  # the checker raises its own error types
         print("FAIL onnx.checker on %s: %s" % (os.path.basename(path), str(e).splitlines()[0]))
+        return 1
+    g = model.graph
+    used = {i for n in g.node for i in n.input} | {o.name for o in g.output}
+    dead = [t.name for t in g.initializer if t.name not in used]
+    dead += [o for n in g.node for o in n.output if o not in used]
+    if dead or [i.name for i in g.input] != ["ids"] or model.opset_import[0].version != 17:
+        print("FAIL %s: unused values %s, inputs %s" % (os.path.basename(path), dead[:5],
+                                                       [i.name for i in g.input]))
         return 1
     return 0
 
