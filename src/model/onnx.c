@@ -38,7 +38,7 @@ enum { AT_FLOAT = 1, AT_INT = 2, AT_INTS = 7 };
 typedef struct val { char s[16]; } val; /* the name of a value in the graph */
 
 typedef struct ob {
-  pb_buf g;  /* the GraphProto: nodes and initializers, in any order */
+  hs_pb_buf g;  /* the GraphProto: nodes and initializers, in any order */
   int next;  /* values are named v0, v1, ... */
   /* values every positional feature, mask and temperature is made from,
    * each made when first used (FN base), so the graph has no dead node */
@@ -61,25 +61,25 @@ static val fresh(ob *b) {
 /* NodeProto: inputs (1), outputs (2), op_type (4), attributes (5). attrs
  * holds AttributeProto entries already tagged as field 5. */
 static val node_to(ob *b, const char *op, int nin, const val *in,
-                   const pb_buf *attrs, const char *out_name) {
-  pb_buf nb = {0};
+                   const hs_pb_buf *attrs, const char *out_name) {
+  hs_pb_buf nb = {0};
   val out = fresh(b);
   if (out_name) snprintf(out.s, sizeof out.s, "%s", out_name);
-  for (int k = 0; k < nin; k++) pb_str(&nb, 1, in[k].s);
-  pb_str(&nb, 2, out.s);
-  pb_str(&nb, 4, op);
+  for (int k = 0; k < nin; k++) hs_pb_str(&nb, 1, in[k].s);
+  hs_pb_str(&nb, 2, out.s);
+  hs_pb_str(&nb, 4, op);
   if (attrs) {
-    pb_raw(&nb, attrs->p, attrs->n);
+    hs_pb_raw(&nb, attrs->p, attrs->n);
     if (attrs->oom) nb.oom = 1;
   }
-  pb_msg(&b->g, 1, &nb);
-  pb_free(&nb);
+  hs_pb_msg(&b->g, 1, &nb);
+  hs_pb_free(&nb);
   return out;
 }
 
-static val node(ob *b, const char *op, int nin, const val *in, pb_buf *attrs) {
+static val node(ob *b, const char *op, int nin, const val *in, hs_pb_buf *attrs) {
   val v = node_to(b, op, nin, in, attrs, NULL);
-  if (attrs) pb_free(attrs);
+  if (attrs) hs_pb_free(attrs);
   return v;
 }
 
@@ -94,26 +94,26 @@ static val op3(ob *b, const char *op, val x, val y, val z) {
 }
 
 /* AttributeProto: name (1), type (20), f (2), i (3), ints (8). */
-static void attr_int(pb_buf *a, const char *name, int64_t v) {
-  pb_buf t = {0};
-  pb_str(&t, 1, name);
-  pb_int(&t, 20, AT_INT);
-  pb_int(&t, 3, v);
-  pb_msg(a, 5, &t);
-  pb_free(&t);
+static void attr_int(hs_pb_buf *a, const char *name, int64_t v) {
+  hs_pb_buf t = {0};
+  hs_pb_str(&t, 1, name);
+  hs_pb_int(&t, 20, AT_INT);
+  hs_pb_int(&t, 3, v);
+  hs_pb_msg(a, 5, &t);
+  hs_pb_free(&t);
 }
 
-static void attr_ints(pb_buf *a, const char *name, const int64_t *v, int cnt) {
-  pb_buf t = {0};
-  pb_str(&t, 1, name);
-  pb_int(&t, 20, AT_INTS);
-  for (int k = 0; k < cnt; k++) pb_int(&t, 8, v[k]);
-  pb_msg(a, 5, &t);
-  pb_free(&t);
+static void attr_ints(hs_pb_buf *a, const char *name, const int64_t *v, int cnt) {
+  hs_pb_buf t = {0};
+  hs_pb_str(&t, 1, name);
+  hs_pb_int(&t, 20, AT_INTS);
+  for (int k = 0; k < cnt; k++) hs_pb_int(&t, 8, v[k]);
+  hs_pb_msg(a, 5, &t);
+  hs_pb_free(&t);
 }
 
 static val op_cast(ob *b, val x, int to) {
-  pb_buf a = {0};
+  hs_pb_buf a = {0};
   attr_int(&a, "to", to);
   return node(b, "Cast", 1, &x, &a);
 }
@@ -124,14 +124,14 @@ static val op_cast(ob *b, val x, int to) {
  * width little-endian). */
 static val init_raw(ob *b, int dtype, const int64_t *dims, int nd,
                     const uint8_t *le, size_t bytes) {
-  pb_buf t = {0};
+  hs_pb_buf t = {0};
   val v = fresh(b);
-  for (int k = 0; k < nd; k++) pb_int(&t, 1, dims[k]);
-  pb_int(&t, 2, dtype);
-  pb_str(&t, 8, v.s);
-  pb_bytes(&t, 9, le, bytes);
-  pb_msg(&b->g, 5, &t);
-  pb_free(&t);
+  for (int k = 0; k < nd; k++) hs_pb_int(&t, 1, dims[k]);
+  hs_pb_int(&t, 2, dtype);
+  hs_pb_str(&t, 8, v.s);
+  hs_pb_bytes(&t, 9, le, bytes);
+  hs_pb_msg(&b->g, 5, &t);
+  hs_pb_free(&t);
   return v;
 }
 
@@ -180,7 +180,7 @@ static val unsqueeze(ob *b, val x, int64_t axis) {
 /* A [rows, cols] = x W^T (+ bias): Gemm with transB, W stored [cols][k]. */
 static val linear(ob *b, val x, const float *w, int64_t cols, int64_t k,
                   const float *bias) {
-  pb_buf a = {0};
+  hs_pb_buf a = {0};
   attr_int(&a, "transB", 1);
   val in[3] = {x, mat_f32(b, cols, k, w)};
   if (bias) in[2] = vec_f32(b, cols, bias);
@@ -295,7 +295,7 @@ static val head(ob *b, const hs_head *H, val x, int64_t d) {
   val q = linear(b, x, H->wq, H->dk, d, NULL);
   val k = linear(b, x, H->wk, H->dk, d, NULL);
   val v = linear(b, x, H->wv, H->dv, d, NULL);
-  pb_buf a = {0};
+  hs_pb_buf a = {0};
   attr_int(&a, "transB", 1);
   val qk[2] = {q, k};
   val s = node(b, "Gemm", 2, qk, &a);
@@ -345,7 +345,7 @@ static val ln_pairs(ob *b, const hs_layer *L, val h) {
              (val[]){h, vec_i64(b, &zero, 1), vec_i64(b, &two, 1), vec_i64(b, &one, 1)},
              NULL);
   p = op2(b, "Reshape", p, vec_i64(b, shp3, 3));
-  pb_buf a = {0};
+  hs_pb_buf a = {0};
   attr_ints(&a, "axes", &ax, 1);
   attr_int(&a, "keepdims", 1);
   val dev = op2(b, "Sub", p, node(b, "ReduceMean", 1, &p, &a));
@@ -391,17 +391,17 @@ static val layer(ob *b, const hs_layer *L, val x, int64_t d) {
 
 /* ValueInfoProto: name (1), type (2): TypeProto.tensor_type (1) with
  * elem_type (1) and shape (2) of one dimension named "N" (dim_param, 2). */
-static void value_info(pb_buf *g, uint32_t field, const char *name, int dtype) {
-  pb_buf vi = {0}, ty = {0}, tt = {0}, sh = {0}, dim = {0};
-  pb_str(&dim, 2, "N");
-  pb_msg(&sh, 1, &dim);
-  pb_int(&tt, 1, dtype);
-  pb_msg(&tt, 2, &sh);
-  pb_msg(&ty, 1, &tt);
-  pb_str(&vi, 1, name);
-  pb_msg(&vi, 2, &ty);
-  pb_msg(g, field, &vi);
-  pb_free(&vi), pb_free(&ty), pb_free(&tt), pb_free(&sh), pb_free(&dim);
+static void value_info(hs_pb_buf *g, uint32_t field, const char *name, int dtype) {
+  hs_pb_buf vi = {0}, ty = {0}, tt = {0}, sh = {0}, dim = {0};
+  hs_pb_str(&dim, 2, "N");
+  hs_pb_msg(&sh, 1, &dim);
+  hs_pb_int(&tt, 1, dtype);
+  hs_pb_msg(&tt, 2, &sh);
+  hs_pb_msg(&ty, 1, &tt);
+  hs_pb_str(&vi, 1, name);
+  hs_pb_msg(&vi, 2, &ty);
+  hs_pb_msg(g, field, &vi);
+  hs_pb_free(&vi), hs_pb_free(&ty), hs_pb_free(&tt), hs_pb_free(&sh), hs_pb_free(&dim);
 }
 
 /* The GraphProto of m into b->g. */
@@ -419,50 +419,50 @@ static void graph(ob *b, const hs_model *m) {
     free(hot);
   }
   for (int32_t l = 0; l < m->nlayers; l++) x = layer(b, &m->layers[l], x, d);
-  pb_buf a = {0};
+  hs_pb_buf a = {0};
   attr_int(&a, "axis", 1);
   val in[2] = {x, scalar_i64(b, m->out_coord)};
   node_to(b, "Gather", 2, in, &a, "out");
-  pb_free(&a);
-  pb_str(&b->g, 2, "hardsoft");
+  hs_pb_free(&a);
+  hs_pb_str(&b->g, 2, "hardsoft");
   value_info(&b->g, 11, "ids", DT_INT64);
   value_info(&b->g, 12, "out", DT_FLOAT);
 }
 
 /* StringStringEntryProto key (1), value (2) as ModelProto.metadata_props. */
-static void meta(pb_buf *mp, const char *key, const char *value) {
-  pb_buf e = {0};
-  pb_str(&e, 1, key);
-  pb_str(&e, 2, value);
-  pb_msg(mp, 14, &e);
-  pb_free(&e);
+static void meta(hs_pb_buf *mp, const char *key, const char *value) {
+  hs_pb_buf e = {0};
+  hs_pb_str(&e, 1, key);
+  hs_pb_str(&e, 2, value);
+  hs_pb_msg(mp, 14, &e);
+  hs_pb_free(&e);
 }
 
 /* ModelProto: ir_version (1), producer_name (2), producer_version (3),
  * graph (7), opset_import (8: domain "" implied, version 2), metadata. */
-static int model_bytes(const hs_model *m, pb_buf *mp) {
+static int model_bytes(const hs_model *m, hs_pb_buf *mp) {
   ob b = {0};
   graph(&b, m);
-  pb_buf op = {0};
-  pb_int(&op, 2, ONNX_OPSET);
-  pb_int(mp, 1, ONNX_IR_VERSION);
-  pb_str(mp, 2, "hardsoft");
-  pb_str(mp, 3, hs_version());
-  pb_msg(mp, 7, &b.g);
-  pb_msg(mp, 8, &op);
+  hs_pb_buf op = {0};
+  hs_pb_int(&op, 2, ONNX_OPSET);
+  hs_pb_int(mp, 1, ONNX_IR_VERSION);
+  hs_pb_str(mp, 2, "hardsoft");
+  hs_pb_str(mp, 3, hs_version());
+  hs_pb_msg(mp, 7, &b.g);
+  hs_pb_msg(mp, 8, &op);
   char num[64];
   if (m->formula) meta(mp, "hardsoft.formula", m->formula);
   if (m->mode) meta(mp, "hardsoft.mode", m->mode);
   snprintf(num, sizeof num, "%.17g", m->scale);
   meta(mp, "hardsoft.scale", num);
-  pb_free(&b.g);
-  pb_free(&op);
+  hs_pb_free(&b.g);
+  hs_pb_free(&op);
   return mp->oom ? -1 : 0;
 }
 
 /* data into path by a temporary file beside it and rename(), mode 0666
  * minus the umask, as hs_model_save: never a partial file at path. */
-static int write_atomic(const char *path, const pb_buf *data, char *msg,
+static int write_atomic(const char *path, const hs_pb_buf *data, char *msg,
                         size_t len) {
   size_t plen = strlen(path);
   char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
@@ -498,12 +498,12 @@ int hs_model_save_onnx(const hs_model *m, const char *path, char *msg, size_t le
   if (!path || !*path) return hs_fail(msg, len, "save: empty path");
   if (hs_model_validate(m, vmsg, sizeof vmsg))
     return hs_fail(msg, len, "cannot export an invalid model: %s", vmsg);
-  pb_buf mp = {0};
+  hs_pb_buf mp = {0};
   if (model_bytes(m, &mp)) {
-    pb_free(&mp);
+    hs_pb_free(&mp);
     return hs_fail(msg, len, "export: out of memory");
   }
   int rc = write_atomic(path, &mp, msg, len);
-  pb_free(&mp);
+  hs_pb_free(&mp);
   return rc;
 }

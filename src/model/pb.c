@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pb_free(pb_buf *b) {
+void hs_pb_free(hs_pb_buf *b) {
   free(b->p);
   b->p = NULL;
   b->n = b->cap = 0;
 }
 
-static int pb_grow(pb_buf *b, size_t more) {
+static int pb_grow(hs_pb_buf *b, size_t more) {
   if (b->oom) return -1;
   if (more <= b->cap - b->n) return 0;
   size_t cap = b->cap ? b->cap : 256;
@@ -26,13 +26,13 @@ static int pb_grow(pb_buf *b, size_t more) {
   return 0;
 }
 
-void pb_raw(pb_buf *b, const void *data, size_t len) {
+void hs_pb_raw(hs_pb_buf *b, const void *data, size_t len) {
   if (len == 0 || pb_grow(b, len)) return;
   memcpy(b->p + b->n, data, len);
   b->n += len;
 }
 
-void pb_varint(pb_buf *b, uint64_t v) {
+void hs_pb_varint(hs_pb_buf *b, uint64_t v) {
   uint8_t tmp[10];
   size_t k = 0;
   do {
@@ -41,38 +41,38 @@ void pb_varint(pb_buf *b, uint64_t v) {
     if (v) tmp[k] |= 0x80;
     k++;
   } while (v);
-  pb_raw(b, tmp, k);
+  hs_pb_raw(b, tmp, k);
 }
 
-static void pb_tag(pb_buf *b, uint32_t field, unsigned wire) {
-  pb_varint(b, (uint64_t)field << 3 | wire);
+static void pb_tag(hs_pb_buf *b, uint32_t field, unsigned wire) {
+  hs_pb_varint(b, (uint64_t)field << 3 | wire);
 }
 
-void pb_int(pb_buf *b, uint32_t field, int64_t v) {
+void hs_pb_int(hs_pb_buf *b, uint32_t field, int64_t v) {
   pb_tag(b, field, 0);
-  pb_varint(b, (uint64_t)v);
+  hs_pb_varint(b, (uint64_t)v);
 }
 
-void pb_float(pb_buf *b, uint32_t field, float v) {
+void hs_pb_float(hs_pb_buf *b, uint32_t field, float v) {
   uint32_t u;
   uint8_t le[4];
   memcpy(&u, &v, 4);
   for (int k = 0; k < 4; k++) le[k] = (uint8_t)(u >> 8 * k);
   pb_tag(b, field, 5);
-  pb_raw(b, le, 4);
+  hs_pb_raw(b, le, 4);
 }
 
-void pb_bytes(pb_buf *b, uint32_t field, const void *data, size_t len) {
+void hs_pb_bytes(hs_pb_buf *b, uint32_t field, const void *data, size_t len) {
   pb_tag(b, field, 2);
-  pb_varint(b, len);
-  pb_raw(b, data, len);
+  hs_pb_varint(b, len);
+  hs_pb_raw(b, data, len);
 }
 
-void pb_str(pb_buf *b, uint32_t field, const char *s) {
-  pb_bytes(b, field, s, strlen(s));
+void hs_pb_str(hs_pb_buf *b, uint32_t field, const char *s) {
+  hs_pb_bytes(b, field, s, strlen(s));
 }
 
-void pb_msg(pb_buf *b, uint32_t field, const pb_buf *sub) {
+void hs_pb_msg(hs_pb_buf *b, uint32_t field, const hs_pb_buf *sub) {
   if (sub->oom) b->oom = 1;
-  pb_bytes(b, field, sub->p, sub->n);
+  hs_pb_bytes(b, field, sub->p, sub->n);
 }
