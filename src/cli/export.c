@@ -30,7 +30,9 @@ int cmd_export(int argc, char **argv) {
   }
   hs_model *m = hs_model_load(o.args[0], msg, sizeof msg);
   if (!m)
-    rc = cli_error("%s: %s", o.args[0], msg);
+    rc = cli_error("%s: %s%s", o.args[0], msg,
+                   cli_is_onnx_path(o.args[0]) ? " (export reads a hardsoft model "
+                   "file, .safetensors, not an ONNX graph)" : "");
   else if (hs_model_save_onnx(m, o.out, msg, sizeof msg) != 0)
     rc = cli_error("%s: %s", o.out, msg);
   hs_model_free(m);
