@@ -41,11 +41,17 @@ LIBS     = -lcjson -lm -lpthread
 # is an alternative of OpenBLAS's).
 CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest \
                 python3-matplotlib python3-torch
+# tests/test-onnx.sh: ONNX Runtime for Node (npm, into $(BUILD)/node) and
+# onnx.checker. npm is installed by the onnxruntime-node rule below, and
+# only when no npm command exists: a nodejs built elsewhere (NodeSource)
+# bundles npm and conflicts with Debian's npm package.
+CHECK_PKGS   += nodejs python3-onnx
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
 # what the whole suite runs besides them (peers, timing, plots)
 BENCH_PKGS    = $(CHECK_PKGS) $(BENCHBIN_PKGS) hyperfine gnuplot-nox python3-torch
+# (the ort peer: nodejs from CHECK_PKGS, npm as for make check)
 
 # OpenBLAS's own pkg-config file (the pthread build the list above installs),
 # so the system-wide cblas.h alternative cannot change what the OpenBLAS
@@ -57,7 +63,8 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
                  -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
 
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize bench \
-        bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins
+        bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins \
+        deps-npm
 .DELETE_ON_ERROR:
 
 # `make`: the library and the command line always; the benchmark binaries
@@ -93,6 +100,8 @@ deps-bench: | $(BUILD)/
 	$(call need_pkgs,$(BENCH_PKGS))
 deps-benchbins: | $(BUILD)/
 	$(call need_pkgs,$(BENCHBIN_PKGS))
+deps-npm: | $(BUILD)/
+	$(call need_pkgs,npm)
 
 $(BUILD)/:
 	@mkdir -p $@
@@ -146,9 +155,24 @@ $(BUILD)/hs-bench-kernels: bench/kernels.cc $(BUILD)/libhardsoft.a
 $(BUILD)/hs-peer-openblas: bench/peers/openblas.c $(BUILD)/libhardsoft.a
 	$(CC) $(CFLAGS_ALL) $(OPENBLAS_FLAGS) -MMD -MP -o $@ $< $(BUILD)/libhardsoft.a $(OPENBLAS_LIBS) $(LIBS)
 
+# ---------------------------------------------------------------- ONNX Runtime
+# onnxruntime-node from npm into $(BUILD)/node (the CPU library ships inside
+# the package; --ignore-scripts: its install script would fetch GPU builds).
+# Pinned: the version tests/test-onnx.sh and the ort peer were checked with
+# (node 20; the package asks for node 16 or later, Debian 12 has 18).
+ORT_NODE_VERSION = 1.30.0
+$(BUILD)/node/node_modules/onnxruntime-node: | $(BUILD)/
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps-npm
+	@mkdir -p $(BUILD)/node
+	@[ -f $(BUILD)/node/package.json ] || echo '{"private": true}' > $(BUILD)/node/package.json
+	cd $(BUILD)/node && npm install --ignore-scripts --no-audit --no-fund \
+	  onnxruntime-node@$(ORT_NODE_VERSION) >npm.log 2>&1 || { tail -20 npm.log; exit 1; }
+	@touch $@
+
 # ---------------------------------------------------------------- tests
 check: deps-check
 	$(MAKE) --no-print-directory lib cli $(TEST_BIN)
+	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
 
 check-exhaustive: deps-check
@@ -162,15 +186,18 @@ check-sanitize: deps-check
 # ---------------------------------------------------------------- bench
 bench: deps-bench
 	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
 bench-full: deps-bench
 	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	HS_BENCH_FULL=1 BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
 # every command of the suite on tiny sizes, into a temporary directory (CI)
 bench-smoke: deps-bench
 	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
 	HS_BENCH_SMOKE=1 HS_BENCH_RESULTS=$$out BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
@@ -194,6 +221,7 @@ install: lib cli
 	install -m 755 $(BUILD)/hardsoft $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/hardsoft.1 $(MAN1DIR)/
 	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
+	install -m 644 docs/ONNX.md $(DOCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
 	install -d $(PYDIR)
@@ -204,6 +232,7 @@ uninstall:
 	  $(LIBDIR)/libhardsoft.so.$(VERSION) $(LIBDIR)/pkgconfig/hardsoft.pc \
 	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/bin/hardsoft \
 	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
+	rm -f $(DOCDIR)/ONNX.md
 	-rmdir $(DOCDIR) 2>/dev/null
 	rm -f $(addprefix $(PYDIR)/,$(notdir $(PY_SRC)))
 	rm -rf $(PYDIR)/__pycache__

@@ -42,9 +42,10 @@ from typing import NamedTuple
 
 LN7 = math.log(7.0)
 HS_ISAS = ["scalar", "avx2", "avx512"]
-PEERS = ["numpy", "torch", "openblas"]
+PEERS = ["numpy", "torch", "openblas", "ort"]
 ISA_LABEL = {"scalar": "scalar", "avx2": "AVX2", "avx512": "AVX-512",
-             "numpy": "NumPy", "torch": "PyTorch", "openblas": "OpenBLAS"}
+             "numpy": "NumPy", "torch": "PyTorch", "openblas": "OpenBLAS",
+             "ort": "ONNX Runtime"}
 MODES = ["hard", "pe", "temp", "fixed", "rel"]
 # boundary precisions: f16s/bf16s round the scores q.k, f16/bf16 store the
 # queries, keys and values in the format (hardsoft boundary --precision)
@@ -505,6 +506,7 @@ def move_atomic(src, dst):
 STYLE = {  # line colour and point type per series
     "scalar": ("#444444", 7), "avx2": ("#1f77b4", 5), "avx512": ("#d62728", 9),
     "numpy": ("#2ca02c", 4), "torch": ("#ff7f0e", 6), "openblas": ("#9467bd", 8),
+    "ort": ("#8c564b", 10),
 }
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
            "#e377c2", "#17becf"]
@@ -893,8 +895,8 @@ class Report:
                + "; ".join(git_freshness(commits, REPO))
                + " (full provenance: `results/REPORT.md`).", "")
         self.w(f"Forward pass, median seconds of the timed runs ({setting}), in ms; "
-               "the peers (NumPy, PyTorch, OpenBLAS) run the same model file on the "
-               "same string.", "")
+               "the peers (NumPy, PyTorch, OpenBLAS; ONNX Runtime on the same model "
+               "exported to ONNX) run the same model file on the same string.", "")
         cols = HS_ISAS + PEERS
         rows = []
         for f, n, note in pts:
@@ -912,8 +914,9 @@ class Report:
                     to = self.t(f, o, n)
                     cells.append(fmt_x(to / ti) if isnum(to) and isnum(ti) else NM)
                 rows.append([code(f), n, ISA_LABEL[isa]] + cells)
-        self.w(*md_table(["formula", "n", "ISA", "vs scalar", "vs NumPy", "vs PyTorch",
-                          "vs OpenBLAS"], rows, ["---", "--:", "---"] + ["--:"] * 4), "")
+        self.w(*md_table(["formula", "n", "ISA", "vs scalar"] +
+                         [f"vs {ISA_LABEL[p]}" for p in PEERS], rows,
+                         ["---", "--:", "---"] + ["--:"] * (1 + len(PEERS))), "")
         self.peer_notes()
         self.w("Targets (AVX2, both formulas):", "")
         rows = []

@@ -69,7 +69,7 @@ depth4='(a S (b & X (c U Y a))) | G (b -> Y a)'
 
 step "scaling sweep: a S b and a depth-4 formula, pe mu=4, hardsoft ISAs and peers"
 "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
-  --lengths "$lengths" --isas "$isas,numpy,torch,openblas" --repeat $rep \
+  --lengths "$lengths" --isas "$isas,numpy,torch,openblas,ort" --repeat $rep \
   --error-max-n 0 --csv "$OUT/sweep-scaling.csv"
 step "scaling sweep, longer lengths: hardsoft's ISAs ($long_isas) alone at n = $long_n"
 "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \

@@ -586,6 +586,12 @@ size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * -1 / NULL with msg filled (naming the tensor or field). */
 int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len);
 hs_model *hs_model_load(const char *path, char *msg, size_t len);
+/* The model as one ONNX graph (opset 17) that runs at every length:
+ * input "ids" int64 [N] (BOS = 256, then the bytes), output "out" float
+ * [N] (the output coordinate; true where > 1/2); docs/ONNX.md describes
+ * it. Every mode exports (hard heads by ArgMax / ReduceMax). Written like
+ * hs_model_save (temporary file, rename); 0, or -1 with msg filled. */
+int hs_model_save_onnx(const hs_model *m, const char *path, char *msg, size_t len);
 
 #ifdef __cplusplus
 }

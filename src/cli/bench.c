@@ -26,6 +26,8 @@ static const char *const bench_usage =
     "  --scales LIST      values of mu (default 4)\n"
     "  --lengths LIST     string lengths n (default 256,1024,4096)\n"
     "  --isas LIST        scalar,avx2,avx512 and the peers torch,numpy,openblas\n"
+    "                     and ort (ONNX Runtime in node on the exported graph,\n"
+    "                     f32 only: its f64 points are left out)\n"
     "                     (default: every ISA this CPU runs)\n"
     "  --precisions LIST  f32,f64 (default f32)\n"
     "  --threads LIST     threads splitting the query rows (default 1; peers\n"
@@ -133,13 +135,14 @@ static int one_thread(const char *opt, const char *t, int k, void *out) {
   return 0;
 }
 static int is_peer(const char *s) {
-  return !strcmp(s, "torch") || !strcmp(s, "numpy") || !strcmp(s, "openblas");
+  return !strcmp(s, "torch") || !strcmp(s, "numpy") || !strcmp(s, "openblas") ||
+         !strcmp(s, "ort");
 }
 static int one_isa(const char *opt, const char *t, int k, void *out) {
   int isa = hs_isa_parse(t);
   if (isa < 0 && !is_peer(t))
-    return cli_error("%s: '%s' is not scalar, avx2, avx512, torch, numpy or "
-                     "openblas", opt, t);
+    return cli_error("%s: '%s' is not scalar, avx2, avx512, torch, numpy, "
+                     "openblas or ort", opt, t);
   if (isa >= 0 && !hs_isa_supported((hs_isa)isa))
     return cli_error("%s: this CPU cannot run %s", opt, t);
   snprintf(((char(*)[16])out)[k], 16, "%s", t);
@@ -331,6 +334,34 @@ static void peers_dir(char *buf, size_t len) {
   snprintf(buf, len, "bench/peers");
 }
 
+/* The ort peer's command: the model exported beside model_path (.onnx),
+ * run by tests/onnx/ort-run.js (beside the peers' folder, or
+ * $HARDSOFT_ORT_RUN) with the onnxruntime-node that make installs into the
+ * build directory of this executable. */
+static int ort_command(const bench_opts *b, const char *model_path,
+                       const char *input_path, const char *dir, char *cmd,
+                       size_t len) {
+  char msg[512], onnx[4096], exe[4096];
+  snprintf(onnx, sizeof onnx, "%s.onnx", model_path);
+  hs_model *m = hs_model_load(model_path, msg, sizeof msg);
+  int rc = !m || hs_model_save_onnx(m, onnx, msg, sizeof msg);
+  hs_model_free(m);
+  if (rc) return cli_error("bench: ort: %s", msg);
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[k > 0 ? k : 0] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) slash[1] = 0;
+  const char *js = getenv("HARDSOFT_ORT_RUN");
+  char jsbuf[4200];
+  if (!js || !*js) {
+    snprintf(jsbuf, sizeof jsbuf, "%s/../../tests/onnx/ort-run.js", dir);
+    js = jsbuf;
+  }
+  int w = snprintf(cmd, len, "node '%s' --ort '%snode/node_modules/onnxruntime-node' "
+                   "--time %d --input '%s' '%s'", js, exe, b->repeat, input_path, onnx);
+  return w < 0 || (size_t)w >= len ? cli_error("bench: ort: paths too long") : 0;
+}
+
 /* A peer: runs as a child on the model file and string file, prints one
  * JSON line {"seconds": [...], "peak_bytes": N, "bits": "0101..."}. */
 static int time_peer(const bench_opts *b, const char *model_path,
@@ -341,7 +372,9 @@ static int time_peer(const bench_opts *b, const char *model_path,
   peers_dir(dir, sizeof dir);
   snprintf(rep, sizeof rep, "%d", b->repeat);
   const char *prec = p->prec == HS_PREC_F64 ? "f64" : "f32";
-  if (!strcmp(p->isa, "openblas")) {
+  if (!strcmp(p->isa, "ort")) {
+    if (ort_command(b, model_path, input_path, dir, cmd, sizeof cmd)) return HS_EXIT_ERROR;
+  } else if (!strcmp(p->isa, "openblas")) {
     char exe[4096];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[k > 0 ? k : 0] = 0;
@@ -533,8 +566,12 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
                          b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN, ""};
               int isa = hs_isa_parse(p.isa);
               if (isa < 0) {
-                /* peers have no skip option: one row, skip "online" */
-                if (ki > 0) { ++*done; continue; }
+                /* peers have no skip option: one row, skip "online";
+                 * the ort graph is f32 (docs/ONNX.md) */
+                if (ki > 0 || (!strcmp(p.isa, "ort") && p.prec == HS_PREC_F64)) {
+                  ++*done;
+                  continue;
+                }
                 p.skip = HS_SKIP_ONLINE;
               }
               progress(*done, total, &p);
@@ -551,6 +588,8 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
       }
       hs_model_free(m);
     }
+  unlink(model_path);
+  strcat(model_path, ".onnx"); /* the ort peer's export, if any */
   unlink(model_path);
   unlink(input_path);
   rmdir(tmpd);

@@ -70,6 +70,9 @@ int cmd_bench(int argc, char **argv);
 int cmd_boundary(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_attention(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+/* Whether path ends in ".onnx" (compile -o writes ONNX then). */
+int cli_is_onnx_path(const char *path);
 
 /* The provenance columns appended to every CSV row: cpu (/proc/cpuinfo's
  * model name, family, model, stepping), cores (logical CPUs online),

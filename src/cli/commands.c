@@ -209,6 +209,7 @@ static const char *const compile_usage =
     "--print describes it (layers, heads, widths, temperature law, bound).\n"
     MODE_OPTS
     "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
+    "                (FILE ending in .onnx: an ONNX graph, docs/ONNX.md)\n"
     "  --print       describe the model on standard output\n";
 
 /* The text is the library's (hs_model_describe), so the CLI and the
@@ -244,7 +245,10 @@ int cmd_compile(int argc, char **argv) {
   hs_formula *f = cli_formula(o.args[0]);
   hs_model *m = f ? compile_or_report(f, &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
-  if (m && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
+  if (m && o.out && cli_is_onnx_path(o.out)) {
+    if (hs_model_save_onnx(m, o.out, msg, sizeof msg) != 0)
+      rc = cli_error("%s: %s", o.out, msg);
+  } else if (m && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
     rc = cli_error("%s: %s", o.out, msg);
   if (m && rc == 0 && o.print) cli_describe_model(stdout, m);
   hs_model_free(m);

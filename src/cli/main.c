@@ -37,6 +37,7 @@ static const char *const top_usage =
     "  simulate FILE [STRING...]  run a hard-attention model file with softmax at a\n"
     "                             temperature from its score gap, and compare\n"
     "  attention FORMULA STRING --png OUT   picture of the attention weights\n"
+    "  export FILE -o FILE.onnx   write a saved model as an ONNX graph\n"
     "\n"
     "'hardsoft --version' prints the version and the commit it was built from.\n"
     "Every command also takes the input limits --max-formula-len BYTES (16 MiB),\n"
@@ -394,6 +395,7 @@ int main(int argc, char **argv) {
       {"compile", cmd_compile}, {"info", cmd_info}, {"bench", cmd_bench},
       {"boundary", cmd_boundary}, {"simulate", cmd_simulate},
       {"attention", cmd_attention},
+      {"export", cmd_export},
   };
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) {
