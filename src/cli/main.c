@@ -405,5 +405,5 @@ int main(int argc, char **argv) {
       return rc;
     }
   return cli_error("unknown command '%s' (expected eval, check, compile, run, "
-                   "info, bench, boundary, simulate or attention)", argv[1]);
+                   "info, bench, boundary, simulate, attention or export)", argv[1]);
 }
