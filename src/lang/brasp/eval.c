@@ -6,9 +6,9 @@
  * walks the positions its mask allows from the left (leftmost) or the
  * right (rightmost), stops at the first j whose score S(i, j) is 1 and
  * takes V(i, j) there, or D(i) when no allowed j scores 1: O(n^2) per
- * attention statement at worst.
- * A score and value that read only key-side vectors are computed once per
- * key into a row first (the same values, read instead of recomputed). */
+ * attention statement at worst. A score that reads only key-side vectors
+ * is computed once per key, with the nearest scoring key to each position
+ * (`nearest`), which makes such a statement O(n). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,31 +62,40 @@ static void allowed(br_mask m, size_t i, size_t n, size_t *lo, size_t *hi) {
   }
 }
 
+/* A score that reads only the key: s(j) for every j, then near[j] = the
+ * largest j' <= j with s(j') (rightmost) or the smallest j' >= j
+ * (leftmost), 0 when none; the chosen key for the allowed range lo..hi is
+ * near[hi] (when >= lo) or near[lo] (when <= hi). O(n) instead of a scan
+ * per query. */
+static size_t *nearest(const ctx *c, const br_stmt *st) {
+  size_t n = c->n, *near = malloc((n + 2) * sizeof *near);
+  if (!near) return NULL;
+  near[0] = near[n + 1] = 0;
+  if (st->rightmost)
+    for (size_t j = 1; j <= n; j++) near[j] = ev(c, st->s, 1, j) ? j : near[j - 1];
+  else
+    for (size_t j = n; j >= 1; j--) near[j] = ev(c, st->s, 1, j) ? j : near[j + 1];
+  return near;
+}
+
 static int attend(const ctx *c, const br_stmt *st, int64_t *out) {
-  size_t n = c->n;
-  /* key-only score and value: one row each (index j-1), else NULL */
-  uint8_t *row = NULL;
-  if (!reads_query(c->p, st->s) && !reads_query(c->p, st->v)) {
-    row = malloc(2 * n);
-    if (!row) return -1;
-    for (size_t j = 1; j <= n; j++) {
-      row[j - 1] = (uint8_t)ev(c, st->s, 1, j);
-      row[n + j - 1] = (uint8_t)ev(c, st->v, 1, j);
-    }
-  }
+  size_t n = c->n, *near = NULL;
+  int key_only = !reads_query(c->p, st->s);
+  if (key_only && !(near = nearest(c, st))) return -1;
   for (size_t i = 1; i <= n; i++) {
     size_t lo, hi, found = 0;
     allowed(st->mask, i, n, &lo, &hi);
-    for (size_t t = 0; lo <= hi && t <= hi - lo; t++) {
-      size_t j = st->rightmost ? hi - t : lo + t;
-      if (row ? row[j - 1] : ev(c, st->s, i, j)) { found = j; break; }
+    if (key_only && lo <= hi) {
+      size_t j = near[st->rightmost ? hi : lo];
+      found = j >= lo && j <= hi ? j : 0;
     }
-    if (found)
-      out[i - 1] = row ? row[n + found - 1] : ev(c, st->v, i, found);
-    else
-      out[i - 1] = ev(c, st->d, i, 0);
+    for (size_t t = 0; !key_only && lo <= hi && t <= hi - lo; t++) {
+      size_t j = st->rightmost ? hi - t : lo + t;
+      if (ev(c, st->s, i, j)) { found = j; break; }
+    }
+    out[i - 1] = found ? ev(c, st->v, i, found) : ev(c, st->d, i, 0);
   }
-  free(row);
+  free(near);
   return 0;
 }
 
