@@ -20,9 +20,10 @@ int hs_vocab_add(hs_vocab *v, const char *tok, size_t len) {
     b = (uint8_t)tok[0];
   } else {
     for (b = 0x80; b < 256 && v->used[b]; b++) {}
-    if (b == 256)
+    if (b == 256) {
       for (b = 1; b < 0x80 && v->used[b]; b++) {}
-    if (b == 0x80) return -1;
+      if (b == 0x80) return -1;
+    }
   }
   char *copy = malloc(len + 1);
   if (!copy) return -1;
