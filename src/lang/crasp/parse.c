@@ -575,6 +575,8 @@ static int parse_assign(parser *P) {
     int32_t cap = p->capstmts ? 2 * p->capstmts : 16;
     cr_stmt *ns = realloc(p->stmts, (size_t)cap * sizeof *ns);
     if (!ns) return FAIL(P, "out of memory");
+    /* zeroed: hs_crasp_free looks at the slot past the last statement */
+    memset(ns + p->capstmts, 0, (size_t)(cap - p->capstmts) * sizeof *ns);
     p->stmts = ns;
     p->capstmts = cap;
   }
