@@ -60,6 +60,8 @@ typedef struct lower {
   hs_formula *f;
   int32_t *tab;       /* open addressing over node indices, -1 empty */
   size_t tabcap;
+  int32_t *depth;     /* [node]: syntax-tree depth of the DAG node */
+  int32_t depcap;
   int32_t *bnode;     /* [nnodes]: DAG node of a Boolean AST node */
   pieces *pc;         /* [nnodes]: pieces of a count AST node */
   int32_t T, F;
@@ -110,8 +112,28 @@ static int32_t intern(lower *L, const hs_node *n) {
   size_t h = (size_t)hs_node_hash_(n) & (L->tabcap - 1);
   for (; L->tab[h] >= 0; h = (h + 1) & (L->tabcap - 1))
     if (hs_node_equal_(&L->f->nodes[L->tab[h]], n)) return L->tab[h];
+  /* The compiler and the printer walk the DAG recursively: a lowered
+   * formula stays within the depth limit LTL formulas have (a long chain
+   * of && is as deep as it is long). */
+  int32_t d = 0;
+  if (n->a >= 0 && L->depth[n->a] > d) d = L->depth[n->a];
+  if (n->b >= 0 && L->depth[n->b] > d) d = L->depth[n->b];
+  for (int32_t t = 0; n->op == HS_F_CMP && t < n->nterms; t++)
+    if (L->depth[n->terms[t].arg] > d) d = L->depth[n->terms[t].arg];
+  if (d + 1 > hs_get_limits().max_depth)
+    return fail(L, "statement '%s' lowers to a formula nested too deeply "
+                "(a chain of k && or || is k deep; --max-depth raises the "
+                "limit)", L->stmt ? L->stmt->name : "?");
+  if (L->f->count == L->depcap) {
+    int32_t cap = L->depcap ? 2 * L->depcap : 256;
+    int32_t *nd = realloc(L->depth, (size_t)cap * sizeof *nd);
+    if (!nd) return oom(L);
+    L->depth = nd;
+    L->depcap = cap;
+  }
   int32_t id = hs_formula_push_(L->f, n);
   if (id < 0) return oom(L);
+  L->depth[id] = d + 1;
   L->tab[h] = id;
   return id;
 }
@@ -446,6 +468,7 @@ hs_formula *hs_crasp_lower(const hs_crasp *p, hs_error *err) {
   free(L->pc);
   free(L->bnode);
   free(L->tab);
+  free(L->depth);
   if (L->failed) {
     hs_formula_free(L->f);
     return NULL;
