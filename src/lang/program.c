@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Programs in any front-end language (include/hardsoft.h, "programs"):
- * one struct, one switch per operation. A new language is one case in
- * each switch below (parse, truth, trace, free) and nothing else: its
- * lowering produces the formula that everything downstream uses. */
+ * one struct, one switch per operation. A RASP-like language (parser,
+ * interpreter, lowering with the shape of src/lang/crasp/crasp.h) is one
+ * case in each switch of the "front ends" block below and nothing else:
+ * its lowering produces the formula that everything downstream uses. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,58 @@ struct hs_program {
   hs_lang lang;
   hs_formula *f;   /* the lowering (LTL: the formula itself) */
   hs_vocab vocab;  /* empty for LTL: bytes are themselves */
-  hs_crasp *crasp;
+  void *rasp;      /* the parsed program of a RASP language, NULL for LTL */
 };
+
+/* ------------------------------------------------------------ front ends */
+
+/* Parse and lower; 0, or -1 with err filled. */
+static int rasp_parse(hs_program *p, const char *text, size_t len,
+                      hs_error *err) {
+  switch (p->lang) {
+  case HS_LANG_CRASP:
+    if (!(p->rasp = hs_crasp_parse(text, len, &p->vocab, err))) return -1;
+    p->f = hs_crasp_lower(p->rasp, err);
+    return p->f ? 0 : -1;
+  default:
+    snprintf(err->msg, sizeof err->msg, "%s programs are not built into "
+             "this version of hardsoft (--lang ltl or crasp)",
+             p->lang == HS_LANG_BRASP ? "B-RASP" : "these");
+    return -1;
+  }
+}
+
+static int rasp_nstmts(const hs_program *p) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: return hs_crasp_nstmts(p->rasp);
+  default: return 0;
+  }
+}
+
+static const char *rasp_stmt_name(const hs_program *p, int k) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: return hs_crasp_stmt_name(p->rasp, k);
+  default: return NULL;
+  }
+}
+
+static int rasp_eval_all(const hs_program *p, const uint8_t *w, size_t n,
+                         int64_t *vals) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: return hs_crasp_eval_all(p->rasp, w, n, vals);
+  default: return -1;
+  }
+}
+
+static void rasp_free(hs_program *p) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: hs_crasp_free(p->rasp); break;
+  default: break;
+  }
+  p->rasp = NULL;
+}
+
+/* ------------------------------------------------------------ programs */
 
 static const char *const names[] = {"ltl", "crasp", "brasp"};
 
@@ -46,7 +97,7 @@ hs_lang hs_lang_from_path(const char *path) {
 void hs_program_free(hs_program *p) {
   if (!p) return;
   hs_formula_free(p->f);
-  hs_crasp_free(p->crasp);
+  rasp_free(p);
   hs_vocab_free(&p->vocab);
   free(p);
 }
@@ -85,22 +136,12 @@ hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
     return NULL;
   }
   p->lang = lang;
-  switch (lang) {
-  case HS_LANG_LTL:
-    p->f = parse_ltl(text, len, err);
-    break;
-  case HS_LANG_CRASP:
-    if ((p->crasp = hs_crasp_parse(text, len, &p->vocab, err)))
-      p->f = hs_crasp_lower(p->crasp, err);
-    break;
-  case HS_LANG_BRASP:
-    snprintf(err->msg, sizeof err->msg, "B-RASP programs are not built into "
-             "this version of hardsoft (--lang ltl or crasp)");
-    break;
-  default:
+  if ((int)lang < HS_LANG_LTL || lang > HS_LANG_BRASP)
     snprintf(err->msg, sizeof err->msg, "unknown language %d", (int)lang);
-    break;
-  }
+  else if (lang == HS_LANG_LTL)
+    p->f = parse_ltl(text, len, err);
+  else if (rasp_parse(p, text, len, err))
+    hs_formula_free(p->f), p->f = NULL;
   if (!p->f) {
     hs_program_free(p);
     return NULL;
@@ -113,19 +154,19 @@ const hs_formula *hs_program_formula(const hs_program *p) { return p ? p->f : NU
 
 int hs_program_nstmts(const hs_program *p) {
   if (!p) return 0;
-  return p->crasp ? hs_crasp_nstmts(p->crasp) : 1;
+  return p->rasp ? rasp_nstmts(p) : 1;
 }
 
 const char *hs_program_stmt_name(const hs_program *p, int k) {
   if (!p) return NULL;
-  if (p->crasp) return hs_crasp_stmt_name(p->crasp, k);
+  if (p->rasp) return rasp_stmt_name(p, k);
   return k == 0 ? "formula" : NULL;
 }
 
 int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
                      int64_t *vals) {
   if (!p || (n && (!w || !vals))) return -1;
-  if (p->crasp) return hs_crasp_eval_all(p->crasp, w, n, vals);
+  if (p->rasp) return rasp_eval_all(p, w, n, vals);
   uint8_t *out = malloc(n ? n : 1);
   if (!out || hs_truth_eval(p->f, p->f->root, w, n, out)) {
     free(out);
@@ -140,11 +181,11 @@ int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
                      uint8_t *out) {
   if (!p || (n && (!w || !out))) return -1;
   if (n == 0) return 0;
-  if (!p->crasp) return hs_truth_eval(p->f, p->f->root, w, n, out);
-  size_t k = (size_t)hs_crasp_nstmts(p->crasp), cells;
+  if (!p->rasp) return hs_truth_eval(p->f, p->f->root, w, n, out);
+  size_t k = (size_t)rasp_nstmts(p), cells;
   if (__builtin_mul_overflow(k, n, &cells) || cells > SIZE_MAX / 8) return -1;
   int64_t *vals = malloc(cells * sizeof *vals);
-  if (!vals || hs_crasp_eval_all(p->crasp, w, n, vals)) {
+  if (!vals || rasp_eval_all(p, w, n, vals)) {
     free(vals);
     return -1;
   }
