@@ -33,4 +33,4 @@ def test_programs_table(tmp_path):
     pe = next(line for line in text.splitlines()
               if line.startswith("| `tests/programs/dyck1.cr` | pe |"))
     assert hard.endswith("| hard | — | 2.00 / 1 | 4.00 / 1 |")
-    assert pe.endswith("| pe | 16 | 1.00 / 1 | 3.00 / 0.5 |")
+    assert pe.endswith("| pe | 16 | 1.00 / 1 | 3.00 / 0.5000 |")
