@@ -52,7 +52,13 @@ int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 #define CASES_TEXT STR(HS_CRASP_MAX_CASES)
 
 typedef struct lterm { int32_t arg; int64_t coef; } lterm;
-typedef struct piece { int32_t guard; int64_t c; int32_t nt; lterm *t; } piece;
+typedef struct piece {
+  int32_t guard;
+  int64_t c;
+  int32_t nt;
+  lterm *t;
+  uint64_t h; /* of (c, t): pieces are merged by linear form */
+} piece;
 typedef struct pieces { piece *v; int32_t n, cap; } pieces;
 
 typedef struct lower {
@@ -231,12 +237,17 @@ static int too_many(lower *L) {
 static int linear(lower *L, const piece *a, const piece *b, int64_t sign,
                   piece *out) {
   int32_t nt = a->nt + (b ? b->nt : 0);
-  *out = (piece){L->T, a->c + (b ? sign * b->c : 0), nt, NULL};
+  *out = (piece){L->T, a->c + (b ? sign * b->c : 0), nt, NULL, 0};
   if (nt && !(out->t = malloc((size_t)nt * sizeof *out->t))) return oom(L);
   for (int32_t k = 0; k < a->nt; k++) out->t[k] = a->t[k];
   for (int32_t k = 0; b && k < b->nt; k++)
     out->t[a->nt + k] = (lterm){b->t[k].arg, sign * b->t[k].coef};
   normalise(out);
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)out->c;
+  for (int32_t k = 0; k < out->nt; k++)
+    h = (h ^ ((uint64_t)(uint32_t)out->t[k].arg << 32 ^ (uint64_t)out->t[k].coef)) *
+        0x100000001b3ull;
+  out->h = h;
   return 0;
 }
 
@@ -251,7 +262,7 @@ static int add_piece(lower *L, pieces *P, int32_t guard, const piece *a,
   /* equal linear forms share one piece, guards or-ed */
   for (int32_t k = 0; k < P->n; k++) {
     piece *r = &P->v[k];
-    if (r->c == q.c && r->nt == q.nt &&
+    if (r->h == q.h && r->c == q.c && r->nt == q.nt &&
         (q.nt == 0 || memcmp(r->t, q.t, (size_t)q.nt * sizeof *q.t) == 0)) {
       free(q.t);
       r->guard = mk_or(L, r->guard, guard);
@@ -272,7 +283,7 @@ static int add_piece(lower *L, pieces *P, int32_t guard, const piece *a,
 
 static int single(lower *L, pieces *P, int32_t guard, int64_t c, int32_t arg) {
   lterm t = {arg, 1};
-  piece q = {L->T, c, arg >= 0 ? 1 : 0, &t};
+  piece q = {L->T, c, arg >= 0 ? 1 : 0, &t, 0};
   return add_piece(L, P, guard, &q, NULL, 0);
 }
 
@@ -352,7 +363,7 @@ static int copy_pieces(lower *L, const pieces *X, int32_t guard, int64_t k,
     lterm *t = q.nt ? malloc((size_t)q.nt * sizeof *t) : NULL;
     if (q.nt && !t) return oom(L);
     for (int32_t s = 0; s < q.nt; s++) t[s] = (lterm){q.t[s].arg, k * q.t[s].coef};
-    piece r = {L->T, k * q.c, q.nt, t};
+    piece r = {L->T, k * q.c, q.nt, t, 0};
     int rc = add_piece(L, out, mk_and(L, guard, q.guard), &r, NULL, 0);
     free(t);
     if (rc) return -1;

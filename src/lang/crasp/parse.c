@@ -73,6 +73,10 @@ typedef struct parser {
   int failed, depth;
   import *imp;
   int nimp, capimp;
+  /* names: open addressing, an entry k >= 0 is statement k, -(k+1)
+   * import k, INT32_MIN empty (a program may have millions of names) */
+  int32_t *names;
+  size_t namecap, nnames;
 } parser;
 
 static int colof(const parser *P, size_t pos) {
@@ -300,16 +304,62 @@ static int32_t parse_expr(parser *P);
 static int32_t parse_cond(parser *P);
 static int32_t parse_unary(parser *P);
 
+static size_t name_hash(const char *s, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+  return (size_t)h;
+}
+
+static const char *entry_name(const parser *P, int32_t e) {
+  return e >= 0 ? P->p->stmts[e].name : P->imp[-(e + 1)].name;
+}
+
+/* The entry of a name, or INT32_MIN. */
+static int32_t name_find(const parser *P, const char *s, size_t n) {
+  if (!P->namecap) return INT32_MIN;
+  size_t h = name_hash(s, n) & (P->namecap - 1);
+  for (; P->names[h] != INT32_MIN; h = (h + 1) & (P->namecap - 1))
+    if (kw(s, n, entry_name(P, P->names[h]))) return P->names[h];
+  return INT32_MIN;
+}
+
+static int name_add(parser *P, int32_t e) {
+  if ((P->nnames + 1) * 2 > P->namecap) {
+    size_t cap = P->namecap ? P->namecap * 2 : 64;
+    int32_t *t = malloc(cap * sizeof *t);
+    if (!t) return FAIL(P, "out of memory");
+    for (size_t i = 0; i < cap; i++) t[i] = INT32_MIN;
+    for (size_t i = 0; i < P->namecap; i++) {
+      if (P->names[i] == INT32_MIN) continue;
+      const char *nm = entry_name(P, P->names[i]);
+      size_t h = name_hash(nm, strlen(nm)) & (cap - 1);
+      while (t[h] != INT32_MIN) h = (h + 1) & (cap - 1);
+      t[h] = P->names[i];
+    }
+    free(P->names);
+    P->names = t;
+    P->namecap = cap;
+  }
+  const char *nm = entry_name(P, e);
+  size_t h = name_hash(nm, strlen(nm)) & (P->namecap - 1);
+  while (P->names[h] != INT32_MIN) h = (h + 1) & (P->namecap - 1);
+  P->names[h] = e;
+  P->nnames++;
+  return 0;
+}
+
 static const import *find_import(const parser *P, const char *s, size_t n) {
-  for (int q = 0; q < P->nimp; q++)
-    if (kw(s, n, P->imp[q].name)) return &P->imp[q];
-  return NULL;
+  int32_t e = name_find(P, s, n);
+  return e != INT32_MIN && e < 0 ? &P->imp[-(e + 1)] : NULL;
 }
 
 static int find_stmt(const parser *P, const char *s, size_t n) {
-  for (int q = P->p->nstmts - 1; q >= 0; q--)
-    if (kw(s, n, P->p->stmts[q].name)) return q;
-  return -1;
+  int32_t e = name_find(P, s, n);
+  return e >= 0 ? e : -1;
+}
+
+static int defined(const parser *P, const char *s, size_t n) {
+  return name_find(P, s, n) != INT32_MIN;
 }
 
 static int32_t parse_name(parser *P) {
@@ -550,7 +600,7 @@ static int parse_import(parser *P) {
   if (predicate(P->s + t.pos, t.len, &im))
     return FAIL(P, "unknown predicate '%.*s' (known: pred, predK, pos_even, "
                 "pos_odd, pos_modK_R)", (int)(t.len > 64 ? 64 : t.len), P->s + t.pos);
-  if (find_import(P, P->s + t.pos, t.len) || find_stmt(P, P->s + t.pos, t.len) >= 0)
+  if (defined(P, P->s + t.pos, t.len))
     return FAIL(P, "'%.*s' is already defined", (int)t.len, P->s + t.pos);
   if (P->nimp == P->capimp) {
     int cap = P->capimp ? 2 * P->capimp : 8;
@@ -561,14 +611,14 @@ static int parse_import(parser *P) {
   }
   if (!(im.name = strndup(P->s + t.pos, t.len))) return FAIL(P, "out of memory");
   P->imp[P->nimp++] = im;
-  return lex(P);
+  return name_add(P, -P->nimp) ? -1 : lex(P);
 }
 
 static int parse_assign(parser *P) {
   hs_crasp *p = P->p;
   token t = P->tok;
   int line = P->line, col = colof(P, t.pos);
-  if (find_import(P, P->s + t.pos, t.len) || find_stmt(P, P->s + t.pos, t.len) >= 0)
+  if (defined(P, P->s + t.pos, t.len))
     return FAIL(P, "'%.*s' is already defined (names are assigned once)",
                 (int)(t.len > 64 ? 64 : t.len), P->s + t.pos);
   if (p->nstmts + 1 >= p->capstmts) {
@@ -600,7 +650,7 @@ static int parse_assign(parser *P) {
   s->root = root;
   s->is_bool = p->nodes[root].is_bool;
   p->nstmts++;
-  return 0;
+  return name_add(P, p->nstmts - 1);
 }
 
 static int parse_line(parser *P) {
@@ -678,6 +728,7 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
   }
   for (int q = 0; q < P.nimp; q++) free(P.imp[q].name);
   free(P.imp);
+  free(P.names);
   if (P.failed) {
     hs_crasp_free(P.p);
     return NULL;
