@@ -576,6 +576,9 @@ int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
 int hs_program_vocab_size(const hs_program *p);
 const char *hs_program_token(const hs_program *p, int k);
 int hs_program_token_byte(const hs_program *p, int k);
+/* The byte every token the program does not name is read as (for an LTL
+ * formula: a byte no atom names). */
+int hs_program_other_byte(const hs_program *p);
 /* The whitespace-separated tokens of line[0..len) as bytes into out
  * (room for len bytes); returns how many. */
 size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,

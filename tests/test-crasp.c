@@ -204,7 +204,7 @@ typedef struct target {
 static uint8_t syms_of(const hs_program *p, uint8_t *sym) {
   int k = 0;
   for (; k < hs_program_vocab_size(p); k++) sym[k] = (uint8_t)hs_program_token_byte(p, k);
-  hs_program_tokenize(p, "\x01", 1, &sym[k]);
+  sym[k] = (uint8_t)hs_program_other_byte(p);
   return (uint8_t)(k + 1);
 }
 
@@ -353,8 +353,15 @@ static void test_api(void **state) {
   assert_int_equal(hs_program_tokenize(p, " if  x end\tif ", 14, w), 4);
   assert_int_equal(w[0], 0x80);
   assert_int_equal(w[2], 0x81);
+  assert_int_equal(w[1], hs_program_other_byte(p));
   assert_int_not_equal(w[1], 0x80);
   assert_int_not_equal(w[1], 0x81);
+  hs_program_free(p);
+  /* a one-byte token that is a control byte is still its own byte */
+  p = parse_text("A = \"\x01\" || \"\xff\"");
+  assert_int_equal(hs_program_token_byte(p, 0), 1);
+  assert_int_equal(hs_program_token_byte(p, 1), 0xff);
+  assert_int_equal(hs_program_other_byte(p), 0xfe);
   hs_program_free(p);
 }
 

@@ -496,7 +496,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
   if (hs_program_lang(prog) != HS_LANG_LTL) {
     /* a program: its tokens' bytes and that of every other token */
     for (; k < hs_program_vocab_size(prog); k++) sym[k] = (uint8_t)hs_program_token_byte(prog, k);
-    hs_program_tokenize(prog, "\x01", 1, &sym[k++]);
+    sym[k++] = (uint8_t)hs_program_other_byte(prog);
   } else {
     hs_formula_alphabet(f, set);
     for (int c = 0; c < 256; c++)

@@ -148,7 +148,7 @@ int cmd_boundary(int argc, char **argv) {
       /* a program: its tokens' bytes and that of every other token */
       for (; b.k < hs_program_vocab_size(p); b.k++)
         b.sym[b.k] = (uint8_t)hs_program_token_byte(p, b.k);
-      hs_program_tokenize(p, "\x01", 1, &b.sym[b.k++]);
+      b.sym[b.k++] = (uint8_t)hs_program_other_byte(p);
     } else {
       hs_formula_alphabet(f, set);
       for (int c = 0; c < 256; c++)

@@ -426,9 +426,7 @@ static int check_symbols(const hs_program *p, uint8_t sym[257]) {
   int k = 0;
   if (hs_program_lang(p) != HS_LANG_LTL) {
     for (; k < hs_program_vocab_size(p); k++) sym[k] = (uint8_t)hs_program_token_byte(p, k);
-    uint8_t other;
-    hs_program_tokenize(p, "\x01", 1, &other); /* no token is a control byte */
-    sym[k++] = other;
+    sym[k++] = (uint8_t)hs_program_other_byte(p);
     return k;
   }
   hs_formula_alphabet(hs_program_formula(p), set);

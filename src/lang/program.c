@@ -204,22 +204,26 @@ int hs_program_token_byte(const hs_program *p, int k) {
   return p && k >= 0 && k < p->vocab.n ? p->vocab.byte[k] : -1;
 }
 
+int hs_program_other_byte(const hs_program *p) {
+  if (p->lang != HS_LANG_LTL) return hs_vocab_other(&p->vocab);
+  hs_vocab v;
+  memset(&v, 0, sizeof v);
+  hs_formula_alphabet(p->f, v.used);
+  return hs_vocab_other(&v);
+}
+
 size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                            uint8_t *out) {
   if (p->lang != HS_LANG_LTL) return hs_vocab_tokenize(&p->vocab, line, len, out);
   /* a formula names bytes: a one-byte token is its byte, anything longer
    * a byte no atom names */
-  hs_vocab v;
-  uint8_t set[256];
-  memset(&v, 0, sizeof v);
-  hs_formula_alphabet(p->f, set);
-  memcpy(v.used, set, sizeof set);
+  uint8_t other = (uint8_t)hs_program_other_byte(p);
   size_t n = 0;
   for (size_t i = 0; i < len;) {
     while (i < len && (line[i] == ' ' || (line[i] >= '\t' && line[i] <= '\r'))) i++;
     size_t j = i;
     while (j < len && !(line[j] == ' ' || (line[j] >= '\t' && line[j] <= '\r'))) j++;
-    if (j > i) out[n++] = j - i == 1 ? (uint8_t)line[i] : hs_vocab_other(&v);
+    if (j > i) out[n++] = j - i == 1 ? (uint8_t)line[i] : other;
     i = j;
   }
   return n;

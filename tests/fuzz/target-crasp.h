@@ -16,7 +16,7 @@ static inline void hs_fuzz_crasp_strings(const hs_program *p, uint64_t seed) {
   uint8_t sym[256], w[24], a[24], b[24];
   int k = hs_program_vocab_size(p);
   for (int i = 0; i < k; i++) sym[i] = (uint8_t)hs_program_token_byte(p, i);
-  hs_program_tokenize(p, "\x01", 1, &sym[k++]);
+  sym[k++] = (uint8_t)hs_program_other_byte(p);
   hs_model *m = NULL;
   if (f->count <= 64) {
     char msg[256];
