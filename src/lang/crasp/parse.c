@@ -22,9 +22,10 @@
  * NAME [a-zA-Z_][a-zA-Z_0-9]*, keywords true false if else min max,
  * STRING '"' any characters but '"' and newline '"', INT [0-9]+.
  *
- * Predicates (#import NAME): `pred` and `predK` (K = 1..256) are the
- * binary predicates j = i - K of `#[predK] b` (K <= 256); `pos_even`, `pos_odd` and
- * `pos_modK_R` (0 <= R < K <= 65536) are the unary predicates i mod 2 = 0,
+ * Predicates (#import NAME): `pred` and `predK` (K = 1..256; each is K
+ * layers) are the binary predicates j = i - K of `#[predK] b`; `pos_even`,
+ * `pos_odd` and `pos_modK_R` (0 <= R < K <= 65536, no leading zeros) are
+ * the unary predicates i mod 2 = 0,
  * i mod 2 = 1 and i mod K = R, positions i counted from 0 as the reference
  * does. Anything else is an unknown predicate.
  *
