@@ -40,6 +40,7 @@ expect "sign temp" 0 "00000001" "$HS" eval -f $P/increment.cr --mode temp --scal
 expect "longer tokens" 0 "010001" "$HS" eval -f $P/longtok.cr --mode hard "if end if if end end"
 # -f -: the program on standard input, the strings as arguments
 expect "stdin program" 0 "001" sh -c "printf 'A = #\"a\" > #\"b\"\nB = A || \"c\"\n' | $HS eval -f - --lang crasp --mode pe 'b a c'"
+expect_err "stdin twice" "give the strings as arguments" sh -c "printf 'A = true\n' | $HS eval -f - --lang crasp"
 # strings after -- are inputs even when they look like options
 expect "after --" 0 "11" "$HS" eval -f $P/dyck1.cr --mode hard -- "-x -y"
 # the strings from standard input, one per line

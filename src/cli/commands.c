@@ -173,6 +173,11 @@ int cmd_eval(int argc, char **argv) {
     cli_free(&o);
     return cli_error("eval: missing FORMULA (see 'hardsoft eval --help')");
   }
+  if (o.file && !strcmp(o.file, "-") && o.nargs == 0) {
+    cli_free(&o);
+    return cli_error("eval: -f - reads the program from standard input; give "
+                     "the strings as arguments");
+  }
   /* `hardsoft eval a S b` evaluates the formula a on the strings S and b:
    * a string that is an operator of the language was almost surely meant
    * as part of the formula */
