@@ -701,6 +701,7 @@ class Report:
         self.skip = read_bench(os.path.join(d, "sweep-skip.csv"))
         self.isa = read_bench(os.path.join(d, "sweep-isa.csv"))
         self.depth6 = read_bench(os.path.join(d, "sweep-depth6.csv"))
+        self.programs = read_bench(os.path.join(d, "sweep-programs.csv"))
         self.simulate = read_csv(os.path.join(d, "simulate.csv"), SIMULATE_COLS,
                                  SIMULATE_NUM, ints=["n", "strings", "positions"])
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
@@ -725,7 +726,8 @@ class Report:
                  ("boundary.csv", self.boundary), ("simulate.csv", self.simulate),
                  ("sweep-counting.csv", self.counting), ("sweep-threads.csv", self.threads),
                  ("sweep-skip.csv", self.skip), ("sweep-isa.csv", self.isa),
-                 ("sweep-depth6.csv", self.depth6)]
+                 ("sweep-depth6.csv", self.depth6),
+                 ("sweep-programs.csv", self.programs)]
         present = [(n, rows) for n, rows in files if rows]
         allrows = [r for _, rows in present for r in rows]
         model, flags = cpuinfo()
@@ -1668,6 +1670,30 @@ class Report:
             self.w(*md_table(["sign", "mode", "mu"] + [f"n={n}" for n in ns] + ["ms"], out),
                    "")
 
+    # ---------------------------------------------------------- programs
+    def section_programs(self):
+        self.w("## Programs: C-RASP compiled through the formula DAG", "")
+        rows = self.programs
+        if not rows:
+            self.w(f"sweep-programs.csv: {NM}.", "")
+            return
+        self.w("From sweep-programs.csv: C-RASP programs (the formula column names the "
+               "file) lowered to the formula DAG and compiled; each point is one random "
+               "string of the program's tokens, checked against the program's own "
+               "interpreter. Cell: ms per forward pass (median) / agreement.", "")
+        ns = sorted({r["n"] for r in rows})
+        out = []
+        for f in unique(r["formula"] for r in rows):
+            for mode, mu in unique((r["mode"], r["scale"]) for r in rows if r["formula"] == f):
+                cells = []
+                for n in ns:
+                    r = next((r for r in rows if r["formula"] == f and r["mode"] == mode
+                              and r["scale"] == mu and r["n"] == n), None)
+                    cells.append(f"{fmt_ms(r['seconds_median'])} / "
+                                 f"{fmt_agree(r['agree_fraction'])}" if r else NM)
+                out.append([code(f), mode, "—" if mode == "hard" else fmt_mu(mu)] + cells)
+        self.w(*md_table(["program", "mode", "mu"] + [f"n={n}" for n in ns], out), "")
+
     # ---------------------------------------------------------- j threads
     def section_threads(self):
         self.w("## j. Threads", "")
@@ -1838,6 +1864,7 @@ class Report:
         self.section_counting()
         self.section_threads()
         self.section_skip()
+        self.section_programs()
         self.section_issue6()
         self.section_plots()
         return "\n".join(self.out).rstrip("\n") + "\n"

@@ -170,6 +170,11 @@ step "a depth-6 formula at n = $n_depth6 on one core: time and peak memory"
   --isas "$best" --threads 1 --repeat 1 --error-max-n 0 \
   --csv "$OUT/sweep-depth6.csv"
 
+if [ "$SMOKE" = 1 ]; then prog_n=16,64; else prog_n=256,1024,4096; fi
+step "programs: the C-RASP Dyck-1 program compiled in hard, pe and temp"
+"$HS" bench -f tests/programs/dyck1.cr --lang crasp --modes hard,pe,temp --scales 16 \
+  --lengths $prog_n --isas "$best" --repeat $rep_s --csv "$OUT/sweep-programs.csv"
+
 step "hyperfine: whole hardsoft eval runs, scalar against AVX2 against AVX-512"
 BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 

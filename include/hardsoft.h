@@ -593,6 +593,66 @@ hs_model *hs_model_load(const char *path, char *msg, size_t len);
  * hs_model_save (temporary file, rename); 0, or -1 with msg filled. */
 int hs_model_save_onnx(const hs_model *m, const char *path, char *msg, size_t len);
 
+/* ------------------------------------------------------------ programs */
+
+/* A program in one of the front-end languages (docs/LANGUAGE.md): an LTL
+ * formula, a C-RASP program or a B-RASP program. Every language is parsed,
+ * interpreted directly (its own ground truth) and lowered to a formula,
+ * which hs_compile turns into a model in any mode. */
+typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP } hs_lang;
+typedef struct hs_program hs_program;
+
+/* "ltl", "crasp", "brasp" -> the language; -1 for anything else. */
+int hs_lang_parse(const char *name);
+const char *hs_lang_name(hs_lang lang);
+/* By the file name's extension: .cr and .crasp are C-RASP, .brasp B-RASP,
+ * anything else (or NULL) LTL. */
+hs_lang hs_lang_from_path(const char *path);
+
+/* Parse text[0..len) (need not be NUL-terminated) in lang. NULL on error
+ * with err filled: one line naming what and where ("... at line 3, column
+ * 7"; err->line 0 for a one-line formula). An LTL program is one formula
+ * over bytes (its vocabulary is empty). */
+hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
+                             hs_error *err);
+void hs_program_free(hs_program *p);
+hs_lang hs_program_lang(const hs_program *p);
+/* The lowered formula (owned by the program), for hs_compile. */
+const hs_formula *hs_program_formula(const hs_program *p);
+/* The program's value at positions 1..n of w (token bytes, see the
+ * vocabulary below) into out[0..n) as 0/1, by the language's own
+ * interpreter (hs_truth_eval for LTL), not through the lowering: the
+ * ground truth a compiled model is checked against. 0, or -1 when out of
+ * memory. */
+int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
+                     uint8_t *out);
+
+/* Trace: the named statements (an LTL formula has one, "formula") and
+ * their values at every position, vals[k * n + i] for statement k and
+ * position i + 1 (Booleans 0/1, counts as integers). 0, or -1. */
+int hs_program_nstmts(const hs_program *p);
+const char *hs_program_stmt_name(const hs_program *p, int k);
+int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
+                     int64_t *vals);
+
+/* Vocabulary: the tokens the program names, in the order first named, and
+ * the byte the model reads for each (a one-byte token is its own byte,
+ * longer ones get bytes from 0x80). Every other input token is read as one
+ * byte no token uses. */
+int hs_program_vocab_size(const hs_program *p);
+const char *hs_program_token(const hs_program *p, int k);
+int hs_program_token_byte(const hs_program *p, int k);
+/* The byte every token the program does not name is read as (for an LTL
+ * formula: a byte no atom names). */
+int hs_program_other_byte(const hs_program *p);
+/* The whitespace-separated tokens of line[0..len) as bytes into out
+ * (room for len bytes); returns how many. */
+size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
+                           uint8_t *out);
+/* Give a compiled model the program's vocabulary (saved in its file,
+ * used by hardsoft run --tokens). 0, or -1 when out of memory. */
+int hs_model_set_vocab(hs_model *m, const hs_program *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,10 @@ static const char *const bench_usage =
     "logic. Lists are comma-separated.\n"
     "  --formula F        a formula (repeatable); default: --formulas\n"
     "  --formulas FILE    one formula per line, # comments (default bench/formulas.txt)\n"
+    "  -f FILE            a formula or program in a file (repeatable, beside\n"
+    "                     --formula); the formula column is FILE. Programs read\n"
+    "                     random strings of their tokens plus one other token\n"
+    "  --lang L           the language of every -f FILE (default: by extension)\n"
     "  --modes LIST       hard,pe,temp,fixed,rel (default pe,temp)\n"
     "  --scales LIST      values of mu (default 4)\n"
     "  --lengths LIST     string lengths n (default 256,1024,4096)\n"
@@ -63,6 +67,8 @@ static const char *const bench_usage =
 typedef struct bench_opts {
   const char *formulas[MAXL];
   int nformulas;
+  const char *progs[MAXL]; /* -f FILE */
+  int nprogs, lang;
   int modes[MAXL], nmodes;
   double scales[MAXL];
   int nscales;
@@ -185,6 +191,7 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
   b->error_max_n = 4096;
   b->seed = 1;
   b->file = "bench/formulas.txt";
+  b->lang = -1;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : "";
@@ -203,6 +210,12 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
       if (b->nformulas == MAXL) return cli_error("--formula: at most %d", MAXL);
       b->formulas[b->nformulas++] = v;
     } else if (IS("--formulas")) { b->file = v;
+    } else if (IS("-f")) {
+      if (b->nprogs == MAXL) return cli_error("-f: at most %d", MAXL);
+      b->progs[b->nprogs++] = v;
+    } else if (IS("--lang")) {
+      if ((b->lang = hs_lang_parse(v)) < 0)
+        return cli_error("--lang '%s' is not a language (expected ltl, crasp or brasp)", v);
     } else if (IS("--modes")) { n = b->nmodes = parse_list(a, v, MAXL, one_mode, b->modes);
     } else if (IS("--scales")) { n = b->nscales = parse_list(a, v, MAXL, one_scale, b->scales);
     } else if (IS("--lengths")) { n = b->nlengths = parse_list(a, v, MAXL, one_len, b->lengths);
@@ -522,19 +535,26 @@ static void random_string(uint64_t *seed, uint8_t *s, size_t n,
   }
 }
 
-static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
-                         FILE *md, int *done, int total) {
-  hs_formula *f = cli_formula(text);
-  if (!f) return HS_EXIT_ERROR;
+/* One formula or program (text: the label of its CSV rows). */
+static int sweep_program(const bench_opts *b, const hs_program *prog,
+                         const char *text, FILE *csv, FILE *md, int *done,
+                         int total) {
+  const hs_formula *f = hs_program_formula(prog);
   uint8_t set[256], sym[257];
   int k = 0;
-  hs_formula_alphabet(f, set);
-  for (int c = 0; c < 256; c++)
-    if (set[c]) sym[k++] = (uint8_t)c;
-  sym[k++] = '#';
+  if (hs_program_lang(prog) != HS_LANG_LTL) {
+    /* a program: its tokens' bytes and that of every other token */
+    for (; k < hs_program_vocab_size(prog); k++) sym[k] = (uint8_t)hs_program_token_byte(prog, k);
+    sym[k++] = (uint8_t)hs_program_other_byte(prog);
+  } else {
+    hs_formula_alphabet(f, set);
+    for (int c = 0; c < 256; c++)
+      if (set[c]) sym[k++] = (uint8_t)c;
+    sym[k++] = '#';
+  }
   char tmpl[] = "/tmp/hardsoft-bench-XXXXXX";
   char *tmpd = mkdtemp(tmpl), model_path[64], input_path[64];
-  if (!tmpd) { hs_formula_free(f); return cli_error("bench: mkdtemp failed"); }
+  if (!tmpd) return cli_error("bench: mkdtemp failed");
   snprintf(model_path, sizeof model_path, "%s/model.safetensors", tmpd);
   snprintf(input_path, sizeof input_path, "%s/input.txt", tmpd);
   int rc = 0;
@@ -553,7 +573,7 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
         if (!s || !truth) rc = cli_error("out of memory for n = %zu", n);
         if (!rc) {
           random_string(&seed, s, n, sym, k);
-          rc = hs_truth_eval(f, f->root, s, n, truth) ? cli_error("out of memory") : 0;
+          rc = hs_program_truth(prog, s, n, truth) ? cli_error("out of memory") : 0;
         }
         FILE *in = rc ? NULL : fopen(input_path, "w");
         if (in) { fwrite(s, 1, n, in); fputc('\n', in); fclose(in); }
@@ -593,7 +613,28 @@ static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
   unlink(model_path);
   unlink(input_path);
   rmdir(tmpd);
-  hs_formula_free(f);
+  return rc;
+}
+
+static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
+                         FILE *md, int *done, int total) {
+  hs_program *p = cli_program_text(text, strlen(text), HS_LANG_LTL, NULL);
+  if (!p) return HS_EXIT_ERROR;
+  int rc = sweep_program(b, p, text, csv, md, done, total);
+  hs_program_free(p);
+  return rc;
+}
+
+static int sweep_file(const bench_opts *b, const char *path, FILE *csv,
+                      FILE *md, int *done, int total) {
+  cli_opts o;
+  memset(&o, 0, sizeof o);
+  o.lang = b->lang;
+  int skip;
+  hs_program *p = cli_program(&o, path, &skip);
+  if (!p) return HS_EXIT_ERROR;
+  int rc = sweep_program(b, p, path, csv, md, done, total);
+  hs_program_free(p);
   return rc;
 }
 
@@ -618,11 +659,11 @@ int cmd_bench(int argc, char **argv) {
   char *store[MAXL] = {0};
   int rc = bench_parse(argc, argv, &b);
   if (rc) return rc == 1 ? 0 : rc;
-  if (b.nformulas == 0 && (rc = load_formula_file(&b, store))) goto out;
+  if (b.nformulas == 0 && b.nprogs == 0 && (rc = load_formula_file(&b, store))) goto out;
   int total = 0;
   for (int i = 0; i < b.nmodes; i++)
     total += (b.modes[i] == HS_MODE_HARD ? 1 : b.nscales);
-  total *= b.nformulas * b.nlengths * b.nisas * b.nprecs * b.nthreads * b.nskips;
+  total *= (b.nformulas + b.nprogs) * b.nlengths * b.nisas * b.nprecs * b.nthreads * b.nskips;
   char csv_tmp[4096], md_tmp[4096];
   FILE *csv = b.csv ? open_tmp(b.csv, csv_tmp, sizeof csv_tmp) : stdout;
   FILE *md = b.md ? open_tmp(b.md, md_tmp, sizeof md_tmp) : NULL;
@@ -637,6 +678,8 @@ int cmd_bench(int argc, char **argv) {
     int done = 0;
     for (int i = 0; i < b.nformulas && rc == 0; i++)
       rc = sweep_formula(&b, b.formulas[i], csv, md, &done, total);
+    for (int i = 0; i < b.nprogs && rc == 0; i++)
+      rc = sweep_file(&b, b.progs[i], csv, md, &done, total);
     if (rc == 0) progress(total, total, NULL);
   }
   if (b.csv) rc = finish(csv, csv_tmp, b.csv, rc);

@@ -45,10 +45,12 @@ static const char *const boundary_usage =
     "                  f16/bf16 meant before)\n"
     "  --max-n N       largest length tried (default 1048576)\n"
     "  --isa ISA       kernels (default: HARDSOFT_ISA, else the best)\n"
-    "  --header        print the CSV header line first\n";
+    "  --header        print the CSV header line first\n"
+    "  -f FILE, --lang L   the formula or program in a file (see eval --help);\n"
+    "                  the formula column is then FILE\n";
 
 typedef struct bnd {
-  const hs_formula *f;
+  const hs_program *p;
   hs_runner *run;
   uint8_t sym[257];
   int k;
@@ -70,7 +72,7 @@ static int exact_at(bnd *b, size_t n) {
         memset(s, b->sym[y], n);
         s[at[shape]] = b->sym[x];
         hs_run_result r;
-        if (hs_truth_eval(b->f, b->f->root, s, n, truth) != 0 ||
+        if (hs_program_truth(b->p, s, n, truth) != 0 ||
             hs_runner_run(b->run, s, n, &r, msg, sizeof msg) != 0) {
           ok = -1;
           break;
@@ -121,15 +123,17 @@ int cmd_boundary(int argc, char **argv) {
     args[na++] = argv[i];
   }
   cli_opts o;
-  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA, boundary_usage, &o);
+  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA | O_PROG, boundary_usage, &o);
   if (rc) { free(o.args); free(args); return rc == 1 ? 0 : rc; }
-  if (o.nargs != 1 || o.mode == HS_MODE_TRUTH) {
+  if (o.nargs != (o.file ? 0 : 1) || o.mode == HS_MODE_TRUTH) {
     free(o.args);
     free(args);
     return cli_error("boundary: expected one FORMULA and a mode hard, pe, temp, "
                      "fixed or rel (see 'hardsoft boundary --help')");
   }
-  hs_formula *f = cli_formula(o.args[0]);
+  int skip;
+  hs_program *p = cli_program(&o, o.file, &skip);
+  const hs_formula *f = p ? hs_program_formula(p) : NULL;
   char msg[256];
   hs_compile_opts co = {.mode = (hs_mode)o.mode, .scale = o.scale, .sign = o.sign};
   hs_model *m = f ? hs_compile(f, &co, msg, sizeof msg) : NULL;
@@ -138,12 +142,19 @@ int cmd_boundary(int argc, char **argv) {
   if (m) {
     hs_run_opts ro = {.precision = prec, .kernels = o.kt, .edges_only = 1,
                       .score_round = rnd, .qkv_round = qkv};
-    bnd b = {f, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0};
+    bnd b = {p, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0};
     uint8_t set[256];
-    hs_formula_alphabet(f, set);
-    for (int c = 0; c < 256; c++)
-      if (set[c]) b.sym[b.k++] = (uint8_t)c;
-    b.sym[b.k++] = '#';
+    if (hs_program_lang(p) != HS_LANG_LTL) {
+      /* a program: its tokens' bytes and that of every other token */
+      for (; b.k < hs_program_vocab_size(p); b.k++)
+        b.sym[b.k] = (uint8_t)hs_program_token_byte(p, b.k);
+      b.sym[b.k++] = (uint8_t)hs_program_other_byte(p);
+    } else {
+      hs_formula_alphabet(f, set);
+      for (int c = 0; c < 256; c++)
+        if (set[c]) b.sym[b.k++] = (uint8_t)c;
+      b.sym[b.k++] = '#';
+    }
     if (!b.run) {
       cli_error("%s", msg);
     } else {
@@ -173,7 +184,7 @@ int cmd_boundary(int argc, char **argv) {
         if (header)
           printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
                  "real_bound_n" CLI_META_HEADER "\n");
-        printf("\"%s\",%s,%g,%s,", f->text, hs_mode_name(co.mode),
+        printf("\"%s\",%s,%g,%s,", o.file ? o.file : f->text, hs_mode_name(co.mode),
                co.mode == HS_MODE_HARD ? 0 : o.scale, pname);
         if (bad) printf("%zu,%zu,%s", good, bad, real);
         else printf(">%zu,,%s", good, real);
@@ -185,7 +196,7 @@ int cmd_boundary(int argc, char **argv) {
     }
   }
   hs_model_free(m);
-  hs_formula_free(f);
+  hs_program_free(p);
   free(o.args);
   free(args);
   return rc;

@@ -18,6 +18,8 @@ enum {
   O_MAXLEN = 1 << 4, O_LENGTHS = 1 << 5, O_SAMPLES = 1 << 6, O_SEED = 1 << 7,
   O_OUT = 1 << 8, O_PRINT = 1 << 9, O_LAST = 1 << 10, O_SIGN = 1 << 11,
   O_THREADS = 1 << 12, O_MAXMEM = 1 << 13,
+  O_PROG = 1 << 14,  /* -f FILE, --lang L, --tokens */
+  O_TRACE = 1 << 15, /* --trace */
 };
 
 typedef struct cli_opts {
@@ -38,6 +40,10 @@ typedef struct cli_opts {
                      the memory available at start) */
   char **args; /* positional arguments */
   int nargs;
+  const char *file; /* -f FILE: the program (or formula) in a file */
+  int lang;         /* --lang: hs_lang, or -1 (from the extension) */
+  int tokens;       /* --tokens */
+  int trace;        /* --trace */
 } cli_opts;
 
 #define HS_MODE_TRUTH (-1)
@@ -60,6 +66,23 @@ int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n);
  * read whole). Calls fn(s, n, ctx) for each; stops on the first non-zero. */
 typedef int (*cli_string_fn)(const uint8_t *s, size_t n, void *ctx);
 int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
+
+/* Programs (src/cli/program.c). The program of -f FILE (file non-NULL;
+ * *skip = 0) or of the first positional argument (*skip = 1), in --lang
+ * or the language of the file's extension; NULL after printing the error
+ * (prefixed by the file name). */
+hs_program *cli_program(const cli_opts *o, const char *file, int *skip);
+hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
+                             const char *where);
+/* Whether input strings are token lists: --tokens, and always for C-RASP
+ * and B-RASP programs. */
+int cli_tokens_default(const cli_opts *o, const hs_program *p);
+/* s[0..n) as tokens of p (or of m's vocabulary when p is NULL) into a new
+ * buffer *buf of *len bytes. 0 or exit 2. */
+int cli_as_tokens(const hs_program *p, const hs_model *m, const uint8_t *s,
+                  size_t n, uint8_t **buf, size_t *len);
+/* Every statement's values at every position, one line per statement. */
+int cli_trace(const hs_program *p, const uint8_t *w, size_t n);
 
 int cmd_eval(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -13,6 +13,12 @@
   "  --max-memory MIB   refuse a string whose run would need more (default:\n" \
   "                80% of the memory available)\n" \
   "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n"
+#define PROG_OPTS \
+  "  -f FILE       read the formula or program from FILE (- : standard input)\n" \
+  "  --lang L      ltl, crasp or brasp (default: by FILE's extension, .cr and\n" \
+  "                .crasp are crasp, .brasp brasp, else ltl)\n" \
+  "  --tokens      each string is a whitespace-separated list of tokens, one\n" \
+  "                output per token (always so for crasp and brasp)\n"
 #define MODE_OPTS \
   "  --mode M      hard, pe, temp, fixed or rel (default temp)\n" \
   "  --scale MU    the scale mu > 0 of pe, temp, fixed and rel (default 4)\n" \
@@ -28,6 +34,8 @@ typedef struct run_ctx {
   hs_runner *run;
   char *line;
   size_t cap;
+  const hs_program *prog; /* the program's own interpreter for truth mode */
+  int tokens;             /* inputs are token lists */
 } run_ctx;
 
 static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
@@ -75,12 +83,27 @@ static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
   }
 }
 
+static int run_bytes(run_ctx *c, const uint8_t *s, size_t n);
+
+/* One input line: as tokens (--tokens, programs) or as bytes. */
 static int run_one(const uint8_t *s, size_t n, void *ctx) {
   run_ctx *c = ctx;
+  if (!c->tokens) return run_bytes(c, s, n);
+  uint8_t *w;
+  size_t len;
+  if (cli_as_tokens(c->prog, c->m, s, n, &w, &len)) return HS_EXIT_ERROR;
+  int rc = run_bytes(c, w, len);
+  free(w);
+  return rc;
+}
+
+static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   char msg[256];
+  if (c->o->trace && c->prog && cli_trace(c->prog, s, n)) return HS_EXIT_ERROR;
   if (!c->m) {
     uint8_t *out = malloc(n ? n : 1);
-    if (!out || hs_truth_eval(c->f, c->f->root, s, n, out) != 0) {
+    if (!out || (c->prog ? hs_program_truth(c->prog, s, n, out)
+                         : hs_truth_eval(c->f, c->f->root, s, n, out)) != 0) {
       free(out);
       return cli_error("out of memory evaluating a string of %zu symbols", n);
     }
@@ -108,16 +131,18 @@ static hs_model *compile_or_report(const hs_formula *f, const cli_opts *o) {
 
 static void cli_free(cli_opts *o) { free(o->args); }
 
-/* Runs every string through m (or the logic when m is NULL) and prints. */
-static int run_strings(const cli_opts *o, const hs_formula *f,
-                       const hs_model *m) {
+/* Runs every string through m (or the logic when m is NULL) and prints;
+ * the strings start at positional argument `skip`. */
+static int run_strings(const cli_opts *o, const hs_program *p,
+                       const hs_model *m, int skip) {
   char msg[256];
-  run_ctx c = {o, f, m, NULL, NULL, 0};
+  run_ctx c = {o, p ? hs_program_formula(p) : NULL, m, NULL, NULL, 0, p,
+               p ? cli_tokens_default(o, p) : (o->tokens || (m && m->nvocab > 0))};
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last,
                     .threads = o->threads};
   if (m && !(c.run = hs_runner_new(m, &ro, msg, sizeof msg)))
     return cli_error("%s", msg);
-  int rc = cli_each_string(o, 1, run_one, &c);
+  int rc = cli_each_string(o, skip, run_one, &c);
   hs_runner_free(c.run);
   free(c.line);
   return rc;
@@ -127,29 +152,38 @@ static int run_strings(const cli_opts *o, const hs_formula *f,
 
 static const char *const eval_usage =
     "usage: hardsoft eval FORMULA [OPTIONS] [--] [STRING...]\n"
+    "       hardsoft eval -f FILE [OPTIONS] [--] [STRING...]\n"
     "Prints one line per string, one character 0 or 1 per position (an empty\n"
     "line for the empty string). With no strings, reads them from standard\n"
     "input, one per line.\n"
     MODE_OPTS
     "                (--mode truth evaluates the logic directly)\n"
     COMMON_RUN_OPTS
-    "  --last        print only the decision at the last position\n";
+    "  --last        print only the decision at the last position\n"
+    PROG_OPTS
+    "  --trace       before each string's line, every statement's value at\n"
+    "                every position (the program's own interpreter)\n";
 
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG | O_TRACE,
                      eval_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
-  if (o.nargs < 1) {
+  if (o.nargs < 1 && !o.file) {
     cli_free(&o);
     return cli_error("eval: missing FORMULA (see 'hardsoft eval --help')");
+  }
+  if (o.file && !strcmp(o.file, "-") && o.nargs == 0) {
+    cli_free(&o);
+    return cli_error("eval: -f - reads the program from standard input; give "
+                     "the strings as arguments");
   }
   /* `hardsoft eval a S b` evaluates the formula a on the strings S and b:
    * a string that is an operator of the language was almost surely meant
    * as part of the formula */
   static const char *const ops[] = {"U", "S", "X", "Y", "F", "G", "O", "H", "!", "&",
                                     "|", "->", "<->", "(", ")"};
-  for (int i = 1; i < o.nargs; i++)
+  for (int i = 1; i < o.nargs && !o.file && o.lang <= HS_LANG_LTL; i++)
     for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
       if (!strcmp(o.args[i], ops[k])) {
         char all[256];
@@ -162,13 +196,15 @@ int cmd_eval(int argc, char **argv) {
         i = o.nargs;
         break;
       }
-  hs_formula *f = cli_formula(o.args[0]);
+  int skip;
+  hs_program *p = cli_program(&o, o.file, &skip);
   hs_model *m = NULL;
   rc = HS_EXIT_ERROR;
-  if (f && (o.mode == HS_MODE_TRUTH || (m = compile_or_report(f, &o))))
-    rc = run_strings(&o, f, m);
+  if (p && (o.mode == HS_MODE_TRUTH ||
+            (m = compile_or_report(hs_program_formula(p), &o))))
+    rc = run_strings(&o, p, m, skip);
   hs_model_free(m);
-  hs_formula_free(f);
+  hs_program_free(p);
   cli_free(&o);
   return rc;
 }
@@ -179,13 +215,20 @@ static const char *const run_usage =
     "usage: hardsoft run FILE [OPTIONS] [--] [STRING...]\n"
     "Runs a saved model (safetensors) like eval.\n"
     COMMON_RUN_OPTS
-    "  --last        print only the decision at the last position\n";
+    "  --last        print only the decision at the last position\n"
+    "  --tokens      each string is a whitespace-separated list of tokens of the\n"
+    "                model's vocabulary (the default for a model compiled from a\n"
+    "                program); without a vocabulary a one-byte token is its byte\n";
 
 int cmd_run(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM, run_usage, &o);
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.file || o.lang >= 0) {
+    cli_free(&o);
+    return cli_error("run: -f and --lang are for programs; run takes a model FILE");
+  }
   if (o.nargs < 1) {
     cli_free(&o);
     return cli_error("run: missing FILE (see 'hardsoft run --help')");
@@ -194,7 +237,7 @@ int cmd_run(int argc, char **argv) {
   if (!m) {
     rc = cli_error("%s: %s", o.args[0], msg);
   } else {
-    rc = run_strings(&o, NULL, m);
+    rc = run_strings(&o, NULL, m, 1);
   }
   hs_model_free(m);
   cli_free(&o);
@@ -205,9 +248,12 @@ int cmd_run(int argc, char **argv) {
 
 static const char *const compile_usage =
     "usage: hardsoft compile FORMULA [OPTIONS] (-o FILE | --print)\n"
+    "       hardsoft compile -f FILE [OPTIONS] (-o FILE | --print)\n"
     "Compiles the formula into a transformer; -o writes it as safetensors,\n"
     "--print describes it (layers, heads, widths, temperature law, bound).\n"
+    "A program's vocabulary is saved in the model (hardsoft run reads it).\n"
     MODE_OPTS
+    "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
     "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
     "                (FILE ending in .onnx: an ONNX graph, docs/ONNX.md)\n"
     "  --print       describe the model on standard output\n";
@@ -229,10 +275,10 @@ void cli_describe_model(FILE *f, const hs_model *m) {
 int cmd_compile(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG,
                      compile_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
-  if (o.nargs != 1 || (!o.out && !o.print)) {
+  if (o.nargs != (o.file ? 0 : 1) || (!o.out && !o.print)) {
     cli_free(&o);
     return cli_error("compile: expected one FORMULA and -o FILE or --print "
                      "(see 'hardsoft compile --help')");
@@ -242,17 +288,19 @@ int cmd_compile(int argc, char **argv) {
     return cli_error("compile: --mode truth has no model; choose hard, pe, "
                      "temp, fixed or rel");
   }
-  hs_formula *f = cli_formula(o.args[0]);
-  hs_model *m = f ? compile_or_report(f, &o) : NULL;
+  int skip;
+  hs_program *p = cli_program(&o, o.file, &skip);
+  hs_model *m = p ? compile_or_report(hs_program_formula(p), &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
-  if (m && o.out && cli_is_onnx_path(o.out)) {
+  if (m && hs_model_set_vocab(m, p) != 0) rc = cli_error("out of memory");
+  if (m && rc == 0 && o.out && cli_is_onnx_path(o.out)) {
     if (hs_model_save_onnx(m, o.out, msg, sizeof msg) != 0)
       rc = cli_error("%s: %s", o.out, msg);
-  } else if (m && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
+  } else if (m && rc == 0 && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
     rc = cli_error("%s: %s", o.out, msg);
   if (m && rc == 0 && o.print) cli_describe_model(stdout, m);
   hs_model_free(m);
-  hs_formula_free(f);
+  hs_program_free(p);
   cli_free(&o);
   return rc;
 }
@@ -261,11 +309,14 @@ int cmd_compile(int argc, char **argv) {
 
 static const char *const check_usage =
     "usage: hardsoft check FORMULA [OPTIONS]\n"
+    "       hardsoft check -f FILE [OPTIONS]\n"
     "Compares the compiled model with the logic at every position of every\n"
     "string up to --max-len over the formula's alphabet plus one symbol no atom\n"
     "names, and of --samples random strings at each of --lengths. Exit 1 on any\n"
-    "disagreement.\n"
+    "disagreement. A program is compared with its own interpreter, on strings\n"
+    "of its tokens plus one token it does not name.\n"
     MODE_OPTS
+    "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
     COMMON_RUN_OPTS
     "  --max-len N       exhaustive up to this length (default 6, at most 16)\n"
     "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"
@@ -274,19 +325,21 @@ static const char *const check_usage =
 
 typedef struct check_ctx {
   const cli_opts *o;
+  const hs_program *p;
   const hs_formula *f;
   const hs_model *m;
   hs_runner *run;
   uint64_t positions, agree, strings;
   double max_err;
   int shown;
+  int tokens; /* a program's symbols are token bytes, not text */
 } check_ctx;
 
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
   check_ctx *c = ctx;
   char msg[256];
   uint8_t *truth = malloc(n ? n : 1);
-  if (!truth || hs_truth_eval(c->f, c->f->root, s, n, truth) != 0) {
+  if (!truth || hs_program_truth(c->p, s, n, truth) != 0) {
     free(truth);
     return cli_error("out of memory checking a string of %zu symbols", n);
   }
@@ -311,8 +364,8 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
   if (bad && c->shown++ < 3)
     printf("disagreement: length %zu, position %zu: model %d, logic %d (value "
            "%.6g)%s%.*s\n", n, first + 1, r.bits[first], truth[first],
-           r.values[first], n <= 40 ? ", string " : "", n <= 40 ? (int)n : 0,
-           (const char *)s);
+           r.values[first], n <= 40 && !c->tokens ? ", string " : "",
+           n <= 40 && !c->tokens ? (int)n : 0, (const char *)s);
   hs_run_result_free(&r);
   free(truth);
   return 0;
@@ -325,11 +378,17 @@ static uint64_t splitmix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
-/* Symbols: the formula's alphabet plus one byte no atom names. */
-static int check_symbols(const hs_formula *f, uint8_t sym[257]) {
+/* Symbols: the formula's alphabet plus one byte no atom names; for a
+ * program, its tokens' bytes plus the byte of every other token. */
+static int check_symbols(const hs_program *p, uint8_t sym[257]) {
   uint8_t set[256];
   int k = 0;
-  hs_formula_alphabet(f, set);
+  if (hs_program_lang(p) != HS_LANG_LTL) {
+    for (; k < hs_program_vocab_size(p); k++) sym[k] = (uint8_t)hs_program_token_byte(p, k);
+    sym[k++] = (uint8_t)hs_program_other_byte(p);
+    return k;
+  }
+  hs_formula_alphabet(hs_program_formula(p), set);
   for (int b = 0; b < 256; b++)
     if (set[b]) sym[k++] = (uint8_t)b;
   const char *other = "#_.xyz0123456789";
@@ -382,10 +441,10 @@ int cmd_check(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2,
                      O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_MAXMEM | O_MAXLEN | O_LENGTHS |
-                         O_SAMPLES | O_SEED,
+                         O_SAMPLES | O_SEED | O_PROG,
                      check_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
-  if (o.nargs != 1) {
+  if (o.nargs != (o.file ? 0 : 1)) {
     cli_free(&o);
     return cli_error("check: expected one FORMULA (see 'hardsoft check --help')");
   }
@@ -399,27 +458,38 @@ int cmd_check(int argc, char **argv) {
     return cli_error("check: --mode truth compares the logic with itself; "
                      "choose hard, pe, temp, fixed or rel");
   }
-  hs_formula *f = cli_formula(o.args[0]);
+  int skip;
+  hs_program *p = cli_program(&o, o.file, &skip);
+  const hs_formula *f = p ? hs_program_formula(p) : NULL;
   hs_model *m = f ? compile_or_report(f, &o) : NULL;
   rc = HS_EXIT_ERROR;
   if (m) {
     uint8_t sym[257];
-    int k = check_symbols(f, sym);
+    int k = check_symbols(p, sym);
     char msg[256];
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
-    check_ctx c = {&o, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0};
+    check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0,
+                   hs_program_lang(p) != HS_LANG_LTL};
     if (!c.run) {
       hs_model_free(m);
-      hs_formula_free(f);
+      hs_program_free(p);
       cli_free(&o);
       return cli_error("%s", msg);
     }
-    printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
+    if (c.tokens) printf("program: %s (%s)\nmode: %s", o.file ? o.file : "(argument)",
+                         hs_lang_name(hs_program_lang(p)), hs_mode_name((hs_mode)o.mode));
+    else printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
     if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
     printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
            hs_isa_name(o.kt->isa));
-    printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+    if (c.tokens) {
+      printf("tokens:");
+      for (int t = 0; t < hs_program_vocab_size(p); t++) printf(" %s", hs_program_token(p, t));
+      printf(" and one token the program does not name\n");
+    } else {
+      printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+    }
     rc = check_run(&c, sym, k);
     if (rc == 0) {
       printf("strings: %llu (every string up to length %d; %d random at each of",
@@ -440,7 +510,7 @@ int cmd_check(int argc, char **argv) {
     hs_runner_free(c.run);
   }
   hs_model_free(m);
-  hs_formula_free(f);
+  hs_program_free(p);
   cli_free(&o);
   return rc;
 }

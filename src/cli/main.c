@@ -163,6 +163,7 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->threads = cores > 0 && cores <= 256 ? (int)cores : 1;
   o->max_mem = default_max_mem();
+  o->lang = -1;
   o->args = calloc((size_t)argc + 1, sizeof(char *));
   if (!o->args) return cli_error("out of memory");
   int only_args = 0;
@@ -227,6 +228,18 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
     } else if ((allowed & O_OUT) && (v = value_of(argc, argv, &i, "-o"))) {
       NEEDV("-o");
       o->out = v;
+    } else if ((allowed & O_PROG) && (v = value_of(argc, argv, &i, "-f"))) {
+      NEEDV("-f");
+      if (o->file) return cli_error("-f given twice ('%s' and '%s')", o->file, v);
+      o->file = v;
+    } else if (TAKES(O_PROG, "--lang")) {
+      NEEDV("--lang");
+      if ((o->lang = hs_lang_parse(v)) < 0)
+        return cli_error("--lang '%s' is not a language (expected ltl, crasp or brasp)", v);
+    } else if ((allowed & O_PROG) && strcmp(a, "--tokens") == 0) {
+      o->tokens = 1;
+    } else if ((allowed & O_TRACE) && strcmp(a, "--trace") == 0) {
+      o->trace = 1;
     } else if ((allowed & O_PRINT) && strcmp(a, "--print") == 0) {
       o->print = 1;
     } else if ((allowed & O_LAST) && strcmp(a, "--last") == 0) {

@@ -103,6 +103,9 @@ void hs_model_free(hs_model *m) {
   if (m->coord_names)
     for (int32_t i = 0; i < m->d; i++) free(m->coord_names[i]);
   free(m->coord_names);
+  for (int32_t k = 0; k < m->nvocab && m->vocab_tok; k++) free(m->vocab_tok[k]);
+  free(m->vocab_tok);
+  free(m->vocab_byte);
   free(m);
 }
 
@@ -173,6 +176,9 @@ hs_model *hs_model_clone(const hs_model *src) {
   m->nlayers = 0;
   m->formula = m->mode = m->bound_desc = NULL;
   m->coord_names = NULL;
+  m->nvocab = 0;
+  m->vocab_tok = NULL;
+  m->vocab_byte = NULL;
   int err = dup_mem(&m->embed, src->embed, HS_VOCAB * d, sizeof(float)) |
             dup_mem(&m->pf, src->pf, src->npf > 0 ? (size_t)src->npf : 0,
                     sizeof(hs_posfeat)) |
@@ -185,6 +191,9 @@ hs_model *hs_model_clone(const hs_model *src) {
     for (size_t i = 0; !err && i < d; i++)
       err = dup_str(&m->coord_names[i], src->coord_names[i]);
   }
+  if (!err && src->nvocab > 0)
+    err = hs_model_vocab_set(m, src->nvocab, (const char *const *)src->vocab_tok,
+                             src->vocab_byte);
   if (!err && src->nlayers > 0 && src->layers) {
     m->layers = calloc((size_t)src->nlayers, sizeof(hs_layer));
     err = !m->layers;
@@ -426,3 +435,63 @@ static hs_limits limits = {(size_t)16 << 20, HS_DEFAULT_DEPTH, (size_t)64 << 20,
 
 hs_limits hs_get_limits(void) { return limits; }
 void hs_set_limits(const hs_limits *l) { limits = *l; }
+
+/* ------------------------------------------------------------ vocabulary */
+
+static int tok_space(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+int hs_model_vocab_set(hs_model *m, int32_t n, const char *const *tok,
+                       const uint8_t *byte) {
+  if (!m || n < 0 || n > 255 || (n && (!tok || !byte))) return -1;
+  uint8_t seen[256] = {0};
+  for (int32_t k = 0; k < n; k++) {
+    if (!tok[k] || !tok[k][0] || seen[byte[k]]++) return -1;
+    for (const char *c = tok[k]; *c; c++)
+      if (tok_space(*c)) return -1;
+    for (int32_t j = 0; j < k; j++)
+      if (!strcmp(tok[j], tok[k])) return -1;
+  }
+  char **t = n ? calloc((size_t)n, sizeof *t) : NULL;
+  uint8_t *b = n ? malloc((size_t)n) : NULL;
+  int err = n && (!t || !b);
+  for (int32_t k = 0; !err && k < n; k++) err = dup_str(&t[k], tok[k]);
+  if (err) {
+    for (int32_t k = 0; t && k < n; k++) free(t[k]);
+    free(t);
+    free(b);
+    return -1;
+  }
+  if (n) memcpy(b, byte, (size_t)n);
+  for (int32_t k = 0; k < m->nvocab && m->vocab_tok; k++) free(m->vocab_tok[k]);
+  free(m->vocab_tok);
+  free(m->vocab_byte);
+  m->nvocab = n;
+  m->vocab_tok = t;
+  m->vocab_byte = b;
+  return 0;
+}
+
+size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
+                         uint8_t *out) {
+  uint8_t used[256] = {0};
+  for (int32_t k = 0; k < m->nvocab; k++) used[m->vocab_byte[k]] = 1;
+  int other = 255;
+  while (other > 0 && used[other]) other--;
+  size_t n = 0;
+  for (size_t i = 0; i < len;) {
+    while (i < len && tok_space(line[i])) i++;
+    size_t j = i;
+    while (j < len && !tok_space(line[j])) j++;
+    if (j == i) break;
+    int b = -1;
+    for (int32_t k = 0; k < m->nvocab && b < 0; k++)
+      if (strlen(m->vocab_tok[k]) == j - i && !memcmp(m->vocab_tok[k], line + i, j - i))
+        b = m->vocab_byte[k];
+    if (b < 0 && m->nvocab == 0 && j - i == 1) b = (uint8_t)line[i];
+    out[n++] = (uint8_t)(b >= 0 ? b : other);
+    i = j;
+  }
+  return n;
+}

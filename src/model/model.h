@@ -124,6 +124,12 @@ typedef struct hs_model {
   double min_scale;    /* smallest mu for which the model is exact */
   char *bound_desc;    /* the law, in words */
   char **coord_names;  /* [d] or NULL: what each coordinate holds */
+  /* The vocabulary of the program compiled (src/lang/lang.h): token k is
+   * read as byte vocab_byte[k]; 0 tokens for a formula over bytes. Saved
+   * as __metadata__.vocab (src/model/safetensors.c). */
+  int32_t nvocab;
+  char **vocab_tok;
+  uint8_t *vocab_byte;
 } hs_model;
 
 /* Allocate a zeroed model of width d with nlayers empty layers. */
@@ -173,6 +179,18 @@ int hs_model_set_ffn(hs_model *m, int32_t l, int32_t hidden);
  * 0, or -1 (out of memory, or the width would pass HS_MODEL_MAX_D) with the
  * model possibly half widened: widen a copy. */
 int hs_model_widen(hs_model *m, int32_t extra);
+/* Replace the model's vocabulary by n tokens tok[k] read as byte[k]
+ * (distinct non-empty tokens without whitespace, distinct bytes, n <=
+ * 255). 0, or -1 (bad vocabulary or out of memory; model unchanged). */
+int hs_model_vocab_set(hs_model *m, int32_t n, const char *const *tok,
+                       const uint8_t *byte);
+/* Whitespace-separated tokens of line[0..len) as the model's bytes into
+ * out (room for len): a token of the vocabulary is its byte, any other a
+ * byte no token uses; without a vocabulary a one-byte token is its byte.
+ * Returns how many. */
+size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
+                         uint8_t *out);
+
 /* Append a positional feature. */
 int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
                     int64_t r);

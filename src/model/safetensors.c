@@ -65,6 +65,10 @@
  *   ("const") and "tau_c" (1); "desc" may be omitted. Softmax heads need
  *   both and tau_c > 0. Unknown keys are ignored (room for later fields);
  *   other __metadata__ keys are ignored too.
+ *   "vocab" (optional): a JSON array of [token, byte] pairs serialized as
+ *   a string, the vocabulary of the program the model was compiled from
+ *   (src/lang/lang.h; tokens distinct, non-empty, no whitespace; bytes
+ *   distinct, 0..255; at most 255 pairs). Absent: the model reads bytes.
  *
  * LIMITS (the loader rejects anything beyond, before allocating for it):
  * file 4 GiB, header 64 MiB and 65536 tensors (hs_limits: raised by
@@ -310,6 +314,19 @@ static char *build_header(const hs_model *m, const st_out *t, size_t nt,
   if (meta && doc_text) {
     jb_add(&b, meta, "format", cJSON_CreateString(FORMAT_NAME));
     jb_add(&b, meta, "hardsoft", cJSON_CreateString(doc_text));
+  }
+  if (meta && m->nvocab > 0) {
+    cJSON *voc = cJSON_CreateArray();
+    for (int32_t k = 0; voc && k < m->nvocab; k++) {
+      cJSON *pair = jb_add(&b, voc, NULL, cJSON_CreateArray());
+      if (pair) jb_str(&b, pair, NULL, m->vocab_tok[k]);
+      if (pair) jb_num(&b, pair, NULL, m->vocab_byte[k]);
+    }
+    char *voc_text = voc ? cJSON_PrintUnformatted(voc) : NULL;
+    cJSON_Delete(voc);
+    if (voc_text) jb_add(&b, meta, "vocab", cJSON_CreateString(voc_text));
+    else b.oom = 1;
+    free(voc_text);
   }
   free(doc_text);
   size_t off = 0;
@@ -1047,6 +1064,45 @@ static int check_metadata(const cJSON *meta, cJSON **doc, char *msg,
   return -1;
 }
 
+/* __metadata__.vocab (optional): a JSON array of [token, byte] pairs, the
+ * tokens distinct, non-empty and without whitespace, the bytes distinct
+ * integers 0..255, at most 255 pairs (src/lang/lang.h). */
+static int load_vocab(const cJSON *meta, hs_model *m, char *msg, size_t len) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, "vocab");
+  if (!v) return 0;
+  cJSON *a = parse_json(v->valuestring, strlen(v->valuestring),
+                        "__metadata__.vocab", 0, msg, len);
+  if (!a) return -1;
+  int n = cJSON_GetArraySize(a), rc = -1;
+  const char *tok[255];
+  uint8_t byte[255];
+  if (!cJSON_IsArray(a) || n > 255) {
+    hs_fail(msg, len, "__metadata__.vocab: not an array of at most 255 "
+            "[token, byte] pairs");
+    goto out;
+  }
+  for (int k = 0; k < n; k++) {
+    const cJSON *p = cJSON_GetArrayItem(a, k);
+    const cJSON *t = cJSON_GetArrayItem(p, 0), *b = cJSON_GetArrayItem(p, 1);
+    if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 2 || !cJSON_IsString(t) ||
+        !cJSON_IsNumber(b) || b->valuedouble < 0 || b->valuedouble > 255 ||
+        b->valuedouble != (double)(int)b->valuedouble) {
+      hs_fail(msg, len, "__metadata__.vocab[%d]: not a [token, byte] pair with "
+              "a byte 0..255", k);
+      goto out;
+    }
+    tok[k] = t->valuestring;
+    byte[k] = (uint8_t)b->valueint;
+  }
+  if (hs_model_vocab_set(m, n, tok, byte))
+    hs_fail(msg, len, "__metadata__.vocab: tokens must be distinct, non-empty, "
+            "without whitespace, and their bytes distinct");
+  else rc = 0;
+out:
+  cJSON_Delete(a);
+  return rc;
+}
+
 /* Everything after the file is read: header, metadata, tensors. */
 static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
                           size_t len) {
@@ -1100,7 +1156,8 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
          "(--max-tensors raises it)", ne, hs_get_limits().max_tensors);
     goto out;
   }
-  if (check_metadata(meta, &doc, msg, len) || parse_doc(doc, m, msg, len))
+  if (check_metadata(meta, &doc, msg, len) || parse_doc(doc, m, msg, len) ||
+      load_vocab(meta, m, msg, len))
     goto out;
   if (!(e = calloc(ne ? ne : 1, sizeof *e))) {
     hs_fail(msg, len, "out of memory");

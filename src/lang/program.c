@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* Programs in any front-end language (include/hardsoft.h, "programs"):
+ * one struct, one switch per operation. A RASP-like language (parser,
+ * interpreter, lowering with the shape of src/lang/crasp/crasp.h) is one
+ * case in each switch of the "front ends" block below and nothing else:
+ * its lowering produces the formula that everything downstream uses. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/crasp/crasp.h"
+#include "lang/lang.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
+
+struct hs_program {
+  hs_lang lang;
+  hs_formula *f;   /* the lowering (LTL: the formula itself) */
+  hs_vocab vocab;  /* empty for LTL: bytes are themselves */
+  void *rasp;      /* the parsed program of a RASP language, NULL for LTL */
+};
+
+/* ------------------------------------------------------------ front ends */
+
+/* Parse and lower; 0, or -1 with err filled. */
+static int rasp_parse(hs_program *p, const char *text, size_t len,
+                      hs_error *err) {
+  switch (p->lang) {
+  case HS_LANG_CRASP:
+    if (!(p->rasp = hs_crasp_parse(text, len, &p->vocab, err))) return -1;
+    p->f = hs_crasp_lower(p->rasp, err);
+    return p->f ? 0 : -1;
+  default:
+    snprintf(err->msg, sizeof err->msg, "%s programs are not built into "
+             "this version of hardsoft (--lang ltl or crasp)",
+             p->lang == HS_LANG_BRASP ? "B-RASP" : "these");
+    return -1;
+  }
+}
+
+static int rasp_nstmts(const hs_program *p) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: return hs_crasp_nstmts(p->rasp);
+  default: return 0;
+  }
+}
+
+static const char *rasp_stmt_name(const hs_program *p, int k) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: return hs_crasp_stmt_name(p->rasp, k);
+  default: return NULL;
+  }
+}
+
+static int rasp_eval_all(const hs_program *p, const uint8_t *w, size_t n,
+                         int64_t *vals) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: return hs_crasp_eval_all(p->rasp, w, n, vals);
+  default: return -1;
+  }
+}
+
+static void rasp_free(hs_program *p) {
+  switch (p->lang) {
+  case HS_LANG_CRASP: hs_crasp_free(p->rasp); break;
+  default: break;
+  }
+  p->rasp = NULL;
+}
+
+/* ------------------------------------------------------------ programs */
+
+static const char *const names[] = {"ltl", "crasp", "brasp"};
+
+int hs_lang_parse(const char *name) {
+  for (int k = 0; name && k < 3; k++)
+    if (!strcmp(name, names[k])) return k;
+  return -1;
+}
+
+const char *hs_lang_name(hs_lang lang) {
+  return (int)lang >= 0 && lang <= HS_LANG_BRASP ? names[lang] : "unknown";
+}
+
+static int ends_with(const char *s, const char *suf) {
+  size_t n = strlen(s), m = strlen(suf);
+  return n >= m && !strcmp(s + n - m, suf);
+}
+
+hs_lang hs_lang_from_path(const char *path) {
+  if (!path) return HS_LANG_LTL;
+  if (ends_with(path, ".cr") || ends_with(path, ".crasp")) return HS_LANG_CRASP;
+  if (ends_with(path, ".brasp")) return HS_LANG_BRASP;
+  return HS_LANG_LTL;
+}
+
+void hs_program_free(hs_program *p) {
+  if (!p) return;
+  hs_formula_free(p->f);
+  rasp_free(p);
+  hs_vocab_free(&p->vocab);
+  free(p);
+}
+
+static hs_formula *parse_ltl(const char *text, size_t len, hs_error *err) {
+  if (memchr(text, 0, len)) {
+    snprintf(err->msg, sizeof err->msg, "NUL byte in the formula at column %zu",
+             (size_t)((const char *)memchr(text, 0, len) - text) + 1);
+    err->column = (int)((const char *)memchr(text, 0, len) - text) + 1;
+    return NULL;
+  }
+  char *z = malloc(len + 1);
+  if (!z) {
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return NULL;
+  }
+  memcpy(z, text, len);
+  z[len] = 0;
+  hs_formula *f = hs_formula_parse(z, err);
+  free(z);
+  return f;
+}
+
+hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
+                             hs_error *err) {
+  hs_error dummy;
+  if (!err) err = &dummy;
+  memset(err, 0, sizeof *err);
+  if (!text) {
+    snprintf(err->msg, sizeof err->msg, "no program");
+    return NULL;
+  }
+  hs_program *p = calloc(1, sizeof *p);
+  if (!p) {
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return NULL;
+  }
+  p->lang = lang;
+  if ((int)lang < HS_LANG_LTL || lang > HS_LANG_BRASP)
+    snprintf(err->msg, sizeof err->msg, "unknown language %d", (int)lang);
+  else if (lang == HS_LANG_LTL)
+    p->f = parse_ltl(text, len, err);
+  else if (rasp_parse(p, text, len, err))
+    hs_formula_free(p->f), p->f = NULL;
+  if (!p->f) {
+    hs_program_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+hs_lang hs_program_lang(const hs_program *p) { return p->lang; }
+const hs_formula *hs_program_formula(const hs_program *p) { return p ? p->f : NULL; }
+
+int hs_program_nstmts(const hs_program *p) {
+  if (!p) return 0;
+  return p->rasp ? rasp_nstmts(p) : 1;
+}
+
+const char *hs_program_stmt_name(const hs_program *p, int k) {
+  if (!p) return NULL;
+  if (p->rasp) return rasp_stmt_name(p, k);
+  return k == 0 ? "formula" : NULL;
+}
+
+int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
+                     int64_t *vals) {
+  if (!p || (n && (!w || !vals))) return -1;
+  if (p->rasp) return rasp_eval_all(p, w, n, vals);
+  uint8_t *out = malloc(n ? n : 1);
+  if (!out || hs_truth_eval(p->f, p->f->root, w, n, out)) {
+    free(out);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) vals[i] = out[i];
+  free(out);
+  return 0;
+}
+
+int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
+                     uint8_t *out) {
+  if (!p || (n && (!w || !out))) return -1;
+  if (n == 0) return 0;
+  if (!p->rasp) return hs_truth_eval(p->f, p->f->root, w, n, out);
+  size_t k = (size_t)rasp_nstmts(p), cells;
+  if (__builtin_mul_overflow(k, n, &cells) || cells > SIZE_MAX / 8) return -1;
+  int64_t *vals = malloc(cells * sizeof *vals);
+  if (!vals || rasp_eval_all(p, w, n, vals)) {
+    free(vals);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) out[i] = vals[(k - 1) * n + i] != 0;
+  free(vals);
+  return 0;
+}
+
+int hs_program_vocab_size(const hs_program *p) { return p ? p->vocab.n : 0; }
+
+const char *hs_program_token(const hs_program *p, int k) {
+  return p && k >= 0 && k < p->vocab.n ? p->vocab.tok[k] : NULL;
+}
+
+int hs_program_token_byte(const hs_program *p, int k) {
+  return p && k >= 0 && k < p->vocab.n ? p->vocab.byte[k] : -1;
+}
+
+int hs_program_other_byte(const hs_program *p) {
+  if (p->lang != HS_LANG_LTL) return hs_vocab_other(&p->vocab);
+  hs_vocab v;
+  memset(&v, 0, sizeof v);
+  hs_formula_alphabet(p->f, v.used);
+  return hs_vocab_other(&v);
+}
+
+size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
+                           uint8_t *out) {
+  if (p->lang != HS_LANG_LTL) return hs_vocab_tokenize(&p->vocab, line, len, out);
+  /* a formula names bytes: a one-byte token is its byte, anything longer
+   * a byte no atom names */
+  uint8_t other = (uint8_t)hs_program_other_byte(p);
+  size_t n = 0;
+  for (size_t i = 0; i < len;) {
+    while (i < len && (line[i] == ' ' || (line[i] >= '\t' && line[i] <= '\r'))) i++;
+    size_t j = i;
+    while (j < len && !(line[j] == ' ' || (line[j] >= '\t' && line[j] <= '\r'))) j++;
+    if (j > i) out[n++] = j - i == 1 ? (uint8_t)line[i] : other;
+    i = j;
+  }
+  return n;
+}
+
+int hs_model_set_vocab(hs_model *m, const hs_program *p) {
+  if (!m || !p) return -1;
+  return hs_model_vocab_set(m, p->vocab.n, (const char *const *)p->vocab.tok,
+                            p->vocab.byte);
+}
