@@ -624,8 +624,12 @@ static void raw_reject_(void (*edit)(cJSON *), const char *const *want) {
 #define raw_reject(edit, ...) \
   raw_reject_(edit, (const char *const[]){__VA_ARGS__, NULL})
 
-static void e_dtype_f16(cJSON *r) {
-  cJSON_ReplaceItemInObject(tensor(r, "layers.0.attn.2.wv"), "dtype", cJSON_CreateString("F16"));
+/* I32 has F32's size: the offsets stay valid, only the dtype is wrong */
+static void e_dtype_i32(cJSON *r) {
+  cJSON_ReplaceItemInObject(tensor(r, "layers.0.attn.2.wv"), "dtype", cJSON_CreateString("I32"));
+}
+static void e_dtype_unknown(cJSON *r) {
+  cJSON_ReplaceItemInObject(tensor(r, "embed"), "dtype", cJSON_CreateString("F128"));
 }
 static void e_dtype_missing(cJSON *r) {
   cJSON_DeleteItemFromObject(tensor(r, "embed"), "dtype");
@@ -682,7 +686,8 @@ static void e_rank9(cJSON *r) {
 
 static void test_tensor_table(void **state) {
   (void)state;
-  edited_reject(e_dtype_f16, "layers.0.attn.2.wv", "F16");
+  edited_reject(e_dtype_i32, "tensor layers.0.attn.2.wv: dtype I32 not supported");
+  raw_reject(e_dtype_unknown, "tensor embed: dtype F128 is not a safetensors dtype");
   raw_reject(e_dtype_missing, "embed", "dtype");
   edited_reject(e_shape_transposed, "tensor layers.0.attn.0.wq: shape [6, 3], expected [dk=3, d=6]");
   raw_reject(e_shape_size, "layers.0.attn.0.wq", "span");
