@@ -26,7 +26,7 @@ for f in 'a S b' 'a U (b & X c)' '#a <= 2 * #b' 'H (a -> O b)'; do
       got=$("$HS" run "$d/$dt.safetensors" $strings 2>"$t/err") ||
         { echo "FAIL $f $m $dt: $(cat "$t/err")"; fail=1; continue; }
       [ "$got" = "$want" ] || { echo "FAIL $f $m $dt: '$got' want '$want'"; fail=1; }
-      ran=$((ran + 1)); echo "$m $dt" >>"$t/ran"
+      ran=$((ran + 1))
     done
     "$HS" run "$d/i8.safetensors" ab >"$t/out" 2>"$t/err"; rc=$?
     if [ $rc != 2 ] || [ "$(wc -l <"$t/err")" != 1 ] ||
