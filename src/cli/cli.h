@@ -18,6 +18,7 @@ enum {
   O_MAXLEN = 1 << 4, O_LENGTHS = 1 << 5, O_SAMPLES = 1 << 6, O_SEED = 1 << 7,
   O_OUT = 1 << 8, O_PRINT = 1 << 9, O_LAST = 1 << 10, O_SIGN = 1 << 11,
   O_THREADS = 1 << 12, O_MAXMEM = 1 << 13,
+  O_MAXTIME = 1 << 14, O_QUIET = 1 << 15, O_JSON = 1 << 16,
 };
 
 typedef struct cli_opts {
@@ -38,6 +39,9 @@ typedef struct cli_opts {
                      the memory available at start) */
   char **args; /* positional arguments */
   int nargs;
+  double max_time; /* --max-time: refuse a run predicted to take longer (0: none) */
+  int quiet;       /* --quiet: no prediction line, no progress */
+  int json;        /* --json: one JSON document on standard output */
 } cli_opts;
 
 #define HS_MODE_TRUTH (-1)
@@ -60,6 +64,40 @@ int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n);
  * read whole). Calls fn(s, n, ctx) for each; stops on the first non-zero. */
 typedef int (*cli_string_fn)(const uint8_t *s, size_t n, void *ctx);
 int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
+
+/* Long runs (src/cli/progress.c). cli_predict: for a string of n symbols
+ * run `passes` times through m with ro, predicts the time (calibrating
+ * once per model, only when n >= 4096 or --max-time is set), refuses it
+ * past --max-time (one line, exit 2) and says "hardsoft: about T, M for
+ * WHAT" on standard error past 5 s unless --quiet. 0 when it may run. */
+int cli_predict(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                size_t n, double passes, const char *what);
+double cli_now(void);
+const char *cli_duration(double seconds, char *buf, size_t len);
+/* Progress on standard error, carriage-return updates of one line: on when
+ * stderr is a terminal and not --quiet (HARDSOFT_PROGRESS=1 forces it on
+ * from the first update, for tests; =0 off). */
+typedef struct cli_progress {
+  int on, force, width;
+  const char *unit;
+  double t0, last;
+} cli_progress;
+void cli_progress_start(cli_progress *p, const cli_opts *o, const char *unit);
+void cli_progress_show(cli_progress *p, uint64_t done, uint64_t total,
+                       const char *label);
+void cli_progress_end(cli_progress *p); /* clears the line */
+/* hs_run_opts.progress for a cli_progress counting rows */
+void cli_progress_rows(void *ctx, uint64_t done, uint64_t total);
+
+/* --json (src/cli/json.c). Non-finite numbers become "inf", "-inf", "nan". */
+typedef struct cJSON cJSON;
+cJSON *cli_json_num(cJSON *o, const char *key, double v);
+cJSON *cli_json_text(const uint8_t *s, size_t n); /* bad UTF-8 and NUL as '?' */
+int cli_json_print(cJSON *doc); /* one line on stdout; 0 or exit 2 */
+cJSON *cli_json_run_header(const cli_opts *o, const hs_formula *f, const hs_model *m);
+int cli_json_result(cJSON *arr, const cli_opts *o, const uint8_t *s, size_t n,
+                    const uint8_t *bits, const double *values);
+cJSON *cli_json_model(const hs_model *m);
 
 int cmd_eval(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 
 #define COMMON_RUN_OPTS \
@@ -12,7 +14,11 @@
   "                machine's cores; the output is the same for every N)\n" \
   "  --max-memory MIB   refuse a string whose run would need more (default:\n" \
   "                80% of the memory available)\n" \
-  "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n"
+  "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n" \
+  "  --max-time S  refuse a run predicted to take more than S seconds (a\n" \
+  "                prediction past 5 s is printed on standard error)\n" \
+  "  --quiet       no prediction line and no progress on standard error\n" \
+  "                (progress shows only when standard error is a terminal)\n"
 #define MODE_OPTS \
   "  --mode M      hard, pe, temp, fixed or rel (default temp)\n" \
   "  --scale MU    the scale mu > 0 of pe, temp, fixed and rel (default 4)\n" \
@@ -28,6 +34,9 @@ typedef struct run_ctx {
   hs_runner *run;
   char *line;
   size_t cap;
+  hs_run_opts ro;   /* the runner's options (for cli_predict) */
+  cli_progress prog;
+  cJSON *json;      /* --json: the results array, printed at the end */
 } run_ctx;
 
 static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
@@ -84,16 +93,22 @@ static int run_one(const uint8_t *s, size_t n, void *ctx) {
       free(out);
       return cli_error("out of memory evaluating a string of %zu symbols", n);
     }
-    int rc = print_bits(c, out, n);
+    int rc = c->json ? cli_json_result(c->json, c->o, s, n, out, NULL)
+                     : print_bits(c, out, n);
     free(out);
     return rc;
   }
   hs_run_result r;
   if (cli_check_memory(c->o, c->m, n) != 0) return HS_EXIT_ERROR;
+  snprintf(msg, sizeof msg, "n = %zu", n);
+  if (cli_predict(c->o, c->m, &c->ro, n, 1, msg) != 0) return HS_EXIT_ERROR;
   warn_unproven(c->o, c->m, n);
-  if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0)
-    return cli_error("%s", msg);
-  int rc = print_bits(c, r.bits, n);
+  cli_progress_start(&c->prog, c->o, "rows");
+  int fail = hs_runner_run(c->run, s, n, &r, msg, sizeof msg);
+  cli_progress_end(&c->prog);
+  if (fail) return cli_error("%s", msg);
+  int rc = c->json ? cli_json_result(c->json, c->o, s, n, r.bits, r.values)
+                   : print_bits(c, r.bits, n);
   hs_run_result_free(&r);
   return rc;
 }
@@ -112,12 +127,28 @@ static void cli_free(cli_opts *o) { free(o->args); }
 static int run_strings(const cli_opts *o, const hs_formula *f,
                        const hs_model *m) {
   char msg[256];
-  run_ctx c = {o, f, m, NULL, NULL, 0};
+  run_ctx c = {o, f, m, NULL, NULL, 0, {0}, {0}, NULL};
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last,
                     .threads = o->threads};
+  c.ro = ro;
+  /* the runner reports rows only when someone will see them */
+  cli_progress_start(&c.prog, o, "rows");
+  if (c.prog.on) ro.progress = cli_progress_rows, ro.progress_ctx = &c.prog;
   if (m && !(c.run = hs_runner_new(m, &ro, msg, sizeof msg)))
     return cli_error("%s", msg);
+  cJSON *doc = NULL;
+  if (o->json) {
+    doc = cli_json_run_header(o, f, m);
+    c.json = doc ? cJSON_AddArrayToObject(doc, "results") : NULL;
+    if (!c.json) {
+      hs_runner_free(c.run);
+      cJSON_Delete(doc);
+      return cli_error("out of memory");
+    }
+  }
   int rc = cli_each_string(o, 1, run_one, &c);
+  if (rc == 0 && doc) rc = cli_json_print(doc);
+  cJSON_Delete(doc);
   hs_runner_free(c.run);
   free(c.line);
   return rc;
@@ -133,11 +164,14 @@ static const char *const eval_usage =
     MODE_OPTS
     "                (--mode truth evaluates the logic directly)\n"
     COMMON_RUN_OPTS
-    "  --last        print only the decision at the last position\n";
+    "  --last        print only the decision at the last position\n"
+    "  --json        one JSON document: formula, mode, and per string its\n"
+    "                input, n, bits and (from a model) the output values\n";
 
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM |
+                         O_MAXTIME | O_QUIET | O_JSON,
                      eval_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1) {
@@ -179,12 +213,13 @@ static const char *const run_usage =
     "usage: hardsoft run FILE [OPTIONS] [--] [STRING...]\n"
     "Runs a saved model (safetensors) like eval.\n"
     COMMON_RUN_OPTS
-    "  --last        print only the decision at the last position\n";
+    "  --last        print only the decision at the last position\n"
+    "  --json        one JSON document, as eval --json\n";
 
 int cmd_run(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM, run_usage, &o);
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_MAXTIME | O_QUIET | O_JSON, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1) {
     cli_free(&o);

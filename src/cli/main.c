@@ -221,6 +221,13 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
       o->print = 1;
     } else if ((allowed & O_LAST) && strcmp(a, "--last") == 0) {
       o->last = 1;
+    } else if (TAKES(O_MAXTIME, "--max-time")) {
+      NEEDV("--max-time");
+      if (parse_double("--max-time", v, &o->max_time)) return HS_EXIT_ERROR;
+    } else if ((allowed & O_QUIET) && strcmp(a, "--quiet") == 0) {
+      o->quiet = 1;
+    } else if ((allowed & O_JSON) && strcmp(a, "--json") == 0) {
+      o->json = 1;
     } else {
       return cli_error("%s: unknown option '%s' (see 'hardsoft %s --help')",
                        o->cmd, a, o->cmd);

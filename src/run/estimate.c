@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* How long a forward pass will take, predicted from timed small passes
+ * (hs_run_cost_measure in include/hardsoft.h states the method and its
+ * accuracy).
+ *
+ * A pass costs per layer O(n d (heads' dk + dv) + n d hidden) for the
+ * projections and feed-forward and O(n^2 dk) for the attention rows (each
+ * of the n + 1 rows scores up to n + 2 keys), so its time is close to
+ * t(n) = a n + b n^2. Timing the model itself, with the caller's kernels,
+ * precision and threads, measures a and b with every constant that a
+ * formula from the layout would miss (kernel speed, cache effects, tile
+ * skipping at that length). Two lengths N and 2N give
+ *     b = (t(2N) - 2 t(N)) / (2 N^2),   a = (t(N) - b N^2) / N,
+ * and N grows until the quadratic part is visible in t(2N) / t(N) (above
+ * 3, where it is 2 for a linear pass and 4 for a quadratic one), so that b
+ * is not the difference of two noisy near-equal numbers. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hardsoft.h"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Best of two passes over s[0..n); a negative value on failure. */
+static double time_pass(hs_runner *r, const uint8_t *s, size_t n, char *msg,
+                        size_t len) {
+  double best = -1;
+  for (int k = 0; k < 2; k++) {
+    hs_run_result res;
+    double t0 = now_s();
+    if (hs_runner_run(r, s, n, &res, msg, len) != 0) return -1;
+    double t = now_s() - t0;
+    hs_run_result_free(&res);
+    if (best < 0 || t < best) best = t;
+  }
+  return best;
+}
+
+int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
+                        hs_run_cost *cost, char *msg, size_t len) {
+  enum { N_MAX = 65536 };
+  /* the longer calibration string stays within 1/16 of the run's and the
+   * calibration within 0.5 s, so that it costs a fraction of the run
+   * (about 2% of a quadratic one, 40% of a linear one, which is fast),
+   * and grows with n (the closer to n, the shorter the extrapolation) */
+  size_t n_cap = n_target / 16 > 512 ? n_target / 16 : 512;
+  double t_start = now_s();
+  hs_run_opts ro = *o;
+  ro.progress = NULL;
+  ro.progress_ctx = NULL;
+  memset(cost, 0, sizeof *cost);
+  uint8_t *s = malloc(2 * N_MAX);
+  hs_runner *r = s ? hs_runner_new(m, &ro, msg, len) : NULL;
+  if (!r) {
+    free(s);
+    if (!s && msg && len) strncpy(msg, "out of memory calibrating", len - 1);
+    return -1;
+  }
+  /* a fixed mixture of letters and one byte no formula names often */
+  uint32_t x = 12345;
+  for (size_t i = 0; i < 2 * N_MAX; i++) {
+    x = x * 1103515245u + 12345u;
+    s[i] = (uint8_t)"abcd#"[(x >> 16) % 5];
+  }
+  size_t N = 256;
+  double t1 = 0, t2 = 0;
+  for (;;) {
+    t1 = time_pass(r, s, N, msg, len);
+    t2 = t1 < 0 ? -1 : time_pass(r, s, 2 * N, msg, len);
+    if (t1 < 0 || t2 < 0) {
+      hs_runner_free(r);
+      free(s);
+      return -1;
+    }
+    if ((t2 >= 0.02 && t2 >= 3 * t1) || t2 >= 0.2 || N >= N_MAX || 4 * N > n_cap ||
+        now_s() - t_start > 0.5)
+      break;
+    N *= 2;
+  }
+  double n = (double)N;
+  double b = (t2 - 2 * t1) / (2 * n * n), a = (t1 - b * n * n) / n;
+  if (b < 0) b = 0, a = t2 / (2 * n); /* noise: call it linear */
+  if (a < 0) a = 0, b = t2 / (4 * n * n); /* all quadratic */
+  cost->per_pos = a;
+  cost->per_pair = b;
+  cost->calib_n = 2 * N;
+  hs_runner_free(r);
+  free(s);
+  return 0;
+}
+
+double hs_run_cost_at(const hs_run_cost *c, size_t n) {
+  double x = (double)n;
+  return c->per_pos * x + c->per_pair * x * x;
+}
+
+double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
+                            const hs_kernels *kt, int threads) {
+  hs_run_opts o = {.precision = prec, .kernels = kt, .threads = threads};
+  hs_run_cost c;
+  char msg[128];
+  if (hs_run_cost_measure(m, &o, n, &c, msg, sizeof msg) != 0) return -1;
+  return hs_run_cost_at(&c, n);
+}
