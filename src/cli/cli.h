@@ -72,6 +72,10 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
  * WHAT" on standard error past 5 s unless --quiet. 0 when it may run. */
 int cli_predict(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
                 size_t n, double passes, const char *what);
+/* The same for several runs at once: passes[i] runs over n[i] symbols
+ * (the memory said is the largest one's). */
+int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                     int k, const size_t *n, const double *passes, const char *what);
 double cli_now(void);
 const char *cli_duration(double seconds, char *buf, size_t len);
 /* Progress on standard error, carriage-return updates of one line: on when

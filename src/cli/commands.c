@@ -351,7 +351,9 @@ static const char *const check_usage =
     "  --max-len N       exhaustive up to this length (default 6, at most 16)\n"
     "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"
     "  --samples K       random strings per length (default 3)\n"
-    "  --seed S          random seed (default 1)\n";
+    "  --seed S          random seed (default 1)\n"
+    "  --json            one JSON document: the counts, agreement, largest\n"
+    "                    attention error, bound and first disagreements\n";
 
 typedef struct check_ctx {
   const cli_opts *o;
@@ -361,6 +363,9 @@ typedef struct check_ctx {
   uint64_t positions, agree, strings;
   double max_err;
   int shown;
+  cJSON *dis;          /* --json: the first disagreements */
+  cli_progress prog;   /* strings checked of `total` */
+  uint64_t total;
 } check_ctx;
 
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
@@ -389,7 +394,18 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
   c->positions += n;
   c->agree += n - bad;
   c->strings++;
-  if (bad && c->shown++ < 3)
+  snprintf(msg, sizeof msg, "n = %zu", n);
+  cli_progress_show(&c->prog, c->strings, c->total, msg);
+  if (bad && c->dis && c->shown++ < 3) {
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddNumberToObject(d, "length", (double)n);
+    cJSON_AddNumberToObject(d, "position", (double)(first + 1));
+    cJSON_AddNumberToObject(d, "model", r.bits[first]);
+    cJSON_AddNumberToObject(d, "logic", truth[first]);
+    cli_json_num(d, "value", r.values[first]);
+    if (n <= 40) cJSON_AddItemToObject(d, "string", cli_json_text(s, n));
+    cJSON_AddItemToArray(c->dis, d);
+  } else if (bad && !c->dis && c->shown++ < 3)
     printf("disagreement: length %zu, position %zu: model %d, logic %d (value "
            "%.6g)%s%.*s\n", n, first + 1, r.bits[first], truth[first],
            r.values[first], n <= 40 ? ", string " : "", n <= 40 ? (int)n : 0,
@@ -419,13 +435,33 @@ static int check_symbols(const hs_formula *f, uint8_t sym[257]) {
   return k;
 }
 
-static int check_run(check_ctx *c, const uint8_t *sym, int k) {
+/* The strings to check, their predicted time (said or refused before
+ * any output), and the progress over them. */
+static int check_plan(check_ctx *c, int k) {
   const cli_opts *o = c->o;
   double total = 0;
   for (int L = 0; L <= o->max_len; L++) total += pow(k, L);
   if (total > 5e6)
     return cli_error("check: %.3g strings up to length %d over %d symbols is "
                      "too many; lower --max-len", total, o->max_len, k);
+  size_t ns[64 + 17];
+  double times[64 + 17];
+  int np = 0;
+  for (int L = 0; L <= o->max_len; L++) ns[np] = (size_t)L, times[np++] = pow(k, L);
+  for (int li = 0; li < o->nlengths; li++)
+    ns[np] = o->lengths[li], times[np++] = o->samples;
+  c->total = (uint64_t)total + (uint64_t)o->samples * (uint64_t)o->nlengths;
+  char what[96];
+  snprintf(what, sizeof what, "%llu strings", (unsigned long long)c->total);
+  hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .want_attn_error = 1,
+                    .threads = o->threads};
+  if (cli_predict_many(o, c->m, &ro, np, ns, times, what)) return HS_EXIT_ERROR;
+  cli_progress_start(&c->prog, o, "strings");
+  return 0;
+}
+
+static int check_run(check_ctx *c, const uint8_t *sym, int k) {
+  const cli_opts *o = c->o;
   uint8_t s[17];
   for (int L = 0; L <= o->max_len; L++) {
     int idx[17] = {0};
@@ -459,11 +495,41 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
   return 0;
 }
 
+/* check --json: what the text says, as fields; 0, 1 on a disagreement. */
+static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
+  const cli_opts *o = c->o;
+  cJSON_AddStringToObject(doc, "formula", c->f->text);
+  cJSON_AddStringToObject(doc, "mode", hs_mode_name((hs_mode)o->mode));
+  if (o->mode != HS_MODE_HARD) cli_json_num(doc, "scale", o->scale);
+  cJSON_AddStringToObject(doc, "precision", o->prec == HS_PREC_F64 ? "f64" : "f32");
+  cJSON_AddStringToObject(doc, "isa", hs_isa_name(o->kt->isa));
+  cJSON_AddItemToObject(doc, "symbols", cli_json_text(sym, (size_t)k));
+  cJSON_AddNumberToObject(doc, "max_len", o->max_len);
+  cJSON_AddNumberToObject(doc, "samples", o->samples);
+  cJSON *ls = cJSON_AddArrayToObject(doc, "lengths");
+  size_t longest = (size_t)o->max_len;
+  for (int i = 0; i < o->nlengths; i++) {
+    cJSON_AddItemToArray(ls, cJSON_CreateNumber((double)o->lengths[i]));
+    if (o->lengths[i] > longest) longest = o->lengths[i];
+  }
+  cJSON_AddNumberToObject(doc, "strings", (double)c->strings);
+  cJSON_AddNumberToObject(doc, "positions", (double)c->positions);
+  cJSON_AddNumberToObject(doc, "agree", (double)c->agree);
+  cJSON_AddNumberToObject(doc, "agreement", c->positions ? (double)c->agree / (double)c->positions : 1.0);
+  cli_json_num(doc, "max_attn_error", c->max_err);
+  cli_json_num(doc, "bound", hs_model_bound_at(c->m, longest));
+  cJSON_AddNumberToObject(doc, "bound_n", (double)longest);
+  cJSON_AddItemToObject(doc, "disagreements", c->dis);
+  int rc = cli_json_print(doc);
+  if (rc) return rc;
+  return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
+}
+
 int cmd_check(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2,
                      O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_MAXMEM | O_MAXLEN | O_LENGTHS |
-                         O_SAMPLES | O_SEED,
+                         O_SAMPLES | O_SEED | O_MAXTIME | O_QUIET | O_JSON,
                      check_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs != 1) {
@@ -489,20 +555,34 @@ int cmd_check(int argc, char **argv) {
     char msg[256];
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
-    check_ctx c = {&o, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0};
-    if (!c.run) {
+    check_ctx c = {&o, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0,
+                   NULL, {0}, 0};
+    cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
+    if (doc) c.dis = cJSON_CreateArray();
+    if (!c.run || (o.json && !c.dis)) {
+      cJSON_Delete(doc);
+      cJSON_Delete(c.dis);
+      hs_runner_free(c.run);
+      if (c.run) snprintf(msg, sizeof msg, "out of memory");
       hs_model_free(m);
       hs_formula_free(f);
       cli_free(&o);
       return cli_error("%s", msg);
     }
-    printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
-    if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
-    printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
-           hs_isa_name(o.kt->isa));
-    printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
-    rc = check_run(&c, sym, k);
-    if (rc == 0) {
+    rc = check_plan(&c, k);
+    if (!doc && rc == 0) {
+      printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
+      if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
+      printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
+             hs_isa_name(o.kt->isa));
+      printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+    }
+    if (rc == 0) rc = check_run(&c, sym, k);
+    cli_progress_end(&c.prog);
+    if (rc == 0 && doc) {
+      rc = check_json(doc, &c, sym, k);
+      c.dis = NULL; /* now inside doc */
+    } else if (rc == 0) {
       printf("strings: %llu (every string up to length %d; %d random at each of",
              (unsigned long long)c.strings, o.max_len, o.samples);
       for (int i = 0; i < o.nlengths; i++)
@@ -518,6 +598,8 @@ int cmd_check(int argc, char **argv) {
              "<= %zu: %.3g)\n", c.max_err, longest, hs_model_bound_at(m, longest));
       rc = c.agree == c.positions ? 0 : HS_EXIT_DISAGREE;
     }
+    cJSON_Delete(doc);
+    cJSON_Delete(c.dis);
     hs_runner_free(c.run);
   }
   hs_model_free(m);

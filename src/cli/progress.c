@@ -39,19 +39,25 @@ static const char *bytes_text(double b, char *buf, size_t len) {
   return buf;
 }
 
-int cli_predict(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
-                size_t n, double passes, const char *what) {
+int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                     int k, const size_t *n, const double *passes, const char *what) {
   static hs_run_cost cost;
   static const hs_model *measured; /* the model `cost` belongs to */
-  if (n < CLI_PREDICT_MIN_N && o->max_time <= 0) return 0;
+  size_t longest = 0, bytes = 0;
+  for (int i = 0; i < k; i++) {
+    size_t b = hs_model_run_bytes(m, n[i], o->prec, o->threads);
+    if (n[i] > longest) longest = n[i];
+    if (b > bytes) bytes = b;
+  }
+  if (longest < CLI_PREDICT_MIN_N && o->max_time <= 0) return 0;
   char msg[256], t[32], b[32];
   if (measured != m) {
-    if (hs_run_cost_measure(m, ro, n, &cost, msg, sizeof msg) != 0)
+    if (hs_run_cost_measure(m, ro, longest, &cost, msg, sizeof msg) != 0)
       return cli_error("%s", msg);
     measured = m;
   }
-  double secs = passes * hs_run_cost_at(&cost, n);
-  size_t bytes = hs_model_run_bytes(m, n, o->prec, o->threads);
+  double secs = 0;
+  for (int i = 0; i < k; i++) secs += passes[i] * hs_run_cost_at(&cost, n[i]);
   if (o->max_time > 0 && secs > o->max_time)
     return cli_error("%s: predicted to take about %s, more than the limit of "
                      "%g s (--max-time SECONDS)", what,
@@ -61,6 +67,11 @@ int cli_predict(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
             cli_duration(secs, t, sizeof t),
             bytes_text((double)bytes, b, sizeof b), what);
   return 0;
+}
+
+int cli_predict(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                size_t n, double passes, const char *what) {
+  return cli_predict_many(o, m, ro, 1, &n, &passes, what);
 }
 
 void cli_progress_start(cli_progress *p, const cli_opts *o, const char *unit) {
