@@ -120,5 +120,7 @@ void cli_meta_columns(FILE *f);
 
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);
+/* compile --print's "exact region" text, or NULL when none is proven. */
+const char *cli_exact_region(const hs_model *m);
 
 #endif

@@ -244,7 +244,10 @@ static const char *const compile_usage =
     "--print describes it (layers, heads, widths, temperature law, bound).\n"
     MODE_OPTS
     "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
-    "  --print       describe the model on standard output\n";
+    "  --print       describe the model on standard output\n"
+    "  --json        with --print: the description as one JSON document (mode,\n"
+    "                scale, layers and heads with kind, mask, dk, dv, tau law,\n"
+    "                bound, smallest exact mu, coordinates)\n";
 
 static const char *tau_text(const hs_head *H, char *buf, size_t len) {
   switch (H->tau_law) {
@@ -258,6 +261,23 @@ static const char *tau_text(const hs_head *H, char *buf, size_t len) {
              (double)H->bias_slope,
              H->mask == HS_MASK_GE || H->mask == HS_MASK_GT ? "n + 1" : "0");
   return buf;
+}
+
+/* The region where the answer is proven, also in finite precision, or
+ * NULL (hard mode, models from elsewhere). */
+const char *cli_exact_region(const hs_model *m) {
+  if (!m->mode) return NULL;
+  if (!strcmp(m->mode, "fixed"))
+    return "n <= mu / ln 7 in exact arithmetic; in f32 while absolute positions "
+           "fit 24 bits (n <= 2^23); f16/bf16 far less (hardsoft boundary measures it)";
+  if (!strcmp(m->mode, "pe") || !strcmp(m->mode, "temp"))
+    return "mu >= the smallest exact mu, every n in exact arithmetic; in f32 while "
+           "absolute positions fit 24 bits (n <= 2^23); f16/bf16 far less "
+           "(hardsoft boundary measures it)";
+  if (!strcmp(m->mode, "rel"))
+    return "mu >= the smallest exact mu, every n in exact arithmetic; relative "
+           "positions keep it in f16/bf16 far beyond pe (hardsoft boundary)";
+  return NULL;
 }
 
 void cli_describe_model(FILE *f, const hs_model *m) {
@@ -293,16 +313,8 @@ void cli_describe_model(FILE *f, const hs_model *m) {
   if (m->bound_desc) fprintf(f, "bound: %s\n", m->bound_desc);
   if (m->min_scale > 0) fprintf(f, "smallest exact mu: %.4f\n", m->min_scale);
   else if (m->min_scale < 0) fprintf(f, "smallest exact mu: none (depends on n)\n");
-  /* the region where the answer is proven, also in finite precision */
-  if (m->mode && (!strcmp(m->mode, "pe") || !strcmp(m->mode, "temp") ||
-                  !strcmp(m->mode, "fixed")))
-    fprintf(f, "exact region: %s; in f32 while absolute positions fit 24 bits "
-            "(n <= 2^23); f16/bf16 far less (hardsoft boundary measures it)\n",
-            !strcmp(m->mode, "fixed") ? "n <= mu / ln 7 in exact arithmetic"
-                                      : "mu >= the smallest exact mu, every n in exact arithmetic");
-  else if (m->mode && !strcmp(m->mode, "rel"))
-    fprintf(f, "exact region: mu >= the smallest exact mu, every n in exact arithmetic; "
-            "relative positions keep it in f16/bf16 far beyond pe (hardsoft boundary)\n");
+  const char *region = cli_exact_region(m);
+  if (region) fprintf(f, "exact region: %s\n", region);
   if (m->coord_names) {
     fprintf(f, "coordinates:\n");
     for (int c = 0; c < m->d; c++)
@@ -313,7 +325,7 @@ void cli_describe_model(FILE *f, const hs_model *m) {
 int cmd_compile(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_JSON,
                      compile_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs != 1 || (!o.out && !o.print)) {
@@ -326,12 +338,22 @@ int cmd_compile(int argc, char **argv) {
     return cli_error("compile: --mode truth has no model; choose hard, pe, "
                      "temp, fixed or rel");
   }
+  if (o.json && !o.print) {
+    cli_free(&o);
+    return cli_error("compile: --json describes the model, so it needs --print");
+  }
   hs_formula *f = cli_formula(o.args[0]);
   hs_model *m = f ? compile_or_report(f, &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
   if (m && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
     rc = cli_error("%s: %s", o.out, msg);
-  if (m && rc == 0 && o.print) cli_describe_model(stdout, m);
+  if (m && rc == 0 && o.print && o.json) {
+    cJSON *doc = cli_json_model(m);
+    rc = doc ? cli_json_print(doc) : cli_error("out of memory");
+    cJSON_Delete(doc);
+  } else if (m && rc == 0 && o.print) {
+    cli_describe_model(stdout, m);
+  }
   hs_model_free(m);
   hs_formula_free(f);
   cli_free(&o);

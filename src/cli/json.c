@@ -154,6 +154,8 @@ cJSON *cli_json_model(const hs_model *m) {
   if (m->min_scale > 0) cli_json_num(d, "min_exact_scale", m->min_scale);
   else if (m->min_scale < 0) cJSON_AddStringToObject(d, "min_exact_scale", "depends on n");
   else cJSON_AddNullToObject(d, "min_exact_scale");
+  const char *region = cli_exact_region(m);
+  if (region) cJSON_AddStringToObject(d, "exact_region", region);
   if (m->coord_names) {
     cJSON *c = cJSON_AddArrayToObject(d, "coordinates");
     for (int k = 0; c && k < m->d; k++)
