@@ -537,12 +537,18 @@ size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * or the calibration has taken 0.5 s, or N = 65536 (so calibrating costs
  * a fraction of the run predicted);
  * it fits t(n) = per_pos n + per_pair n^2 through the last two points.
- * The prediction is an order of magnitude, not a promise: it assumes the
- * cost per pair of positions stays what it was near N, which exact tile
- * skipping (pe, temp, fixed at large n) and the string's content change,
- * and other processes on the machine disturb the timings. Measured on the
- * development machine (2 cores shared with other work): between 0.3 and 3
- * times the real time (README, "Long runs"). */
+ * Passes are timed in process CPU seconds divided by the threads: the
+ * prediction is the time on free cores, and a machine busy with other
+ * work takes longer in wall time. It is an order of magnitude, not a
+ * promise: it assumes the cost per pair of positions stays what it was
+ * near N, which exact tile skipping (pe, temp, fixed at large n) and the
+ * string's content change (long runs of one symbol skip more tiles than
+ * the calibration's mixed string), and timings move with what shares the
+ * cores. Measured on the development machine (2 shared cores, busy):
+ * eval of a depth-3 formula at n = 65536 on one thread, hard, temp and
+ * rel, predicted 2 s against 1.3 to 1.7 s of CPU time; boundary searches
+ * over single-symbol strings predicted 1.5 to 4 times their CPU time
+ * (README, "Long runs"). */
 typedef struct hs_run_cost { double per_pos, per_pair; size_t calib_n; } hs_run_cost;
 /* 0, or -1 with msg filled (out of memory). o->progress is not called. */
 int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,

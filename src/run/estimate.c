@@ -20,21 +20,27 @@
 
 #include "hardsoft.h"
 
-static double now_s(void) {
+static double clock_s(clockid_t c) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(c, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
 
-/* Best of two passes over s[0..n); a negative value on failure. */
-static double time_pass(hs_runner *r, const uint8_t *s, size_t n, char *msg,
-                        size_t len) {
+/* Best of two passes over s[0..n), in the process's CPU seconds divided
+ * by the threads (the pool's waiting threads spin, so they count as
+ * busy): what the pass takes on a machine with T free cores. Wall time
+ * would fold in whatever else the machine runs meanwhile, which on a
+ * shared machine moved predictions by a factor of 6 between two calls.
+ * A negative value on failure. */
+static double time_pass(hs_runner *r, const uint8_t *s, size_t n, int threads,
+                        char *msg, size_t len) {
   double best = -1;
   for (int k = 0; k < 2; k++) {
     hs_run_result res;
-    double t0 = now_s();
+    double t0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     if (hs_runner_run(r, s, n, &res, msg, len) != 0) return -1;
-    double t = now_s() - t0;
+    double t = (clock_s(CLOCK_PROCESS_CPUTIME_ID) - t0) / threads;
     hs_run_result_free(&res);
     if (best < 0 || t < best) best = t;
   }
@@ -69,9 +75,10 @@ int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target
   }
   size_t N = 256;
   double t1 = 0, t2 = 0;
+  int T = o->threads > 1 ? o->threads : 1;
   for (;;) {
-    t1 = time_pass(r, s, N, msg, len);
-    t2 = t1 < 0 ? -1 : time_pass(r, s, 2 * N, msg, len);
+    t1 = time_pass(r, s, N, T, msg, len);
+    t2 = t1 < 0 ? -1 : time_pass(r, s, 2 * N, T, msg, len);
     if (t1 < 0 || t2 < 0) {
       hs_runner_free(r);
       free(s);
@@ -84,7 +91,9 @@ int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target
   }
   double n = (double)N;
   double b = (t2 - 2 * t1) / (2 * n * n), a = (t1 - b * n * n) / n;
-  if (b < 0) b = 0, a = t2 / (2 * n); /* noise: call it linear */
+  /* a ratio near 2 is a linear pass plus noise; extrapolated a thousand
+   * times, the noise alone would make a large n^2 term */
+  if (b < 0 || t2 < 2.3 * t1) b = 0, a = t2 / (2 * n);
   if (a < 0) a = 0, b = t2 / (4 * n * n); /* all quadratic */
   cost->per_pos = a;
   cost->per_pair = b;
