@@ -176,6 +176,7 @@ bench-smoke: deps-bench
 LIBDIR  = $(DESTDIR)$(PREFIX)/lib
 MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
 DOCDIR  = $(DESTDIR)$(PREFIX)/share/doc/hardsoft
+COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 install: lib cli
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(MAN1DIR) $(DOCDIR)
@@ -189,6 +190,8 @@ install: lib cli
 	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
+	install -d $(COMPDIR)
+	install -m 644 docs/hardsoft.bash-completion $(COMPDIR)/hardsoft
 
 uninstall:
 	rm -f $(LIBDIR)/libhardsoft.a $(LIBDIR)/libhardsoft.so $(LIBDIR)/libhardsoft.so.$(SOMAJOR) \
@@ -196,6 +199,7 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/bin/hardsoft \
 	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
 	-rmdir $(DOCDIR) 2>/dev/null
+	rm -f $(COMPDIR)/hardsoft
 
 clean:
 	rm -rf build build-sanitize
