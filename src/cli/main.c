@@ -33,6 +33,10 @@ static const char *const top_usage =
     "Every command also takes the input limits --max-formula-len BYTES (16 MiB),\n"
     "--max-depth N (10000 nesting levels), --max-header-mib MIB (64) and\n"
     "--max-tensors N (65536).\n"
+    "A run predicted to take over 5 s says so on standard error; --max-time S\n"
+    "refuses one predicted to take longer, --quiet silences the prediction and\n"
+    "the progress; --json gives eval, run, check, compile --print and simulate\n"
+    "output as one JSON document.\n"
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
 
