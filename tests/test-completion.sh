@@ -37,7 +37,7 @@ expect "run string" "" hardsoft run "$t/model.safetensors" "$t/mo"
 # every option the completion offers is one the command accepts
 for c in eval run check compile info bench boundary simulate; do
   for o in $(bash -c 'source docs/hardsoft.bash-completion; _hardsoft_opts "$1"' x $c); do
-    build/hardsoft $c --help | grep -q -- "$o" || case $o in
+    "${BUILD:-build}/hardsoft" $c --help | grep -q -- "$o" || case $o in
       --help|--max-formula-len|--max-depth|--max-header-mib|--max-tensors) ;;
       *) echo "FAIL $c: completion offers $o, its --help does not name it"; fail=1 ;;
     esac
