@@ -27,7 +27,7 @@ limit="predicted to take about .*, more than the limit of 0.001 s (--max-time SE
 expect_err "eval --max-time" "n = 200000: $limit" "$HS" eval 'a S b' --max-time 0.001
 expect_err "run --max-time" "n = 200000: $limit" "$HS" run "$t/hard.st" --max-time 0.001
 expect_err "check --max-time" "strings: $limit" "$HS" check 'a S b' --lengths 200000 --max-time 0.001
-expect_err "simulate --max-time" "1 strings: $limit" "$HS" simulate "$t/hard.st" --max-time 0.001
+expect_err "simulate --max-time" "1 string: $limit" "$HS" simulate "$t/hard.st" --max-time 0.001
 expect_err "boundary --max-time" "the doubling search: $limit" "$HS" boundary 'a S b' --max-time 0.001
 expect_err "bad --max-time" "--max-time expects a positive number, got '0'" "$HS" eval a --max-time 0 x
 expect_err "no --max-time on compile" "unknown option '--max-time'" "$HS" compile a --print --max-time 1

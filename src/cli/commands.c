@@ -474,7 +474,8 @@ static int check_plan(check_ctx *c, int k) {
     ns[np] = o->lengths[li], times[np++] = o->samples;
   c->total = (uint64_t)total + (uint64_t)o->samples * (uint64_t)o->nlengths;
   char what[96];
-  snprintf(what, sizeof what, "%llu strings", (unsigned long long)c->total);
+  snprintf(what, sizeof what, "%llu string%s", (unsigned long long)c->total,
+           c->total == 1 ? "" : "s");
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .want_attn_error = 1,
                     .threads = o->threads};
   if (cli_predict_many(o, c->m, &ro, np, ns, times, what)) return HS_EXIT_ERROR;

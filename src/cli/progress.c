@@ -41,6 +41,8 @@ static const char *bytes_text(double b, char *buf, size_t len) {
 
 int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
                      int k, const size_t *n, const double *passes, const char *what) {
+  /* calibrated once per model: a command runs one model (with one set of
+   * run options) for the life of the process */
   static hs_run_cost cost;
   static const hs_model *measured; /* the model `cost` belongs to */
   size_t longest = 0, bytes = 0;

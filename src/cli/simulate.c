@@ -346,7 +346,7 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   if (!passes) return cli_error("out of memory");
   for (size_t i = 0; i < v->count; i++) passes[i] = 4;
   hs_run_opts ro = {.precision = c->o->prec, .kernels = c->o->kt, .want_gaps = 1};
-  snprintf(msg, sizeof msg, "%zu strings", v->count);
+  snprintf(msg, sizeof msg, "%zu string%s", v->count, v->count == 1 ? "" : "s");
   int bad = v->count > 0 && v->count <= INT32_MAX &&
             cli_predict_many(c->o, m, &ro, (int)v->count, v->n, passes, msg);
   free(passes);
