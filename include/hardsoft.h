@@ -488,6 +488,12 @@ typedef struct hs_sim_opts {
   double gamma;  /* > 0: use this gap instead of the measured one; 0: measure */
   hs_precision precision;
   const hs_kernels *kernels; /* NULL: hs_kernels_default */
+  /* Called after each forward pass with the passes done and to do: three
+   * per string (hard for gamma, hard and softmax side by side), four when
+   * ties were broken (the total grows when that is known). From the
+   * calling thread; results are the same without it. NULL: none. */
+  void (*progress)(void *ctx, uint64_t done, uint64_t total);
+  void *progress_ctx;
 } hs_sim_opts;
 
 typedef struct hs_sim_result {

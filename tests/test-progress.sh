@@ -62,6 +62,9 @@ tr '\r' '\n' <"$t/err5" | grep -q '^hardsoft: 2/2 points (100%)' ||
   { echo "FAIL bench progress: '$(tr '\r' '\n' <"$t/err5" | tail -3)'"; fail=1; }
 HARDSOFT_PROGRESS=1 "$HS" bench --formula 'a S b' --modes temp --lengths 32 --isas scalar --repeat 1 --quiet >/dev/null 2>"$t/err6"
 [ -s "$t/err6" ] && { echo "FAIL bench --quiet: stderr '$(cat "$t/err6")'"; fail=1; }
+HARDSOFT_PROGRESS=1 "$HS" simulate "$t/hard.st" abab bbba ab >/dev/null 2>"$t/err7"
+tr '\r' '\n' <"$t/err7" | grep -q '^hardsoft: [0-9]*/\([0-9]*\) passes (100%)' ||
+  { echo "FAIL simulate progress: '$(tr '\r' '\n' <"$t/err7" | tail -3)'"; fail=1; }
 # on a real terminal (script(1) from bsdutils gives one), a run of a
 # fraction of a second prints nothing: the first update waits a second
 if command -v script >/dev/null 2>&1; then

@@ -90,7 +90,7 @@ void cli_progress_start(cli_progress *p, const cli_opts *o, const char *unit);
 void cli_progress_show(cli_progress *p, uint64_t done, uint64_t total,
                        const char *label);
 void cli_progress_end(cli_progress *p); /* clears the line */
-/* hs_run_opts.progress for a cli_progress counting rows */
+/* hs_run_opts.progress (and hs_sim_opts.progress) for a cli_progress */
 void cli_progress_rows(void *ctx, uint64_t done, uint64_t total);
 
 /* --json (src/cli/json.c). Non-finite numbers become "inf", "-inf", "nan". */

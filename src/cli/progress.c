@@ -97,7 +97,7 @@ void cli_progress_show(cli_progress *p, uint64_t done, uint64_t total,
   p->last = t;
   char left[48] = "", dur[32], line[256];
   double rate = (t - p->t0) > 0 ? (double)done / (t - p->t0) : 0;
-  if (rate > 0 && done < total)
+  if (rate > 0 && done < total && (double)(total - done) / rate >= 1)
     snprintf(left, sizeof left, ", about %s left",
              cli_duration((double)(total - done) / rate, dur, sizeof dur));
   int w = snprintf(line, sizeof line, "hardsoft: %llu/%llu %s (%.0f%%), %.3g %s/s%s%s%s",

@@ -351,9 +351,13 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
             cli_predict_many(c->o, m, &ro, (int)v->count, v->n, passes, msg);
   free(passes);
   if (bad) return HS_EXIT_ERROR;
-  if (hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
-                  sizeof msg) != 0)
-    return cli_error("%s: %s", c->path, msg);
+  cli_progress prog;
+  cli_progress_start(&prog, c->o, "passes");
+  if (prog.on) so.progress = cli_progress_rows, so.progress_ctx = &prog;
+  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
+                    sizeof msg) != 0;
+  cli_progress_end(&prog);
+  if (bad) return cli_error("%s: %s", c->path, msg);
   int rc = 0;
   if (c->groups) rc = json_group(c, m, &r, v);
   else if (c->csv) print_csv(c, m, &r);
