@@ -542,7 +542,10 @@ size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * O(n^2) attention showing), or 0.2 s, or 4N passes max(512, n_target / 16),
  * or the calibration has taken 0.5 s, or N = 65536 (so calibrating costs
  * a fraction of the run predicted);
- * it fits t(n) = per_pos n + per_pair n^2 through the last two points.
+ * it fits t(n) = per_pos n + per_pair n^2 through the last two points
+ * (per_pair = 0 when no layer scores all rows against all keys, e.g. a
+ * one-layer model with last_only, or when the longer run took less than
+ * 2.3 times the shorter: a linear pass plus noise).
  * Passes are timed in process CPU seconds divided by the threads: the
  * prediction is the time on free cores, and a machine busy with other
  * work takes longer in wall time. It is an order of magnitude, not a
