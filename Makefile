@@ -210,6 +210,7 @@ DOCDIR  = $(DESTDIR)$(PREFIX)/share/doc/hardsoft
 # PREFIX/lib/python3/dist-packages/hardsoft finds PREFIX/lib/libhardsoft.so.0
 PYDIR   = $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/hardsoft
 PY_SRC  = $(sort $(wildcard src/python/hardsoft/*.py))
+COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 install: lib cli
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(MAN1DIR) $(DOCDIR)
@@ -226,6 +227,8 @@ install: lib cli
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
 	install -d $(PYDIR)
 	install -m 644 $(PY_SRC) $(PYDIR)/
+	install -d $(COMPDIR)
+	install -m 644 docs/hardsoft.bash-completion $(COMPDIR)/hardsoft
 
 uninstall:
 	rm -f $(LIBDIR)/libhardsoft.a $(LIBDIR)/libhardsoft.so $(LIBDIR)/libhardsoft.so.$(SOMAJOR) \
@@ -237,6 +240,7 @@ uninstall:
 	rm -f $(addprefix $(PYDIR)/,$(notdir $(PY_SRC)))
 	rm -rf $(PYDIR)/__pycache__
 	-rmdir $(PYDIR) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages $(DESTDIR)$(PREFIX)/lib/python3 2>/dev/null
+	rm -f $(COMPDIR)/hardsoft
 
 clean:
 	rm -rf build build-sanitize

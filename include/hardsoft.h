@@ -30,6 +30,11 @@ extern "C" {
 const char *hs_version(void);
 /* HS_VERSION_NUMBER of the library linked at run time. */
 int hs_version_number(void);
+/* sizeof of a public struct by its name ("hs_run_opts", "hs_run_result",
+ * "hs_error", "hs_compile_opts", "hs_sim_opts", "hs_sim_result"), 0 for
+ * another name: for bindings that mirror a struct's layout to check it
+ * against the library they loaded. */
+size_t hs_struct_size(const char *name);
 
 /* ------------------------------------------------------------------ ISAs */
 
@@ -373,6 +378,14 @@ typedef struct hs_run_opts {
                                 and sums stay in the working precision):
                                 what inference engines do with their
                                 attention inputs */
+  /* Called now and then during the pass (after each chunk of 32 rows of a
+   * layer, and at the end of every layer) with the rows done and the rows
+   * to do in all, counting every layer's n + 1 rows; always from the
+   * thread that called hs_runner_run / hs_forward, never concurrently.
+   * It sees the run's progress only: results are the same bits with or
+   * without it. NULL: none. */
+  void (*progress)(void *ctx, uint64_t done, uint64_t total);
+  void *progress_ctx;
 } hs_run_opts;
 
 /* Scores of one hard head over every query of a run (BOS included). */
@@ -540,6 +553,12 @@ typedef struct hs_sim_opts {
   double gamma;  /* > 0: use this gap instead of the measured one; 0: measure */
   hs_precision precision;
   const hs_kernels *kernels; /* NULL: hs_kernels_default */
+  /* Called after each forward pass with the passes done and to do: three
+   * per string (hard for gamma, hard and softmax side by side), four when
+   * ties were broken (the total grows when that is known). From the
+   * calling thread; results are the same without it. NULL: none. */
+  void (*progress)(void *ctx, uint64_t done, uint64_t total);
+  void *progress_ctx;
 } hs_sim_opts;
 
 typedef struct hs_sim_result {
@@ -581,6 +600,41 @@ void hs_model_free(hs_model *m);
  * does not fit in size_t. */
 size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
                           int threads);
+/* Predicted running time of a forward pass (src/run/estimate.c). A
+ * calibration times real passes of m with the given options over strings
+ * of N and 2N symbols, N = 256, 512, ... (each the best of two runs),
+ * until the longer takes 20 ms and at least 3 times the shorter (the
+ * O(n^2) attention showing), or 0.2 s, or 4N passes max(512, n_target / 16),
+ * or the calibration has taken 0.5 s, or N = 65536 (so calibrating costs
+ * a fraction of the run predicted);
+ * it fits t(n) = per_pos n + per_pair n^2 through the last two points
+ * (per_pair = 0 when no layer scores all rows against all keys, e.g. a
+ * one-layer model with last_only, or when the longer run took less than
+ * 2.3 times the shorter: a linear pass plus noise).
+ * Passes are timed in process CPU seconds divided by the threads: the
+ * prediction is the time on free cores, and a machine busy with other
+ * work takes longer in wall time. It is an order of magnitude, not a
+ * promise: it assumes the cost per pair of positions stays what it was
+ * near N, which exact tile skipping (pe, temp, fixed at large n) and the
+ * string's content change (long runs of one symbol skip more tiles than
+ * the calibration's mixed string), and timings move with what shares the
+ * cores. Measured on the development machine (2 shared cores, busy):
+ * eval of a depth-3 formula at n = 65536 on one thread, hard, temp and
+ * rel, predicted 2 s against 1.3 to 1.7 s of CPU time; boundary searches
+ * over single-symbol strings predicted 2 to 9 times their CPU time, the
+ * prediction of one command varying up to 5 times between calls (README,
+ * "Long runs"). */
+typedef struct hs_run_cost { double per_pos, per_pair; size_t calib_n; } hs_run_cost;
+/* 0, or -1 with msg filled (out of memory). o->progress is not called. */
+int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
+                        hs_run_cost *cost, char *msg, size_t len);
+/* Seconds predicted for one pass over n symbols. */
+double hs_run_cost_at(const hs_run_cost *cost, size_t n);
+/* Both at once: calibrates (every call) and predicts; a negative value
+ * when calibration failed. */
+double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
+                            const hs_kernels *kt, int threads);
+
 /* Model files (safetensors, format at the top of src/model/safetensors.c). save
  * writes a temporary file and renames it; both return 0 / a model, or
  * -1 / NULL with msg filled (naming the tensor or field). */

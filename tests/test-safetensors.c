@@ -7,6 +7,7 @@
  * on (bench/peers/forward.py): mixed.safetensors (random weights, every
  * kind of head), yesterday-a.safetensors (Y a), once-a.safetensors (O a). */
 #include <dirent.h>
+#include <float.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,10 +206,15 @@ static void set_doc(cJSON *root, cJSON *doc) {
   cJSON_Delete(doc);
 }
 
+/* 2-byte elements written for a tensor whose dtype was set to "F16" or
+ * "BF16" by repack (in order, one per F32 element it had). */
+static const uint16_t *half_bits;
+
 /* Write root as a file whose data buffer is rebuilt in root order from
  * each tensor's bytes in `data` (at its current offsets), so removing,
  * adding or reordering entries keeps the buffer packed. A tensor whose
- * dtype was set to "F64" has its F32 bytes widened. */
+ * dtype was set to "F64" has its F32 bytes widened; "F16" / "BF16" ones
+ * get half_bits. */
 static void repack(cJSON *root, const unsigned char *data, const char *path) {
   size_t cap = 1 << 20, n = 0;
   unsigned char *out = malloc(cap);
@@ -219,11 +225,16 @@ static void repack(cJSON *root, const unsigned char *data, const char *path) {
     if (!strcmp(o->string, "__metadata__") || !off || !dt) continue;
     size_t b = (size_t)off->child->valuedouble, e = (size_t)off->child->next->valuedouble;
     int f64 = !strcmp(dt->valuestring, "F64");
+    int half = !strcmp(dt->valuestring, "F16") || !strcmp(dt->valuestring, "BF16");
     size_t start = n;
     for (size_t i = b; i < e; i += 4) {
       float f;
       memcpy(&f, data + i, 4);
-      if (f64) {
+      if (half) {
+        uint16_t h = half_bits[(i - b) / 4];
+        out[n++] = (unsigned char)(h & 0xff);
+        out[n++] = (unsigned char)(h >> 8);
+      } else if (f64) {
         double x = f;
         memcpy(out + n, &x, 8);
         n += 8;
@@ -624,8 +635,12 @@ static void raw_reject_(void (*edit)(cJSON *), const char *const *want) {
 #define raw_reject(edit, ...) \
   raw_reject_(edit, (const char *const[]){__VA_ARGS__, NULL})
 
-static void e_dtype_f16(cJSON *r) {
-  cJSON_ReplaceItemInObject(tensor(r, "layers.0.attn.2.wv"), "dtype", cJSON_CreateString("F16"));
+/* I32 has F32's size: the offsets stay valid, only the dtype is wrong */
+static void e_dtype_i32(cJSON *r) {
+  cJSON_ReplaceItemInObject(tensor(r, "layers.0.attn.2.wv"), "dtype", cJSON_CreateString("I32"));
+}
+static void e_dtype_unknown(cJSON *r) {
+  cJSON_ReplaceItemInObject(tensor(r, "embed"), "dtype", cJSON_CreateString("F128"));
 }
 static void e_dtype_missing(cJSON *r) {
   cJSON_DeleteItemFromObject(tensor(r, "embed"), "dtype");
@@ -682,7 +697,8 @@ static void e_rank9(cJSON *r) {
 
 static void test_tensor_table(void **state) {
   (void)state;
-  edited_reject(e_dtype_f16, "layers.0.attn.2.wv", "F16");
+  edited_reject(e_dtype_i32, "tensor layers.0.attn.2.wv: dtype I32 not supported");
+  raw_reject(e_dtype_unknown, "tensor embed: dtype F128 is not a safetensors dtype");
   raw_reject(e_dtype_missing, "embed", "dtype");
   edited_reject(e_shape_transposed, "tensor layers.0.attn.0.wq: shape [6, 3], expected [dk=3, d=6]");
   raw_reject(e_shape_size, "layers.0.attn.0.wq", "span");
@@ -869,6 +885,57 @@ static void user_file(cJSON *r) {
   cJSON_AddItemToObject(r, "embed", e);
 }
 
+/* F16 and BF16 tensors widen exactly (normal, subnormal, the largest
+ * finite, -0); their infinities and NaNs are rejected like F32's; format
+ * "pt" and tensors under other names (what the Python safetensors library
+ * and its users write) load, the extra tensors ignored. */
+static void half_file(const char *dtype, const uint16_t *bits, const char *path) {
+  bytes b = slurp(saved_mixed());
+  parts s = split(b);
+  cJSON_ReplaceItemInObject(tensor(s.root, "layers.0.ffn.b2"), "dtype", cJSON_CreateString(dtype));
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(s.root, "__metadata__"), "format",
+                            cJSON_CreateString("pt"));
+  cJSON *extra = cJSON_Duplicate(tensor(s.root, "layers.1.attn.0.wv"), 1);
+  cJSON_ReplaceItemInObject(extra, "dtype", cJSON_CreateString("I32"));
+  cJSON_AddItemToObject(s.root, "optimizer.state", extra);
+  half_bits = bits;
+  repack(s.root, s.data, path);
+  cJSON_Delete(s.root);
+  free(b.p);
+}
+
+static void test_half_dtypes(void **state) {
+  (void)state;
+  static const uint16_t f16[6] = {0x3C00, 0xC000, 0x3555, 0x7BFF, 0x0001, 0x8000};
+  static const uint16_t bf16[6] = {0x3F80, 0xC040, 0x3EAB, 0x7F7F, 0x0001, 0x8000};
+  const float want16[6] = {1, -2, 1365.0f / 4096, 65504, ldexpf(1, -24), -0.0f};
+  float want_bf[6];
+  for (int i = 0; i < 6; i++) {
+    uint32_t u = (uint32_t)bf16[i] << 16;
+    memcpy(&want_bf[i], &u, 4);
+  }
+  assert_true(want_bf[0] == 1 && want_bf[1] == -3 && want_bf[4] > 0 && want_bf[4] < FLT_MIN);
+  const char *p = tpath("half.safetensors");
+  char msg[256];
+  for (int k = 0; k < 2; k++) {
+    half_file(k ? "BF16" : "F16", k ? bf16 : f16, p);
+    hs_model *l = hs_model_load(p, msg, sizeof msg);
+    if (!l) fail_msg("%s", msg);
+    assert_memory_equal(l->layers[0].b2, k ? want_bf : want16, sizeof want16);
+    hs_model *m = mixed_model(); /* everything else as saved */
+    assert_true(feq(m->embed, l->embed, HS_VOCAB * 6));
+    assert_true(feq(m->layers[0].w2, l->layers[0].w2, (size_t)6 * (size_t)m->layers[0].hidden));
+    hs_model_free(m);
+    hs_model_free(l);
+  }
+  static const uint16_t inf16[6] = {0x3C00, 0x3C00, 0x7C00, 0, 0, 0};
+  half_file("F16", inf16, p);
+  expect_reject(p, "tensor layers.0.ffn.b2 contains infinity at element 2");
+  static const uint16_t nan_bf[6] = {0, 0, 0, 0, 0x7FC0, 0};
+  half_file("BF16", nan_bf, p);
+  expect_reject(p, "tensor layers.0.ffn.b2 contains NaN at element 4");
+}
+
 static void test_user_written(void **state) {
   (void)state;
   bytes b = slurp(saved_mixed());
@@ -1028,6 +1095,7 @@ int main(void) {
       cmocka_unit_test(test_metadata),
       cmocka_unit_test(test_header_text),
       cmocka_unit_test(test_user_written),
+      cmocka_unit_test(test_half_dtypes),
       cmocka_unit_test(test_bad_utf8_string),
       cmocka_unit_test(test_peer_models),
   };

@@ -54,6 +54,8 @@ static const char *const bench_usage =
     "  --md FILE          also write a Markdown table\n"
     "  --quick            a short default sweep (a S b and one depth-3 formula,\n"
     "                     n = 256,1024, repeat 3)\n"
+    "  --quiet            no progress on standard error (shown only when it is\n"
+    "                     a terminal: points done, rate, time left)\n"
     "CSV columns: formula,mode,scale,isa,precision,threads,n,seconds_median,\n"
     "seconds_min,seconds_max,positions_per_s,peak_bytes,agree_fraction,\n"
     "max_attn_error (nan where not measured), then repeat,sign,skip,\n"
@@ -85,6 +87,7 @@ typedef struct bench_opts {
   size_t error_max_n;
   uint64_t seed;
   const char *csv, *md, *file;
+  int quiet;
 } bench_opts;
 
 static char *split_next(char **p) {
@@ -200,6 +203,8 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(bench_usage, stdout);
       return 1;
+    } else if (strcmp(a, "--quiet") == 0) {
+      b->quiet = 1;
     } else if (strcmp(a, "--quick") == 0) {
       b->formulas[0] = "a S b";
       b->formulas[1] = "G (a -> (b U c)) & O (X a)";
@@ -487,13 +492,14 @@ static void md_row(FILE *f, const point *p) {
           p->agree, p->err);
 }
 
+/* Points done of the sweep, on standard error (src/cli/progress.c). */
+static cli_progress bench_prog;
 static void progress(int done, int total, const point *p) {
-  if (!isatty(2)) return;
-  int w = 30, k = total ? done * w / total : w;
-  fprintf(stderr, "\r[%.*s%*s] %d/%d %-24.24s %-5s %-8s n=%-8zu", k,
-          "##############################", w - k, "", done, total,
-          p ? p->formula : "", p ? p->mode : "", p ? p->isa : "", p ? p->n : 0);
-  if (done == total) fputc('\n', stderr);
+  char label[96];
+  if (p) snprintf(label, sizeof label, "%.24s %s %s n = %zu", p->formula, p->mode,
+                  p->isa, p->n);
+  cli_progress_show(&bench_prog, (uint64_t)done, (uint64_t)total, p ? label : NULL);
+  if (done == total) cli_progress_end(&bench_prog);
 }
 
 /* ------------------------------------------------------------- the sweep */
@@ -676,11 +682,14 @@ int cmd_bench(int argc, char **argv) {
             "| positions/s | peak MiB | agree | max attn error |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|---|\n", md);
     int done = 0;
+    cli_progress_start(&bench_prog, NULL, "points");
+    if (b.quiet) bench_prog.on = 0;
     for (int i = 0; i < b.nformulas && rc == 0; i++)
       rc = sweep_formula(&b, b.formulas[i], csv, md, &done, total);
     for (int i = 0; i < b.nprogs && rc == 0; i++)
       rc = sweep_file(&b, b.progs[i], csv, md, &done, total);
     if (rc == 0) progress(total, total, NULL);
+    cli_progress_end(&bench_prog);
   }
   if (b.csv) rc = finish(csv, csv_tmp, b.csv, rc);
   rc = finish(md, md_tmp, b.md, rc);

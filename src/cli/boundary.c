@@ -47,13 +47,18 @@ static const char *const boundary_usage =
     "  --isa ISA       kernels (default: HARDSOFT_ISA, else the best)\n"
     "  --header        print the CSV header line first\n"
     "  -f FILE, --lang L   the formula or program in a file (see eval --help);\n"
-    "                  the formula column is then FILE\n";
+    "                  the formula column is then FILE\n"
+    "  --max-time S    refuse when the doubling search is predicted to take more\n"
+    "                  than S seconds (a prediction past 5 s is printed)\n"
+    "  --quiet         no prediction line and no progress on standard error\n";
 
 typedef struct bnd {
   const hs_program *p;
   hs_runner *run;
   uint8_t sym[257];
   int k;
+  cli_progress prog;  /* lengths tried */
+  uint64_t tried, total;
 } bnd;
 
 /* 1 if the model is right at positions 1 and n of every adversarial
@@ -62,6 +67,9 @@ static int exact_at(bnd *b, size_t n) {
   uint8_t *s = malloc(n), *truth = malloc(n);
   char msg[256];
   int ok = 1;
+  snprintf(msg, sizeof msg, "n = %zu", n);
+  if (b->tried >= b->total) b->total = b->tried + 1;
+  cli_progress_show(&b->prog, b->tried++, b->total, msg);
   if (!s || !truth) ok = -1;
   for (int x = 0; x < b->k && ok == 1; x++)
     for (int y = 0; y < b->k && ok == 1; y++) {
@@ -123,7 +131,8 @@ int cmd_boundary(int argc, char **argv) {
     args[na++] = argv[i];
   }
   cli_opts o;
-  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA | O_PROG, boundary_usage, &o);
+  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA | O_PROG | O_MAXTIME | O_QUIET,
+                     boundary_usage, &o);
   if (rc) { free(o.args); free(args); return rc == 1 ? 0 : rc; }
   if (o.nargs != (o.file ? 0 : 1) || o.mode == HS_MODE_TRUTH) {
     free(o.args);
@@ -142,7 +151,7 @@ int cmd_boundary(int argc, char **argv) {
   if (m) {
     hs_run_opts ro = {.precision = prec, .kernels = o.kt, .edges_only = 1,
                       .score_round = rnd, .qkv_round = qkv};
-    bnd b = {p, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0};
+    bnd b = {p, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0, {0}, 0, 0};
     uint8_t set[256];
     if (hs_program_lang(p) != HS_LANG_LTL) {
       /* a program: its tokens' bytes and that of every other token */
@@ -155,9 +164,21 @@ int cmd_boundary(int argc, char **argv) {
         if (set[c]) b.sym[b.k++] = (uint8_t)c;
       b.sym[b.k++] = '#';
     }
+    /* the doubling search's lengths, each run on k^2 * 6 strings at most
+     * (bisection adds at most log2 of the last step more) */
+    size_t ns[96];
+    double times[96];
+    int nn = 0;
+    for (size_t q = 1; q <= max_n && nn < 93; q *= 2)
+      for (size_t n = q > 1 ? q - 1 : q; n <= q + 1 && n <= max_n; n++)
+        ns[nn] = n, times[nn++] = 6.0 * b.k * b.k;
+    b.total = (uint64_t)nn;
     if (!b.run) {
       cli_error("%s", msg);
+    } else if (cli_predict_many(&o, m, &ro, nn, ns, times, "the doubling search")) {
+      hs_runner_free(b.run);
     } else {
+      cli_progress_start(&b.prog, &o, "lengths");
       size_t good = 0, bad = 0, n;
       int e = 1;
       for (size_t p = 1; p <= max_n && e == 1; p *= 2)
@@ -167,12 +188,15 @@ int cmd_boundary(int argc, char **argv) {
         }
       if (e == 0) {
         bad = n;
+        b.total = b.tried;
+        for (size_t w = bad - good; w > 1; w = (w + 1) / 2) b.total++;
         while (bad - good > 1 && e >= 0) {
           size_t mid = good + (bad - good) / 2;
           if ((e = exact_at(&b, mid)) == 1) good = mid;
           else if (e == 0) bad = mid;
         }
       }
+      cli_progress_end(&b.prog);
       if (e >= 0) {
         char real[32];
         if (co.mode == HS_MODE_FIXED)

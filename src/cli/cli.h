@@ -20,6 +20,7 @@ enum {
   O_THREADS = 1 << 12, O_MAXMEM = 1 << 13,
   O_PROG = 1 << 14,  /* -f FILE, --lang L, --tokens */
   O_TRACE = 1 << 15, /* --trace */
+  O_MAXTIME = 1 << 16, O_QUIET = 1 << 17, O_JSON = 1 << 18,
 };
 
 typedef struct cli_opts {
@@ -44,6 +45,9 @@ typedef struct cli_opts {
   int lang;         /* --lang: hs_lang, or -1 (from the extension) */
   int tokens;       /* --tokens */
   int trace;        /* --trace */
+  double max_time; /* --max-time: refuse a run predicted to take longer (0: none) */
+  int quiet;       /* --quiet: no prediction line, no progress */
+  int json;        /* --json: one JSON document on standard output */
 } cli_opts;
 
 #define HS_MODE_TRUTH (-1)
@@ -83,6 +87,43 @@ int cli_as_tokens(const hs_program *p, const hs_model *m, const uint8_t *s,
                   size_t n, uint8_t **buf, size_t *len);
 /* Every statement's values at every position, one line per statement. */
 int cli_trace(const hs_program *p, const uint8_t *w, size_t n);
+/* Long runs (src/cli/progress.c). cli_predict: for a string of n symbols
+ * run `passes` times through m with ro, predicts the time (calibrating
+ * once per model, only when n >= 4096 or --max-time is set), refuses it
+ * past --max-time (one line, exit 2) and says "hardsoft: about T, M for
+ * WHAT" on standard error past 5 s unless --quiet. 0 when it may run. */
+int cli_predict(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                size_t n, double passes, const char *what);
+/* The same for several runs at once: passes[i] runs over n[i] symbols
+ * (the memory said is the largest one's). */
+int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                     int k, const size_t *n, const double *passes, const char *what);
+double cli_now(void);
+const char *cli_duration(double seconds, char *buf, size_t len);
+/* Progress on standard error, carriage-return updates of one line: on when
+ * stderr is a terminal and not --quiet (HARDSOFT_PROGRESS=1 forces it on
+ * from the first update, for tests; =0 off). */
+typedef struct cli_progress {
+  int on, force, width;
+  const char *unit;
+  double t0, last;
+} cli_progress;
+void cli_progress_start(cli_progress *p, const cli_opts *o, const char *unit);
+void cli_progress_show(cli_progress *p, uint64_t done, uint64_t total,
+                       const char *label);
+void cli_progress_end(cli_progress *p); /* clears the line */
+/* hs_run_opts.progress (and hs_sim_opts.progress) for a cli_progress */
+void cli_progress_rows(void *ctx, uint64_t done, uint64_t total);
+
+/* --json (src/cli/json.c). Non-finite numbers become "inf", "-inf", "nan". */
+typedef struct cJSON cJSON;
+cJSON *cli_json_num(cJSON *o, const char *key, double v);
+cJSON *cli_json_text(const uint8_t *s, size_t n); /* bad UTF-8 and NUL as '?' */
+int cli_json_print(cJSON *doc); /* one line on stdout; 0 or exit 2 */
+cJSON *cli_json_run_header(const cli_opts *o, const hs_formula *f, const hs_model *m);
+int cli_json_result(cJSON *arr, const cli_opts *o, const uint8_t *s, size_t n,
+                    const uint8_t *bits, const double *values);
+cJSON *cli_json_model(const hs_model *m);
 
 int cmd_eval(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -113,5 +154,7 @@ void cli_kernel(char *buf, size_t len);
 
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);
+/* compile --print's "exact region" text, or NULL when none is proven. */
+const char *cli_exact_region(const hs_model *m);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 
 #define COMMON_RUN_OPTS \
@@ -12,7 +14,11 @@
   "                machine's cores; the output is the same for every N)\n" \
   "  --max-memory MIB   refuse a string whose run would need more (default:\n" \
   "                80% of the memory available)\n" \
-  "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n"
+  "  --isa scalar|avx2|avx512   kernels to use (default: HARDSOFT_ISA, else the best)\n" \
+  "  --max-time S  refuse a run predicted to take more than S seconds (a\n" \
+  "                prediction past 5 s is printed on standard error)\n" \
+  "  --quiet       no prediction line and no progress on standard error\n" \
+  "                (progress shows only when standard error is a terminal)\n"
 #define PROG_OPTS \
   "  -f FILE       read the formula or program from FILE (- : standard input)\n" \
   "  --lang L      ltl, crasp or brasp (default: by FILE's extension, .cr and\n" \
@@ -34,8 +40,11 @@ typedef struct run_ctx {
   hs_runner *run;
   char *line;
   size_t cap;
-  const hs_program *prog; /* the program's own interpreter for truth mode */
+  const hs_program *program; /* the program's own interpreter for truth mode */
   int tokens;             /* inputs are token lists */
+  hs_run_opts ro;   /* the runner's options (for cli_predict) */
+  cli_progress prog;
+  cJSON *json;      /* --json: the results array, printed at the end */
 } run_ctx;
 
 static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
@@ -91,7 +100,7 @@ static int run_one(const uint8_t *s, size_t n, void *ctx) {
   if (!c->tokens) return run_bytes(c, s, n);
   uint8_t *w;
   size_t len;
-  if (cli_as_tokens(c->prog, c->m, s, n, &w, &len)) return HS_EXIT_ERROR;
+  if (cli_as_tokens(c->program, c->m, s, n, &w, &len)) return HS_EXIT_ERROR;
   int rc = run_bytes(c, w, len);
   free(w);
   return rc;
@@ -99,24 +108,30 @@ static int run_one(const uint8_t *s, size_t n, void *ctx) {
 
 static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   char msg[256];
-  if (c->o->trace && c->prog && cli_trace(c->prog, s, n)) return HS_EXIT_ERROR;
+  if (c->o->trace && c->program && cli_trace(c->program, s, n)) return HS_EXIT_ERROR;
   if (!c->m) {
     uint8_t *out = malloc(n ? n : 1);
-    if (!out || (c->prog ? hs_program_truth(c->prog, s, n, out)
+    if (!out || (c->program ? hs_program_truth(c->program, s, n, out)
                          : hs_truth_eval(c->f, c->f->root, s, n, out)) != 0) {
       free(out);
       return cli_error("out of memory evaluating a string of %zu symbols", n);
     }
-    int rc = print_bits(c, out, n);
+    int rc = c->json ? cli_json_result(c->json, c->o, s, n, out, NULL)
+                     : print_bits(c, out, n);
     free(out);
     return rc;
   }
   hs_run_result r;
   if (cli_check_memory(c->o, c->m, n) != 0) return HS_EXIT_ERROR;
+  snprintf(msg, sizeof msg, "n = %zu", n);
+  if (cli_predict(c->o, c->m, &c->ro, n, 1, msg) != 0) return HS_EXIT_ERROR;
   warn_unproven(c->o, c->m, n);
-  if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0)
-    return cli_error("%s", msg);
-  int rc = print_bits(c, r.bits, n);
+  cli_progress_start(&c->prog, c->o, "rows");
+  int fail = hs_runner_run(c->run, s, n, &r, msg, sizeof msg);
+  cli_progress_end(&c->prog);
+  if (fail) return cli_error("%s", msg);
+  int rc = c->json ? cli_json_result(c->json, c->o, s, n, r.bits, r.values)
+                   : print_bits(c, r.bits, n);
   hs_run_result_free(&r);
   return rc;
 }
@@ -136,13 +151,31 @@ static void cli_free(cli_opts *o) { free(o->args); }
 static int run_strings(const cli_opts *o, const hs_program *p,
                        const hs_model *m, int skip) {
   char msg[256];
-  run_ctx c = {o, p ? hs_program_formula(p) : NULL, m, NULL, NULL, 0, p,
-               p ? cli_tokens_default(o, p) : (o->tokens || (m && m->nvocab > 0))};
+  const hs_formula *f = p ? hs_program_formula(p) : NULL;
+  run_ctx c = {o, f, m, NULL, NULL, 0, p,
+               p ? cli_tokens_default(o, p) : (o->tokens || (m && m->nvocab > 0)),
+               {0}, {0}, NULL};
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last,
                     .threads = o->threads};
+  c.ro = ro;
+  /* the runner reports rows only when someone will see them */
+  cli_progress_start(&c.prog, o, "rows");
+  if (c.prog.on) ro.progress = cli_progress_rows, ro.progress_ctx = &c.prog;
   if (m && !(c.run = hs_runner_new(m, &ro, msg, sizeof msg)))
     return cli_error("%s", msg);
+  cJSON *doc = NULL;
+  if (o->json) {
+    doc = cli_json_run_header(o, f, m);
+    c.json = doc ? cJSON_AddArrayToObject(doc, "results") : NULL;
+    if (!c.json) {
+      hs_runner_free(c.run);
+      cJSON_Delete(doc);
+      return cli_error("out of memory");
+    }
+  }
   int rc = cli_each_string(o, skip, run_one, &c);
+  if (rc == 0 && doc) rc = cli_json_print(doc);
+  cJSON_Delete(doc);
   hs_runner_free(c.run);
   free(c.line);
   return rc;
@@ -162,11 +195,14 @@ static const char *const eval_usage =
     "  --last        print only the decision at the last position\n"
     PROG_OPTS
     "  --trace       before each string's line, every statement's value at\n"
-    "                every position (the program's own interpreter)\n";
+    "                every position (the program's own interpreter)\n"
+    "  --json        one JSON document: formula, mode, and per string its\n"
+    "                input, n, bits and (from a model) the output values\n";
 
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG | O_TRACE,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM |
+                         O_PROG | O_TRACE | O_MAXTIME | O_QUIET | O_JSON,
                      eval_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1 && !o.file) {
@@ -218,12 +254,13 @@ static const char *const run_usage =
     "  --last        print only the decision at the last position\n"
     "  --tokens      each string is a whitespace-separated list of tokens of the\n"
     "                model's vocabulary (the default for a model compiled from a\n"
-    "                program); without a vocabulary a one-byte token is its byte\n";
+    "                program); without a vocabulary a one-byte token is its byte\n"
+    "  --json        one JSON document, as eval --json\n";
 
 int cmd_run(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG, run_usage, &o);
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG | O_MAXTIME | O_QUIET | O_JSON, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.file || o.lang >= 0) {
     cli_free(&o);
@@ -256,7 +293,14 @@ static const char *const compile_usage =
     "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
     "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
     "                (FILE ending in .onnx: an ONNX graph, docs/ONNX.md)\n"
-    "  --print       describe the model on standard output\n";
+    "  --print       describe the model on standard output\n"
+    "  --json        with --print: the description as one JSON document (mode,\n"
+    "                scale, layers and heads with kind, mask, dk, dv, tau law,\n"
+    "                bound, smallest exact mu, coordinates)\n";
+
+/* The region where the answer is proven (the library's text, which
+ * compile --print shows too), for --json. */
+const char *cli_exact_region(const hs_model *m) { return hs_model_exact_region(m); }
 
 /* The text is the library's (hs_model_describe), so the CLI and the
  * Python package print the same description. */
@@ -275,7 +319,7 @@ void cli_describe_model(FILE *f, const hs_model *m) {
 int cmd_compile(int argc, char **argv) {
   cli_opts o;
   char msg[512];
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG,
+  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG | O_JSON,
                      compile_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs != (o.file ? 0 : 1) || (!o.out && !o.print)) {
@@ -288,6 +332,10 @@ int cmd_compile(int argc, char **argv) {
     return cli_error("compile: --mode truth has no model; choose hard, pe, "
                      "temp, fixed or rel");
   }
+  if (o.json && !o.print) {
+    cli_free(&o);
+    return cli_error("compile: --json describes the model, so it needs --print");
+  }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
   hs_model *m = p ? compile_or_report(hs_program_formula(p), &o) : NULL;
@@ -298,7 +346,13 @@ int cmd_compile(int argc, char **argv) {
       rc = cli_error("%s: %s", o.out, msg);
   } else if (m && rc == 0 && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
     rc = cli_error("%s: %s", o.out, msg);
-  if (m && rc == 0 && o.print) cli_describe_model(stdout, m);
+  if (m && rc == 0 && o.print && o.json) {
+    cJSON *doc = cli_json_model(m);
+    rc = doc ? cli_json_print(doc) : cli_error("out of memory");
+    cJSON_Delete(doc);
+  } else if (m && rc == 0 && o.print) {
+    cli_describe_model(stdout, m);
+  }
   hs_model_free(m);
   hs_program_free(p);
   cli_free(&o);
@@ -321,7 +375,9 @@ static const char *const check_usage =
     "  --max-len N       exhaustive up to this length (default 6, at most 16)\n"
     "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"
     "  --samples K       random strings per length (default 3)\n"
-    "  --seed S          random seed (default 1)\n";
+    "  --seed S          random seed (default 1)\n"
+    "  --json            one JSON document: the counts, agreement, largest\n"
+    "                    attention error, bound and first disagreements\n";
 
 typedef struct check_ctx {
   const cli_opts *o;
@@ -333,6 +389,9 @@ typedef struct check_ctx {
   double max_err;
   int shown;
   int tokens; /* a program's symbols are token bytes, not text */
+  cJSON *dis;          /* --json: the first disagreements */
+  cli_progress prog;   /* strings checked of `total` */
+  uint64_t total;
 } check_ctx;
 
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
@@ -361,7 +420,18 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
   c->positions += n;
   c->agree += n - bad;
   c->strings++;
-  if (bad && c->shown++ < 3)
+  snprintf(msg, sizeof msg, "n = %zu", n);
+  cli_progress_show(&c->prog, c->strings, c->total, msg);
+  if (bad && c->dis && c->shown++ < 3) {
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddNumberToObject(d, "length", (double)n);
+    cJSON_AddNumberToObject(d, "position", (double)(first + 1));
+    cJSON_AddNumberToObject(d, "model", r.bits[first]);
+    cJSON_AddNumberToObject(d, "logic", truth[first]);
+    cli_json_num(d, "value", r.values[first]);
+    if (n <= 40) cJSON_AddItemToObject(d, "string", cli_json_text(s, n));
+    cJSON_AddItemToArray(c->dis, d);
+  } else if (bad && !c->dis && c->shown++ < 3)
     printf("disagreement: length %zu, position %zu: model %d, logic %d (value "
            "%.6g)%s%.*s\n", n, first + 1, r.bits[first], truth[first],
            r.values[first], n <= 40 && !c->tokens ? ", string " : "",
@@ -397,13 +467,34 @@ static int check_symbols(const hs_program *p, uint8_t sym[257]) {
   return k;
 }
 
-static int check_run(check_ctx *c, const uint8_t *sym, int k) {
+/* The strings to check, their predicted time (said or refused before
+ * any output), and the progress over them. */
+static int check_plan(check_ctx *c, int k) {
   const cli_opts *o = c->o;
   double total = 0;
   for (int L = 0; L <= o->max_len; L++) total += pow(k, L);
   if (total > 5e6)
     return cli_error("check: %.3g strings up to length %d over %d symbols is "
                      "too many; lower --max-len", total, o->max_len, k);
+  size_t ns[64 + 17];
+  double times[64 + 17];
+  int np = 0;
+  for (int L = 0; L <= o->max_len; L++) ns[np] = (size_t)L, times[np++] = pow(k, L);
+  for (int li = 0; li < o->nlengths; li++)
+    ns[np] = o->lengths[li], times[np++] = o->samples;
+  c->total = (uint64_t)total + (uint64_t)o->samples * (uint64_t)o->nlengths;
+  char what[96];
+  snprintf(what, sizeof what, "%llu string%s", (unsigned long long)c->total,
+           c->total == 1 ? "" : "s");
+  hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .want_attn_error = 1,
+                    .threads = o->threads};
+  if (cli_predict_many(o, c->m, &ro, np, ns, times, what)) return HS_EXIT_ERROR;
+  cli_progress_start(&c->prog, o, "strings");
+  return 0;
+}
+
+static int check_run(check_ctx *c, const uint8_t *sym, int k) {
+  const cli_opts *o = c->o;
   uint8_t s[17];
   for (int L = 0; L <= o->max_len; L++) {
     int idx[17] = {0};
@@ -437,11 +528,41 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
   return 0;
 }
 
+/* check --json: what the text says, as fields; 0, 1 on a disagreement. */
+static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
+  const cli_opts *o = c->o;
+  cJSON_AddStringToObject(doc, "formula", c->f->text);
+  cJSON_AddStringToObject(doc, "mode", hs_mode_name((hs_mode)o->mode));
+  if (o->mode != HS_MODE_HARD) cli_json_num(doc, "scale", o->scale);
+  cJSON_AddStringToObject(doc, "precision", o->prec == HS_PREC_F64 ? "f64" : "f32");
+  cJSON_AddStringToObject(doc, "isa", hs_isa_name(o->kt->isa));
+  cJSON_AddItemToObject(doc, "symbols", cli_json_text(sym, (size_t)k));
+  cJSON_AddNumberToObject(doc, "max_len", o->max_len);
+  cJSON_AddNumberToObject(doc, "samples", o->samples);
+  cJSON *ls = cJSON_AddArrayToObject(doc, "lengths");
+  size_t longest = (size_t)o->max_len;
+  for (int i = 0; i < o->nlengths; i++) {
+    cJSON_AddItemToArray(ls, cJSON_CreateNumber((double)o->lengths[i]));
+    if (o->lengths[i] > longest) longest = o->lengths[i];
+  }
+  cJSON_AddNumberToObject(doc, "strings", (double)c->strings);
+  cJSON_AddNumberToObject(doc, "positions", (double)c->positions);
+  cJSON_AddNumberToObject(doc, "agree", (double)c->agree);
+  cJSON_AddNumberToObject(doc, "agreement", c->positions ? (double)c->agree / (double)c->positions : 1.0);
+  cli_json_num(doc, "max_attn_error", c->max_err);
+  cli_json_num(doc, "bound", hs_model_bound_at(c->m, longest));
+  cJSON_AddNumberToObject(doc, "bound_n", (double)longest);
+  cJSON_AddItemToObject(doc, "disagreements", c->dis);
+  int rc = cli_json_print(doc);
+  if (rc) return rc;
+  return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
+}
+
 int cmd_check(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2,
                      O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_MAXMEM | O_MAXLEN | O_LENGTHS |
-                         O_SAMPLES | O_SEED | O_PROG,
+                         O_SAMPLES | O_SEED | O_PROG | O_MAXTIME | O_QUIET | O_JSON,
                      check_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs != (o.file ? 0 : 1)) {
@@ -470,28 +591,41 @@ int cmd_check(int argc, char **argv) {
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
     check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0,
-                   hs_program_lang(p) != HS_LANG_LTL};
-    if (!c.run) {
+                   hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0};
+    cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
+    if (doc) c.dis = cJSON_CreateArray();
+    if (!c.run || (o.json && !c.dis)) {
+      cJSON_Delete(doc);
+      cJSON_Delete(c.dis);
+      hs_runner_free(c.run);
+      if (c.run) snprintf(msg, sizeof msg, "out of memory");
       hs_model_free(m);
       hs_program_free(p);
       cli_free(&o);
       return cli_error("%s", msg);
     }
-    if (c.tokens) printf("program: %s (%s)\nmode: %s", o.file ? o.file : "(argument)",
-                         hs_lang_name(hs_program_lang(p)), hs_mode_name((hs_mode)o.mode));
-    else printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
-    if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
-    printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
-           hs_isa_name(o.kt->isa));
-    if (c.tokens) {
-      printf("tokens:");
-      for (int t = 0; t < hs_program_vocab_size(p); t++) printf(" %s", hs_program_token(p, t));
-      printf(" and one token the program does not name\n");
-    } else {
-      printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+    rc = check_plan(&c, k);
+    if (!doc && rc == 0) {
+      if (c.tokens) printf("program: %s (%s)\nmode: %s", o.file ? o.file : "(argument)",
+                           hs_lang_name(hs_program_lang(p)), hs_mode_name((hs_mode)o.mode));
+      else printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
+      if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
+      printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
+             hs_isa_name(o.kt->isa));
+      if (c.tokens) {
+        printf("tokens:");
+        for (int t = 0; t < hs_program_vocab_size(p); t++) printf(" %s", hs_program_token(p, t));
+        printf(" and one token the program does not name\n");
+      } else {
+        printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+      }
     }
-    rc = check_run(&c, sym, k);
-    if (rc == 0) {
+    if (rc == 0) rc = check_run(&c, sym, k);
+    cli_progress_end(&c.prog);
+    if (rc == 0 && doc) {
+      rc = check_json(doc, &c, sym, k);
+      c.dis = NULL; /* now inside doc */
+    } else if (rc == 0) {
       printf("strings: %llu (every string up to length %d; %d random at each of",
              (unsigned long long)c.strings, o.max_len, o.samples);
       for (int i = 0; i < o.nlengths; i++)
@@ -507,6 +641,8 @@ int cmd_check(int argc, char **argv) {
              "<= %zu: %.3g)\n", c.max_err, longest, hs_model_bound_at(m, longest));
       rc = c.agree == c.positions ? 0 : HS_EXIT_DISAGREE;
     }
+    cJSON_Delete(doc);
+    cJSON_Delete(c.dis);
     hs_runner_free(c.run);
   }
   hs_model_free(m);

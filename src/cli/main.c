@@ -43,6 +43,10 @@ static const char *const top_usage =
     "Every command also takes the input limits --max-formula-len BYTES (16 MiB),\n"
     "--max-depth N (10000 nesting levels), --max-header-mib MIB (64) and\n"
     "--max-tensors N (65536).\n"
+    "A run predicted to take over 5 s says so on standard error; --max-time S\n"
+    "refuses one predicted to take longer, --quiet silences the prediction and\n"
+    "the progress; --json gives eval, run, check, compile --print and simulate\n"
+    "output as one JSON document.\n"
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
 
@@ -244,6 +248,13 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
       o->print = 1;
     } else if ((allowed & O_LAST) && strcmp(a, "--last") == 0) {
       o->last = 1;
+    } else if (TAKES(O_MAXTIME, "--max-time")) {
+      NEEDV("--max-time");
+      if (parse_double("--max-time", v, &o->max_time)) return HS_EXIT_ERROR;
+    } else if ((allowed & O_QUIET) && strcmp(a, "--quiet") == 0) {
+      o->quiet = 1;
+    } else if ((allowed & O_JSON) && strcmp(a, "--json") == 0) {
+      o->json = 1;
     } else {
       return cli_error("%s: unknown option '%s' (see 'hardsoft %s --help')",
                        o->cmd, a, o->cmd);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
 
 static const char *const simulate_usage =
@@ -50,7 +52,13 @@ static const char *const simulate_usage =
     "                    heads_tieless,heads_tied,heads_tied_unique,gamma_before,\n"
     "                    heads_tiebroken,cpu,build,commit,date\n"
     "                    (layer_deviations: one per layer, separated by ';')\n"
-    "  --header          with --csv: print the header line first\n";
+    "  --header          with --csv: print the header line first\n"
+    "  --json            one JSON document instead: the model and per group of\n"
+    "                    strings gamma, tau, bound, each head's class and gap,\n"
+    "                    each layer's deviation, the agreement\n"
+    "  --max-time S      refuse when the runs are predicted to take more than S\n"
+    "                    seconds (a prediction past 5 s is printed)\n"
+    "  --quiet           no prediction line and no progress on standard error\n";
 
 #define CSV_HEADER                                                            \
   "model,n,strings,positions,precision,mu,gamma,gamma_measured,tau,bound,"    \
@@ -131,6 +139,7 @@ typedef struct sim_cfg {
   double gamma;            /* 0: measure */
   int shown_model;         /* the "model:" line is printed once, with the
                               first result, so errors leave stdout empty */
+  cJSON *groups;           /* --json: one object per group, printed at the end */
 } sim_cfg;
 
 /* A layer/head label for head h counted over all layers. */
@@ -265,6 +274,65 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
   putchar('\n');
 }
 
+static const char *const class_names[] = {"softmax", "uniform", "tieless", "tied"};
+
+/* --json: one group's result, the fields of print_text. */
+static int json_group(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
+                      const strs *v) {
+  cJSON *g = cJSON_CreateObject(), *heads = cJSON_CreateArray(), *dev = cJSON_CreateArray();
+  if (!g || !heads || !dev) {
+    cJSON_Delete(g), cJSON_Delete(heads), cJSON_Delete(dev);
+    return cli_error("out of memory writing JSON");
+  }
+  if (c->alphabet) cJSON_AddStringToObject(g, "alphabet", c->alphabet);
+  cJSON_AddNumberToObject(g, "strings", (double)r->strings);
+  cJSON_AddNumberToObject(g, "n", (double)r->n);
+  cJSON_AddNumberToObject(g, "positions", (double)r->positions);
+  cJSON_AddStringToObject(g, "precision", c->o->prec == HS_PREC_F64 ? "f64" : "f32");
+  cJSON_AddStringToObject(g, "isa", hs_isa_name(c->o->kt->isa));
+  cli_json_num(g, "mu", c->o->scale);
+  for (int h = 0; h < r->nheads; h++) {
+    int l = 0, k = 0;
+    const hs_head *H = head_of(m, h, &l, &k);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "layer", l);
+    cJSON_AddNumberToObject(o, "head", k);
+    cJSON_AddStringToObject(o, "kind", hs_attn_kind_name(H->kind));
+    cJSON_AddStringToObject(o, "mask", hs_mask_name(H->mask));
+    cJSON_AddStringToObject(o, "class", class_names[hs_head_classify(m, h, r->heads)]);
+    cli_json_num(o, "gap", r->heads[h].gap);
+    cJSON_AddBoolToObject(o, "ties_broken", hs_head_tied_unique(m, h, r->heads_before));
+    cJSON_AddBoolToObject(o, "not_simulated", hs_head_tied_unique(m, h, r->heads));
+    cJSON_AddItemToArray(heads, o);
+  }
+  cJSON_AddItemToObject(g, "heads", heads);
+  cJSON_AddNumberToObject(g, "ties_broken", r->ties_broken);
+  cli_json_num(g, "gamma_before", r->gamma_before);
+  cli_json_num(g, "gamma_measured", r->gamma_measured);
+  cli_json_num(g, "gamma", r->gamma);
+  cJSON_AddBoolToObject(g, "gamma_given", c->gamma > 0);
+  cli_json_num(g, "tau", r->tau);
+  cli_json_num(g, "bound", r->bound);
+  cli_json_num(g, "attn_error", r->attn_error);
+  for (int l = 0; l < r->nlayers; l++) {
+    double x = r->deviation[l];
+    cJSON_AddItemToArray(dev, isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateString("nan"));
+  }
+  cJSON_AddItemToObject(g, "layer_deviations", dev);
+  cJSON_AddNumberToObject(g, "agree", (double)r->agree);
+  cJSON_AddNumberToObject(g, "agreement", r->positions ? (double)r->agree / (double)r->positions : 1.0);
+  if (r->agree < r->positions) {
+    cJSON *d = cJSON_AddObjectToObject(g, "first_disagreement");
+    size_t n = v->n[r->bad_string];
+    cJSON_AddNumberToObject(d, "string", (double)(r->bad_string + 1));
+    cJSON_AddNumberToObject(d, "length", (double)n);
+    cJSON_AddNumberToObject(d, "position", (double)r->bad_pos);
+    if (n <= 40) cJSON_AddItemToObject(d, "input", cli_json_text(v->s[r->bad_string], n));
+  }
+  cJSON_AddItemToArray(c->groups, g);
+  return 0;
+}
+
 /* Simulate one group of strings and print it; 0, HS_EXIT_DISAGREE or
  * HS_EXIT_ERROR. */
 static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
@@ -272,12 +340,29 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   hs_sim_opts so = {.scale = c->o->scale, .gamma = c->gamma,
                     .precision = c->o->prec, .kernels = c->o->kt};
   hs_sim_result r;
-  if (hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
-                  sizeof msg) != 0)
-    return cli_error("%s: %s", c->path, msg);
-  if (c->csv) print_csv(c, m, &r);
+  /* hs_simulate runs each string about four times: the hard model for
+   * gamma (again after breaking ties), then both models keeping layers */
+  double *passes = malloc((v->count ? v->count : 1) * sizeof *passes);
+  if (!passes) return cli_error("out of memory");
+  for (size_t i = 0; i < v->count; i++) passes[i] = 4;
+  hs_run_opts ro = {.precision = c->o->prec, .kernels = c->o->kt, .want_gaps = 1};
+  snprintf(msg, sizeof msg, "%zu string%s", v->count, v->count == 1 ? "" : "s");
+  int bad = v->count > 0 && v->count <= INT32_MAX &&
+            cli_predict_many(c->o, m, &ro, (int)v->count, v->n, passes, msg);
+  free(passes);
+  if (bad) return HS_EXIT_ERROR;
+  cli_progress prog;
+  cli_progress_start(&prog, c->o, "passes");
+  if (prog.on) so.progress = cli_progress_rows, so.progress_ctx = &prog;
+  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
+                    sizeof msg) != 0;
+  cli_progress_end(&prog);
+  if (bad) return cli_error("%s: %s", c->path, msg);
+  int rc = 0;
+  if (c->groups) rc = json_group(c, m, &r, v);
+  else if (c->csv) print_csv(c, m, &r);
   else print_text(c, m, &r, v);
-  int rc = r.agree == r.positions ? 0 : HS_EXIT_DISAGREE;
+  if (rc == 0) rc = r.agree == r.positions ? 0 : HS_EXIT_DISAGREE;
   hs_sim_result_free(&r);
   return rc;
 }
@@ -332,7 +417,8 @@ int cmd_simulate(int argc, char **argv) {
   int rc = strip_own(argc, argv, rest, &nrest, &c, &header, &random_opts);
   if (rc) { free(rest); return rc; }
   cli_opts o;
-  rc = cli_parse(nrest, rest, 2, O_SCALE | O_PREC | O_ISA | O_LENGTHS | O_SAMPLES | O_SEED,
+  rc = cli_parse(nrest, rest, 2, O_SCALE | O_PREC | O_ISA | O_LENGTHS | O_SAMPLES | O_SEED |
+                                     O_MAXTIME | O_QUIET | O_JSON,
                  simulate_usage, &o);
   if (rc) { free(o.args); free(rest); return rc == 1 ? 0 : rc; }
   c.o = &o;
@@ -343,6 +429,7 @@ int cmd_simulate(int argc, char **argv) {
     err = "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
   else if (header && !c.csv) err = "simulate: --header goes with --csv";
   else if (c.alphabet && o.samples < 1) err = "simulate: --samples must be at least 1";
+  else if (o.json && c.csv) err = "simulate: --json and --csv are two formats; give one";
   if (err) {
     free(o.args);
     free(rest);
@@ -360,6 +447,16 @@ int cmd_simulate(int argc, char **argv) {
   char msg[512];
   hs_model *m = hs_model_load(c.path, msg, sizeof msg);
   strs v = {0};
+  cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
+  if (doc) {
+    cJSON_AddStringToObject(doc, "model", c.path);
+    if (m) {
+      cJSON_AddNumberToObject(doc, "d", m->d);
+      cJSON_AddNumberToObject(doc, "layers", m->nlayers);
+      cJSON_AddNumberToObject(doc, "heads", hs_model_nheads(m));
+    }
+    c.groups = cJSON_AddArrayToObject(doc, "groups");
+  }
   if (!m) {
     rc = cli_error("%s: %s", c.path, msg);
   } else if (!c.alphabet) {
@@ -383,6 +480,11 @@ int cmd_simulate(int argc, char **argv) {
     }
     rc = worst;
   }
+  if (doc && (rc == 0 || rc == HS_EXIT_DISAGREE)) {
+    int prc = cli_json_print(doc);
+    if (prc) rc = prc;
+  }
+  cJSON_Delete(doc);
   strs_free(&v);
   hs_model_free(m);
   free(o.args);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/brasp/brasp.h"
 #include "lang/crasp/crasp.h"
 #include "lang/lang.h"
 #include "lang/ltl/formula.h"
@@ -30,10 +31,12 @@ static int rasp_parse(hs_program *p, const char *text, size_t len,
     if (!(p->rasp = hs_crasp_parse(text, len, &p->vocab, err))) return -1;
     p->f = hs_crasp_lower(p->rasp, err);
     return p->f ? 0 : -1;
+  case HS_LANG_BRASP:
+    if (!(p->rasp = hs_brasp_parse(text, len, &p->vocab, err))) return -1;
+    p->f = hs_brasp_lower(p->rasp, err);
+    return p->f ? 0 : -1;
   default:
-    snprintf(err->msg, sizeof err->msg, "%s programs are not built into "
-             "this version of hardsoft (--lang ltl or crasp)",
-             p->lang == HS_LANG_BRASP ? "B-RASP" : "these");
+    snprintf(err->msg, sizeof err->msg, "unknown language (ltl, crasp or brasp)");
     return -1;
   }
 }
@@ -41,6 +44,7 @@ static int rasp_parse(hs_program *p, const char *text, size_t len,
 static int rasp_nstmts(const hs_program *p) {
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_nstmts(p->rasp);
+  case HS_LANG_BRASP: return hs_brasp_nstmts(p->rasp);
   default: return 0;
   }
 }
@@ -48,6 +52,7 @@ static int rasp_nstmts(const hs_program *p) {
 static const char *rasp_stmt_name(const hs_program *p, int k) {
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_stmt_name(p->rasp, k);
+  case HS_LANG_BRASP: return hs_brasp_stmt_name(p->rasp, k);
   default: return NULL;
   }
 }
@@ -56,6 +61,7 @@ static int rasp_eval_all(const hs_program *p, const uint8_t *w, size_t n,
                          int64_t *vals) {
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_eval_all(p->rasp, w, n, vals);
+  case HS_LANG_BRASP: return hs_brasp_eval_all(p->rasp, w, n, vals);
   default: return -1;
   }
 }
@@ -63,6 +69,7 @@ static int rasp_eval_all(const hs_program *p, const uint8_t *w, size_t n,
 static void rasp_free(hs_program *p) {
   switch (p->lang) {
   case HS_LANG_CRASP: hs_crasp_free(p->rasp); break;
+  case HS_LANG_BRASP: hs_brasp_free(p->rasp); break;
   default: break;
   }
   p->rasp = NULL;

@@ -60,17 +60,26 @@ static void describe_layers(text *t, const hs_model *m) {
   }
 }
 
-/* The region where the answer is proven, also in finite precision. */
+/* The region where the answer is proven, also in finite precision, or
+ * NULL (hard mode, models from elsewhere). */
+const char *hs_model_exact_region(const hs_model *m) {
+  if (!m->mode) return NULL;
+  if (!strcmp(m->mode, "fixed"))
+    return "n <= mu / ln 7 in exact arithmetic; in f32 while absolute positions "
+           "fit 24 bits (n <= 2^23); f16/bf16 far less (hardsoft boundary measures it)";
+  if (!strcmp(m->mode, "pe") || !strcmp(m->mode, "temp"))
+    return "mu >= the smallest exact mu, every n in exact arithmetic; in f32 while "
+           "absolute positions fit 24 bits (n <= 2^23); f16/bf16 far less "
+           "(hardsoft boundary measures it)";
+  if (!strcmp(m->mode, "rel"))
+    return "mu >= the smallest exact mu, every n in exact arithmetic; relative "
+           "positions keep it in f16/bf16 far beyond pe (hardsoft boundary)";
+  return NULL;
+}
+
 static void describe_region(text *t, const hs_model *m) {
-  if (m->mode && (!strcmp(m->mode, "pe") || !strcmp(m->mode, "temp") ||
-                  !strcmp(m->mode, "fixed")))
-    put(t, "exact region: %s; in f32 while absolute positions fit 24 bits "
-        "(n <= 2^23); f16/bf16 far less (hardsoft boundary measures it)\n",
-        !strcmp(m->mode, "fixed") ? "n <= mu / ln 7 in exact arithmetic"
-                                  : "mu >= the smallest exact mu, every n in exact arithmetic");
-  else if (m->mode && !strcmp(m->mode, "rel"))
-    put(t, "exact region: mu >= the smallest exact mu, every n in exact arithmetic; "
-        "relative positions keep it in f16/bf16 far beyond pe (hardsoft boundary)\n");
+  const char *region = hs_model_exact_region(m);
+  if (region) put(t, "exact region: %s\n", region);
 }
 
 size_t hs_model_describe(const hs_model *m, char *buf, size_t len) {

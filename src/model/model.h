@@ -195,4 +195,8 @@ size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
 int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
                     int64_t r);
 
+/* The region where a model's answer is proven exact (src/model/describe.c;
+ * compile --print shows it after "exact region: "), or NULL. */
+const char *hs_model_exact_region(const hs_model *m);
+
 #endif

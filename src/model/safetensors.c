@@ -15,8 +15,13 @@
  *          "<tensor name>": {"dtype": "F32", "shape": [..],
  *                            "data_offsets": [begin, end]}, ...}
  * with begin/end relative to the data buffer start, end - begin =
- * product(shape) * 4. dtype F32; F64 is accepted and converted to F32
- * (values beyond the F32 range are rejected); anything else is rejected.
+ * product(shape) * the dtype's size. hardsoft writes F32. It reads F32,
+ * F16 and BF16 (widened to F32 exactly: every half and bfloat16 value is a
+ * float) and F64 (rounded to the nearest F32; values beyond the F32 range
+ * are rejected). A tensor it needs in any other safetensors dtype (BOOL,
+ * U8, I8, F8_E5M2, F8_E4M3, I16, U16, I32, U32, I64, U64) is an error
+ * naming the tensor and the dtype; a dtype safetensors does not define is
+ * an error for every tensor.
  *
  * Tensors (row-major, [rows, cols]):
  *   embed                     [257, d]      row b = byte b, row 256 = BOS
@@ -28,10 +33,15 @@
  *   layers.L.ffn.b1           [hidden]
  *   layers.L.ffn.w2           [d, hidden]
  *   layers.L.ffn.b2           [d]
- * Exactly these tensors: a missing, extra or duplicated one is an error.
+ * Exactly these tensors: a missing or duplicated one is an error, and so
+ * is an extra one named "embed..." or "layers...." (the metadata and the
+ * tensors disagree). Tensors under other names (what another program
+ * stored beside the model) are ignored, still checked for their offsets
+ * and packing.
  *
  * __metadata__ (safetensors allows only string values there):
- *   "format":   "hardsoft-1"
+ *   "format":   "hardsoft-1" ("pt" and "np", which the Python safetensors
+ *               library's users write, are accepted too)
  *   "hardsoft": a JSON document, serialized as a string:
  *   { "d": int, "out_coord": int,
  *     "pos_features": [{"kind": "one"|"bos"|"last"|"i"|"n"|"i_over_n"|
@@ -448,9 +458,20 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
 
 /* ================================================================ load */
 
+/* The dtypes safetensors defines, with their element sizes; hardsoft
+ * converts the first four to F32 (the file format above). */
+enum { DT_F32, DT_F64, DT_F16, DT_BF16, DT_OTHER };
+static const struct { const char *name; int size, kind; } st_dtypes[] = {
+    {"F32", 4, DT_F32},   {"F64", 8, DT_F64},    {"F16", 2, DT_F16},
+    {"BF16", 2, DT_BF16}, {"BOOL", 1, DT_OTHER}, {"U8", 1, DT_OTHER},
+    {"I8", 1, DT_OTHER},  {"F8_E5M2", 1, DT_OTHER}, {"F8_E4M3", 1, DT_OTHER},
+    {"I16", 2, DT_OTHER}, {"U16", 2, DT_OTHER},  {"I32", 4, DT_OTHER},
+    {"U32", 4, DT_OTHER}, {"I64", 8, DT_OTHER},  {"U64", 8, DT_OTHER},
+};
+
 typedef struct st_in {
   const char *name;
-  int f64;              /* dtype F64 (else F32) */
+  int dt;               /* index into st_dtypes */
   int ndim;
   uint64_t dim[ST_MAX_RANK];
   uint64_t begin, end;  /* within the data buffer */
@@ -475,10 +496,12 @@ static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
   const cJSON *of = cJSON_GetObjectItemCaseSensitive(o, "data_offsets");
   if (!cJSON_IsString(dt))
     return hs_fail(msg, len, "tensor %s: missing dtype", nm);
-  if (strcmp(dt->valuestring, "F32") && strcmp(dt->valuestring, "F64"))
-    return hs_fail(msg, len, "tensor %s: dtype %s not supported (F32, or F64 "
-                "converted to F32)", nm, shown(dt->valuestring).s);
-  e->f64 = dt->valuestring[1] == '6';
+  e->dt = -1;
+  for (int k = 0; k < (int)(sizeof st_dtypes / sizeof *st_dtypes); k++)
+    if (!strcmp(dt->valuestring, st_dtypes[k].name)) e->dt = k;
+  if (e->dt < 0)
+    return hs_fail(msg, len, "tensor %s: dtype %s is not a safetensors dtype",
+                   nm, shown(dt->valuestring).s);
   if (!cJSON_IsArray(sh))
     return hs_fail(msg, len, "tensor %s: missing shape", nm);
   int nd = cJSON_GetArraySize(sh);
@@ -510,7 +533,7 @@ static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
                 "begin", nm, (long long)b, (long long)en);
   e->begin = (uint64_t)b;
   e->end = (uint64_t)en;
-  uint64_t need = count * (e->f64 ? 8 : 4);
+  uint64_t need = count * (uint64_t)st_dtypes[e->dt].size;
   if (e->end - e->begin != need)
     return hs_fail(msg, len, "tensor %s: data_offsets span %llu bytes, shape "
                 "needs %llu", nm, (unsigned long long)(e->end - e->begin),
@@ -935,27 +958,45 @@ static int match_shape(const want *w, char *msg, size_t len) {
               want_s);
 }
 
+/* Element i of little-endian data p in the dtype kind, as a double (F16:
+ * 1 sign, 5 exponent bits with bias 15, 10 fraction bits; BF16: the upper
+ * half of an F32). */
+static double st_elem(const unsigned char *p, int kind, size_t i) {
+  int size = kind == DT_F64 ? 8 : kind == DT_F32 ? 4 : 2;
+  uint64_t u = 0;
+  for (int j = 0; j < size; j++) u |= (uint64_t)p[(size_t)size * i + (size_t)j] << 8 * j;
+  if (kind == DT_F64) {
+    double x;
+    memcpy(&x, &u, 8);
+    return x;
+  }
+  if (kind == DT_F16) {
+    int ex = (int)(u >> 10 & 31);
+    double frac = (double)(u & 1023);
+    double x = ex == 31 ? (frac ? NAN : INFINITY)
+               : ex ? ldexp(frac + 1024, ex - 25) : ldexp(frac, -24);
+    return u >> 15 ? -x : x;
+  }
+  uint32_t b = kind == DT_BF16 ? (uint32_t)u << 16 : (uint32_t)u;
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+}
+
 static int read_tensor(const want *w, const unsigned char *data, char *msg,
                        size_t len) {
   const st_in *e = w->found;
+  int kind = st_dtypes[e->dt].kind;
+  if (kind == DT_OTHER)
+    return hs_fail(msg, len, "tensor %s: dtype %s not supported (F32, F16, "
+                   "BF16, or F64 rounded to F32)", w->name, st_dtypes[e->dt].name);
   size_t count = (size_t)w->dim[0] * (w->ndim == 2 ? (size_t)w->dim[1] : 1);
   float *f = malloc(count ? count * sizeof(float) : 1);
   if (!f) return hs_fail(msg, len, "tensor %s: out of memory", w->name);
   *w->dst = f;
   const unsigned char *p = data + e->begin;
   for (size_t i = 0; i < count; i++) {
-    double x;
-    if (e->f64) {
-      uint64_t u = 0;
-      for (int j = 0; j < 8; j++) u |= (uint64_t)p[8 * i + j] << 8 * j;
-      memcpy(&x, &u, 8);
-    } else {
-      uint32_t u = 0;
-      float v;
-      for (int j = 0; j < 4; j++) u |= (uint32_t)p[4 * i + j] << 8 * j;
-      memcpy(&v, &u, 4);
-      x = v;
-    }
+    double x = st_elem(p, kind, i);
     if (isnan(x))
       return hs_fail(msg, len, "tensor %s contains NaN at element %zu", w->name, i);
     if (isinf(x))
@@ -996,7 +1037,8 @@ static int load_weights(hs_model *m, st_in *e, size_t ne,
     }
   }
   for (size_t i = 0; !rc && i < ne; i++)
-    if (!e[i].used)
+    if (!e[i].used && (!strncmp(e[i].name, "embed", 5) ||
+                       !strncmp(e[i].name, "layers.", 7)))
       rc = hs_fail(msg, len, "unexpected tensor %s (not in the model the "
                 "metadata describes)", shown(e[i].name).s);
   if (!rc) rc = check_packing(e, ne, dlen, dstart, msg, len);
@@ -1051,9 +1093,11 @@ static int check_metadata(const cJSON *meta, cJSON **doc, char *msg,
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(meta, "format");
   const cJSON *hs = cJSON_GetObjectItemCaseSensitive(meta, "hardsoft");
   if (!fmt) return hs_fail(msg, len, "__metadata__.format: missing");
-  if (strcmp(fmt->valuestring, FORMAT_NAME))
-    return hs_fail(msg, len, "__metadata__.format: '%s', expected '%s'",
-                shown(fmt->valuestring).s, FORMAT_NAME);
+  /* "pt" and "np": what files written with the safetensors library carry */
+  if (strcmp(fmt->valuestring, FORMAT_NAME) && strcmp(fmt->valuestring, "pt") &&
+      strcmp(fmt->valuestring, "np"))
+    return hs_fail(msg, len, "__metadata__.format: '%s', expected '%s' (or "
+                   "'pt' or 'np')", shown(fmt->valuestring).s, FORMAT_NAME);
   if (!hs) return hs_fail(msg, len, "__metadata__.hardsoft: missing");
   *doc = parse_json(hs->valuestring, strlen(hs->valuestring),
                     "__metadata__.hardsoft", 0, msg, len);

@@ -358,6 +358,10 @@ typedef struct FN(job) {
                                     (skip ON / OFF, or AUTO's choice) */
   size_t ntiles;             /* key tiles of a row: ceil((n + 2) / 64) */
   uint64_t *tiles_total, *tiles_skipped; /* merged into after the rows */
+  /* hs_run_opts.progress: rows done over the whole pass (every thread adds
+   * its chunks; part 0, on the calling thread, reports), and their total */
+  atomic_uint_fast64_t *prog_done;
+  uint64_t prog_total;
 } FN(job);
 
 typedef struct FN(part) {
@@ -915,6 +919,10 @@ static void *FN(rows_worker)(void *arg) {
       for (size_t t = c; t < e; t++)
         FN(finish_rows)(J, J->qs[t], 1, out + (t - c) * J->ow, tmp, hid);
     }
+    if (J->o->progress && !J->sparse) {
+      uint64_t done = atomic_fetch_add(J->prog_done, e - c) + (e - c);
+      if (p->k == 0) J->o->progress(J->o->progress_ctx, done, J->prog_total);
+    }
   }
   free(out);
   free(tmp);
@@ -1066,6 +1074,9 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   size_t base = w.bytes + (np * d + nthr * HS_ROW_CHUNK * (d + maxhid + maxow)) * sizeof(REAL);
   res->peak_bytes = base;
   FN(embed)(m, &w, s, n, X);
+  atomic_uint_fast64_t prog_done;
+  atomic_init(&prog_done, 0);
+  uint64_t prog_total = (uint64_t)m->nlayers * np;
 
   int hbase = 0;
   for (int l = 0; l < m->nlayers; l++) {
@@ -1102,7 +1113,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     FN(job) J = {m, L, &w, kt, o, X, Q, K, V, n, np, d, nq, qs, sparse,
                  hbase, maxhid, ow, res->head_stats ? res->head_stats + hbase : NULL,
                  (const float *const *)tiles, twop, (np + 1 + 63) / 64,
-                 &res->tiles_total, &res->tiles_skipped};
+                 &res->tiles_total, &res->tiles_skipped, &prog_done, prog_total};
     FN(run_proj)(&J, pool, o->threads);
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
@@ -1144,6 +1155,10 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     double err = 0;
     if (FN(run_rows)(&J, pool, o->threads, &err) != 0) goto done;
     if (res->attn_error) res->attn_error[l] = err;
+    if (o->progress) {
+      atomic_store(&prog_done, (uint64_t)(l + 1) * np);
+      o->progress(o->progress_ctx, (uint64_t)(l + 1) * np, prog_total);
+    }
     hbase += L->nheads;
     if (res->layers)
       for (size_t k = 0; k < np * d; k++)

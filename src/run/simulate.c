@@ -214,10 +214,16 @@ void hs_sim_result_free(hs_sim_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* hs_sim_opts.progress: one more pass done of *total */
+static void sim_tick(const hs_sim_opts *o, uint64_t *done, uint64_t total) {
+  ++*done;
+  if (o->progress) o->progress(o->progress_ctx, *done, total);
+}
+
 /* Merge into st the score gaps of m's hard heads over every string. */
 static int measure_gaps(const hs_model *m, size_t count, const uint8_t *const *w,
                         const size_t *len, const hs_sim_opts *o, hs_head_stats *st,
-                        char *msg, size_t msglen) {
+                        uint64_t *done, uint64_t total, char *msg, size_t msglen) {
   hs_run_opts ho = {.precision = o->precision, .kernels = o->kernels, .want_gaps = 1};
   hs_runner *r = hs_runner_new(m, &ho, msg, msglen);
   if (!r) return -1;
@@ -228,6 +234,7 @@ static int measure_gaps(const hs_model *m, size_t count, const uint8_t *const *w
     if (rc == 0) {
       hs_head_stats_merge(st, out.head_stats, hs_model_nheads(m));
       hs_run_result_free(&out);
+      sim_tick(o, done, total);
     }
   }
   hs_runner_free(r);
@@ -260,7 +267,8 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
 
   /* pass 1: the hard model's score gaps over every string; then again on
    * the model with its ties broken, if a unique-hard head was tied */
-  if (measure_gaps(hard, count, w, len, o, res->heads, msg, msglen)) goto fail;
+  uint64_t done = 0, total = 3 * (uint64_t)count;
+  if (measure_gaps(hard, count, w, len, o, res->heads, &done, total, msg, msglen)) goto fail;
   for (size_t s = 0; s < count; s++)
     if (len[s] > res->n) res->n = len[s];
   res->gamma_before = hs_sim_gamma(hard, res->heads);
@@ -269,7 +277,8 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
     goto fail;
   if (res->ties_broken) {
     hs_head_stats_init(res->heads, nh);
-    if (measure_gaps(tb, count, w, len, o, res->heads, msg, msglen)) goto fail;
+    total += count;
+    if (measure_gaps(tb, count, w, len, o, res->heads, &done, total, msg, msglen)) goto fail;
   }
   res->gamma_measured = hs_sim_gamma(hard, res->heads);
   res->gamma = o->gamma > 0 ? o->gamma : res->gamma_measured;
@@ -298,10 +307,12 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
     hs_run_result a, b;
     size_t n = len[s];
     if (hs_runner_run(rh, w[s], n, &a, msg, msglen) != 0) goto fail;
+    sim_tick(o, &done, total);
     if (hs_runner_run(rs, w[s], n, &b, msg, msglen) != 0) {
       hs_run_result_free(&a);
       goto fail;
     }
+    sim_tick(o, &done, total);
     /* the soft model may be wider (the tie-breaking coordinates come
      * last): compare the hard model's d coordinates */
     size_t ds = (size_t)soft->d;

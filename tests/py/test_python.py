@@ -247,3 +247,27 @@ def test_forward_py_needs_no_library(tmp_path):
                         str(p), "abcab", "bba"], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["".join(map(str, m.eval(s))) for s in ("abcab", "bba")]
+
+
+@pytest.mark.parametrize("path,lang,alphabet", [
+    ("tests/programs/dyck1.cr", "crasp", "()x"),
+    ("tests/programs/count3.cr", "crasp", "abcx"),
+    ("tests/programs/since.brasp", "brasp", "abcx"),
+    ("tests/programs/dyck2.brasp", "brasp", "()x"),
+])
+@pytest.mark.parametrize("mode", ["hard", "pe", "temp"])
+def test_programs_agree_with_their_interpreter(path, lang, alphabet, mode):
+    # one-character tokens are their own bytes, so a str of them is a token list
+    with open(os.path.join(ROOT, path)) as f:
+        m = hardsoft.compile(f.read(), mode=mode, scale=16, lang=lang)
+    for s in rand_strings(7, 20, 300, alphabet):
+        assert (m.eval(s) == m.truth(s)).all(), (path, mode, s)
+
+
+def test_struct_layouts_match_the_library():
+    lib = hardsoft._lib.lib()
+    for name, mirror in (("hs_run_opts", hardsoft._lib.HsRunOpts),
+                         ("hs_run_result", hardsoft._lib.HsRunResult),
+                         ("hs_error", hardsoft._lib.HsError)):
+        assert lib.hs_struct_size(name.encode()) == __import__("ctypes").sizeof(mirror)
+    assert lib.hs_struct_size(b"no_such_struct") == 0

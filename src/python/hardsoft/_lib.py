@@ -30,7 +30,8 @@ class HsRunOpts(C.Structure):
                 ("edges_only", C.c_int), ("score_round", C.c_int),
                 ("keep_layers", C.c_int), ("want_gaps", C.c_int),
                 ("threads", C.c_int), ("skip", C.c_int),
-                ("attn_tile", C.c_int), ("qkv_round", C.c_int)]
+                ("attn_tile", C.c_int), ("qkv_round", C.c_int),
+                ("progress", C.c_void_p), ("progress_ctx", C.c_void_p)]
 
 
 class HsRunResult(C.Structure):
@@ -77,6 +78,7 @@ _PROTOS = {
     "hs_model_layer_nheads": (C.c_int, [P, C.c_int]),
     "hs_model_head_info": (C.c_int, [P, C.c_int, C.c_int, C.POINTER(HsHeadInfo)]),
     "hs_model_describe": (C.c_size_t, [P, C.c_char_p, C.c_size_t]),
+    "hs_struct_size": (C.c_size_t, [C.c_char_p]),
     "hs_attention": (C.c_int, [P, BYTES, C.c_size_t, C.POINTER(HsRunOpts), C.c_int,
                                C.POINTER(C.c_double), C.POINTER(C.c_double),
                                C.POINTER(C.c_int32), C.c_char_p, C.c_size_t]),
@@ -132,6 +134,15 @@ def lib() -> C.CDLL:
                 continue
             fn = getattr(handle, name)
             fn.restype, fn.argtypes = res, args
+    # a struct passed by pointer must have the library's layout, or the
+    # library reads past it (a field added at the end is such a change)
+    for cname, mirror in (("hs_run_opts", HsRunOpts), ("hs_run_result", HsRunResult),
+                          ("hs_error", HsError), ("hs_compile_opts", HsCompileOpts)):
+        want = handle.hs_struct_size(cname.encode())
+        if want != C.sizeof(mirror):
+            raise Error("%s: struct %s is %d bytes in the library but %d in this "
+                        "package (rebuild with make, or update hardsoft/_lib.py)"
+                        % (handle._name, cname, want, C.sizeof(mirror)))
     _lib = handle
     return handle
 
