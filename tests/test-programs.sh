@@ -77,10 +77,24 @@ expect_err "stdin error" "standard input: expected an expression, got end of lin
   sh -c "printf 'A = #\"a\" >\n' | $HS compile -f - --lang crasp --print"
 expect_err "missing file" "nope.cr" "$HS" eval -f "$t/nope.cr" x
 expect_err "bad lang" "not a language" "$HS" eval -f $P/dyck1.cr --lang python x
-expect_err "brasp" "B-RASP programs are not built" "$HS" eval -f "$t/type.cr" --lang brasp x
+expect_err "brasp" "expected an expression before the end of the line at line 1, column 9" "$HS" eval -f "$t/type.cr" --lang brasp x
 expect_err "two -f" "-f given twice" "$HS" eval -f a.cr -f b.cr x
 expect_err "lang of ltl" "at column" "$HS" eval -f $P/dyck1.cr --lang ltl x
 expect_err "max formula len" "program too long" "$HS" eval -f $P/dyck1.cr --max-formula-len 10 x
 expect_err "compile no file written" "undefined name" "$HS" compile -f "$t/undef.cr" -o "$t/never.safetensors"
 [ -e "$t/never.safetensors" ] && { echo "FAIL: a model file was written on error"; fail=1; }
+# every hard model compiled from a program simulates with softmax, each
+# decision agreeing (the unique-hard ties get a position term first)
+for prog in since.brasp dyck2.brasp dyck1.cr count3.cr; do
+  "$HS" compile -f $P/$prog --mode hard -o "$t/sim.safetensors" &&
+    out=$("$HS" simulate "$t/sim.safetensors" --alphabet 'abc()' --lengths 16,256 2>&1) ||
+    { echo "FAIL simulate $prog: $(echo "$out" | tail -2)"; fail=1; continue; }
+  [ "$(echo "$out" | grep -c '^decisions: \([0-9]*\)/\1 agree')" = 2 ] ||
+    { echo "FAIL simulate $prog: $(echo "$out" | grep decisions)"; fail=1; }
+done
+# B-RASP through the command line: eval, check against its interpreter
+[ "$("$HS" eval -f $P/since.brasp --mode pe --scale 8 -- "a b a a c a" | tr -d '\n')" = 011110 ] ||
+  { echo "FAIL brasp eval"; fail=1; }
+"$HS" check -f $P/dyck2.brasp --mode temp --scale 8 --max-len 5 --lengths 300 --samples 2 >/dev/null ||
+  { echo "FAIL brasp check"; fail=1; }
 exit $fail
