@@ -19,7 +19,7 @@
 #define PIC_MAX_SCALES 16
 
 static const char *const attention_usage =
-    "usage: hardsoft attention (FORMULA | --model FILE) STRING (--png OUT | --svg OUT) [OPTIONS]\n"
+    "usage: hardsoft attention (FORMULA | -f FILE | --model FILE) STRING (--png OUT | --svg OUT) [OPTIONS]\n"
     "Draws the attention weights of every head over STRING (at most 256\n"
     "symbols): one heatmap per layer and head, query i down, key j across\n"
     "(BOS first), the hard target each head is or stands in for marked.\n"
@@ -30,6 +30,8 @@ static const char *const attention_usage =
     "                by side: softmax sharpening into hard attention\n"
     "  --sign S      counting comparisons' sign: layernorm (default) or temp\n"
     "  --model FILE  a saved model instead of a FORMULA (its own mode and mu)\n"
+    "  -f FILE, --lang L   the formula or program in a file (see eval --help);\n"
+    "                a program's STRING is one argument of space-separated tokens\n"
     "  --layer L     only layer L;  --head H  only head H of each layer\n"
     "  --precision f32|f64   working precision of the forward pass (f32)\n"
     "  --png OUT | --svg OUT   the picture to write (atomically)\n";
@@ -248,16 +250,22 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
     return 0;
   }
   if (o->mode == HS_MODE_TRUTH) return cli_error("attention: --mode truth has no attention");
-  hs_formula *f = cli_formula(o->args[0]);
-  if (!f) return HS_EXIT_ERROR;
+  int skip;
+  hs_program *prog = cli_program(o, o->file, &skip);
+  const hs_formula *f = prog ? hs_program_formula(prog) : NULL;
+  if (!f) {
+    hs_program_free(prog);
+    return HS_EXIT_ERROR;
+  }
   int rc = 0;
   for (int k = 0; k < (p->nscales ? p->nscales : 1) && rc == 0; k++) {
     hs_compile_opts co = {.mode = (hs_mode)o->mode, .sign = o->sign,
                           .scale = p->nscales ? p->scales[k] : o->scale};
     if ((ms[k] = hs_compile(f, &co, msg, sizeof msg))) ++*nm;
     else rc = cli_error("%s", msg);
+    if (ms[k] && hs_model_set_vocab(ms[k], prog) != 0) rc = cli_error("out of memory");
   }
-  hs_formula_free(f);
+  hs_program_free(prog);
   return rc;
 }
 
@@ -266,15 +274,16 @@ int cmd_attention(int argc, char **argv) {
   cli_opts o;
   int rc = pic_take(&argc, argv, &p);
   if (rc) return rc;
-  rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS,
+  rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_PROG,
                  attention_usage, &o);
   if (rc) { free(o.args); return rc == 1 ? 0 : rc; }
-  int want = p.model ? 1 : 2;
+  int want = p.model || o.file ? 1 : 2;
   hs_model *ms[PIC_MAX_SCALES] = {0};
   int nm = 0;
   if (o.nargs != want)
     rc = cli_error("attention: expected %s and one STRING, got %d argument%s (see "
-                   "'hardsoft attention --help')", p.model ? "--model FILE" : "FORMULA",
+                   "'hardsoft attention --help')",
+                   p.model ? "--model FILE" : o.file ? "-f FILE" : "FORMULA",
                    o.nargs, o.nargs == 1 ? "" : "s");
   else if (!p.out)
     rc = cli_error("attention: expected --png OUT or --svg OUT");
@@ -290,8 +299,15 @@ int cmd_attention(int argc, char **argv) {
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     const char *s = o.args[want - 1];
-    if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");
-    else rc = pic_write(f, ms, nm, &p, &o, (const uint8_t *)s, strlen(s));
+    uint8_t *w = NULL;
+    size_t n = strlen(s);
+    /* a model with a vocabulary reads its STRING as tokens */
+    if (nm > 0 && ms[0]->nvocab > 0 &&
+        cli_as_tokens(NULL, ms[0], (const uint8_t *)s, n, &w, &n))
+      rc = HS_EXIT_ERROR;
+    else if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");
+    else rc = pic_write(f, ms, nm, &p, &o, w ? w : (const uint8_t *)s, n);
+    free(w);
     if (f && fclose(f) != 0 && rc == 0) rc = cli_error("attention: writing %s failed", tmp);
     if (rc == 0) rc = pic_draw(tmp, p.out);
     if (fd >= 0) unlink(tmp);
