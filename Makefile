@@ -219,6 +219,8 @@ install: lib cli
 	ln -sf libhardsoft.so.$(VERSION) $(LIBDIR)/libhardsoft.so.$(SOMAJOR)
 	ln -sf libhardsoft.so.$(SOMAJOR) $(LIBDIR)/libhardsoft.so
 	install -m 644 include/hardsoft.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/include/hardsoft
+	install -m 644 include/hardsoft/kernels.h $(DESTDIR)$(PREFIX)/include/hardsoft/
 	install -m 755 $(BUILD)/hardsoft $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/hardsoft.1 $(MAN1DIR)/
 	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
@@ -233,10 +235,11 @@ install: lib cli
 uninstall:
 	rm -f $(LIBDIR)/libhardsoft.a $(LIBDIR)/libhardsoft.so $(LIBDIR)/libhardsoft.so.$(SOMAJOR) \
 	  $(LIBDIR)/libhardsoft.so.$(VERSION) $(LIBDIR)/pkgconfig/hardsoft.pc \
-	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/bin/hardsoft \
+	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/include/hardsoft/kernels.h \
+	  $(DESTDIR)$(PREFIX)/bin/hardsoft \
 	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
 	rm -f $(DOCDIR)/ONNX.md
-	-rmdir $(DOCDIR) 2>/dev/null
+	-rmdir $(DOCDIR) $(DESTDIR)$(PREFIX)/include/hardsoft 2>/dev/null
 	rm -f $(addprefix $(PYDIR)/,$(notdir $(PY_SRC)))
 	rm -rf $(PYDIR)/__pycache__
 	-rmdir $(PYDIR) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages $(DESTDIR)$(PREFIX)/lib/python3 2>/dev/null

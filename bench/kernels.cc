@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 // Kernel microbenchmarks: the hardsoft kernel tables (one per ISA, reached
-// only through include/hardsoft.h) against peers run on identical data in
+// only through include/hardsoft/kernels.h) against peers run on identical data in
 // the same process. Google Benchmark has no C API, so this thin C++ file
 // registers every (family, implementation, size) at start-up.
 //
@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "hardsoft.h"
+#include "hardsoft/kernels.h"
 
 // Debian's libxnnpack-dev includes <pthreadpool.h> but does not depend on
 // libpthreadpool-dev. Without that header, declare the five XNNPACK calls

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* hardsoft — compile temporal logic into transformers and run them on CPU.
  *
- * Public API. Everything here carries the prefix hs_. Three layers:
- *   1. kernels: a table of function pointers per instruction set (simd/),
- *   2. formulas: parse, evaluate directly (ground truth),
- *   3. models: compile a formula in a mode, save/load safetensors, run.
+ * Public API. Everything here carries the prefix hs_: the version, the
+ * instruction sets and the kernel table by name, formulas (parse, the
+ * ground truth), models (compile in a mode, save/load safetensors and
+ * ONNX, describe, run, attention weights), simulating hard attention,
+ * run-time predictions, and programs (C-RASP, B-RASP). The kernels' own
+ * types and table layout are in the advanced header <hardsoft/kernels.h>.
  */
 #ifndef HARDSOFT_H
 #define HARDSOFT_H
@@ -52,185 +54,19 @@ int hs_isa_parse(const char *name);
 int hs_isa_supported(hs_isa isa);
 /* The best supported ISA. */
 hs_isa hs_isa_best(void);
+/* CPU brand string into buf (at least 49 bytes). */
+void hs_cpu_brand(char *buf, size_t len);
 
 /* --------------------------------------------------------------- kernels */
 
-/* Online-softmax state carried across calls of an attention-row kernel:
- * after all key ranges, out = acc / sum (or 0 when sum == 0, a fully masked
- * row). Initialise max = -INFINITY, sum = 0, acc[0..dv) = 0. */
-typedef struct hs_f32_online { float max; float sum; } hs_f32_online;
-typedef struct hs_f64_online { double max; double sum; } hs_f64_online;
+/* The table of kernels one ISA runs (its layout, the kernel types and their
+ * contracts are in the advanced header <hardsoft/kernels.h>, for the
+ * benchmarks and tests that call kernels directly). */
+typedef struct hs_kernels hs_kernels;
 
-/* y[i] = exp(x[i]). x and y may alias exactly. */
-typedef void (*hs_f32_vexp_fn)(size_t n, const float *x, float *y);
-/* max of x[0..n); -INFINITY for n == 0; NaN if any element is NaN. */
-typedef float (*hs_f32_rmax_fn)(size_t n, const float *x);
-/* y = softmax(x * inv_tau). x and y may alias exactly (in place). -inf
- * entries get exactly 0; a row with no finite-or-+inf entry gives all 0;
- * a NaN anywhere makes the whole row NaN. */
-typedef void (*hs_f32_softmax_fn)(size_t n, const float *x, float *y,
-                                  float inv_tau);
-/* sum_i a[i] * b[i] */
-typedef float (*hs_f32_dot_fn)(size_t n, const float *a, const float *b);
-/* y[r] = sum_c a[r*lda + c] * x[c], r < m, c < k (m, k <= 256 typical). */
-typedef void (*hs_f32_gemv_fn)(size_t m, size_t k, const float *a,
-                               size_t lda, const float *x, float *y);
-/* acc[c] += sum_j w[j] * v[j*ldv + c], j < n, c < d. */
-typedef void (*hs_f32_wsum_fn)(size_t n, size_t d, const float *w,
-                               const float *v, size_t ldv, float *acc);
-/* One query against keys k[j*ldk .. +dk), values v[j*ldv .. +dv), j < n,
- * scores (q . k_j) * inv_tau, folded into the online state st/acc in one
- * pass with no n-long buffer. dk, dv <= HS_ATTN_MAX_D. */
-typedef void (*hs_f32_attn_row_fn)(size_t n, size_t dk, size_t dv,
-                                   const float *q, const float *k, size_t ldk,
-                                   const float *v, size_t ldv, float inv_tau,
-                                   hs_f32_online *st, float *acc);
-typedef double (*hs_f64_dot_fn)(size_t n, const double *a, const double *b);
-typedef void (*hs_f64_gemv_fn)(size_t m, size_t k, const double *a,
-                               size_t lda, const double *x, double *y);
-typedef void (*hs_f64_attn_row_fn)(size_t n, size_t dk, size_t dv,
-                                   const double *q, const double *k,
-                                   size_t ldk, const double *v, size_t ldv,
-                                   double inv_tau, hs_f64_online *st,
-                                   double *acc);
-
-/* Two-pass attention row over a list of key segments: segment t is keys
- * seg[2t] .. seg[2t] + seg[2t+1] - 1 (indices into k and v, increasing,
- * not overlapping). Pass 1 takes the exact max of the scores
- * (q . k_j) * inv_tau over every listed key; pass 2 sums e_j = exp(s_j -
- * max) and e_j v_j with that max fixed, each segment in chunks of 64 keys
- * from its own start. Outputs overwritten: st->max, st->sum = sum_j e_j,
- * acc[0..dv) = sum_j e_j v_j. A segment whose scores are all more than 88
- * below the max (weights exactly +0) can be left out with the same bits
- * (finite values): the exact skipping of hs_run_opts.skip. */
-typedef void (*hs_f32_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
-                                         size_t dk, size_t dv, const float *q,
-                                         const float *k, size_t ldk,
-                                         const float *v, size_t ldv,
-                                         float inv_tau, hs_f32_online *st,
-                                         float *acc);
-
-/* Y[i*ldy + r] = sum_c X[i*ldx + c] * A[r*lda + c] for i < rows, r < m,
- * c < k: a batch of gemv, the rows of X times A^T (the forward pass's
- * projections). Row i of Y depends only on row i of X and A: the same bits
- * whatever rows is and however a caller splits the rows. */
-typedef void (*hs_f32_gemm_fn)(size_t rows, size_t m, size_t k,
-                               const float *a, size_t lda, const float *x,
-                               size_t ldx, float *y, size_t ldy);
-
-/* Keys per online-softmax block of f32_attn_row and f32_attn_tile. */
-#define HS_ATTN_BLOCK 512
-
-/* A range of n keys anchored at its end (the future masks: every row's
- * keys end at the BOS copy after position n) is folded as two
- * f32_attn_row calls, the state carried from one to the other: its first
- * hs_attn_end_head(n) keys (n mod HS_ATTN_BLOCK when that splits it,
- * else 0), then the rest, whole blocks ending at its last key. Rows
- * sharing their last key then share their blocks. */
-static inline size_t hs_attn_end_head(size_t n) {
-  size_t h = n % HS_ATTN_BLOCK;
-  return h < n ? h : 0;
-}
-
-/* A tile of nq queries against keys sharing their first key (end = 0;
- * the past masks: every row's keys are 0 .. hi plus BOS) or their last
- * (end = 1; the future masks): query r, q + r*ldq, against keys
- * j0 <= j < j0 + n[r] of k and v, j0 = 0 (end = 0) or N - n[r] with N
- * the largest n[r] (end = 1), folded into st[r] and acc + r*ldacc.
- * end = 0: each query gets exactly the bits of f32_attn_row(n[r], dk, dv,
- * q + r*ldq, k, ldk, v, ldv, inv_tau, &st[r], acc + r*ldacc); end = 1:
- * those of the two calls over keys j0 .. and j0 + h .., h =
- * hs_attn_end_head(n[r]). The key blocks every query covers whole are
- * scored for several queries per key load, each query's online softmax
- * is the row kernel's own. */
-typedef void (*hs_f32_attn_tile_fn)(size_t nq, const size_t *n, size_t dk,
-                                    size_t dv, const float *q, size_t ldq,
-                                    const float *k, size_t ldk,
-                                    const float *v, size_t ldv, float inv_tau,
-                                    hs_f32_online *st, float *acc,
-                                    size_t ldacc, int end);
-
-/* Hard attention over key ranges fed in order (f32_attn_hard): unique
- * hard leftmost / rightmost, or average hard. The state after the ranges:
- * best the maximal score, second the largest score below it (-INFINITY
- * when none), cnt the keys at best, pick the leftmost (HS_HARD_LEFT) or
- * rightmost key at best, numbered base + (index in the range) as the
- * caller passes base. acc: v[pick] (left / right) or the sum of v over the
- * keys at best (average: out = acc / cnt). Initialise best = second =
- * -INFINITY, cnt = pick = 0, acc[0..dv) = 0. Scores are q . k_j in f32
- * (order of the sum the kernel's own); a NaN score is never maximal, so a
- * range of NaN scores leaves cnt = 0. */
-typedef enum hs_hard_rule { HS_HARD_LEFT, HS_HARD_RIGHT, HS_HARD_AVG } hs_hard_rule;
-typedef struct hs_f32_hard { float best, second; size_t cnt, pick; } hs_f32_hard;
-typedef void (*hs_f32_attn_hard_fn)(size_t n, size_t dk, size_t dv,
-                                    const float *q, const float *k, size_t ldk,
-                                    const float *v, size_t ldv, size_t base,
-                                    hs_hard_rule rule, hs_f32_hard *st,
-                                    float *acc);
-/* The relative-position (ALiBi) variants: the row kernel's score of key j
- * of the call, s_j = (q . k_j) * inv_tau as f32_attn_row computes it, gets
- * a linear bias by one fused multiply-add,
- *     s_j = fma(slope, (float)(d0 + j), s_j),
- * d0 + j an integer in [-2^31, 2^31) (exact as a float below 2^24 in
- * magnitude), |slope| <= 2^20, the rest exactly the row kernel's
- * algorithm. The tile variant: query r's key j (index into k) gets
- * slope * (d0[r] + j), each query exactly the bits of the row variant
- * over its own keys (the calls f32_attn_tile makes, with d0 = d0[r] plus
- * the first key's index). */
-typedef void (*hs_f32_attn_row_bias_fn)(size_t n, size_t dk, size_t dv,
-                                        const float *q, const float *k,
-                                        size_t ldk, const float *v,
-                                        size_t ldv, float inv_tau,
-                                        float slope, int64_t d0,
-                                        hs_f32_online *st, float *acc);
-typedef void (*hs_f32_attn_tile_bias_fn)(size_t nq, const size_t *n,
-                                         size_t dk, size_t dv, const float *q,
-                                         size_t ldq, const float *k,
-                                         size_t ldk, const float *v,
-                                         size_t ldv, float inv_tau,
-                                         float slope, const int64_t *d0,
-                                         hs_f32_online *st, float *acc,
-                                         size_t ldacc, int end);
-
+/* The widest query/key (dk) and value (dv) of an attention head the
+ * kernels take; model files with wider heads are refused. */
 #define HS_ATTN_MAX_D 64
-
-/* The operations, in table order. X(op) */
-#define HS_OPS(X)                                                            \
-  X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
-  X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
-  X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
-  X(f32_attn_tile_bias) X(f32_attn_hard)
-
-enum {
-#define HS_OP_ENUM_(op) HS_OP_##op,
-  HS_OPS(HS_OP_ENUM_)
-#undef HS_OP_ENUM_
-  HS_OP_COUNT
-};
-
-typedef struct hs_kernels {
-  hs_isa isa;
-  hs_f32_vexp_fn f32_vexp;
-  hs_f32_rmax_fn f32_rmax;
-  hs_f32_softmax_fn f32_softmax;
-  hs_f32_dot_fn f32_dot;
-  hs_f32_gemv_fn f32_gemv;
-  hs_f32_wsum_fn f32_wsum;
-  hs_f32_attn_row_fn f32_attn_row;
-  hs_f64_dot_fn f64_dot;
-  hs_f64_gemv_fn f64_gemv;
-  hs_f64_attn_row_fn f64_attn_row;
-  hs_f32_attn_row_2pass_fn f32_attn_row_2pass;
-  hs_f32_gemm_fn f32_gemm;
-  hs_f32_attn_tile_fn f32_attn_tile;
-  hs_f32_attn_row_bias_fn f32_attn_row_bias;
-  hs_f32_attn_tile_bias_fn f32_attn_tile_bias;
-  hs_f32_attn_hard_fn f32_attn_hard;
-  /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
-  const char *name[HS_OP_COUNT];
-} hs_kernels;
-
-extern const char *const hs_op_names[HS_OP_COUNT];
 
 /* The kernel table of one ISA, or NULL when this CPU cannot run it. Ops
  * without a kernel for that ISA fall back to the scalar one. */
@@ -240,12 +76,6 @@ const hs_kernels *hs_kernels_for(hs_isa isa);
  * supported ISA. Returns NULL and fills err (if non-NULL, 256 bytes) when
  * HARDSOFT_ISA names an unknown or unsupported ISA. */
 const hs_kernels *hs_kernels_default(char *err);
-
-/* Whether MXCSR flush-to-zero / denormals-are-zero are on in this thread. */
-int hs_ftz_enabled(void);
-int hs_daz_enabled(void);
-/* CPU brand string into buf (at least 49 bytes). */
-void hs_cpu_brand(char *buf, size_t len);
 
 /* ------------------------------------------------------------ limits */
 

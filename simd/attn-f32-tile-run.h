@@ -10,7 +10,7 @@
  *                           (key j0 of k; bias: with each query's relative
  *                           bias, o[r].slope and o[r].p0, as
  *                           block_scores_bias adds it).
- * tile_run is then the kernel (see include/hardsoft.h, end = 0 / 1);
+ * tile_run is then the kernel (see include/hardsoft/kernels.h, end = 0 / 1);
  * with d0 != NULL and slope != 0 the relative-bias variant (query r's key
  * j of k at position d0[r] + j; every block, shared or own, biased by the
  * same FMA as the bias row kernel's). */

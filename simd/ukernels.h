@@ -4,6 +4,7 @@
 #define HS_UKERNELS_H
 
 #include "hardsoft.h"
+#include "hardsoft/kernels.h"
 
 #ifdef __FAST_MATH__
 #error "hardsoft must not be built with -ffast-math: it breaks -inf masks, NaN propagation and summation order"

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "hardsoft.h"
+#include "hardsoft/kernels.h"
 
 /* splitmix64: deterministic across platforms */
 typedef struct { uint64_t s; } hs_rng;

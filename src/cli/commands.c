@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "hardsoft/kernels.h"
 #include "cli/cli.h"
 
 #define COMMON_RUN_OPTS \

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "hardsoft/kernels.h"
 #include "cli/cli.h"
 
 cJSON *cli_json_num(cJSON *o, const char *key, double v) {

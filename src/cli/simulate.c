@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "hardsoft/kernels.h"
 #include "cli/cli.h"
 
 static const char *const simulate_usage =

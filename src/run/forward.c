@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compile/compile.h"
+#include "hardsoft/kernels.h"
 
 /* x rounded to nearest even with an 11-bit (f16: 5-bit exponent, max
  * 65504, subnormals below 2^-14) or 8-bit (bf16: float's exponent)

@@ -186,12 +186,13 @@ def test_formula_with_nul_and_non_text():
             hardsoft.compile(bad)
 
 
-def test_other_languages_need_the_program_api():
-    from hardsoft import _lib
-    if _lib.has("hs_program_parse"):
-        pytest.skip("this build has the program API")
-    with pytest.raises(hardsoft.Error, match="not in this build"):
-        hardsoft.compile("x", lang="crasp")
+def test_program_errors_carry_line_and_column():
+    with pytest.raises(hardsoft.Error) as e:
+        hardsoft.compile('A = #"a"\nB = A && true\n', lang="crasp")
+    assert (e.value.line, e.value.column) == (2, 5)
+    with pytest.raises(hardsoft.Error) as e:
+        hardsoft.compile("x", lang="brasp")
+    assert e.value.line == 1 and e.value.column >= 1
 
 
 def test_bad_strings():
