@@ -179,7 +179,12 @@ check-exhaustive: deps-check
 	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive
 	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-exp-exhaustive
 
+# The documentation's Python examples import the package from the source
+# tree, which loads the plain build/libhardsoft.so (a sanitizer library
+# would need its runtime preloaded into the interpreter), so it is built
+# first; tests/test-report.sh runs the Python tests on the sanitizer one.
 check-sanitize: deps-check
+	$(MAKE) --no-print-directory lib
 	$(MAKE) --no-print-directory BUILD=build-sanitize OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check
 
