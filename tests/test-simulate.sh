@@ -21,14 +21,7 @@ expect_rc() { # expect_rc NAME WANT_RC CMD...: stdout into $t/out, stderr into $
 has() { # has NAME PATTERN: $t/out has a line matching
   grep -q -- "$2" "$t/out" || { echo "FAIL $1: no line matching '$2' in:"; cat "$t/out"; fail=1; }
 }
-expect_err() { # expect_err NAME PATTERN CMD...: exit 2, one stderr line matching
-  name=$1 pat=$2; shift 2
-  "$@" >"$t/out" 2>"$t/err"; rc=$?
-  if [ "$rc" != 2 ]; then echo "FAIL $name: exit $rc, want 2"; fail=1; return; fi
-  if [ "$(wc -l <"$t/err")" != 1 ] || ! grep -q -- "$pat" "$t/err"; then
-    echo "FAIL $name: stderr '$(cat "$t/err")' does not match '$pat'"; fail=1; fi
-  if [ -s "$t/out" ]; then echo "FAIL $name: wrote to stdout on error"; fail=1; fi
-}
+. tests/lib/expect.sh
 
 # every example model simulates: exit 0, the classification and the law
 if expect_rc "majority" 0 "$HS" simulate $M/majority.safetensors abba aab baab aaaaabbbbb; then
