@@ -258,40 +258,34 @@ static int32_t attn_case(lw *l, const br_stmt *st, int32_t s, int32_t v,
                          int32_t d) {
   int32_t sv = mk_and(l, s, v), ns = mk_not(l, s);
   int32_t Os = mk_temp(l, HS_F_ONCE, s), Fs = mk_temp(l, HS_F_EVENTUALLY, s);
+  /* the key-side formula each direction needs, in the same order as
+   * always (nodes are interned as they are made) */
+  int32_t past, fut;
   if (st->rightmost) {
-    int32_t past = mk_since(l, HS_F_SINCE, ns, sv);          /* j <= i */
+    past = mk_since(l, HS_F_SINCE, ns, sv);                  /* j <= i */
     int32_t last = mk_and(l, sv, mk_not(l, mk_temp(l, HS_F_NEXT, Fs)));
-    int32_t fut = mk_temp(l, HS_F_EVENTUALLY, last);         /* j >= i */
-    switch (st->mask) {
-    case BR_MASK_LE: return mk_or(l, past, mk_and(l, mk_not(l, Os), d));
-    case BR_MASK_LT:
-      return mk_or(l, mk_temp(l, HS_F_YESTERDAY, past),
-                   mk_and(l, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)), d));
-    case BR_MASK_GE: return mk_or(l, fut, mk_and(l, mk_not(l, Fs), d));
-    case BR_MASK_GT:
-      return mk_or(l, mk_temp(l, HS_F_NEXT, fut),
-                   mk_and(l, mk_not(l, mk_temp(l, HS_F_NEXT, Fs)), d));
-    case BR_MASK_NONE:
+    fut = mk_temp(l, HS_F_EVENTUALLY, last);                 /* j >= i */
+  } else {
+    fut = mk_since(l, HS_F_UNTIL, ns, sv);                   /* j >= i */
+    int32_t first = mk_and(l, sv, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)));
+    past = mk_temp(l, HS_F_ONCE, first);                     /* j <= i */
+  }
+  switch (st->mask) {
+  case BR_MASK_LE: return mk_or(l, past, mk_and(l, mk_not(l, Os), d));
+  case BR_MASK_LT:
+    return mk_or(l, mk_temp(l, HS_F_YESTERDAY, past),
+                 mk_and(l, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)), d));
+  case BR_MASK_GE: return mk_or(l, fut, mk_and(l, mk_not(l, Fs), d));
+  case BR_MASK_GT:
+    return mk_or(l, mk_temp(l, HS_F_NEXT, fut),
+                 mk_and(l, mk_not(l, mk_temp(l, HS_F_NEXT, Fs)), d));
+  case BR_MASK_NONE:
+    /* no mask: the side that wins the tie rule is tried first */
+    if (st->rightmost)
       return mk_or(l, fut, mk_and(l, mk_not(l, Fs),
                                   mk_or(l, past, mk_and(l, mk_not(l, Os), d))));
-    }
-  } else {
-    int32_t fut = mk_since(l, HS_F_UNTIL, ns, sv);           /* j >= i */
-    int32_t first = mk_and(l, sv, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)));
-    int32_t past = mk_temp(l, HS_F_ONCE, first);             /* j <= i */
-    switch (st->mask) {
-    case BR_MASK_LE: return mk_or(l, past, mk_and(l, mk_not(l, Os), d));
-    case BR_MASK_LT:
-      return mk_or(l, mk_temp(l, HS_F_YESTERDAY, past),
-                   mk_and(l, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)), d));
-    case BR_MASK_GE: return mk_or(l, fut, mk_and(l, mk_not(l, Fs), d));
-    case BR_MASK_GT:
-      return mk_or(l, mk_temp(l, HS_F_NEXT, fut),
-                   mk_and(l, mk_not(l, mk_temp(l, HS_F_NEXT, Fs)), d));
-    case BR_MASK_NONE:
-      return mk_or(l, past, mk_and(l, mk_not(l, Os),
-                                   mk_or(l, fut, mk_and(l, mk_not(l, Fs), d))));
-    }
+    return mk_or(l, past, mk_and(l, mk_not(l, Os),
+                                 mk_or(l, fut, mk_and(l, mk_not(l, Fs), d))));
   }
   return -1;
 }
