@@ -233,9 +233,21 @@ static void test_forward_identical(void **state) {
                 memcmp(a.bits, b.bits, n))
               fail_msg("'%s' %s mu = %g n = %zu threads %d: skip on and off differ",
                        formulas[fi], hs_mode_name((hs_mode)mode), mus[mi], n, th);
-            assert_true(b.tiles_skipped == 0 && a.tiles_total == b.tiles_total);
+            /* off counts the softmax rows only; on also the hard rows
+             * (their exact skipping, FN(hard_row_skip)) */
+            assert_true(b.tiles_skipped == 0 && a.tiles_total >= b.tiles_total);
+            if (mode != HS_MODE_HARD) assert_true(a.tiles_total == b.tiles_total);
+            /* a since or until of a hard model at n = 3000 leaves out
+             * most of its tiles */
+            if (mode == HS_MODE_HARD && n == 3000 &&
+                (strstr(formulas[fi], " S ") || strstr(formulas[fi], " U ")) &&
+                !strchr(formulas[fi], '#')) /* counting: uniform, nothing to skip */
+              if (!(a.tiles_skipped > a.tiles_total / 2))
+                fail_msg("%s hard n = 3000: %llu of %llu tiles skipped", formulas[fi],
+                         (unsigned long long)a.tiles_skipped, (unsigned long long)a.tiles_total);
             total += a.tiles_total, skipped += a.tiles_skipped;
-            if (mode == HS_MODE_PE || mode == HS_MODE_TEMP || mode == HS_MODE_REL) {
+            if (mode == HS_MODE_PE || mode == HS_MODE_TEMP || mode == HS_MODE_REL ||
+                mode == HS_MODE_HARD) {
               assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth), 0);
               for (size_t i = 0; i < n; i++)
                 if (a.bits[i] != truth[i])
@@ -260,7 +272,7 @@ static void test_forward_identical(void **state) {
 }
 
 /* Every ISA (the test above runs the default one): a quarter of the
- * formulas, pe and temp at mu = 32, n = 100 and 1000. */
+ * formulas, hard, pe and temp (mu = 32), n = 100 and 1000. */
 static void test_forward_identical_isas(void **state) {
   (void)state;
   load_formulas();
@@ -271,7 +283,7 @@ static void test_forward_identical_isas(void **state) {
     hs_error e;
     hs_formula *f = hs_formula_parse(formulas[fi], &e);
     assert_non_null(f);
-    for (int mode = HS_MODE_PE; mode <= HS_MODE_TEMP; mode++) {
+    for (int mode = HS_MODE_HARD; mode <= HS_MODE_TEMP; mode++) {
       char msg[256];
       hs_compile_opts co = {.mode = (hs_mode)mode, .scale = 32};
       hs_model *m = hs_compile(f, &co, msg, sizeof msg);

@@ -339,6 +339,8 @@ static void FN(round_store)(REAL *x, size_t cnt, hs_score_round r) {
  * all its heads exist. A row's attention (every head, in head order) and
  * its feed-forward touch only that row of X, so rows can be split among
  * threads and every thread count gives the same bits. */
+#include "skip-impl.h"
+
 typedef struct FN(job) {
   const hs_model *m;
   const hs_layer *L;
@@ -352,8 +354,8 @@ typedef struct FN(job) {
   size_t maxhid;
   size_t ow; /* sum of this layer's dv: one row of attention outputs */
   hs_head_stats *stats; /* this layer's heads, or NULL */
-  const float *const *tiles; /* skip ON (f32): per head the bounds table of
-                                FN(tiles_make), or NULL */
+  FN(btree) *const *bt;      /* skip ON / AUTO: per head its bounds tree
+                                (FN(bt_make)), or NULL */
   const unsigned char *two_pass; /* per head: rows on the two-pass kernel
                                     (skip ON / OFF, or AUTO's choice) */
   size_t ntiles;             /* key tiles of a row: ceil((n + 2) / 64) */
@@ -373,11 +375,9 @@ typedef struct FN(part) {
   double err;
   hs_head_stats *stats; /* private copy, merged after */
   int rc;
-  /* two-pass rows: the segment list, tiles kept, super-tile bounds,
-   * counters (merged after), whether DAZ is on in this thread */
+  /* two-pass rows: the segment list, counters (merged after), whether
+   * DAZ is on in this thread */
   size_t *seg;
-  unsigned char *keep;
-  double *ubuf;
   uint64_t total, skipped;
   int daz;
 } FN(part);
@@ -394,201 +394,22 @@ typedef struct FN(part) {
 #define HS_PAR_MIN ((size_t)1 << 15)
 
 #if HS_TWO_PASS
-/* Exact tile skipping (hs_run_opts.skip, f32 softmax heads).
- *
- * The keys 0..n+1 of a head (n + 1 positions and the BOS copy) are cut
- * into tiles of HS_TILE = 64 rows aligned to the key index, and the tiles
- * into super-tiles of 64 tiles. Once per head and layer, after K and V,
- * FN(tiles_make) stores per tile and per dimension c the min and max of
- * k_jc (then the same per super-tile): 2 dk floats per tile. A tile holding
- * a non-finite key or value coordinate gets NaN bounds and is never
- * skipped (a NaN score or 0 * inf would not vanish).
- *
- * A row with visible keys [a, b] is the segments "tile t cut to [a, b]",
- * t = a/64 .. b/64, in increasing order, given to the two-pass kernel
- * f32_attn_row_2pass (skip OFF: all of them; ON: some left out).
- *
- * Bounds, with qd_c = q_c * inv_tau (exact in double), for a set of keys
- * with per-dimension min/max (a tile or a super-tile):
- *   A = sum_c max(|qd_c kmin_c|, |qd_c kmax_c|)  >= sum_c |qd_c k_jc|,
- *   U = sum_c max(qd_c kmin_c, qd_c kmax_c) + 1e-5 A + 1e-30 max(1, inv_tau).
- * Every f32 kernel computes a score with |s_j - S_j| <= (dk + 9) u A
- * <= 4.4e-6 A for dk <= 64 (u = 2^-24; the kernels' first comments), plus
- * underflow of at most ~200 operations of 2^-126 each (also under FTZ),
- * times max(1, inv_tau) for the scalar kernel's late scaling, below the
- * 1e-30 term; the double rounding of U itself is ~2^-50 A. So U >= s_j
- * for every key of the set, whatever the ISA or the chunking. That holds
- * only without overflow: a set with A > 1e37 min(1, inv_tau) gets no bound
- * (NaN: kept), and rows with |qd_c| > 1e37 skip nothing. DAZ would make a
- * subnormal k_jc count as 0 in the kernel: threads with DAZ on skip nothing.
- *
- * A lower bound on the row max M (as the kernel computes it): the
- * super-tile, then within it the tile, with the largest U; over its
- * visible keys, m_lo = max_j (S_j - 1e-5 A_j - 1e-30 max(1, inv_tau)) in
- * double, <= the kernel's s_j <= M by the same argument.
- *
- * A tile (or a whole super-tile) is skipped when m_lo - U > HS_SKIP_CUT =
- * 88.0001 in double: then m_lo - U > 88 exactly (one rounding, relative
- * 2^-53), so every score s of it has s - M <= U - m_lo < -88, the f32
- * difference rounds to <= -88 (monotone rounding, -88 representable), and
- * exp gives exactly +0 in every kernel (inputs below -87.3365 flush to
- * +0). Its scores are also below M, so the max of the kept tiles is M, and
- * the kernel's first comment says why leaving +0 weights out of the list
- * changes no bit. The tile giving m_lo is never skipped (U >= m_lo). */
-#define HS_TILE 64
-#define HS_SUPER 64
-#define HS_SKIP_CUT 88.0001
-#define HS_SKIP_REL 1e-5
-#define HS_SKIP_BIG 1e37
+/* f32: exp(x) is exactly +0 in every kernel once x <= -88 (skip-impl.h) */
+#define SKIP_CUT 88.0001
+#endif
 
-/* The bounds table of one head: for each of the ntiles tiles of the rows
- * 0..rows-1 of K (dk) and V (dv), kmin[dk] then kmax[dk]; after them the
- * same for the ceil(ntiles / 64) super-tiles. NaN bounds where a key or
- * value coordinate is not finite. NULL when out of memory. */
-static float *FN(tiles_make)(const float *K, const float *V, size_t rows,
-                             size_t dk, size_t dv, size_t *bytes) {
-  size_t nt = (rows + HS_TILE - 1) / HS_TILE, ns = (nt + HS_SUPER - 1) / HS_SUPER;
-  size_t cnt = (nt + ns) * 2 * dk;
-  float *T = malloc((cnt ? cnt : 1) * sizeof(float));
-  *bytes = (cnt ? cnt : 1) * sizeof(float);
-  if (!T || dk == 0) return T;
-  for (size_t t = 0; t < nt; t++) {
-    float *mn = T + t * 2 * dk, *mx = mn + dk;
-    size_t j1 = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
-    int bad = 0;
-    for (size_t c = 0; c < dk; c++) mn[c] = INFINITY, mx[c] = -INFINITY;
-    for (size_t j = t * HS_TILE; j < j1; j++) {
-      for (size_t c = 0; c < dk; c++) {
-        float x = K[j * dk + c];
-        bad |= !isfinite(x);
-        if (x < mn[c]) mn[c] = x;
-        if (x > mx[c]) mx[c] = x;
-      }
-      for (size_t c = 0; c < dv; c++) bad |= !isfinite(V[j * dv + c]);
-    }
-    if (bad)
-      for (size_t c = 0; c < 2 * dk; c++) mn[c] = NAN;
-  }
-  for (size_t s = 0; s < ns; s++) {
-    float *mn = T + (nt + s) * 2 * dk, *mx = mn + dk;
-    for (size_t c = 0; c < dk; c++) mn[c] = INFINITY, mx[c] = -INFINITY;
-    for (size_t t = s * HS_SUPER; t < nt && t < (s + 1) * HS_SUPER; t++) {
-      const float *tn = T + t * 2 * dk, *tx = tn + dk;
-      for (size_t c = 0; c < dk; c++) {
-        /* a NaN tile makes the super-tile NaN, and it stays NaN (every
-         * compare with NaN is false) */
-        if (isnan(tn[c]) || tn[c] < mn[c]) mn[c] = tn[c];
-        if (isnan(tx[c]) || tx[c] > mx[c]) mx[c] = tx[c];
-      }
-    }
-  }
-  return T;
-}
-
-/* U of a set with bounds mm (kmin[dk], kmax[dk]); NaN when it has none. */
-static inline double FN(tile_bound)(const float *mm, size_t dk,
-                                    const double *qd, double lim, double absm) {
-  double u = 0, A = 0;
-  for (size_t c = 0; c < dk; c++) {
-    double lo = qd[c] * mm[c], hi = qd[c] * mm[dk + c];
-    double al = fabs(lo), ah = fabs(hi);
-    u += lo > hi ? lo : hi; /* NaN bounds: both NaN */
-    A += al > ah ? al : ah;
-  }
-  if (!(A <= lim)) return NAN;
-  return u + HS_SKIP_REL * A + absm;
-}
-
-/* keep[t - ta] for the tiles ta..tb of a row with visible keys [a, b];
- * returns 0 (keep everything) when this row cannot skip. */
-static int FN(skip_mark)(const FN(job) *J, int h, const float *q, size_t a,
-                         size_t b, float inv_tau, FN(part) *p) {
-  const hs_head *H = &J->L->heads[h];
-  const size_t dk = hs_dkp(H), ta = a / HS_TILE, tb = b / HS_TILE;
-  const float *T = J->tiles[h], *Kh = J->K[h];
-  if (dk == 0 || !(inv_tau > 0) || !isfinite(inv_tau)) return 0;
-  double qd[HS_ATTN_MAX_D];
-  const double lim = HS_SKIP_BIG * fmin(1.0, (double)inv_tau);
-  const double absm = 1e-30 * fmax(1.0, (double)inv_tau);
-  for (size_t c = 0; c < dk; c++) {
-    qd[c] = (double)q[c] * (double)inv_tau; /* exact: 24 x 24 bits */
-    if (!(fabs(qd[c]) <= HS_SKIP_BIG)) return 0;
-  }
-  const float *sup = T + J->ntiles * 2 * dk;
-  const size_t sa = ta / HS_SUPER, sb = tb / HS_SUPER;
-  /* the super-tile, then the tile, with the largest bound; the bounds of
-   * that super-tile's tiles are kept in tub[] for the marking below */
-  double *sub = p->ubuf, *tub = p->ubuf + (sb - sa + 1);
-  size_t sbest = SIZE_MAX, tbest = SIZE_MAX;
-  double ubest = -INFINITY;
-  for (size_t s = sa; s <= sb; s++) {
-    double u = sub[s - sa] = FN(tile_bound)(sup + s * 2 * dk, dk, qd, lim, absm);
-    if (u > ubest) ubest = u, sbest = s;
-  }
-  if (sbest == SIZE_MAX) return 0;
-  size_t t0 = sbest * HS_SUPER > ta ? sbest * HS_SUPER : ta;
-  size_t t1 = sbest * HS_SUPER + HS_SUPER - 1 < tb ? sbest * HS_SUPER + HS_SUPER - 1 : tb;
-  ubest = -INFINITY;
-  for (size_t t = t0; t <= t1; t++) {
-    double u = tub[t - t0] = FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm);
-    if (u > ubest) ubest = u, tbest = t;
-  }
-  if (tbest == SIZE_MAX) return 0;
-  /* m_lo <= the kernel's max: exact scores of that tile's visible keys */
-  size_t j0 = tbest * HS_TILE > a ? tbest * HS_TILE : a;
-  size_t j1 = tbest * HS_TILE + HS_TILE - 1 < b ? tbest * HS_TILE + HS_TILE - 1 : b;
-  double mlo = -INFINITY;
-  for (size_t j = j0; j <= j1; j++) {
-    const float *kj = Kh + j * dk;
-    double sj = 0, A = 0;
-    for (size_t c = 0; c < dk; c++) {
-      double x = qd[c] * kj[c];
-      sj += x;
-      A += fabs(x);
-    }
-    double lo = sj - HS_SKIP_REL * A - absm;
-    if (A <= lim && lo > mlo) mlo = lo;
-  }
-  if (!(mlo > -INFINITY)) return 0;
-  /* skip whole super-tiles, else tile by tile (the best super-tile's tile
-   * bounds computed once, above) */
-  for (size_t s = sa; s <= sb; s++) {
-    size_t u0 = s * HS_SUPER > ta ? s * HS_SUPER : ta;
-    size_t u1 = s * HS_SUPER + HS_SUPER - 1 < tb ? s * HS_SUPER + HS_SUPER - 1 : tb;
-    if (mlo - sub[s - sa] > HS_SKIP_CUT) {
-      memset(p->keep + (u0 - ta), 0, u1 - u0 + 1);
-      continue;
-    }
-    for (size_t t = u0; t <= u1; t++) {
-      double u = s == sbest ? tub[t - t0]
-                            : FN(tile_bound)(T + t * 2 * dk, dk, qd, lim, absm);
-      p->keep[t - ta] = !(mlo - u > HS_SKIP_CUT);
-    }
-  }
-  return 1;
-}
-
+#if HS_TWO_PASS
 /* One softmax row on the two-pass kernel: the tiles of [a, b] as
- * segments, minus the skippable ones (skip ON). */
+ * segments, minus the skippable ones (skip ON, FN(bt_row)). */
 static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
                              size_t a, size_t b, float inv_tau, FN(part) *p,
                              hs_f32_online *st, float *out) {
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  const size_t ta = a / HS_TILE, tb = b / HS_TILE;
-  int marked = J->tiles && J->tiles[h] && !p->daz &&
-               FN(skip_mark)(J, h, q, a, b, inv_tau, p);
-  size_t ns = 0;
-  for (size_t t = ta; t <= tb; t++) {
-    if (marked && !p->keep[t - ta]) continue;
-    size_t s0 = t * HS_TILE > a ? t * HS_TILE : a;
-    size_t s1 = t * HS_TILE + HS_TILE - 1 < b ? t * HS_TILE + HS_TILE - 1 : b;
-    p->seg[2 * ns] = s0;
-    p->seg[2 * ns + 1] = s1 - s0 + 1;
-    ns++;
-  }
-  p->total += tb - ta + 1;
-  p->skipped += tb - ta + 1 - ns;
+  const FN(btree) *T = J->bt && !p->daz ? J->bt[h] : NULL;
+  size_t ns = FN(bt_row)(J->kt, T, J->K[h], q, a, b, inv_tau, SKIP_CUT, p->seg);
+  p->total += b / HS_TILE - a / HS_TILE + 1;
+  p->skipped += b / HS_TILE - a / HS_TILE + 1 - ns;
   J->kt->f32_attn_row_2pass(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
                             inv_tau, st, out);
 }
@@ -686,7 +507,13 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
     }
   } else {
 #if HS_TWO_PASS
-    FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
+    hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
+                        : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
+                                                        : HS_HARD_AVG;
+    const FN(btree) *T = J->bt && !p->daz && !stats ? J->bt[h] : NULL;
+    if (!FN(hard_row_skip)(kt, T, rule, q, Kh, Vh, dv, lo, hi, p->seg, out,
+                           &p->total, &p->skipped))
+      FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
 #else /* f64 */
     FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
 #endif
@@ -855,14 +682,11 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   size_t dk = hs_dkp(H), n = J->n;
   if (n < 4 * HS_TILE || hs_daz_enabled()) return 0;
-  FN(part) p = {.J = J};
-  p.seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
-  p.keep = malloc(J->ntiles + 1);
-  p.ubuf = malloc((J->ntiles / 64 + 2 + 64) * sizeof(double));
+  size_t *seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
   uint64_t total = 0, kept = 0;
   float inv_tau = (float)FN(head_inv_tau)(H, n);
   int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
-  for (size_t s = 1; p.seg && p.keep && p.ubuf && s <= 8; s++) {
+  for (size_t s = 1; seg && s <= 8; s++) {
     /* one row in each eighth of the string, half a tile from its end
      * (past) or its start (future): a row's bounds are weakest when its
      * own tile is barely visible, and the rows at a tile's edge are the
@@ -875,16 +699,11 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
     size_t a = past ? 0 : (lo <= n ? lo : J->np), b = past ? (lo <= hi ? hi : 0) : J->np;
     size_t ta = a / HS_TILE, tb = b / HS_TILE;
     total += tb - ta + 1;
-    if (!FN(skip_mark)(J, h, J->Q[h] + i * dk, a, b, inv_tau, &p)) {
-      kept += tb - ta + 1;
-      continue;
-    }
-    for (size_t t = ta; t <= tb; t++) kept += p.keep[t - ta] != 0;
+    kept += FN(bt_row)(J->kt, J->bt[h], J->K[h], J->Q[h] + i * dk, a, b,
+                       inv_tau, SKIP_CUT, seg);
   }
-  int use = p.seg && p.keep && p.ubuf && total > 0 && kept * 5 <= total;
-  free(p.seg);
-  free(p.keep);
-  free(p.ubuf);
+  int use = seg && total > 0 && kept * 5 <= total;
+  free(seg);
   return use;
 }
 #endif
@@ -896,15 +715,12 @@ static void *FN(rows_worker)(void *arg) {
   REAL *out = malloc(C * (J->ow ? J->ow : 1) * sizeof(REAL));
   REAL *tmp = malloc(C * J->d * sizeof(REAL));
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
-  /* two-pass rows: at most ntiles segments, tiles and super-tiles */
+  /* two-pass rows: at most ntiles segments */
   p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
-  p->keep = malloc(J->ntiles + 1);
-  /* super-tile bounds, then one super-tile's tile bounds */
-  p->ubuf = malloc((J->ntiles / 64 + 2 + 64) * sizeof(double));
 #if HS_TWO_PASS
   p->daz = hs_daz_enabled();
 #endif
-  p->rc = out && tmp && hid && p->seg && p->keep && p->ubuf ? 0 : -1;
+  p->rc = out && tmp && hid && p->seg ? 0 : -1;
   for (size_t c = atomic_fetch_add(p->next, C); p->rc == 0 && c < J->nq;
        c = atomic_fetch_add(p->next, C)) {
     size_t e = c + C < J->nq ? c + C : J->nq;
@@ -928,8 +744,6 @@ static void *FN(rows_worker)(void *arg) {
   free(tmp);
   free(hid);
   free(p->seg);
-  free(p->keep);
-  free(p->ubuf);
   return NULL;
 }
 
@@ -1044,8 +858,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   int rc = -1;
   REAL *X = NULL;
   REAL **Q = NULL, **K = NULL, **V = NULL;
-  size_t *qkv = NULL; /* bytes held in Q[h], K[h], V[h] (and tiles[h]) */
-  float **tiles = NULL; /* skip ON (f32): bounds tables, FN(tiles_make) */
+  size_t *qkv = NULL; /* bytes held in Q[h], K[h], V[h] (and bt[h]) */
+  FN(btree) **bt = NULL; /* skip ON / AUTO: bounds trees, FN(bt_make) */
   unsigned char *twop = NULL; /* per head of a layer: rows on the two-pass kernel */
   int maxh = 0;
   size_t maxhid = 1;
@@ -1058,9 +872,9 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   K = calloc((size_t)maxh + 1, sizeof(REAL *));
   V = calloc((size_t)maxh + 1, sizeof(REAL *));
   qkv = calloc((size_t)maxh + 1, sizeof(size_t));
-  tiles = calloc((size_t)maxh + 1, sizeof(float *));
+  bt = calloc((size_t)maxh + 1, sizeof *bt);
   twop = calloc((size_t)maxh + 1, 1);
-  if (!X || !Q || !K || !V || !qkv || !tiles || !twop) goto done;
+  if (!X || !Q || !K || !V || !qkv || !bt || !twop) goto done;
   /* peak bytes: accounted from the buffers this pass holds at once */
   size_t nthr = o->threads > 1 ? (size_t)o->threads : 1;
   /* per thread: a chunk of rows' attention outputs, d-wide products and
@@ -1112,7 +926,7 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
     for (int h = 0; h < L->nheads; h++) ow += (size_t)L->heads[h].dv;
     FN(job) J = {m, L, &w, kt, o, X, Q, K, V, n, np, d, nq, qs, sparse,
                  hbase, maxhid, ow, res->head_stats ? res->head_stats + hbase : NULL,
-                 (const float *const *)tiles, twop, (np + 1 + 63) / 64,
+                 bt, twop, (np + 1 + 63) / 64,
                  &res->tiles_total, &res->tiles_skipped, &prog_done, prog_total};
     FN(run_proj)(&J, pool, o->threads);
     for (int h = 0; h < L->nheads; h++) {
@@ -1128,23 +942,31 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       }
       memcpy(K[h] + np * dk, K[h], dk * sizeof(REAL));
       memcpy(V[h] + np * dv, V[h], dv * sizeof(REAL));
-      free(tiles[h]);
-      tiles[h] = NULL;
+      FN(bt_free)(bt[h]);
+      bt[h] = NULL;
       twop[h] = 0;
 #if HS_TWO_PASS
       int can = H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
                 H->bias_slope == 0;
       twop[h] = can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF);
+      /* hard heads with exact scores skip under auto and on
+       * (FN(hard_row_skip)), unless their gap statistics are wanted */
+      if (H->kind != HS_ATTN_SOFTMAX && !res->head_stats &&
+          (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_AUTO)) {
+        bt[h] = FN(bt_make)(K[h], V[h], np + 1, dk, dv);
+        if (!bt[h]) goto done;
+        if (bt[h]->exact) qkv[h] += bt[h]->bytes;
+        else FN(bt_free)(bt[h]), bt[h] = NULL;
+      }
       if (can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_AUTO)) {
-        size_t tb = 0;
-        tiles[h] = FN(tiles_make)(K[h], V[h], np + 1, dk, dv, &tb);
-        if (!tiles[h]) goto done;
+        bt[h] = FN(bt_make)(K[h], V[h], np + 1, dk, dv);
+        if (!bt[h]) goto done;
         if (o->skip == HS_SKIP_AUTO) twop[h] = (unsigned char)FN(auto_skip)(&J, h);
         if (twop[h]) {
-          qkv[h] += tb;
+          qkv[h] += bt[h]->bytes;
         } else {
-          free(tiles[h]);
-          tiles[h] = NULL;
+          FN(bt_free)(bt[h]);
+          bt[h] = NULL;
         }
       }
 #endif
@@ -1174,8 +996,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
   rc = 0;
 done:
   for (int h = 0; Q && h <= maxh; h++) { free(Q[h]); free(K[h]); free(V[h]); }
-  for (int h = 0; tiles && h <= maxh; h++) free(tiles[h]);
-  free(Q); free(K); free(V); free(qkv); free(tiles); free(twop);
+  for (int h = 0; bt && h <= maxh; h++) FN(bt_free)(bt[h]);
+  free(Q); free(K); free(V); free(qkv); free(bt); free(twop);
   free(X);
   return rc;
 }

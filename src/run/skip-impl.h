@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT */
+/* Exact tile skipping (hs_run_opts.skip, softmax heads), written once for
+ * REAL = float and double; included by forward-impl.h inside its job and
+ * part types, with SKIP_CUT the kernel's cut (below).
+ *
+ * The keys 0..n+1 of a head (n + 1 positions and the BOS copy) are cut
+ * into tiles of HS_TILE = 64 keys aligned to the key index. A row with
+ * visible keys [a, b] is the segments "tile t cut to [a, b]", t = a/64 ..
+ * b/64, in increasing order, given to the two-pass kernel (skip OFF: all
+ * of them; ON: some left out).
+ *
+ * The bounds tree. Once per head and layer, after K and V, FN(bt_make)
+ * stores per tile and per dimension c the min and max of k_jc and
+ * max(|min|, |max|); level l + 1 groups HS_FAN = 16 nodes of level l, up
+ * to a top level of at most HS_FAN nodes (one level per factor 16 of n: a
+ * row visits O(16 log n) nodes, not n / 64). A node holding a non-finite
+ * key or value coordinate gets NaN bounds, and so do its ancestors: it is
+ * never skipped (a NaN score or 0 * inf would not vanish).
+ *
+ * Bounds, with qd_c = q_c * inv_tau (exact in double for f32; within
+ * 2^-53 relative for f64), for the keys of a node:
+ *   A = sum_c |qd_c| max(|kmin_c|, |kmax_c|)  >= sum_c |qd_c k_jc|,
+ *   U = sum_c qd_c (qd_c >= 0 ? kmax_c : kmin_c) + 1e-5 A
+ *       + 1e-30 max(1, inv_tau).
+ * Every kernel computes a score with |s_j - S_j| <= (dk + 9) u A (u = 2^-24
+ * for f32, 2^-53 for f64; the kernels' first comments), <= 4.4e-6 A for
+ * dk <= 64, plus underflow of at most ~200 operations of the smallest
+ * normal each (also under FTZ), times max(1, inv_tau) for the scalar
+ * kernels' late scaling, below the 1e-30 term; the double rounding of U
+ * itself is ~2^-50 A. So U >= s_j for every key of the node, whatever the
+ * ISA or the chunking. That holds only without overflow: a node with
+ * A > 1e37 min(1, inv_tau) gets no bound (NaN: kept), and rows with
+ * |qd_c| > 1e37 skip nothing. DAZ would make a subnormal k_jc count as 0 in
+ * the kernel: threads with DAZ on skip nothing.
+ *
+ * A lower bound on the row max M (as the kernel computes it): best-first
+ * over the tree, the node with the largest U first, leaves evaluated
+ * exactly over their visible keys, m_lo = max_j (S_j - 1e-5 A_j - 1e-30
+ * max(1, inv_tau)) in double, <= the kernel's s_j <= M by the same
+ * argument; the search stops when no open node's U exceeds m_lo + 1 (m_lo
+ * is then within 1 of the best it could be) or after HS_BT_EVALS leaves.
+ * Best-first matters: a row's own tile is cut by the mask, and its bound
+ * from the keys beyond the mask can be far above what its visible keys
+ * score (a since head whose row starts a tile with no witness yet; the
+ * BOS copy sharing the last tile of a future head).
+ *
+ * A node is skipped, with all its tiles, when m_lo - U > SKIP_CUT in
+ * double (88.0001 for f32): then m_lo - U > 88 exactly (one rounding,
+ * relative 2^-53), so every score s under it has s - M <= U - m_lo < -88,
+ * the f32 difference rounds to <= -88 (monotone rounding, -88
+ * representable), and exp gives exactly +0 in every kernel (inputs below
+ * -87.3365 flush to +0). Its scores are also below M, so the max of the
+ * kept tiles is M, and the kernel's first comment says why leaving +0
+ * weights out of the list changes no bit. The leaf giving m_lo is never
+ * skipped (U >= m_lo). Rows keep their segments in increasing order: the
+ * walk that skips is depth-first, left to right. */
+#define HS_TILE 64
+#define HS_FAN_LOG 4
+#define HS_FAN (1u << HS_FAN_LOG)
+#define HS_BT_MAXLEV 12
+#define HS_BT_EVALS 8
+#define HS_BT_POPS 32
+#define HS_SKIP_REL 1e-5
+#define HS_SKIP_BIG 1e37
+
+#ifndef HS_BT_TYPES
+#define HS_BT_TYPES
+/* Bounds of a run of sibling nodes computed by the search, kept for the
+ * walk that marks. */
+typedef struct hs_bt_memo { unsigned lev; size_t first, cnt; double u[HS_FAN]; } hs_bt_memo;
+/* The search's state: the lower bound so far, leaves evaluated, memo. */
+typedef struct hs_bt_search {
+  double mlo, margin; /* open a node while its U > mlo + margin */
+  size_t evals, max_evals, nmemo;
+  int cut_short; /* stopped by max_evals or the memo, not the bounds */
+  hs_bt_memo memo[HS_BT_POPS];
+} hs_bt_search;
+#endif
+
+/* The bounds tree of one head: per level, per dimension, three arrays of
+ * cnt[l] values (kmin, kmax, max |k|), SoA so that the bounds of sibling
+ * nodes are one vector loop per dimension. */
+typedef struct FN(btree) {
+  unsigned nlev;
+  int exact;                 /* every key coordinate an integer, |k| <= 2^12 */
+  double kabs[HS_ATTN_MAX_D]; /* max |k_jc| over the keys, per c */
+  size_t dk, cnt[HS_BT_MAXLEV];
+  REAL *lv[HS_BT_MAXLEV]; /* level l: kmin[dk][cnt], kmax[dk][cnt], am[dk][cnt] */
+  REAL *mem;
+  size_t bytes;
+} FN(btree);
+
+static void FN(bt_free)(FN(btree) *T) {
+  if (T) free(T->mem);
+  free(T);
+}
+
+#if HS_TWO_PASS /* the two-pass kernel skipping needs: f32 only */
+/* The tree over keys 0..rows-1 of K (dk) and V (dv); NULL when out of
+ * memory. */
+static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
+                              size_t dk, size_t dv) {
+  FN(btree) *T = calloc(1, sizeof *T);
+  if (!T) return NULL;
+  T->dk = dk;
+  size_t c0 = (rows + HS_TILE - 1) / HS_TILE, total = 0;
+  T->cnt[0] = c0 ? c0 : 1;
+  T->nlev = 1;
+  while (T->cnt[T->nlev - 1] > HS_FAN && T->nlev < HS_BT_MAXLEV) {
+    T->cnt[T->nlev] = (T->cnt[T->nlev - 1] + HS_FAN - 1) / HS_FAN;
+    T->nlev++;
+  }
+  for (unsigned l = 0; l < T->nlev; l++) total += 3 * dk * T->cnt[l];
+  T->mem = malloc((total ? total : 1) * sizeof(REAL));
+  T->bytes = (total ? total : 1) * sizeof(REAL) + sizeof *T;
+  if (!T->mem) {
+    free(T);
+    return NULL;
+  }
+  size_t off = 0;
+  for (unsigned l = 0; l < T->nlev; l++) {
+    T->lv[l] = T->mem + off;
+    off += 3 * dk * T->cnt[l];
+  }
+  size_t nt = T->cnt[0];
+  REAL *L0 = T->lv[0];
+  T->exact = 1;
+  for (size_t j = 0; j < rows * dk && T->exact; j++)
+    T->exact = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
+  for (size_t t = 0; t < nt; t++) {
+    size_t j1 = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
+    int bad = 0;
+    for (size_t c = 0; c < dk; c++) {
+      REAL mn = INFINITY, mx = -INFINITY;
+      for (size_t j = t * HS_TILE; j < j1; j++) {
+        REAL x = K[j * dk + c];
+        bad |= !isfinite(x);
+        if (x < mn) mn = x;
+        if (x > mx) mx = x;
+      }
+      if (fabs(mn) > T->kabs[c]) T->kabs[c] = fabs(mn);
+      if (fabs(mx) > T->kabs[c]) T->kabs[c] = fabs(mx);
+      L0[c * nt + t] = mn;
+      L0[(dk + c) * nt + t] = mx;
+      L0[(2 * dk + c) * nt + t] = fabs(mn) > fabs(mx) ? fabs(mn) : fabs(mx);
+    }
+    for (size_t j = t * HS_TILE; j < j1; j++)
+      for (size_t c = 0; c < dv; c++) bad |= !isfinite(V[j * dv + c]);
+    if (bad)
+      for (size_t c = 0; c < 3 * dk; c++) L0[c * nt + t] = NAN;
+  }
+  for (unsigned l = 1; l < T->nlev; l++) {
+    size_t cn = T->cnt[l], cc = T->cnt[l - 1];
+    const REAL *C = T->lv[l - 1];
+    REAL *P = T->lv[l];
+    for (size_t s = 0; s < cn; s++)
+      for (size_t c = 0; c < dk; c++) {
+        REAL mn = INFINITY, mx = -INFINITY, am = 0;
+        for (size_t t = s * HS_FAN; t < cc && t < (s + 1) * HS_FAN; t++) {
+          REAL a = C[c * cc + t], b = C[(dk + c) * cc + t], m = C[(2 * dk + c) * cc + t];
+          /* a NaN child makes the parent NaN, and it stays NaN (every
+           * compare with NaN is false) */
+          if (isnan(a) || a < mn) mn = a;
+          if (isnan(b) || b > mx) mx = b;
+          if (isnan(m) || m > am) am = m;
+        }
+        P[c * cn + s] = mn;
+        P[(dk + c) * cn + s] = mx;
+        P[(2 * dk + c) * cn + s] = am;
+      }
+  }
+  return T;
+}
+
+/* Per-row constants of the bounds. */
+typedef struct FN(bq) {
+  const hs_kernels *kt;
+  double qd[HS_ATTN_MAX_D], aq[HS_ATTN_MAX_D];
+  double rel; /* HS_SKIP_REL, or 0 where scores are exact (hard heads) */
+  REAL qf[HS_ATTN_MAX_D]; /* qd rounded to REAL, for the hard kernel */
+  double lim, absm;
+  size_t a, b, ta, tb;
+} FN(bq);
+
+/* U of the nodes first .. first + cnt - 1 (cnt <= HS_FAN) of level l;
+ * NaN where a node has none. dk a constant in the common cases. */
+static inline void FN(bt_bounds_dk)(const FN(btree) *T, const FN(bq) *Bq,
+                                    size_t dk, unsigned l, size_t first,
+                                    size_t cnt, double *u) {
+  const size_t cl = T->cnt[l];
+  const REAL *Lv = T->lv[l];
+  const REAL *sel[HS_ATTN_MAX_D], *am[HS_ATTN_MAX_D];
+  for (size_t c = 0; c < dk; c++) {
+    sel[c] = Lv + ((Bq->qd[c] >= 0 ? dk : 0) + c) * cl + first;
+    am[c] = Lv + (2 * dk + c) * cl + first;
+  }
+  /* node by node, the sums in registers (dk is a constant here) */
+  for (size_t k = 0; k < cnt; k++) {
+    double uk = 0, A = 0;
+    for (size_t c = 0; c < dk; c++) {
+      uk += Bq->qd[c] * (double)sel[c][k];
+      A += Bq->aq[c] * (double)am[c][k];
+    }
+    u[k] = A <= Bq->lim ? uk + Bq->rel * A + Bq->absm : NAN;
+  }
+}
+
+static void FN(bt_bounds)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
+                          size_t first, size_t cnt, double *u) {
+  switch (T->dk) {
+    case 1: FN(bt_bounds_dk)(T, Bq, 1, l, first, cnt, u); return;
+    case 2: FN(bt_bounds_dk)(T, Bq, 2, l, first, cnt, u); return;
+    case 4: FN(bt_bounds_dk)(T, Bq, 4, l, first, cnt, u); return;
+    default: FN(bt_bounds_dk)(T, Bq, T->dk, l, first, cnt, u); return;
+  }
+}
+
+/* The lower bound from tile t's visible keys: their best score by the
+ * f32_attn_hard kernel (vector blocks, no exp) with q_c * inv_tau rounded
+ * to f32, minus 1e-5 A_t, A_t the tile's A (>= every key's A). The
+ * kernel's score is within (ceil(dk/4) + 4) u A_j of the exact S_j (its
+ * first comment) and the rounded query adds u A_j: together <= 1.3e-6
+ * A_j for dk <= 64, so the result is <= S_j - 8.7e-6 A_j - 1e-30 max(1,
+ * inv_tau) <= the two-pass kernel's s_j (error <= 4.4e-6 A_j). */
+static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
+                          size_t t) {
+  const size_t dk = T->dk, cl = T->cnt[0];
+  size_t j0 = t * HS_TILE > Bq->a ? t * HS_TILE : Bq->a;
+  size_t j1 = t * HS_TILE + HS_TILE - 1 < Bq->b ? t * HS_TILE + HS_TILE - 1 : Bq->b;
+  double At = 0;
+  for (size_t c = 0; c < dk; c++) At += Bq->aq[c] * (double)T->lv[0][(2 * dk + c) * cl + t];
+  if (!(At <= Bq->lim)) return -INFINITY;
+  hs_f32_hard st = {-INFINITY, -INFINITY, 0, 0};
+  float none[1];
+  Bq->kt->f32_attn_hard(j1 - j0 + 1, dk, 0, Bq->qf, K + j0 * dk, dk, K, 0, 0,
+                        HS_HARD_LEFT, &st, none);
+  if (st.cnt == 0) return -INFINITY; /* every score NaN */
+  return (double)st.best - Bq->rel * At - Bq->absm;
+}
+
+/* The nodes of level l under [ta, tb]: first and last index. */
+static inline void FN(bt_span)(const FN(bq) *Bq, unsigned l, size_t *f, size_t *e) {
+  *f = Bq->ta >> (HS_FAN_LOG * l);
+  *e = Bq->tb >> (HS_FAN_LOG * l);
+}
+
+/* Bounds of the children of node idx of level l (l >= 1) inside the row's
+ * span: from the search's memo when it has them, else computed. */
+static const double *FN(bt_children)(const FN(btree) *T, const FN(bq) *Bq,
+                                     unsigned l, size_t idx, hs_bt_memo *memo,
+                                     size_t nmemo, double *buf, size_t *first,
+                                     size_t *cnt) {
+  size_t f, e;
+  FN(bt_span)(Bq, l - 1, &f, &e);
+  size_t c0 = idx << HS_FAN_LOG, c1 = c0 + HS_FAN - 1;
+  if (c0 < f) c0 = f;
+  if (c1 > e) c1 = e;
+  *first = c0;
+  *cnt = c1 - c0 + 1;
+  for (size_t k = 0; k < nmemo; k++)
+    if (memo[k].lev == l - 1 && memo[k].first == c0) return memo[k].u;
+  FN(bt_bounds)(T, Bq, l - 1, c0, *cnt, buf);
+  return buf;
+}
+
+/* Depth-first, left to right: the kept tiles under the nodes first ..
+ * first + cnt - 1 of level l (bounds u) appended to seg as segments. */
+static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
+                          size_t first, size_t cnt, const double *u,
+                          double mlo, double cut, hs_bt_memo *memo, size_t nmemo,
+                          size_t *seg, size_t ns) {
+  for (size_t k = 0; k < cnt; k++) {
+    if (mlo - u[k] > cut) continue;
+    size_t idx = first + k;
+    if (l == 0) {
+      size_t s0 = idx * HS_TILE > Bq->a ? idx * HS_TILE : Bq->a;
+      size_t s1 = idx * HS_TILE + HS_TILE - 1 < Bq->b ? idx * HS_TILE + HS_TILE - 1 : Bq->b;
+      seg[2 * ns] = s0;
+      seg[2 * ns + 1] = s1 - s0 + 1;
+      ns++;
+      continue;
+    }
+    double buf[HS_FAN];
+    size_t cf, cc;
+    const double *cu = FN(bt_children)(T, Bq, l, idx, memo, nmemo, buf, &cf, &cc);
+    ns = FN(bt_walk)(T, Bq, l - 1, cf, cc, cu, mlo, cut, memo, nmemo, seg, ns);
+  }
+  return ns;
+}
+
+/* Depth-first branch and bound for m_lo under the nodes first .. first +
+ * cnt - 1 of level l (bounds u): children in decreasing order of U, a
+ * subtree entered only while its U exceeds m_lo + 1; at most HS_BT_EVALS
+ * leaves and HS_BT_POPS expansions (their children's bounds memoised for
+ * the walk). */
+static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
+                          unsigned l, size_t first, size_t cnt, const double *u,
+                          hs_bt_search *S) {
+  unsigned done = 0; /* bit k: node first + k visited */
+  for (;;) {
+    size_t best = SIZE_MAX;
+    const double thr = S->mlo + S->margin;
+    double ub = thr;
+    for (size_t k = 0; k < cnt; k++)
+      if (!(done >> k & 1) && u[k] > ub) best = k, ub = u[k];
+    if (best == SIZE_MAX) return;
+    if (S->evals >= S->max_evals) {
+      S->cut_short = 1;
+      return;
+    }
+    done |= 1u << best;
+    size_t idx = first + best;
+    if (l == 0) {
+      double v = FN(bt_leaf)(T, Bq, K, idx);
+      if (v > S->mlo) S->mlo = v;
+      S->evals++;
+      continue;
+    }
+    if (S->nmemo >= HS_BT_POPS) {
+      S->cut_short = 1;
+      return;
+    }
+    hs_bt_memo *M = &S->memo[S->nmemo++];
+    size_t cf, cc;
+    FN(bt_children)(T, Bq, l, idx, NULL, 0, M->u, &cf, &cc);
+    M->lev = l - 1, M->first = cf, M->cnt = cc;
+    FN(bt_search)(T, Bq, K, l - 1, cf, cc, M->u, S);
+  }
+}
+
+/* The segments of a row with visible keys [a, b] into seg (at most
+ * b/64 - a/64 + 1 pairs), the skippable tiles left out; returns how many.
+ * Without a usable bound (see above) every tile is listed. */
+static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T,
+                         const REAL *K, const REAL *q,
+                         size_t a, size_t b, double inv_tau, double cut,
+                         size_t *seg) {
+  FN(bq) Bq;
+  Bq.kt = kt, Bq.a = a, Bq.b = b, Bq.ta = a / HS_TILE, Bq.tb = b / HS_TILE;
+  const size_t dk = T ? T->dk : 0;
+  int ok = T && dk > 0 && inv_tau > 0 && isfinite(inv_tau);
+  Bq.rel = HS_SKIP_REL;
+  Bq.lim = HS_SKIP_BIG * fmin(1.0, inv_tau);
+  Bq.absm = 1e-30 * fmax(1.0, inv_tau);
+  for (size_t c = 0; ok && c < dk; c++) {
+    Bq.qd[c] = (double)q[c] * inv_tau; /* exact for f32: 24 x 24 bits */
+    Bq.aq[c] = fabs(Bq.qd[c]);
+    Bq.qf[c] = (REAL)Bq.qd[c];
+    if (!(Bq.aq[c] <= HS_SKIP_BIG)) ok = 0;
+  }
+  hs_bt_search S; /* not = {0}: zeroing the memo cost more than the search */
+  S.mlo = -INFINITY, S.margin = 1, S.evals = 0, S.max_evals = HS_BT_EVALS;
+  S.nmemo = 0, S.cut_short = 0;
+  const unsigned top = ok ? T->nlev - 1 : 0;
+  size_t tf, te;
+  FN(bt_span)(&Bq, top, &tf, &te);
+  double tu[HS_FAN];
+  if (ok) {
+    FN(bt_bounds)(T, &Bq, top, tf, te - tf + 1, tu);
+    FN(bt_search)(T, &Bq, K, top, tf, te - tf + 1, tu, &S);
+  }
+  double mlo = S.mlo;
+  if (!(mlo > -INFINITY)) {
+    size_t ns = 0;
+    for (size_t t = Bq.ta; t <= Bq.tb; t++, ns++) {
+      size_t s0 = t * HS_TILE > a ? t * HS_TILE : a;
+      size_t s1 = t * HS_TILE + HS_TILE - 1 < b ? t * HS_TILE + HS_TILE - 1 : b;
+      seg[2 * ns] = s0;
+      seg[2 * ns + 1] = s1 - s0 + 1;
+    }
+    return ns;
+  }
+  return FN(bt_walk)(T, &Bq, top, tf, te - tf + 1, tu, mlo, cut, S.memo, S.nmemo, seg, 0);
+}
+
+/* Hard heads skip too, where their scores are exact. Exact: every key
+ * coordinate an integer with |k| <= 2^12 (FN(bt_make)) and every query
+ * coordinate one with |q| <= 2^12, A = sum_c |q_c| max_j |k_jc| < 2^24.
+ * Then every product and every partial sum of a score, in any order, is
+ * an integer below 2^24 in magnitude, exact in f32: every kernel's score
+ * is S_j itself, and so are the bounds U (sums of integers in double) with
+ * no slack (rel = absm = 0). Compiled hard models are of this kind
+ * (weights and features 0, +-1, +-2). The hard choice then needs only:
+ *   M, the exact row max: depth-first branch and bound, a node opened
+ *     while U > M (strictly), leaves scored by f32_attn_hard; complete
+ *     when it stops by the bounds (else the row runs dense);
+ *   left / right: the first key scoring M from that end, nodes with
+ *     U < M passed over; out = v[pick], as the dense kernel copies it;
+ *   average: the tiles with U >= M, in increasing order, through the
+ *     same kernel with its state carried: every key scoring M is in them,
+ *     in the same order, so cnt and the sum of values keep their bits.
+ * The best score below M (the gap statistics) is not known this way:
+ * rows whose head statistics are wanted run dense. */
+static int FN(bt_exact_q)(const FN(btree) *T, const REAL *q) {
+  if (!T->exact || T->dk == 0) return 0;
+  double A = 0;
+  for (size_t c = 0; c < T->dk; c++) {
+    if (!(fabs(q[c]) <= 4096) || q[c] != (REAL)(int32_t)q[c]) return 0;
+    A += fabs((double)q[c]) * T->kabs[c];
+  }
+  return A < 16777216.0;
+}
+
+/* The key scoring M nearest the left (right = 0) or right end under the
+ * nodes first .. first + cnt - 1 of level l (bounds u); SIZE_MAX if none. */
+static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
+                          unsigned l, size_t first, size_t cnt, const double *u,
+                          double M, int right, hs_bt_memo *memo, size_t nmemo,
+                          size_t *scored) {
+  for (size_t s = 0; s < cnt; s++) {
+    size_t k = right ? cnt - 1 - s : s, idx = first + k;
+    if (!(u[k] >= M)) continue;
+    if (l == 0) {
+      size_t j0 = idx * HS_TILE > Bq->a ? idx * HS_TILE : Bq->a;
+      size_t j1 = idx * HS_TILE + HS_TILE - 1 < Bq->b ? idx * HS_TILE + HS_TILE - 1 : Bq->b;
+      hs_f32_hard st = {-INFINITY, -INFINITY, 0, 0};
+      float none[1];
+      Bq->kt->f32_attn_hard(j1 - j0 + 1, T->dk, 0, Bq->qf, K + j0 * T->dk, T->dk,
+                            K, 0, j0, right ? HS_HARD_RIGHT : HS_HARD_LEFT, &st, none);
+      ++*scored;
+      if (st.cnt > 0 && (double)st.best == M) return st.pick;
+      continue;
+    }
+    double buf[HS_FAN];
+    size_t cf, cc;
+    const double *cu = FN(bt_children)(T, Bq, l, idx, memo, nmemo, buf, &cf, &cc);
+    size_t r = FN(bt_find)(T, Bq, K, l - 1, cf, cc, cu, M, right, memo, nmemo, scored);
+    if (r != SIZE_MAX) return r;
+  }
+  return SIZE_MAX;
+}
+
+/* A hard row over BOS and keys lo..hi (FN(hard_row_k)'s order), skipping;
+ * seg has room for the row's tiles. Returns 0, with out untouched, when
+ * the row cannot skip (not exact, or the search cut short): the caller
+ * runs the dense kernel. Counts the row's tiles into *total and those no
+ * kernel call scored into *skipped (a tile scored twice counts twice, so
+ * this errs low). */
+static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T,
+                             hs_hard_rule rule, const REAL *q, const REAL *K,
+                             const REAL *V, size_t dv, size_t lo, size_t hi,
+                             size_t *seg, REAL *out, uint64_t *total,
+                             uint64_t *skipped) {
+  if (!T || !FN(bt_exact_q)(T, q)) return 0;
+  const size_t dk = T->dk;
+  size_t ra[2] = {0, lo}, rb[2] = {lo == 1 && lo <= hi ? hi : 0, hi};
+  int nr = lo == 1 || lo > hi ? 1 : 2;
+  FN(bq) Bq[2];
+  hs_bt_search S[2];
+  double tu[2][HS_FAN], M = -INFINITY;
+  size_t tf[2], te[2];
+  const unsigned top = T->nlev - 1;
+  for (int r = 0; r < nr; r++) {
+    FN(bq) *B = &Bq[r];
+    B->kt = kt, B->a = ra[r], B->b = rb[r], B->ta = ra[r] / HS_TILE, B->tb = rb[r] / HS_TILE;
+    B->rel = 0, B->absm = 0, B->lim = INFINITY;
+    for (size_t c = 0; c < dk; c++)
+      B->qd[c] = (double)q[c], B->aq[c] = fabs(B->qd[c]), B->qf[c] = q[c];
+    S[r].mlo = M, S[r].margin = 0, S[r].evals = 0, S[r].max_evals = 4 * HS_BT_EVALS;
+    S[r].nmemo = 0, S[r].cut_short = 0;
+    FN(bt_span)(B, top, &tf[r], &te[r]);
+    FN(bt_bounds)(T, B, top, tf[r], te[r] - tf[r] + 1, tu[r]);
+    FN(bt_search)(T, B, K, top, tf[r], te[r] - tf[r] + 1, tu[r], &S[r]);
+    if (S[r].cut_short) return 0;
+    M = S[r].mlo;
+  }
+  if (!(M > -INFINITY)) return 0;
+  size_t tiles = 0, scored = 0;
+  for (int r = 0; r < nr; r++) tiles += Bq[r].tb - Bq[r].ta + 1, scored += S[r].evals;
+  if (rule == HS_HARD_AVG) {
+    hs_f32_hard hs = {-INFINITY, -INFINITY, 0, 0};
+    for (size_t c = 0; c < dv; c++) out[c] = 0;
+    for (int r = 0; r < nr; r++) {
+      size_t ns = FN(bt_walk)(T, &Bq[r], top, tf[r], te[r] - tf[r] + 1, tu[r], M,
+                              0.0, S[r].memo, S[r].nmemo, seg, 0);
+      scored += ns;
+      for (size_t g = 0; g < ns; g++) {
+        size_t s0 = seg[2 * g];
+        kt->f32_attn_hard(seg[2 * g + 1], dk, dv, q, K + s0 * dk, dk, V + s0 * dv,
+                          dv, s0, rule, &hs, out);
+      }
+    }
+    for (size_t c = 0; c < dv; c++) out[c] /= (REAL)hs.cnt;
+    *total += tiles;
+    *skipped += tiles - (scored < tiles ? scored : tiles);
+    return 1;
+  }
+  int right = rule == HS_HARD_RIGHT;
+  for (int s = 0; s < nr; s++) {
+    int r = right ? nr - 1 - s : s;
+    size_t p = FN(bt_find)(T, &Bq[r], K, top, tf[r], te[r] - tf[r] + 1, tu[r], M,
+                           right, S[r].memo, S[r].nmemo, &scored);
+    if (p != SIZE_MAX) {
+      memcpy(out, V + p * dv, dv * sizeof(REAL));
+      *total += tiles;
+      *skipped += tiles - (scored < tiles ? scored : tiles);
+      return 1;
+    }
+  }
+  return 0; /* not reached: the key giving M scores M */
+}
+#endif
