@@ -61,6 +61,9 @@ FAMILIES = [
     ("gemm", ["rows", "m", "k"], "row",
      "batched gemv Y = X A^T (the forward pass's projections): rows of X, "
      "m outputs, k inputs"),
+    ("gemm_f64", ["rows", "m", "k"], "row",
+     "the same in double: <isa> = f64_gemm, <isa>_gemv = one f64_gemv per "
+     "row (what the f64 forward pass ran before f64_gemm)"),
 ]
 IMPL_ORDER = ["scalar", "avx2", "avx512", "libm", "sleef", "onednn",
               "onednn_avx2", "xnnpack", "loop", "openblas"]

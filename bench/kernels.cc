@@ -10,7 +10,7 @@
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
 // the relative-position bias of mode rel),
-// gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
+// gemm/<impl>/<rows>/<m>/<k>, gemm_f64/<isa>[_gemv]/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
 // runs exp on the softmax_spread data, so that "exp time does not depend
@@ -830,6 +830,64 @@ void register_gemm() {
     }
 }
 
+// The same products in double (f64_gemm; the f64 forward pass's
+// projections), shapes as for gemm; impl <isa>_gemv is the loop of one
+// f64_gemv per row that the forward pass ran before, to set beside it.
+// Checked once against a long double loop within 1e-12 of sum |x a|.
+std::vector<double> uniform_f64(size_t n, float lo, float hi, int stream) {
+  const float *f = uniform(n, lo, hi, stream);
+  return std::vector<double>(f, f + n);
+}
+
+void register_gemm_f64() {
+  static const int64_t kShapes[][2] = {{2, 9}, {9, 2}, {16, 32}};
+  const int64_t rows = 4096;
+  for (const auto &sh : kShapes)
+    for (hs_isa isa : kIsas)
+      for (int gemv = 0; gemv < 2; gemv++) {
+        const int64_t m = sh[0], kk = sh[1];
+        std::string name = std::string("gemm_f64/") + hs_isa_name(isa) +
+                           (gemv ? "_gemv/" : "/") + std::to_string(rows) + "/" +
+                           std::to_string(m) + "/" + std::to_string(kk);
+        benchmark::RegisterBenchmark(
+            name.c_str(), [isa, m, kk, rows, gemv](benchmark::State &state) {
+              const hs_kernels *k = table_or_skip(state, isa);
+              if (!k) return;
+              const std::vector<double> a = uniform_f64(m * kk, -1.0f, 1.0f, 6);
+              const std::vector<double> x = uniform_f64(rows * kk, -1.0f, 1.0f, 7);
+              std::vector<double> y((size_t)(rows * m));
+              auto run = [&] {
+                if (gemv)
+                  for (int64_t i = 0; i < rows; i++)
+                    k->f64_gemv(m, kk, a.data(), kk, x.data() + i * kk, y.data() + i * m);
+                else
+                  k->f64_gemm(rows, m, kk, a.data(), kk, x.data(), kk, y.data(), m);
+              };
+              run();
+              for (int64_t i = 0; i < rows; i++)
+                for (int64_t r = 0; r < m; r++) {
+                  long double want = 0, abs = 0;
+                  for (int64_t c = 0; c < kk; c++) {
+                    long double p = (long double)x[i * kk + c] * a[r * kk + c];
+                    want += p;
+                    abs += std::fabs(p);
+                  }
+                  if (!(std::fabs(y[i * m + r] - want) <= 1e-12L * abs + 1e-300L)) {
+                    state.SkipWithError("gemm_f64 output is wrong");
+                    return;
+                  }
+                }
+              state.SetLabel(k->name[gemv ? HS_OP_f64_gemv : HS_OP_f64_gemm]);
+              for (auto _ : state) {
+                run();
+                benchmark::DoNotOptimize(y.data());
+                benchmark::ClobberMemory();
+              }
+              state.SetItemsProcessed(state.iterations() * rows);
+            });
+      }
+}
+
 // ------------------------------------------------------------- ISA table
 
 void json_str(const char *s) {
@@ -954,6 +1012,7 @@ int main(int argc, char **argv) {
     register_attn_mask(max_n, true, bias);
   }
   register_gemm();
+  register_gemm_f64();
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

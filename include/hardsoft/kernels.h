@@ -77,6 +77,10 @@ typedef void (*hs_f32_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
 typedef void (*hs_f32_gemm_fn)(size_t rows, size_t m, size_t k,
                                const float *a, size_t lda, const float *x,
                                size_t ldx, float *y, size_t ldy);
+/* The same in double (f64_gemm), the same contract. */
+typedef void (*hs_f64_gemm_fn)(size_t rows, size_t m, size_t k,
+                               const double *a, size_t lda, const double *x,
+                               size_t ldx, double *y, size_t ldy);
 
 /* Keys per online-softmax block of f32_attn_row and f32_attn_tile. */
 #define HS_ATTN_BLOCK 512
@@ -157,7 +161,7 @@ typedef void (*hs_f32_attn_tile_bias_fn)(size_t nq, const size_t *n,
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
   X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
-  X(f32_attn_tile_bias) X(f32_attn_hard)
+  X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -184,6 +188,7 @@ struct hs_kernels {
   hs_f32_attn_row_bias_fn f32_attn_row_bias;
   hs_f32_attn_tile_bias_fn f32_attn_tile_bias;
   hs_f32_attn_hard_fn f32_attn_hard;
+  hs_f64_gemm_fn f64_gemm;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };

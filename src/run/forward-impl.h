@@ -95,18 +95,13 @@ static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
   return ok ? 0 : -1;
 }
 
-/* Y[i*ldy + r] = sum_c X[i*ldx + c] A[r*lda + c], i < rows: f32 on the
- * batched gemm kernel, f64 one gemv per row. Row i depends only on row i
- * of X, so splitting rows among threads or chunks changes no bit. */
+/* Y[i*ldy + r] = sum_c X[i*ldx + c] A[r*lda + c], i < rows: the batched
+ * gemm kernel (f32_gemm / f64_gemm). Row i depends only on row i of X, so
+ * splitting rows among threads or chunks changes no bit. */
 static void FN(gemm)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
                      const REAL *a, size_t lda, const REAL *x, size_t ldx,
                      REAL *y, size_t ldy) {
-#if HS_TWO_PASS
-  kt->f32_gemm(rows, m, k, a, lda, x, ldx, y, ldy);
-#else
-  for (size_t i = 0; i < rows; i++)
-    KOP(kt, gemv)(m, k, a, lda, x + i * ldx, y + i * ldy);
-#endif
+  KOP(kt, gemm)(rows, m, k, a, lda, x, ldx, y, ldy);
 }
 
 /* x_i = embed[symbol] + positional features. Features are computed in
