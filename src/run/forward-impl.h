@@ -139,55 +139,11 @@ static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
   }
 }
 
-#if !HS_TWO_PASS
-/* Scores of query q against keys j in [lo, hi] and BOS; the hard choice
- * (leftmost / rightmost / all maximal) averaged into out[dv]. f64 only:
- * f32 takes the f32_attn_hard kernel (hard_row_k). */
-static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
-                         const REAL *K, const REAL *V, size_t lo, size_t hi,
-                         REAL *out, hs_head_stats *st) {
-  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  REAL best = KOP(kt, dot)(dk, q, K), second = -INFINITY;
-  size_t pick = 0, cnt = 1;
-  for (size_t c = 0; c < dv; c++) out[c] = V[c];
-  for (size_t j = lo; j <= hi && lo <= hi; j++) {
-    REAL s = KOP(kt, dot)(dk, q, K + j * dk);
-    if (s > best) {
-      second = best;
-      best = s, pick = j, cnt = 1;
-      if (H->kind == HS_ATTN_HARD_AVG)
-        for (size_t c = 0; c < dv; c++) out[c] = V[j * dv + c];
-    } else if (s == best) {
-      cnt++;
-      if (H->kind == HS_ATTN_HARD_RIGHT) pick = j;
-      if (H->kind == HS_ATTN_HARD_AVG)
-        for (size_t c = 0; c < dv; c++) out[c] += V[j * dv + c];
-    } else if (s > second) {
-      second = s;
-    }
-  }
-  if (H->kind == HS_ATTN_HARD_AVG) {
-    for (size_t c = 0; c < dv; c++) out[c] /= (REAL)cnt;
-  } else {
-    for (size_t c = 0; c < dv; c++) out[c] = V[pick * dv + c];
-  }
-  if (st) {
-    /* gap between a maximal score and the best non-maximal one */
-    if (second > -INFINITY) {
-      double g = (double)best - (double)second;
-      if (g < st->gap) st->gap = g;
-      st->nonuniform = 1;
-    }
-    if (cnt > 1) st->tied = 1;
-  }
-}
-#endif
-
-#if HS_TWO_PASS
-/* hard_row by the f32_attn_hard kernel: BOS then keys lo..hi, in that
+/* A hard head's row (leftmost / rightmost / all maximal) by the
+ * f32_attn_hard / f64_attn_hard kernel: BOS then keys lo..hi, in that
  * order (BOS is the leftmost position whatever the mask); past masks
- * have lo = 1, so the two are one contiguous range. Same choice, ties,
- * gap and average as hard_row for the same scores. */
+ * have lo = 1, so the two are one contiguous range. A NaN score is never
+ * maximal; a row of NaN scores takes BOS. */
 static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q,
                            const REAL *K, const REAL *V, size_t lo, size_t hi,
                            REAL *out, hs_head_stats *st) {
@@ -195,16 +151,16 @@ static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q
   hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
                       : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
                                                       : HS_HARD_AVG;
-  hs_f32_hard hs = {-INFINITY, -INFINITY, 0, 0};
+  CAT(CAT(hs_, SFX), _hard) hs = {-INFINITY, -INFINITY, 0, 0};
   for (size_t c = 0; c < dv; c++) out[c] = 0;
   size_t nk = lo <= hi ? hi - lo + 1 : 0;
   if (lo == 1) {
-    kt->f32_attn_hard(nk + 1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
+    KOP(kt, attn_hard)(nk + 1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
   } else {
-    kt->f32_attn_hard(1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
-    kt->f32_attn_hard(nk, dk, dv, q, K + lo * dk, dk, V + lo * dv, dv, lo, rule, &hs, out);
+    KOP(kt, attn_hard)(1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
+    KOP(kt, attn_hard)(nk, dk, dv, q, K + lo * dk, dk, V + lo * dv, dv, lo, rule, &hs, out);
   }
-  if (hs.cnt == 0) { /* every score NaN: BOS, as hard_row */
+  if (hs.cnt == 0) { /* every score NaN: BOS */
     for (size_t c = 0; c < dv; c++) out[c] = V[c];
   } else if (rule == HS_HARD_AVG) {
     for (size_t c = 0; c < dv; c++) out[c] /= (REAL)hs.cnt;
@@ -218,7 +174,6 @@ static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q
     if (hs.cnt > 1) st->tied = 1;
   }
 }
-#endif
 
 /* The relative bias of head H (hs_head.bias_slope) for row i: key j of
  * the K, V buffers (j = 1..n the positions, 0 BOS, n + 1 BOS's copy)
@@ -680,11 +635,7 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
       if (e > *err) *err = e;
     }
   } else {
-#if HS_TWO_PASS
     FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
-#else /* f64 */
-    FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
-#endif
   }
 }
 
