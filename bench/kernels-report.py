@@ -39,6 +39,9 @@ FAMILIES = [
      "one hard attention row (rightmost unique-hard, no exp): one query, n "
      "keys, dk = d, dv = 1; d = 1 keys 0/1 (ties everywhere, as compiled "
      "since/until heads), d = 8 uniform (no ties)"),
+    ("attn_hard_f64", ["n", "d"], "key",
+     "the same in double: <isa> = f64_attn_hard, <isa>_dot = one f64_dot "
+     "call per key (what the f64 forward pass ran before f64_attn_hard)"),
     ("read_bw", ["bytes"], "byte",
      "read bandwidth: a buffer summed with 256-bit loads into 8 accumulators "
      "(in cache after the first pass); the roofline of the attn_row target"),
@@ -61,6 +64,9 @@ FAMILIES = [
     ("gemm", ["rows", "m", "k"], "row",
      "batched gemv Y = X A^T (the forward pass's projections): rows of X, "
      "m outputs, k inputs"),
+    ("gemm_f64", ["rows", "m", "k"], "row",
+     "the same in double: <isa> = f64_gemm, <isa>_gemv = one f64_gemv per "
+     "row (what the f64 forward pass ran before f64_gemm)"),
 ]
 IMPL_ORDER = ["scalar", "avx2", "avx512", "libm", "sleef", "onednn",
               "onednn_avx2", "xnnpack", "loop", "openblas"]

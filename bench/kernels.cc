@@ -6,11 +6,12 @@
 //
 // Names: softmax/<impl>/<n>, softmax_spread/<impl>/<n>/<spread>,
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
-// attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>, read_bw/avx2/<bytes>,
+// attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>,
+// attn_hard_f64/<isa>[_dot]/<n>/<d>, read_bw/avx2/<bytes>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
 // the relative-position bias of mode rel),
-// gemm/<impl>/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
+// gemm/<impl>/<rows>/<m>/<k>, gemm_f64/<isa>[_gemv]/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
 // runs exp on the softmax_spread data, so that "exp time does not depend
@@ -546,6 +547,12 @@ void register_dot(int64_t max_n) {
   }
 }
 
+// The float data of uniform() in double (the f64 kernels' inputs).
+std::vector<double> uniform_f64(size_t n, float lo, float hi, int stream) {
+  const float *f = uniform(n, lo, hi, stream);
+  return std::vector<double>(f, f + n);
+}
+
 // The kernel table of isa, or NULL after marking the benchmark skipped.
 const hs_kernels *table_or_skip(benchmark::State &state, hs_isa isa) {
   const hs_kernels *k = hs_kernels_for(isa);
@@ -643,6 +650,67 @@ void register_attn_hard(int64_t max_n) {
               state.SetItemsProcessed(state.iterations() * n);
             });
       }
+  }
+}
+
+// The same in double (f64_attn_hard): attn_hard_f64/<isa>/<n>/<d>, the
+// same data converted; impl <isa>_dot is the loop of one f64_dot per key
+// that the f64 forward pass ran before, to set beside it.
+void register_attn_hard_f64(int64_t max_n) {
+  for (int64_t n : kAttnN) {
+    if (n > max_n) continue;
+    for (int64_t d : {1, 8})
+      for (hs_isa isa : kIsas)
+        for (int dot = 0; dot < 2; dot++) {
+          std::string name = std::string("attn_hard_f64/") + hs_isa_name(isa) +
+                             (dot ? "_dot/" : "/") + std::to_string(n) + "/" +
+                             std::to_string(d);
+          benchmark::RegisterBenchmark(
+              name.c_str(), [isa, n, d, dot](benchmark::State &state) {
+                const hs_kernels *k = table_or_skip(state, isa);
+                if (!k) return;
+                const std::vector<double> q = uniform_f64(d, 0.5f, 1.0f, 3);
+                std::vector<double> kk = uniform_f64(n * d, -1.0f, 1.0f, 4);
+                if (d == 1)
+                  for (int64_t j = 0; j < n; j++) kk[j] = kk[j] > 0 ? 1.0 : 0.0;
+                const std::vector<double> v = uniform_f64(n, -1.0f, 1.0f, 5);
+                double acc[1];
+                hs_f64_hard st;
+                auto run = [&] {
+                  st = {-INFINITY, -INFINITY, 0, 0};
+                  acc[0] = 0;
+                  if (!dot) {
+                    k->f64_attn_hard(n, d, 1, q.data(), kk.data(), d, v.data(), 1, 0,
+                                     HS_HARD_RIGHT, &st, acc);
+                    return;
+                  }
+                  for (int64_t j = 0; j < n; j++) {  // the old per-key loop
+                    double s = k->f64_dot(d, q.data(), kk.data() + j * d);
+                    if (s > st.best || (s == st.best && st.cnt == 0)) {
+                      if (st.best > st.second) st.second = st.best;
+                      st.best = s, st.cnt = 1, st.pick = j;
+                    } else if (s == st.best) {
+                      st.cnt++, st.pick = j;
+                    } else if (s > st.second) {
+                      st.second = s;
+                    }
+                  }
+                  acc[0] = v[st.pick];
+                };
+                run();
+                if (st.cnt == 0 || acc[0] != v[st.pick]) {
+                  state.SkipWithError("attn_hard_f64 output is wrong");
+                  return;
+                }
+                state.SetLabel(k->name[dot ? HS_OP_f64_dot : HS_OP_f64_attn_hard]);
+                for (auto _ : state) {
+                  run();
+                  benchmark::DoNotOptimize(acc);
+                  benchmark::ClobberMemory();
+                }
+                state.SetItemsProcessed(state.iterations() * n);
+              });
+        }
   }
 }
 
@@ -830,6 +898,59 @@ void register_gemm() {
     }
 }
 
+// The same products in double (f64_gemm; the f64 forward pass's
+// projections), shapes as for gemm; impl <isa>_gemv is the loop of one
+// f64_gemv per row that the forward pass ran before, to set beside it.
+// Checked once against a long double loop within 1e-12 of sum |x a|.
+void register_gemm_f64() {
+  static const int64_t kShapes[][2] = {{2, 9}, {9, 2}, {16, 32}};
+  const int64_t rows = 4096;
+  for (const auto &sh : kShapes)
+    for (hs_isa isa : kIsas)
+      for (int gemv = 0; gemv < 2; gemv++) {
+        const int64_t m = sh[0], kk = sh[1];
+        std::string name = std::string("gemm_f64/") + hs_isa_name(isa) +
+                           (gemv ? "_gemv/" : "/") + std::to_string(rows) + "/" +
+                           std::to_string(m) + "/" + std::to_string(kk);
+        benchmark::RegisterBenchmark(
+            name.c_str(), [isa, m, kk, rows, gemv](benchmark::State &state) {
+              const hs_kernels *k = table_or_skip(state, isa);
+              if (!k) return;
+              const std::vector<double> a = uniform_f64(m * kk, -1.0f, 1.0f, 6);
+              const std::vector<double> x = uniform_f64(rows * kk, -1.0f, 1.0f, 7);
+              std::vector<double> y((size_t)(rows * m));
+              auto run = [&] {
+                if (gemv)
+                  for (int64_t i = 0; i < rows; i++)
+                    k->f64_gemv(m, kk, a.data(), kk, x.data() + i * kk, y.data() + i * m);
+                else
+                  k->f64_gemm(rows, m, kk, a.data(), kk, x.data(), kk, y.data(), m);
+              };
+              run();
+              for (int64_t i = 0; i < rows; i++)
+                for (int64_t r = 0; r < m; r++) {
+                  long double want = 0, abs = 0;
+                  for (int64_t c = 0; c < kk; c++) {
+                    long double p = (long double)x[i * kk + c] * a[r * kk + c];
+                    want += p;
+                    abs += std::fabs(p);
+                  }
+                  if (!(std::fabs(y[i * m + r] - want) <= 1e-12L * abs + 1e-300L)) {
+                    state.SkipWithError("gemm_f64 output is wrong");
+                    return;
+                  }
+                }
+              state.SetLabel(k->name[gemv ? HS_OP_f64_gemv : HS_OP_f64_gemm]);
+              for (auto _ : state) {
+                run();
+                benchmark::DoNotOptimize(y.data());
+                benchmark::ClobberMemory();
+              }
+              state.SetItemsProcessed(state.iterations() * rows);
+            });
+      }
+}
+
 // ------------------------------------------------------------- ISA table
 
 void json_str(const char *s) {
@@ -948,12 +1069,14 @@ int main(int argc, char **argv) {
   register_dot(max_n);
   register_attn(max_n);
   register_attn_hard(max_n);
+  register_attn_hard_f64(max_n);
   register_read_bw(max_n);
   for (bool bias : {false, true}) {
     register_attn_mask(max_n, false, bias);
     register_attn_mask(max_n, true, bias);
   }
   register_gemm();
+  register_gemm_f64();
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

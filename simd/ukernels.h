@@ -66,6 +66,13 @@ extern "C" {
   void fn(size_t n, size_t dk, size_t dv, const double *q, const double *k, \
           size_t ldk, const double *v, size_t ldv, double inv_tau,          \
           hs_f64_online *st, double *acc);
+#define HS_DECLARE_f64_gemm(fn)                                        \
+  void fn(size_t rows, size_t m, size_t k, const double *a, size_t lda,  \
+          const double *x, size_t ldx, double *y, size_t ldy);
+#define HS_DECLARE_f64_attn_hard(fn)                                     \
+  void fn(size_t n, size_t dk, size_t dv, const double *q, const double *k, \
+          size_t ldk, const double *v, size_t ldv, size_t base,            \
+          hs_hard_rule rule, hs_f64_hard *st, double *acc);
 
 #define HS_KERNEL(op, isa, fn) HS_DECLARE_##op(fn)
 #include "kernels.inc"

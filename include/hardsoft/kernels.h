@@ -77,6 +77,10 @@ typedef void (*hs_f32_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
 typedef void (*hs_f32_gemm_fn)(size_t rows, size_t m, size_t k,
                                const float *a, size_t lda, const float *x,
                                size_t ldx, float *y, size_t ldy);
+/* The same in double (f64_gemm), the same contract. */
+typedef void (*hs_f64_gemm_fn)(size_t rows, size_t m, size_t k,
+                               const double *a, size_t lda, const double *x,
+                               size_t ldx, double *y, size_t ldy);
 
 /* Keys per online-softmax block of f32_attn_row and f32_attn_tile. */
 #define HS_ATTN_BLOCK 512
@@ -127,6 +131,14 @@ typedef void (*hs_f32_attn_hard_fn)(size_t n, size_t dk, size_t dv,
                                     const float *v, size_t ldv, size_t base,
                                     hs_hard_rule rule, hs_f32_hard *st,
                                     float *acc);
+/* The same in double (f64_attn_hard): scores q . k_j in f64, the rest
+ * exactly the contract of f32_attn_hard. */
+typedef struct hs_f64_hard { double best, second; size_t cnt, pick; } hs_f64_hard;
+typedef void (*hs_f64_attn_hard_fn)(size_t n, size_t dk, size_t dv,
+                                    const double *q, const double *k,
+                                    size_t ldk, const double *v, size_t ldv,
+                                    size_t base, hs_hard_rule rule,
+                                    hs_f64_hard *st, double *acc);
 /* The relative-position (ALiBi) variants: the row kernel's score of key j
  * of the call, s_j = (q . k_j) * inv_tau as f32_attn_row computes it, gets
  * a linear bias by one fused multiply-add,
@@ -157,7 +169,8 @@ typedef void (*hs_f32_attn_tile_bias_fn)(size_t nq, const size_t *n,
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
   X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
-  X(f32_attn_tile_bias) X(f32_attn_hard)
+  X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
+  X(f64_attn_hard)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -184,6 +197,8 @@ struct hs_kernels {
   hs_f32_attn_row_bias_fn f32_attn_row_bias;
   hs_f32_attn_tile_bias_fn f32_attn_tile_bias;
   hs_f32_attn_hard_fn f32_attn_hard;
+  hs_f64_gemm_fn f64_gemm;
+  hs_f64_attn_hard_fn f64_attn_hard;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };

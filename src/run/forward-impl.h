@@ -95,18 +95,13 @@ static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
   return ok ? 0 : -1;
 }
 
-/* Y[i*ldy + r] = sum_c X[i*ldx + c] A[r*lda + c], i < rows: f32 on the
- * batched gemm kernel, f64 one gemv per row. Row i depends only on row i
- * of X, so splitting rows among threads or chunks changes no bit. */
+/* Y[i*ldy + r] = sum_c X[i*ldx + c] A[r*lda + c], i < rows: the batched
+ * gemm kernel (f32_gemm / f64_gemm). Row i depends only on row i of X, so
+ * splitting rows among threads or chunks changes no bit. */
 static void FN(gemm)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
                      const REAL *a, size_t lda, const REAL *x, size_t ldx,
                      REAL *y, size_t ldy) {
-#if HS_TWO_PASS
-  kt->f32_gemm(rows, m, k, a, lda, x, ldx, y, ldy);
-#else
-  for (size_t i = 0; i < rows; i++)
-    KOP(kt, gemv)(m, k, a, lda, x + i * ldx, y + i * ldy);
-#endif
+  KOP(kt, gemm)(rows, m, k, a, lda, x, ldx, y, ldy);
 }
 
 /* x_i = embed[symbol] + positional features. Features are computed in
@@ -144,55 +139,11 @@ static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
   }
 }
 
-#if !HS_TWO_PASS
-/* Scores of query q against keys j in [lo, hi] and BOS; the hard choice
- * (leftmost / rightmost / all maximal) averaged into out[dv]. f64 only:
- * f32 takes the f32_attn_hard kernel (hard_row_k). */
-static void FN(hard_row)(const hs_kernels *kt, const hs_head *H, const REAL *q,
-                         const REAL *K, const REAL *V, size_t lo, size_t hi,
-                         REAL *out, hs_head_stats *st) {
-  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  REAL best = KOP(kt, dot)(dk, q, K), second = -INFINITY;
-  size_t pick = 0, cnt = 1;
-  for (size_t c = 0; c < dv; c++) out[c] = V[c];
-  for (size_t j = lo; j <= hi && lo <= hi; j++) {
-    REAL s = KOP(kt, dot)(dk, q, K + j * dk);
-    if (s > best) {
-      second = best;
-      best = s, pick = j, cnt = 1;
-      if (H->kind == HS_ATTN_HARD_AVG)
-        for (size_t c = 0; c < dv; c++) out[c] = V[j * dv + c];
-    } else if (s == best) {
-      cnt++;
-      if (H->kind == HS_ATTN_HARD_RIGHT) pick = j;
-      if (H->kind == HS_ATTN_HARD_AVG)
-        for (size_t c = 0; c < dv; c++) out[c] += V[j * dv + c];
-    } else if (s > second) {
-      second = s;
-    }
-  }
-  if (H->kind == HS_ATTN_HARD_AVG) {
-    for (size_t c = 0; c < dv; c++) out[c] /= (REAL)cnt;
-  } else {
-    for (size_t c = 0; c < dv; c++) out[c] = V[pick * dv + c];
-  }
-  if (st) {
-    /* gap between a maximal score and the best non-maximal one */
-    if (second > -INFINITY) {
-      double g = (double)best - (double)second;
-      if (g < st->gap) st->gap = g;
-      st->nonuniform = 1;
-    }
-    if (cnt > 1) st->tied = 1;
-  }
-}
-#endif
-
-#if HS_TWO_PASS
-/* hard_row by the f32_attn_hard kernel: BOS then keys lo..hi, in that
+/* A hard head's row (leftmost / rightmost / all maximal) by the
+ * f32_attn_hard / f64_attn_hard kernel: BOS then keys lo..hi, in that
  * order (BOS is the leftmost position whatever the mask); past masks
- * have lo = 1, so the two are one contiguous range. Same choice, ties,
- * gap and average as hard_row for the same scores. */
+ * have lo = 1, so the two are one contiguous range. A NaN score is never
+ * maximal; a row of NaN scores takes BOS. */
 static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q,
                            const REAL *K, const REAL *V, size_t lo, size_t hi,
                            REAL *out, hs_head_stats *st) {
@@ -200,16 +151,16 @@ static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q
   hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
                       : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
                                                       : HS_HARD_AVG;
-  hs_f32_hard hs = {-INFINITY, -INFINITY, 0, 0};
+  CAT(CAT(hs_, SFX), _hard) hs = {-INFINITY, -INFINITY, 0, 0};
   for (size_t c = 0; c < dv; c++) out[c] = 0;
   size_t nk = lo <= hi ? hi - lo + 1 : 0;
   if (lo == 1) {
-    kt->f32_attn_hard(nk + 1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
+    KOP(kt, attn_hard)(nk + 1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
   } else {
-    kt->f32_attn_hard(1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
-    kt->f32_attn_hard(nk, dk, dv, q, K + lo * dk, dk, V + lo * dv, dv, lo, rule, &hs, out);
+    KOP(kt, attn_hard)(1, dk, dv, q, K, dk, V, dv, 0, rule, &hs, out);
+    KOP(kt, attn_hard)(nk, dk, dv, q, K + lo * dk, dk, V + lo * dv, dv, lo, rule, &hs, out);
   }
-  if (hs.cnt == 0) { /* every score NaN: BOS, as hard_row */
+  if (hs.cnt == 0) { /* every score NaN: BOS */
     for (size_t c = 0; c < dv; c++) out[c] = V[c];
   } else if (rule == HS_HARD_AVG) {
     for (size_t c = 0; c < dv; c++) out[c] /= (REAL)hs.cnt;
@@ -223,7 +174,6 @@ static void FN(hard_row_k)(const hs_kernels *kt, const hs_head *H, const REAL *q
     if (hs.cnt > 1) st->tied = 1;
   }
 }
-#endif
 
 /* The relative bias of head H (hs_head.bias_slope) for row i: key j of
  * the K, V buffers (j = 1..n the positions, 0 BOS, n + 1 BOS's copy)
@@ -506,7 +456,6 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
       if (e > *err) *err = e;
     }
   } else {
-#if HS_TWO_PASS
     hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
                         : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
                                                         : HS_HARD_AVG;
@@ -514,9 +463,6 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
     if (!FN(hard_row_skip)(kt, T, rule, q, Kh, Vh, dv, lo, hi, p->seg, out,
                            &p->total, &p->skipped))
       FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
-#else /* f64 */
-    FN(hard_row)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
-#endif
   }
 }
 
@@ -717,9 +663,7 @@ static void *FN(rows_worker)(void *arg) {
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
   /* two-pass rows: at most ntiles segments */
   p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
-#if HS_TWO_PASS
   p->daz = hs_daz_enabled();
-#endif
   p->rc = out && tmp && hid && p->seg ? 0 : -1;
   for (size_t c = atomic_fetch_add(p->next, C); p->rc == 0 && c < J->nq;
        c = atomic_fetch_add(p->next, C)) {
@@ -945,10 +889,6 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
       FN(bt_free)(bt[h]);
       bt[h] = NULL;
       twop[h] = 0;
-#if HS_TWO_PASS
-      int can = H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-                H->bias_slope == 0;
-      twop[h] = can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF);
       /* hard heads with exact scores skip under auto and on
        * (FN(hard_row_skip)), unless their gap statistics are wanted */
       if (H->kind != HS_ATTN_SOFTMAX && !res->head_stats &&
@@ -958,6 +898,10 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
         if (bt[h]->exact) qkv[h] += bt[h]->bytes;
         else FN(bt_free)(bt[h]), bt[h] = NULL;
       }
+#if HS_TWO_PASS
+      int can = H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
+                H->bias_slope == 0;
+      twop[h] = can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF);
       if (can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_AUTO)) {
         bt[h] = FN(bt_make)(K[h], V[h], np + 1, dk, dv);
         if (!bt[h]) goto done;
@@ -1005,3 +949,4 @@ done:
 #undef FN
 #undef KOP
 #undef ONLINE
+#undef HARD

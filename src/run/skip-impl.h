@@ -63,6 +63,8 @@
 #define HS_SKIP_REL 1e-5
 #define HS_SKIP_BIG 1e37
 
+#define HARD CAT(CAT(hs_, SFX), _hard)
+
 #ifndef HS_BT_TYPES
 #define HS_BT_TYPES
 /* Bounds of a run of sibling nodes computed by the search, kept for the
@@ -95,7 +97,6 @@ static void FN(bt_free)(FN(btree) *T) {
   free(T);
 }
 
-#if HS_TWO_PASS /* the two-pass kernel skipping needs: f32 only */
 /* The tree over keys 0..rows-1 of K (dk) and V (dv); NULL when out of
  * memory. */
 static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
@@ -230,10 +231,10 @@ static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
   double At = 0;
   for (size_t c = 0; c < dk; c++) At += Bq->aq[c] * (double)T->lv[0][(2 * dk + c) * cl + t];
   if (!(At <= Bq->lim)) return -INFINITY;
-  hs_f32_hard st = {-INFINITY, -INFINITY, 0, 0};
-  float none[1];
-  Bq->kt->f32_attn_hard(j1 - j0 + 1, dk, 0, Bq->qf, K + j0 * dk, dk, K, 0, 0,
-                        HS_HARD_LEFT, &st, none);
+  HARD st = {-INFINITY, -INFINITY, 0, 0};
+  REAL none[1];
+  KOP(Bq->kt, attn_hard)(j1 - j0 + 1, dk, 0, Bq->qf, K + j0 * dk, dk, K, 0, 0,
+                         HS_HARD_LEFT, &st, none);
   if (st.cnt == 0) return -INFINITY; /* every score NaN */
   return (double)st.best - Bq->rel * At - Bq->absm;
 }
@@ -328,6 +329,7 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
   }
 }
 
+#if HS_TWO_PASS /* softmax skipping: f32's two-pass kernel */
 /* The segments of a row with visible keys [a, b] into seg (at most
  * b/64 - a/64 + 1 pairs), the skippable tiles left out; returns how many.
  * Without a usable bound (see above) every tile is listed. */
@@ -373,6 +375,8 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T,
   return FN(bt_walk)(T, &Bq, top, tf, te - tf + 1, tu, mlo, cut, S.memo, S.nmemo, seg, 0);
 }
 
+#endif
+
 /* Hard heads skip too, where their scores are exact. Exact: every key
  * coordinate an integer with |k| <= 2^12 (FN(bt_make)) and every query
  * coordinate one with |q| <= 2^12, A = sum_c |q_c| max_j |k_jc| < 2^24.
@@ -413,10 +417,10 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
     if (l == 0) {
       size_t j0 = idx * HS_TILE > Bq->a ? idx * HS_TILE : Bq->a;
       size_t j1 = idx * HS_TILE + HS_TILE - 1 < Bq->b ? idx * HS_TILE + HS_TILE - 1 : Bq->b;
-      hs_f32_hard st = {-INFINITY, -INFINITY, 0, 0};
-      float none[1];
-      Bq->kt->f32_attn_hard(j1 - j0 + 1, T->dk, 0, Bq->qf, K + j0 * T->dk, T->dk,
-                            K, 0, j0, right ? HS_HARD_RIGHT : HS_HARD_LEFT, &st, none);
+      HARD st = {-INFINITY, -INFINITY, 0, 0};
+      REAL none[1];
+      KOP(Bq->kt, attn_hard)(j1 - j0 + 1, T->dk, 0, Bq->qf, K + j0 * T->dk, T->dk,
+                             K, 0, j0, right ? HS_HARD_RIGHT : HS_HARD_LEFT, &st, none);
       ++*scored;
       if (st.cnt > 0 && (double)st.best == M) return st.pick;
       continue;
@@ -468,7 +472,7 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T,
   size_t tiles = 0, scored = 0;
   for (int r = 0; r < nr; r++) tiles += Bq[r].tb - Bq[r].ta + 1, scored += S[r].evals;
   if (rule == HS_HARD_AVG) {
-    hs_f32_hard hs = {-INFINITY, -INFINITY, 0, 0};
+    HARD hs = {-INFINITY, -INFINITY, 0, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
     for (int r = 0; r < nr; r++) {
       size_t ns = FN(bt_walk)(T, &Bq[r], top, tf[r], te[r] - tf[r] + 1, tu[r], M,
@@ -476,8 +480,8 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T,
       scored += ns;
       for (size_t g = 0; g < ns; g++) {
         size_t s0 = seg[2 * g];
-        kt->f32_attn_hard(seg[2 * g + 1], dk, dv, q, K + s0 * dk, dk, V + s0 * dv,
-                          dv, s0, rule, &hs, out);
+        KOP(kt, attn_hard)(seg[2 * g + 1], dk, dv, q, K + s0 * dk, dk, V + s0 * dv,
+                           dv, s0, rule, &hs, out);
       }
     }
     for (size_t c = 0; c < dv; c++) out[c] /= (REAL)hs.cnt;
@@ -499,4 +503,3 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T,
   }
   return 0; /* not reached: the key giving M scores M */
 }
-#endif

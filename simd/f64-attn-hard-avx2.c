@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* f64 hard attention row (unique-hard leftmost / rightmost, average-hard),
+ * AVX2+FMA: 4 keys per register. Keys stored contiguously with dk in
+ * {1, 2} (the compiled since/until heads) are scored by plain loads: dk = 1
+ * one multiply per 4 keys, dk = 2 two multiplies and one pairwise add;
+ * other shapes by the f64 online row kernel's 256-bit blocks
+ * (attn-f64-blocks-avx2.h, inv_tau = 1). No exp; the block logic is
+ * attn-f64-hard-run.h.
+ * Scores: |s_j - s*_j| <= (ceil(dk/4) + 3) u sum_c |q_c k_jc| (u = 2^-53),
+ * exact when every product and partial sum is representable. The choice
+ * (max, ties, pick, second best) is exact for the scores computed, and
+ * the same as the scalar kernel's for the same scores; the average adds
+ * the tied values in key order. */
+#include <immintrin.h>
+#include <math.h>
+
+#include "f64-exp-rr2-p11.h"
+#include "ukernels.h"
+
+#define BLK 512
+#include "attn-f64-blocks-avx2.h"
+
+typedef struct {
+  __m256d qv[16]; /* 4-double chunks of q (zero past dk) */
+  __m256d qc;     /* contiguous dk in {1, 2}: lane i = q[i mod dk] */
+  size_t nc;
+  __m256i mk;
+  int full, DK;
+} hb_q;
+
+static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
+  o->nc = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
+  o->full = dk > 0 && dk % 4 == 0;
+  o->mk = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(dk % 4)),
+                             _mm256_setr_epi64x(0, 1, 2, 3));
+  for (size_t c = 0; c < o->nc; c++) {
+    double t[4];
+    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] : 0.0;
+    o->qv[c] = _mm256_loadu_pd(t);
+  }
+  o->DK = ldk == dk && (dk == 1 || dk == 2) ? (int)dk : 0;
+  o->qc = _mm256_setzero_pd();
+  if (o->DK == 1) o->qc = _mm256_set1_pd(q[0]);
+  if (o->DK == 2) o->qc = _mm256_setr_pd(q[0], q[1], q[0], q[1]);
+}
+
+/* Scores of nb <= BLK contiguous keys with dk == DK in {1, 2} into sb
+ * (-inf up to nb rounded to 4); returns their max (NaN skipped). */
+static inline __attribute__((always_inline)) double
+block_contig(size_t nb, const double *k, __m256d qc, int DK, double *sb) {
+  __m256d vmax = _mm256_set1_pd(-INFINITY);
+  size_t g = 0;
+  for (; g + 4 <= nb; g += 4) {
+    const double *kg = k + g * (size_t)DK;
+    __m256d s;
+    if (DK == 1) {
+      s = _mm256_mul_pd(_mm256_loadu_pd(kg), qc);
+    } else {
+      /* hadd gives [k0, k2, k1, k3]: back to key order */
+      __m256d h = _mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg), qc),
+                                 _mm256_mul_pd(_mm256_loadu_pd(kg + 4), qc));
+      s = _mm256_permute4x64_pd(h, 0xD8);
+    }
+    _mm256_store_pd(sb + g, s);
+    vmax = _mm256_max_pd(s, vmax); /* NaN in s is skipped */
+  }
+  double m = -INFINITY;
+  for (; g < nb; g++) { /* the tail key by key, the same sums */
+    const double *kj = k + g * (size_t)DK;
+    sb[g] = DK == 1 ? kj[0] * qc[0] : kj[0] * qc[0] + kj[1] * qc[1];
+    if (sb[g] > m) m = sb[g];
+  }
+  for (size_t t = g; t < ((nb + 3) & ~(size_t)3); t++) sb[t] = -INFINITY;
+  __m128d h = _mm_max_pd(_mm256_castpd256_pd128(vmax), _mm256_extractf128_pd(vmax, 1));
+  double vm = _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
+  return vm > m ? vm : m;
+}
+
+static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
+                       double *sb) {
+  if (o->DK == 1) return block_contig(nb, k, o->qc, 1, sb);
+  if (o->DK == 2) return block_contig(nb, k, o->qc, 2, sb);
+  return block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
+}
+
+#define HB_KERNEL hs_f64_attn_hard_ukernel__avx2
+#include "attn-f64-hard-run.h"
+
+static void hb_scan(const double *sb, size_t nb, double bm, size_t *cnt,
+                    size_t *first, size_t *last, double *below) {
+  const __m256d vb = _mm256_set1_pd(bm), ninf = _mm256_set1_pd(-INFINITY);
+  __m256d lo = ninf;
+  size_t c = 0, f = 0, l = 0;
+  for (size_t g = 0; g < nb; g += 4) {
+    __m256d s = _mm256_load_pd(sb + g);
+    /* lanes past nb hold -inf: below anything but a -inf maximum, and
+     * masked off the ties */
+    lo = _mm256_max_pd(_mm256_blendv_pd(ninf, s, _mm256_cmp_pd(s, vb, _CMP_LT_OQ)), lo);
+    unsigned m = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(s, vb, _CMP_EQ_OQ));
+    if (nb - g < 4) m &= (1u << (nb - g)) - 1;
+    hb_ties(m, g, &c, &f, &l);
+  }
+  *cnt = c;
+  *first = f;
+  *last = l;
+  __m128d h = _mm_max_pd(_mm256_castpd256_pd128(lo), _mm256_extractf128_pd(lo, 1));
+  *below = _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
+}

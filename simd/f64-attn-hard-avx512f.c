@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* f64 hard attention row (unique-hard leftmost / rightmost, average-hard),
+ * AVX-512F: the scores of the f64 online row kernel at inv_tau = 1 (keys
+ * stored contiguously with dk in {1, 2, 4}: 8 keys per 512-bit step,
+ * attn-f64-blocks-avx512f.h; other shapes 4 keys per 256-bit register,
+ * attn-f64-blocks-avx2.h), no exp; the block logic is attn-f64-hard-run.h.
+ * Scores: |s_j - s*_j| <= (ceil(dk/4) + 3) u sum_c |q_c k_jc| (u = 2^-53;
+ * 4-double FMA chunks and a 2-level reduction; contiguous: dk products and
+ * log2(dk) adds), exact when every product and partial sum is
+ * representable. The choice (max, ties, pick, second best) is exact for
+ * the scores computed, and the same as the scalar kernel's for the same
+ * scores; the average adds the tied values in key order. */
+#include <immintrin.h>
+#include <math.h>
+
+#include "f64-exp-rr2-p11.h"
+#include "ukernels.h"
+
+#define BLK 512
+#include "attn-f64-blocks-avx2.h"
+#include "attn-f64-blocks-avx512f.h"
+
+typedef struct {
+  __m256d qv[16]; /* 4-double chunks of q (zero past dk) */
+  __m512d qc;     /* contiguous dk in {1, 2, 4}: lane i = q[i mod dk] */
+  size_t nc;
+  __m256i mk;
+  int full, DK;
+} hb_q;
+
+static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
+  o->nc = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
+  o->full = dk > 0 && dk % 4 == 0;
+  o->mk = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(dk % 4)),
+                             _mm256_setr_epi64x(0, 1, 2, 3));
+  for (size_t c = 0; c < o->nc; c++) {
+    double t[4];
+    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] : 0.0;
+    o->qv[c] = _mm256_loadu_pd(t);
+  }
+  o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4) ? (int)dk : 0;
+  o->qc = _mm512_setzero_pd();
+  if (o->DK) {
+    double t[8];
+    for (int i = 0; i < 8; i++) t[i] = q[i % o->DK];
+    o->qc = _mm512_loadu_pd(t);
+  }
+}
+
+static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
+                       double *sb) {
+  int nan = 0; /* not needed: NaN is never maximal and fails every compare */
+  if (o->DK == 1) return block_scores_contig(nb, k, o->qc, 1, sb, &nan);
+  if (o->DK == 2) return block_scores_contig(nb, k, o->qc, 2, sb, &nan);
+  if (o->DK == 4) return block_scores_contig(nb, k, o->qc, 4, sb, &nan);
+  return block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
+}
+
+#define HB_KERNEL hs_f64_attn_hard_ukernel__avx512f
+#include "attn-f64-hard-run.h"
+
+static void hb_scan(const double *sb, size_t nb, double bm, size_t *cnt,
+                    size_t *first, size_t *last, double *below) {
+  const __m512d vb = _mm512_set1_pd(bm), ninf = _mm512_set1_pd(-INFINITY);
+  __m512d lo = ninf;
+  size_t c = 0, f = 0, l = 0;
+  for (size_t g = 0; g < nb; g += 8) {
+    __m512d s = _mm512_load_pd(sb + g);
+    /* lanes past nb hold -inf: below anything but a -inf maximum, and
+     * masked off the ties */
+    lo = _mm512_mask_max_pd(lo, _mm512_cmp_pd_mask(s, vb, _CMP_LT_OQ), s, lo);
+    unsigned m = (unsigned)_mm512_cmp_pd_mask(s, vb, _CMP_EQ_OQ);
+    if (nb - g < 8) m &= (1u << (nb - g)) - 1;
+    hb_ties(m, g, &c, &f, &l);
+  }
+  *cnt = c;
+  *first = f;
+  *last = l;
+  *below = _mm512_reduce_max_pd(lo);
+}
