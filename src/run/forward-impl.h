@@ -325,9 +325,10 @@ typedef struct FN(part) {
   double err;
   hs_head_stats *stats; /* private copy, merged after */
   int rc;
-  /* two-pass rows: the segment list, counters (merged after), whether
-   * DAZ is on in this thread */
+  /* skipping rows: the segment list, each head's bounds kept from row to
+   * row, counters (merged after), whether DAZ is on in this thread */
   size_t *seg;
+  FN(btc) *btc;
   uint64_t total, skipped;
   int daz;
 } FN(part);
@@ -357,7 +358,8 @@ static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   const FN(btree) *T = J->bt && !p->daz ? J->bt[h] : NULL;
-  size_t ns = FN(bt_row)(J->kt, T, J->K[h], q, a, b, inv_tau, SKIP_CUT, p->seg);
+  size_t ns = FN(bt_row)(J->kt, T, &p->btc[h], J->K[h], q, a, b, inv_tau,
+                         SKIP_CUT, p->seg);
   p->total += b / HS_TILE - a / HS_TILE + 1;
   p->skipped += b / HS_TILE - a / HS_TILE + 1 - ns;
   J->kt->f32_attn_row_2pass(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
@@ -460,8 +462,8 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
                         : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
                                                         : HS_HARD_AVG;
     const FN(btree) *T = J->bt && !p->daz && !stats ? J->bt[h] : NULL;
-    if (!FN(hard_row_skip)(kt, T, rule, q, Kh, Vh, dv, lo, hi, p->seg, out,
-                           &p->total, &p->skipped))
+    if (!FN(hard_row_skip)(kt, T, &p->btc[h], rule, q, Kh, Vh, dv, lo, hi, p->seg,
+                           out, &p->total, &p->skipped))
       FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
   }
 }
@@ -629,10 +631,11 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   size_t dk = hs_dkp(H), n = J->n;
   if (n < 4 * HS_TILE || hs_daz_enabled()) return 0;
   size_t *seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
+  FN(btc) *C = calloc(1, sizeof *C);
   uint64_t total = 0, kept = 0;
   float inv_tau = (float)FN(head_inv_tau)(H, n);
   int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
-  for (size_t s = 1; seg && s <= 8; s++) {
+  for (size_t s = 1; seg && C && s <= 8; s++) {
     /* one row in each eighth of the string, half a tile from its end
      * (past) or its start (future): a row's bounds are weakest when its
      * own tile is barely visible, and the rows at a tile's edge are the
@@ -645,11 +648,12 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
     size_t a = past ? 0 : (lo <= n ? lo : J->np), b = past ? (lo <= hi ? hi : 0) : J->np;
     size_t ta = a / HS_TILE, tb = b / HS_TILE;
     total += tb - ta + 1;
-    kept += FN(bt_row)(J->kt, J->bt[h], J->K[h], J->Q[h] + i * dk, a, b,
+    kept += FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
                        inv_tau, SKIP_CUT, seg);
   }
-  int use = seg && total > 0 && kept * 5 <= total;
+  int use = seg && C && total > 0 && kept * 5 <= total;
   free(seg);
+  free(C);
   return use;
 }
 #endif
@@ -663,8 +667,9 @@ static void *FN(rows_worker)(void *arg) {
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
   /* two-pass rows: at most ntiles segments */
   p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
+  p->btc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->btc);
   p->daz = hs_daz_enabled();
-  p->rc = out && tmp && hid && p->seg ? 0 : -1;
+  p->rc = out && tmp && hid && p->seg && p->btc ? 0 : -1;
   for (size_t c = atomic_fetch_add(p->next, C); p->rc == 0 && c < J->nq;
        c = atomic_fetch_add(p->next, C)) {
     size_t e = c + C < J->nq ? c + C : J->nq;
@@ -688,6 +693,7 @@ static void *FN(rows_worker)(void *arg) {
   free(tmp);
   free(hid);
   free(p->seg);
+  free(p->btc);
   return NULL;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The forward pass of a model over one string, row by row on the
  * dispatched kernels: memory is O(n d), never O(n^2). */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>

@@ -59,7 +59,6 @@
 #define HS_FAN (1u << HS_FAN_LOG)
 #define HS_BT_MAXLEV 12
 #define HS_BT_EVALS 8
-#define HS_BT_POPS 32
 #define HS_SKIP_REL 1e-5
 #define HS_SKIP_BIG 1e37
 
@@ -67,16 +66,9 @@
 
 #ifndef HS_BT_TYPES
 #define HS_BT_TYPES
-/* Bounds of a run of sibling nodes computed by the search, kept for the
- * walk that marks. */
-typedef struct hs_bt_memo { unsigned lev; size_t first, cnt; double u[HS_FAN]; } hs_bt_memo;
-/* The search's state: the lower bound so far, leaves evaluated, memo. */
-typedef struct hs_bt_search {
-  double mlo, margin; /* open a node while its U > mlo + margin */
-  size_t evals, max_evals, nmemo;
-  int cut_short; /* stopped by max_evals or the memo, not the bounds */
-  hs_bt_memo memo[HS_BT_POPS];
-} hs_bt_search;
+/* Group bounds kept between rows: slots of HS_FAN sibling nodes. */
+#define HS_BT_SLOTS 64
+#define HS_BT_NONE UINT_MAX
 #endif
 
 /* The bounds tree of one head: per level, per dimension, three arrays of
@@ -183,6 +175,21 @@ typedef struct FN(bq) {
   size_t a, b, ta, tb;
 } FN(bq);
 
+/* One thread's bounds of one head, kept from row to row: U depends on the
+ * query only through qd (and rel), so while consecutive rows share their
+ * query (every since / until head: its query reads only constant
+ * features) the bounds of a group of HS_FAN sibling nodes are computed
+ * once, and so is the lower bound m_lo, carried as below (FN(bt_row)). */
+typedef struct FN(btc) {
+  int valid;                          /* qd, rel and the slots are current */
+  double qd[HS_ATTN_MAX_D], rel;
+  double mlo;                         /* the last row's m_lo (-inf: none) */
+  size_t jlo, a, b;                   /* the key giving it; its keys [a, b] */
+  unsigned lev[HS_BT_SLOTS];          /* slot: level and group, or HS_BT_NONE */
+  size_t grp[HS_BT_SLOTS];
+  double u[HS_BT_SLOTS][HS_FAN];
+} FN(btc);
+
 /* U of the nodes first .. first + cnt - 1 (cnt <= HS_FAN) of level l;
  * NaN where a node has none. dk a constant in the common cases. */
 static inline void FN(bt_bounds_dk)(const FN(btree) *T, const FN(bq) *Bq,
@@ -216,15 +223,42 @@ static void FN(bt_bounds)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
   }
 }
 
+/* The bounds of group g of level l (its nodes g * HS_FAN .. that + 15, as
+ * many as the level has): from the cache's slot, else computed there. */
+static const double *FN(bt_group)(const FN(btree) *T, const FN(bq) *Bq,
+                                  FN(btc) *C, unsigned l, size_t g) {
+  size_t slot = (g * 7 + l * 13) % HS_BT_SLOTS;
+  if (C->lev[slot] == l && C->grp[slot] == g) return C->u[slot];
+  size_t first = g * HS_FAN, cnt = T->cnt[l] - first < HS_FAN ? T->cnt[l] - first : HS_FAN;
+  FN(bt_bounds)(T, Bq, l, first, cnt, C->u[slot]);
+  C->lev[slot] = l, C->grp[slot] = g;
+  return C->u[slot];
+}
+
+/* The cache made current for this row's query: its slots emptied when the
+ * query (or the kind of bound) changed. */
+static void FN(btc_use)(FN(btc) *C, const FN(bq) *Bq, size_t dk) {
+  int same = C->valid && C->rel == Bq->rel;
+  for (size_t c = 0; same && c < dk; c++) same = C->qd[c] == Bq->qd[c];
+  if (same) return;
+  for (size_t k = 0; k < HS_BT_SLOTS; k++) C->lev[k] = HS_BT_NONE;
+  for (size_t c = 0; c < dk; c++) C->qd[c] = Bq->qd[c];
+  C->rel = Bq->rel;
+  C->valid = 1;
+  C->mlo = -INFINITY, C->jlo = SIZE_MAX;
+}
+
 /* The lower bound from tile t's visible keys: their best score by the
- * f32_attn_hard kernel (vector blocks, no exp) with q_c * inv_tau rounded
- * to f32, minus 1e-5 A_t, A_t the tile's A (>= every key's A). The
- * kernel's score is within (ceil(dk/4) + 4) u A_j of the exact S_j (its
- * first comment) and the rounded query adds u A_j: together <= 1.3e-6
- * A_j for dk <= 64, so the result is <= S_j - 8.7e-6 A_j - 1e-30 max(1,
- * inv_tau) <= the two-pass kernel's s_j (error <= 4.4e-6 A_j). */
+ * attn_hard kernel (vector blocks, no exp) with q_c * inv_tau rounded to
+ * REAL, minus rel A_t, A_t the tile's A (>= every key's A); *at the key
+ * giving it. f32: the kernel's score is within (ceil(dk/4) + 4) u A_j of
+ * the exact S_j (its first comment) and the rounded query adds u A_j:
+ * together <= 1.3e-6 A_j for dk <= 64, so the result is <= S_j - 8.7e-6
+ * A_j - 1e-30 max(1, inv_tau) <= the two-pass kernel's s_j (error <=
+ * 4.4e-6 A_j); f64 the same with u = 2^-53. Exact scores (rel = 0): the
+ * kernel's best score itself. */
 static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
-                          size_t t) {
+                          size_t t, size_t *at) {
   const size_t dk = T->dk, cl = T->cnt[0];
   size_t j0 = t * HS_TILE > Bq->a ? t * HS_TILE : Bq->a;
   size_t j1 = t * HS_TILE + HS_TILE - 1 < Bq->b ? t * HS_TILE + HS_TILE - 1 : Bq->b;
@@ -233,46 +267,92 @@ static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
   if (!(At <= Bq->lim)) return -INFINITY;
   HARD st = {-INFINITY, -INFINITY, 0, 0};
   REAL none[1];
-  KOP(Bq->kt, attn_hard)(j1 - j0 + 1, dk, 0, Bq->qf, K + j0 * dk, dk, K, 0, 0,
+  KOP(Bq->kt, attn_hard)(j1 - j0 + 1, dk, 0, Bq->qf, K + j0 * dk, dk, K, 0, j0,
                          HS_HARD_LEFT, &st, none);
   if (st.cnt == 0) return -INFINITY; /* every score NaN */
+  *at = st.pick;
   return (double)st.best - Bq->rel * At - Bq->absm;
 }
 
-/* The nodes of level l under [ta, tb]: first and last index. */
-static inline void FN(bt_span)(const FN(bq) *Bq, unsigned l, size_t *f, size_t *e) {
-  *f = Bq->ta >> (HS_FAN_LOG * l);
-  *e = Bq->tb >> (HS_FAN_LOG * l);
+/* One key's lower bound, as FN(bt_leaf)'s but from exact products in
+ * double. */
+static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
+  double sj = 0, A = 0;
+  for (size_t c = 0; c < dk; c++) {
+    double x = Bq->qd[c] * (double)K[j * dk + c];
+    sj += x;
+    A += fabs(x);
+  }
+  return A <= Bq->lim ? sj - Bq->rel * A - Bq->absm : -INFINITY;
 }
 
-/* Bounds of the children of node idx of level l (l >= 1) inside the row's
- * span: from the search's memo when it has them, else computed. */
-static const double *FN(bt_children)(const FN(btree) *T, const FN(bq) *Bq,
-                                     unsigned l, size_t idx, hs_bt_memo *memo,
-                                     size_t nmemo, double *buf, size_t *first,
-                                     size_t *cnt) {
-  size_t f, e;
-  FN(bt_span)(Bq, l - 1, &f, &e);
-  size_t c0 = idx << HS_FAN_LOG, c1 = c0 + HS_FAN - 1;
-  if (c0 < f) c0 = f;
-  if (c1 > e) c1 = e;
-  *first = c0;
-  *cnt = c1 - c0 + 1;
-  for (size_t k = 0; k < nmemo; k++)
-    if (memo[k].lev == l - 1 && memo[k].first == c0) return memo[k].u;
-  FN(bt_bounds)(T, Bq, l - 1, c0, *cnt, buf);
-  return buf;
+/* The nodes of group g of level l inside the row's span: [*k0, *k1]
+ * (indices in the group); 0 when none. */
+static inline int FN(bt_in)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
+                            size_t g, size_t *k0, size_t *k1) {
+  size_t f = Bq->ta >> (HS_FAN_LOG * l), e = Bq->tb >> (HS_FAN_LOG * l);
+  size_t n0 = g * HS_FAN, n1 = n0 + HS_FAN - 1;
+  if (n1 >= T->cnt[l]) n1 = T->cnt[l] - 1;
+  if (n0 < f) n0 = f;
+  if (n1 > e) n1 = e;
+  if (n0 > n1) return 0;
+  *k0 = n0 - g * HS_FAN, *k1 = n1 - g * HS_FAN;
+  return 1;
 }
 
-/* Depth-first, left to right: the kept tiles under the nodes first ..
- * first + cnt - 1 of level l (bounds u) appended to seg as segments. */
-static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
-                          size_t first, size_t cnt, const double *u,
-                          double mlo, double cut, hs_bt_memo *memo, size_t nmemo,
+/* The search's state: the lower bound so far and the key giving it, the
+ * margin (open a node while its U > mlo + margin), leaves scored. */
+typedef struct FN(bts) {
+  double mlo, margin;
+  size_t jlo, evals, max_evals;
+  int cut_short; /* stopped by max_evals, not by the bounds */
+} FN(bts);
+
+/* Depth-first branch and bound for m_lo under group g of level l:
+ * children in decreasing order of U, a subtree entered only while its U
+ * exceeds m_lo + margin; at most max_evals leaves. */
+static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                          const REAL *K, unsigned l, size_t g, FN(bts) *S) {
+  size_t k0, k1;
+  if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return;
+  const double *u = FN(bt_group)(T, Bq, C, l, g);
+  unsigned done = 0; /* bit k: node k of the group visited */
+  for (;;) {
+    size_t best = SIZE_MAX;
+    double ub = S->mlo + S->margin;
+    for (size_t k = k0; k <= k1; k++)
+      if (!(done >> k & 1) && u[k] > ub) best = k, ub = u[k];
+    if (best == SIZE_MAX) return;
+    if (S->evals >= S->max_evals) {
+      S->cut_short = 1;
+      return;
+    }
+    done |= 1u << best;
+    size_t idx = g * HS_FAN + best;
+    if (l == 0) {
+      size_t at = SIZE_MAX;
+      double v = FN(bt_leaf)(T, Bq, K, idx, &at);
+      if (v > S->mlo) S->mlo = v, S->jlo = at;
+      S->evals++;
+      continue;
+    }
+    FN(bt_search)(T, Bq, C, K, l - 1, idx, S);
+    /* the cache may have reused u's slot for a child group */
+    u = FN(bt_group)(T, Bq, C, l, g);
+  }
+}
+
+/* Depth-first, left to right: the kept tiles under group g of level l
+ * appended to seg as segments; a node is passed over when mlo - U > cut. */
+static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                          unsigned l, size_t g, double mlo, double cut,
                           size_t *seg, size_t ns) {
-  for (size_t k = 0; k < cnt; k++) {
+  size_t k0, k1;
+  if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return ns;
+  const double *u = FN(bt_group)(T, Bq, C, l, g);
+  for (size_t k = k0; k <= k1; k++) {
     if (mlo - u[k] > cut) continue;
-    size_t idx = first + k;
+    size_t idx = g * HS_FAN + k;
     if (l == 0) {
       size_t s0 = idx * HS_TILE > Bq->a ? idx * HS_TILE : Bq->a;
       size_t s1 = idx * HS_TILE + HS_TILE - 1 < Bq->b ? idx * HS_TILE + HS_TILE - 1 : Bq->b;
@@ -281,90 +361,69 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
       ns++;
       continue;
     }
-    double buf[HS_FAN];
-    size_t cf, cc;
-    const double *cu = FN(bt_children)(T, Bq, l, idx, memo, nmemo, buf, &cf, &cc);
-    ns = FN(bt_walk)(T, Bq, l - 1, cf, cc, cu, mlo, cut, memo, nmemo, seg, ns);
+    ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns);
+    u = FN(bt_group)(T, Bq, C, l, g);
   }
   return ns;
 }
 
-/* Depth-first branch and bound for m_lo under the nodes first .. first +
- * cnt - 1 of level l (bounds u): children in decreasing order of U, a
- * subtree entered only while its U exceeds m_lo + 1; at most HS_BT_EVALS
- * leaves and HS_BT_POPS expansions (their children's bounds memoised for
- * the walk). */
-static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
-                          unsigned l, size_t first, size_t cnt, const double *u,
-                          hs_bt_search *S) {
-  unsigned done = 0; /* bit k: node first + k visited */
-  for (;;) {
-    size_t best = SIZE_MAX;
-    const double thr = S->mlo + S->margin;
-    double ub = thr;
-    for (size_t k = 0; k < cnt; k++)
-      if (!(done >> k & 1) && u[k] > ub) best = k, ub = u[k];
-    if (best == SIZE_MAX) return;
-    if (S->evals >= S->max_evals) {
-      S->cut_short = 1;
-      return;
-    }
-    done |= 1u << best;
-    size_t idx = first + best;
-    if (l == 0) {
-      double v = FN(bt_leaf)(T, Bq, K, idx);
-      if (v > S->mlo) S->mlo = v;
-      S->evals++;
-      continue;
-    }
-    if (S->nmemo >= HS_BT_POPS) {
-      S->cut_short = 1;
-      return;
-    }
-    hs_bt_memo *M = &S->memo[S->nmemo++];
-    size_t cf, cc;
-    FN(bt_children)(T, Bq, l, idx, NULL, 0, M->u, &cf, &cc);
-    M->lev = l - 1, M->first = cf, M->cnt = cc;
-    FN(bt_search)(T, Bq, K, l - 1, cf, cc, M->u, S);
-  }
-}
-
-#if HS_TWO_PASS /* softmax skipping: f32's two-pass kernel */
-/* The segments of a row with visible keys [a, b] into seg (at most
- * b/64 - a/64 + 1 pairs), the skippable tiles left out; returns how many.
- * Without a usable bound (see above) every tile is listed. */
-static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T,
-                         const REAL *K, const REAL *q,
-                         size_t a, size_t b, double inv_tau, double cut,
-                         size_t *seg) {
-  FN(bq) Bq;
-  Bq.kt = kt, Bq.a = a, Bq.b = b, Bq.ta = a / HS_TILE, Bq.tb = b / HS_TILE;
+/* Bq for keys [a, b] and query q at inv_tau; 0 when this row cannot skip. */
+static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
+                       const REAL *q, size_t a, size_t b, double inv_tau, int exact) {
+  Bq->kt = kt, Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE;
   const size_t dk = T ? T->dk : 0;
   int ok = T && dk > 0 && inv_tau > 0 && isfinite(inv_tau);
-  Bq.rel = HS_SKIP_REL;
-  Bq.lim = HS_SKIP_BIG * fmin(1.0, inv_tau);
-  Bq.absm = 1e-30 * fmax(1.0, inv_tau);
+  Bq->rel = exact ? 0 : HS_SKIP_REL;
+  Bq->lim = exact ? INFINITY : HS_SKIP_BIG * fmin(1.0, inv_tau);
+  Bq->absm = exact ? 0 : 1e-30 * fmax(1.0, inv_tau);
   for (size_t c = 0; ok && c < dk; c++) {
-    Bq.qd[c] = (double)q[c] * inv_tau; /* exact for f32: 24 x 24 bits */
-    Bq.aq[c] = fabs(Bq.qd[c]);
-    Bq.qf[c] = (REAL)Bq.qd[c];
-    if (!(Bq.aq[c] <= HS_SKIP_BIG)) ok = 0;
+    Bq->qd[c] = (double)q[c] * inv_tau; /* exact for f32: 24 x 24 bits */
+    Bq->aq[c] = fabs(Bq->qd[c]);
+    Bq->qf[c] = (REAL)Bq->qd[c];
+    if (!(Bq->aq[c] <= HS_SKIP_BIG)) ok = 0;
   }
-  hs_bt_search S; /* not = {0}: zeroing the memo cost more than the search */
-  S.mlo = -INFINITY, S.margin = 1, S.evals = 0, S.max_evals = HS_BT_EVALS;
-  S.nmemo = 0, S.cut_short = 0;
-  const unsigned top = ok ? T->nlev - 1 : 0;
-  size_t tf, te;
-  FN(bt_span)(&Bq, top, &tf, &te);
-  double tu[HS_FAN];
-  if (ok) {
-    FN(bt_bounds)(T, &Bq, top, tf, te - tf + 1, tu);
-    FN(bt_search)(T, &Bq, K, top, tf, te - tf + 1, tu, &S);
+  return ok;
+}
+
+/* The segments of a row with visible keys [a, b] into seg (at most
+ * b/64 - a/64 + 1 pairs), the skippable tiles left out; returns how many.
+ * Without a usable bound (see above) every tile is listed.
+ *
+ * m_lo between rows (C current for the same query): rows come in
+ * increasing order within a chunk, so a past row's keys are the last
+ * row's plus key b, and m_lo = max(the last m_lo, key b's bound) needs no
+ * search; a future row's keys are a subset of the last row's, and the
+ * last m_lo stays a lower bound while the key giving it is still visible
+ * (it is then also the best the last search found among these keys).
+ * Otherwise the search runs from the top. */
+#if HS_TWO_PASS /* f32 two-pass kernel only, until f64 has one */
+static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
+                         const REAL *K, const REAL *q, size_t a, size_t b,
+                         double inv_tau, double cut, size_t *seg) {
+  FN(bq) Bq;
+  double mlo = -INFINITY;
+  unsigned top = 0;
+  if (FN(bq_init)(&Bq, kt, T, q, a, b, inv_tau, 0)) {
+    FN(btc_use)(C, &Bq, T->dk);
+    top = T->nlev - 1;
+    if (C->mlo > -INFINITY && a == C->a && b == C->b + 1) {
+      double v = FN(bt_key)(&Bq, K, T->dk, b);
+      mlo = C->mlo;
+      if (v > mlo) mlo = v, C->jlo = b;
+    } else if (C->mlo > -INFINITY && b == C->b && a >= C->a && C->jlo >= a &&
+               C->jlo <= b) {
+      mlo = C->mlo;
+    } else {
+      FN(bts) S = {.mlo = -INFINITY, .margin = 1, .jlo = SIZE_MAX,
+                   .max_evals = HS_BT_EVALS};
+      FN(bt_search)(T, &Bq, C, K, top, 0, &S);
+      mlo = S.mlo, C->jlo = S.jlo;
+    }
+    C->mlo = mlo, C->a = a, C->b = b;
   }
-  double mlo = S.mlo;
   if (!(mlo > -INFINITY)) {
     size_t ns = 0;
-    for (size_t t = Bq.ta; t <= Bq.tb; t++, ns++) {
+    for (size_t t = a / HS_TILE; t <= b / HS_TILE; t++, ns++) {
       size_t s0 = t * HS_TILE > a ? t * HS_TILE : a;
       size_t s1 = t * HS_TILE + HS_TILE - 1 < b ? t * HS_TILE + HS_TILE - 1 : b;
       seg[2 * ns] = s0;
@@ -372,7 +431,7 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T,
     }
     return ns;
   }
-  return FN(bt_walk)(T, &Bq, top, tf, te - tf + 1, tu, mlo, cut, S.memo, S.nmemo, seg, 0);
+  return FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
 }
 
 #endif
@@ -386,8 +445,8 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T,
  * no slack (rel = absm = 0). Compiled hard models are of this kind
  * (weights and features 0, +-1, +-2). The hard choice then needs only:
  *   M, the exact row max: depth-first branch and bound, a node opened
- *     while U > M (strictly), leaves scored by f32_attn_hard; complete
- *     when it stops by the bounds (else the row runs dense);
+ *     while U > M (strictly), leaves scored by the attn_hard kernel;
+ *     complete when it stops by the bounds (else the row runs dense);
  *   left / right: the first key scoring M from that end, nodes with
  *     U < M passed over; out = v[pick], as the dense kernel copies it;
  *   average: the tiles with U >= M, in increasing order, through the
@@ -405,14 +464,16 @@ static int FN(bt_exact_q)(const FN(btree) *T, const REAL *q) {
   return A < 16777216.0;
 }
 
-/* The key scoring M nearest the left (right = 0) or right end under the
- * nodes first .. first + cnt - 1 of level l (bounds u); SIZE_MAX if none. */
-static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
-                          unsigned l, size_t first, size_t cnt, const double *u,
-                          double M, int right, hs_bt_memo *memo, size_t nmemo,
-                          size_t *scored) {
-  for (size_t s = 0; s < cnt; s++) {
-    size_t k = right ? cnt - 1 - s : s, idx = first + k;
+/* The key scoring M nearest the left (right = 0) or right end under
+ * group g of level l; SIZE_MAX if none. *scored counts kernel calls. */
+static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                          const REAL *K, unsigned l, size_t g, double M,
+                          int right, size_t *scored) {
+  size_t k0, k1;
+  if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return SIZE_MAX;
+  const double *u = FN(bt_group)(T, Bq, C, l, g);
+  for (size_t s = k0; s <= k1; s++) {
+    size_t k = right ? k1 - (s - k0) : s, idx = g * HS_FAN + k;
     if (!(u[k] >= M)) continue;
     if (l == 0) {
       size_t j0 = idx * HS_TILE > Bq->a ? idx * HS_TILE : Bq->a;
@@ -425,11 +486,9 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
       if (st.cnt > 0 && (double)st.best == M) return st.pick;
       continue;
     }
-    double buf[HS_FAN];
-    size_t cf, cc;
-    const double *cu = FN(bt_children)(T, Bq, l, idx, memo, nmemo, buf, &cf, &cc);
-    size_t r = FN(bt_find)(T, Bq, K, l - 1, cf, cc, cu, M, right, memo, nmemo, scored);
+    size_t r = FN(bt_find)(T, Bq, C, K, l - 1, idx, M, right, scored);
     if (r != SIZE_MAX) return r;
+    u = FN(bt_group)(T, Bq, C, l, g);
   }
   return SIZE_MAX;
 }
@@ -440,7 +499,7 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
  * runs the dense kernel. Counts the row's tiles into *total and those no
  * kernel call scored into *skipped (a tile scored twice counts twice, so
  * this errs low). */
-static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T,
+static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
                              hs_hard_rule rule, const REAL *q, const REAL *K,
                              const REAL *V, size_t dv, size_t lo, size_t hi,
                              size_t *seg, REAL *out, uint64_t *total,
@@ -450,33 +509,24 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T,
   size_t ra[2] = {0, lo}, rb[2] = {lo == 1 && lo <= hi ? hi : 0, hi};
   int nr = lo == 1 || lo > hi ? 1 : 2;
   FN(bq) Bq[2];
-  hs_bt_search S[2];
-  double tu[2][HS_FAN], M = -INFINITY;
-  size_t tf[2], te[2];
+  double M = -INFINITY;
+  size_t tiles = 0, scored = 0;
   const unsigned top = T->nlev - 1;
   for (int r = 0; r < nr; r++) {
-    FN(bq) *B = &Bq[r];
-    B->kt = kt, B->a = ra[r], B->b = rb[r], B->ta = ra[r] / HS_TILE, B->tb = rb[r] / HS_TILE;
-    B->rel = 0, B->absm = 0, B->lim = INFINITY;
-    for (size_t c = 0; c < dk; c++)
-      B->qd[c] = (double)q[c], B->aq[c] = fabs(B->qd[c]), B->qf[c] = q[c];
-    S[r].mlo = M, S[r].margin = 0, S[r].evals = 0, S[r].max_evals = 4 * HS_BT_EVALS;
-    S[r].nmemo = 0, S[r].cut_short = 0;
-    FN(bt_span)(B, top, &tf[r], &te[r]);
-    FN(bt_bounds)(T, B, top, tf[r], te[r] - tf[r] + 1, tu[r]);
-    FN(bt_search)(T, B, K, top, tf[r], te[r] - tf[r] + 1, tu[r], &S[r]);
-    if (S[r].cut_short) return 0;
-    M = S[r].mlo;
+    FN(bq_init)(&Bq[r], kt, T, q, ra[r], rb[r], 1.0, 1);
+    FN(btc_use)(C, &Bq[r], dk);
+    FN(bts) S = {.mlo = M, .margin = 0, .jlo = SIZE_MAX, .max_evals = 4 * HS_BT_EVALS};
+    FN(bt_search)(T, &Bq[r], C, K, top, 0, &S);
+    if (S.cut_short) return 0;
+    M = S.mlo;
+    tiles += Bq[r].tb - Bq[r].ta + 1, scored += S.evals;
   }
   if (!(M > -INFINITY)) return 0;
-  size_t tiles = 0, scored = 0;
-  for (int r = 0; r < nr; r++) tiles += Bq[r].tb - Bq[r].ta + 1, scored += S[r].evals;
   if (rule == HS_HARD_AVG) {
     HARD hs = {-INFINITY, -INFINITY, 0, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
     for (int r = 0; r < nr; r++) {
-      size_t ns = FN(bt_walk)(T, &Bq[r], top, tf[r], te[r] - tf[r] + 1, tu[r], M,
-                              0.0, S[r].memo, S[r].nmemo, seg, 0);
+      size_t ns = FN(bt_walk)(T, &Bq[r], C, top, 0, M, 0.0, seg, 0);
       scored += ns;
       for (size_t g = 0; g < ns; g++) {
         size_t s0 = seg[2 * g];
@@ -492,8 +542,7 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T,
   int right = rule == HS_HARD_RIGHT;
   for (int s = 0; s < nr; s++) {
     int r = right ? nr - 1 - s : s;
-    size_t p = FN(bt_find)(T, &Bq[r], K, top, tf[r], te[r] - tf[r] + 1, tu[r], M,
-                           right, S[r].memo, S[r].nmemo, &scored);
+    size_t p = FN(bt_find)(T, &Bq[r], C, K, top, 0, M, right, &scored);
     if (p != SIZE_MAX) {
       memcpy(out, V + p * dv, dv * sizeof(REAL));
       *total += tiles;
