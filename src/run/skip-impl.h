@@ -274,6 +274,7 @@ static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
   return (double)st.best - Bq->rel * At - Bq->absm;
 }
 
+#if HS_TWO_PASS
 /* One key's lower bound, as FN(bt_leaf)'s but from exact products in
  * double. */
 static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
@@ -285,6 +286,8 @@ static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
   }
   return A <= Bq->lim ? sj - Bq->rel * A - Bq->absm : -INFINITY;
 }
+
+#endif
 
 /* The nodes of group g of level l inside the row's span: [*k0, *k1]
  * (indices in the group); 0 when none. */
