@@ -3,7 +3,7 @@
  * passes (exact max, then sum and weighted values with that max), rr2-p11
  * exp (f64-exp-rr2-p11.h). The score and value code is that of the online
  * AVX-512 kernel (f64-attn-row-avx512f-online-rr2-p11.c: contiguous dk in
- * {1, 2, 4} 8 keys per 512-bit step, otherwise 4 keys per 256-bit
+ * {1, 2, 4, 8} 8 keys per 512-bit step, otherwise 4 keys per 256-bit
  * register; values lane-wise for dv == 1 contiguous, else 8 columns per
  * register and 8 accumulators), in chunks of 64 keys.
  *
@@ -39,7 +39,7 @@
 
 typedef struct {
   __m256d qv[16]; /* 4-double chunks of q * inv_tau (zero past dk) */
-  __m512d qc;     /* contiguous dk in {1, 2, 4}: lane i = q[i mod dk] * inv_tau */
+  __m512d qc;     /* contiguous dk in {1, 2, 4, 8}: lane i = q[i mod dk] * inv_tau */
   size_t nc;
   __m256i mk;
   int full, DK;
@@ -57,7 +57,7 @@ static void qd_init(qdesc *o, const double *q, size_t dk, size_t ldk,
     for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] * inv_tau : 0.0;
     o->qv[c] = _mm256_loadu_pd(t);
   }
-  o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4) ? (int)dk : 0;
+  o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4 || dk == 8) ? (int)dk : 0;
   o->qc = _mm512_setzero_pd();
   if (o->DK) {
     double t[8];
@@ -74,6 +74,7 @@ static double scores(const qdesc *o, size_t nb, const double *k, size_t ldk,
   if (o->DK == 1) m = block_scores_contig(nb, k, o->qc, 1, sb, nan);
   else if (o->DK == 2) m = block_scores_contig(nb, k, o->qc, 2, sb, nan);
   else if (o->DK == 4) m = block_scores_contig(nb, k, o->qc, 4, sb, nan);
+  else if (o->DK == 8) m = block_scores_contig(nb, k, o->qc, 8, sb, nan);
   else {
     m = block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
     for (size_t j = 0; j < nb; j++) *nan |= isnan(sb[j]);
