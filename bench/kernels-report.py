@@ -42,6 +42,11 @@ FAMILIES = [
     ("attn_hard_f64", ["n", "d"], "key",
      "the same in double: <isa> = f64_attn_hard, <isa>_dot = one f64_dot "
      "call per key (what the f64 forward pass ran before f64_attn_hard)"),
+    ("attn_2pass_f64", ["n", "d"], "key",
+     "one attention row in double over segments of 64 keys (exact "
+     "skipping's tiles, none left out), dk = dv = d: <isa> = "
+     "f64_attn_row_2pass, <isa>_online = f64_attn_row over the same keys, "
+     "<isa>_f32 = f32_attn_row_2pass on the same data in float"),
     ("read_bw", ["bytes"], "byte",
      "read bandwidth: a buffer summed with 256-bit loads into 8 accumulators "
      "(in cache after the first pass); the roofline of the attn_row target"),

@@ -7,7 +7,8 @@
 // Names: softmax/<impl>/<n>, softmax_spread/<impl>/<n>/<spread>,
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
 // attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>,
-// attn_hard_f64/<isa>[_dot]/<n>/<d>, read_bw/avx2/<bytes>,
+// attn_hard_f64/<isa>[_dot]/<n>/<d>,
+// attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>, read_bw/avx2/<bytes>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
 // the relative-position bias of mode rel),
@@ -714,6 +715,84 @@ void register_attn_hard_f64(int64_t max_n) {
   }
 }
 
+// One query against n keys given as segments of 64 (the tiles of exact
+// skipping, none left out), dk = dv = d, temperature 1:
+// attn_2pass_f64/<isa>/<n>/<d> is f64_attn_row_2pass; <isa>_online the
+// f64 online row kernel over the same keys (one call), <isa>_f32 the f32
+// two-pass kernel on the same data in float, to set the f64 cost beside
+// both. Checked once: the two f64 kernels agree within 1e-9 relative, and
+// the output is a convex combination of the values. Items = keys.
+void register_attn_2pass_f64(int64_t max_n) {
+  for (int64_t n : kAttnN) {
+    if (n > max_n) continue;
+    for (int64_t d : {1, 2, 8})
+      for (hs_isa isa : kIsas)
+        for (int impl = 0; impl < 3; impl++) {
+          static const char *const sfx[] = {"/", "_online/", "_f32/"};
+          std::string name = std::string("attn_2pass_f64/") + hs_isa_name(isa) +
+                             sfx[impl] + std::to_string(n) + "/" + std::to_string(d);
+          benchmark::RegisterBenchmark(
+              name.c_str(), [isa, n, d, impl](benchmark::State &state) {
+                const hs_kernels *k = table_or_skip(state, isa);
+                if (!k) return;
+                const float *qf = uniform(d, -1.0f, 1.0f, 3);
+                const float *kf = uniform(n * d, -1.0f, 1.0f, 4);
+                const float *vf = uniform(n * d, -1.0f, 1.0f, 5);
+                const std::vector<double> q(qf, qf + d), kk(kf, kf + n * d), v(vf, vf + n * d);
+                std::vector<size_t> seg;
+                for (int64_t j = 0; j < n; j += 64)
+                  seg.push_back((size_t)j), seg.push_back((size_t)std::min<int64_t>(64, n - j));
+                const size_t ns = seg.size() / 2;
+                alignas(64) double acc[HS_ATTN_MAX_D];
+                alignas(64) float accf[HS_ATTN_MAX_D];
+                hs_f64_online st;
+                hs_f32_online stf;
+                auto run = [&] {
+                  if (impl == 0) {
+                    k->f64_attn_row_2pass(ns, seg.data(), d, d, q.data(), kk.data(), d,
+                                          v.data(), d, 1.0, &st, acc);
+                  } else if (impl == 1) {
+                    st = {-INFINITY, 0.0};
+                    std::fill(acc, acc + d, 0.0);
+                    k->f64_attn_row(n, d, d, q.data(), kk.data(), d, v.data(), d, 1.0,
+                                    &st, acc);
+                  } else {
+                    k->f32_attn_row_2pass(ns, seg.data(), d, d, qf, kf, d, vf, d, 1.0f,
+                                          &stf, accf);
+                  }
+                };
+                {
+                  hs_f64_online s2 = {-INFINITY, 0.0};
+                  double a2[HS_ATTN_MAX_D] = {0};
+                  k->f64_attn_row(n, d, d, q.data(), kk.data(), d, v.data(), d, 1.0, &s2, a2);
+                  run();
+                  bool ok = true;
+                  for (int64_t c = 0; c < d; c++) {
+                    double got = impl == 2 ? (double)accf[c] / stf.sum : acc[c] / st.sum;
+                    double tol = impl == 2 ? 1e-4 : 1e-9;
+                    ok = ok && std::fabs(got) <= 1.0 &&
+                         std::fabs(got - a2[c] / s2.sum) <= tol;
+                  }
+                  if (!ok) {
+                    state.SkipWithError("attn_2pass_f64 output is wrong");
+                    return;
+                  }
+                }
+                state.SetLabel(k->name[impl == 0   ? HS_OP_f64_attn_row_2pass
+                                       : impl == 1 ? HS_OP_f64_attn_row
+                                                   : HS_OP_f32_attn_row_2pass]);
+                for (auto _ : state) {
+                  run();
+                  benchmark::DoNotOptimize(acc);
+                  benchmark::DoNotOptimize(accf);
+                  benchmark::ClobberMemory();
+                }
+                state.SetItemsProcessed(state.iterations() * n);
+              });
+        }
+  }
+}
+
 // The forward pass's past-mask heads (attn_past): n query rows, row i
 // against keys 0..i, or its future-mask heads (attn_future): row i against
 // keys i..n-1, blocks anchored at key n-1 (dk as given, dv = 1,
@@ -1070,6 +1149,7 @@ int main(int argc, char **argv) {
   register_attn(max_n);
   register_attn_hard(max_n);
   register_attn_hard_f64(max_n);
+  register_attn_2pass_f64(max_n);
   register_read_bw(max_n);
   for (bool bias : {false, true}) {
     register_attn_mask(max_n, false, bias);

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The 512-bit score blocks of contiguous small keys shared by the f64
  * AVX-512F kernels (attention row, hard row, two-pass row): 8 keys per
- * step for dk in {1, 2, 4}. Include after attn-f64-blocks-avx2.h. */
+ * step for dk in {1, 2, 4, 8} (the online row kernel takes 1, 2, 4). Include after attn-f64-blocks-avx2.h. */
 #ifndef HS_ATTN_F64_BLOCKS_AVX512F_H
 #define HS_ATTN_F64_BLOCKS_AVX512F_H
 
-/* Scores of nb <= BLK contiguous keys (dk == DK in {1, 2, 4}) into sb
+/* Scores of nb <= BLK contiguous keys (dk == DK in {1, 2, 4, 8}) into sb
  * (past nb: -inf); returns their max, and in *nan whether one was NaN.
- * qc: lane i holds q[i mod DK] * inv_tau. */
+ * qc: lane i holds q[i mod DK] * inv_tau. A score is DK products summed
+ * by log2(DK) levels of pair sums (error <= (log2(DK) + 1) u sum |q k|). */
 static inline __attribute__((always_inline)) double
 block_scores_contig(size_t nb, const double *k, __m512d qc, int DK, double *sb, int *nan) {
   const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
@@ -27,6 +28,16 @@ block_scores_contig(size_t nb, const double *k, __m512d qc, int DK, double *sb, 
         /* key pairs: [k0 k1 .. k7] */
         s = _mm512_add_pd(_mm512_permutex2var_pd(x0, even, x1),
                           _mm512_permutex2var_pd(x0, odd, x1));
+      } else if (DK == 8) {
+        /* one key per register: three levels of pair sums, key order kept */
+#define PS(a, b) _mm512_add_pd(_mm512_permutex2var_pd(a, even, b), \
+                               _mm512_permutex2var_pd(a, odd, b))
+#define X(i) _mm512_mul_pd(_mm512_loadu_pd(kg + 8 * (i)), qc)
+        __m512d z0 = PS(PS(x0, x1), PS(X(2), X(3)));
+        __m512d z1 = PS(PS(X(4), X(5)), PS(X(6), X(7)));
+        s = PS(z0, z1);
+#undef X
+#undef PS
       } else {
         __m512d x2 = _mm512_mul_pd(_mm512_loadu_pd(kg + 16), qc);
         __m512d x3 = _mm512_mul_pd(_mm512_loadu_pd(kg + 24), qc);
@@ -45,9 +56,12 @@ block_scores_contig(size_t nb, const double *k, __m512d qc, int DK, double *sb, 
   }
   for (; g < nb; g++) { /* the tail key by key, the same sums */
     const double *kj = k + g * (size_t)DK;
-    double p[4] = {0, 0, 0, 0};
+    double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int c = 0; c < DK; c++) p[c] = kj[c] * qc[c];
-    sb[g] = DK == 1 ? p[0] : DK == 2 ? p[0] + p[1] : (p[0] + p[1]) + (p[2] + p[3]);
+    sb[g] = DK == 1   ? p[0]
+            : DK == 2 ? p[0] + p[1]
+            : DK == 4 ? (p[0] + p[1]) + (p[2] + p[3])
+                      : ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
   }
   for (size_t t = g; t < ((nb + 7) & ~(size_t)7); t++) sb[t] = -INFINITY;
   for (size_t t = nb & ~(size_t)7; t < nb; t++) *nan |= isnan(sb[t]);

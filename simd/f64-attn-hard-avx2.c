@@ -44,42 +44,10 @@ static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
   if (o->DK == 2) o->qc = _mm256_setr_pd(q[0], q[1], q[0], q[1]);
 }
 
-/* Scores of nb <= BLK contiguous keys with dk == DK in {1, 2} into sb
- * (-inf up to nb rounded to 4); returns their max (NaN skipped). */
-static inline __attribute__((always_inline)) double
-block_contig(size_t nb, const double *k, __m256d qc, int DK, double *sb) {
-  __m256d vmax = _mm256_set1_pd(-INFINITY);
-  size_t g = 0;
-  for (; g + 4 <= nb; g += 4) {
-    const double *kg = k + g * (size_t)DK;
-    __m256d s;
-    if (DK == 1) {
-      s = _mm256_mul_pd(_mm256_loadu_pd(kg), qc);
-    } else {
-      /* hadd gives [k0, k2, k1, k3]: back to key order */
-      __m256d h = _mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg), qc),
-                                 _mm256_mul_pd(_mm256_loadu_pd(kg + 4), qc));
-      s = _mm256_permute4x64_pd(h, 0xD8);
-    }
-    _mm256_store_pd(sb + g, s);
-    vmax = _mm256_max_pd(s, vmax); /* NaN in s is skipped */
-  }
-  double m = -INFINITY;
-  for (; g < nb; g++) { /* the tail key by key, the same sums */
-    const double *kj = k + g * (size_t)DK;
-    sb[g] = DK == 1 ? kj[0] * qc[0] : kj[0] * qc[0] + kj[1] * qc[1];
-    if (sb[g] > m) m = sb[g];
-  }
-  for (size_t t = g; t < ((nb + 3) & ~(size_t)3); t++) sb[t] = -INFINITY;
-  __m128d h = _mm_max_pd(_mm256_castpd256_pd128(vmax), _mm256_extractf128_pd(vmax, 1));
-  double vm = _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
-  return vm > m ? vm : m;
-}
-
 static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
                        double *sb) {
-  if (o->DK == 1) return block_contig(nb, k, o->qc, 1, sb);
-  if (o->DK == 2) return block_contig(nb, k, o->qc, 2, sb);
+  if (o->DK == 1) return block_scores_contig256(nb, k, o->qc, 1, sb);
+  if (o->DK == 2) return block_scores_contig256(nb, k, o->qc, 2, sb);
   return block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
 }
 

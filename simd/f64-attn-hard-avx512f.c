@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* f64 hard attention row (unique-hard leftmost / rightmost, average-hard),
  * AVX-512F: the scores of the f64 online row kernel at inv_tau = 1 (keys
- * stored contiguously with dk in {1, 2, 4}: 8 keys per 512-bit step,
+ * stored contiguously with dk in {1, 2, 4, 8}: 8 keys per 512-bit step,
  * attn-f64-blocks-avx512f.h; other shapes 4 keys per 256-bit register,
  * attn-f64-blocks-avx2.h), no exp; the block logic is attn-f64-hard-run.h.
  * Scores: |s_j - s*_j| <= (ceil(dk/4) + 3) u sum_c |q_c k_jc| (u = 2^-53;
@@ -22,7 +22,7 @@
 
 typedef struct {
   __m256d qv[16]; /* 4-double chunks of q (zero past dk) */
-  __m512d qc;     /* contiguous dk in {1, 2, 4}: lane i = q[i mod dk] */
+  __m512d qc;     /* contiguous dk in {1, 2, 4, 8}: lane i = q[i mod dk] */
   size_t nc;
   __m256i mk;
   int full, DK;
@@ -38,7 +38,7 @@ static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
     for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] : 0.0;
     o->qv[c] = _mm256_loadu_pd(t);
   }
-  o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4) ? (int)dk : 0;
+  o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4 || dk == 8) ? (int)dk : 0;
   o->qc = _mm512_setzero_pd();
   if (o->DK) {
     double t[8];
@@ -53,6 +53,7 @@ static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
   if (o->DK == 1) return block_scores_contig(nb, k, o->qc, 1, sb, &nan);
   if (o->DK == 2) return block_scores_contig(nb, k, o->qc, 2, sb, &nan);
   if (o->DK == 4) return block_scores_contig(nb, k, o->qc, 4, sb, &nan);
+  if (o->DK == 8) return block_scores_contig(nb, k, o->qc, 8, sb, &nan);
   return block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
 }
 

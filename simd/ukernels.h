@@ -73,6 +73,10 @@ extern "C" {
   void fn(size_t n, size_t dk, size_t dv, const double *q, const double *k, \
           size_t ldk, const double *v, size_t ldv, size_t base,            \
           hs_hard_rule rule, hs_f64_hard *st, double *acc);
+#define HS_DECLARE_f64_attn_row_2pass(fn)                                 \
+  void fn(size_t nseg, const size_t *seg, size_t dk, size_t dv,           \
+          const double *q, const double *k, size_t ldk, const double *v,  \
+          size_t ldv, double inv_tau, hs_f64_online *st, double *acc);
 
 #define HS_KERNEL(op, isa, fn) HS_DECLARE_##op(fn)
 #include "kernels.inc"

@@ -70,6 +70,29 @@ typedef void (*hs_f32_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
                                          float inv_tau, hs_f32_online *st,
                                          float *acc);
 
+/* The same in double (f64_attn_row_2pass), exp rr2-p11: segments, the
+ * exact max of pass 1, chunks of 64 keys from each segment's start,
+ * outputs and special values exactly as f32_attn_row_2pass. Skipping: a
+ * segment whose every score s has s - max < -HS_F64_SKIP_CUT can be left
+ * out with the same bits (finite values), in every f64 kernel (scalar,
+ * AVX2, AVX-512). Why 709: the f64 exp flushes every input below
+ * -708.3964 (>= ln 2^-1022) to exactly +0 and gives a normal number (>=
+ * 2^-1022) otherwise, so no weight is ever subnormal; s - max < -709
+ * exactly means the kernel's rounded difference is <= -709 (rounding is
+ * monotone and -709 is a double), below that cutoff, so the key weighs
+ * exactly +0; +0 weights give chunk sums of +0 (+0 * v = +-0 for finite
+ * v, +0 + -0 = +0), and +0 added to a running total, which starts at +0
+ * and is never -0, leaves it unchanged. A caller comparing its own bound
+ * in double against the cut must leave room for that comparison's own
+ * rounding (as HS_SKIP_CUT = 88.0001 does for f32). */
+#define HS_F64_SKIP_CUT 709.0
+typedef void (*hs_f64_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
+                                         size_t dk, size_t dv,
+                                         const double *q, const double *k,
+                                         size_t ldk, const double *v,
+                                         size_t ldv, double inv_tau,
+                                         hs_f64_online *st, double *acc);
+
 /* Y[i*ldy + r] = sum_c X[i*ldx + c] * A[r*lda + c] for i < rows, r < m,
  * c < k: a batch of gemv, the rows of X times A^T (the forward pass's
  * projections). Row i of Y depends only on row i of X and A: the same bits
@@ -170,7 +193,7 @@ typedef void (*hs_f32_attn_tile_bias_fn)(size_t nq, const size_t *n,
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
   X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
   X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
-  X(f64_attn_hard)
+  X(f64_attn_hard) X(f64_attn_row_2pass)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -199,6 +222,7 @@ struct hs_kernels {
   hs_f32_attn_hard_fn f32_attn_hard;
   hs_f64_gemm_fn f64_gemm;
   hs_f64_attn_hard_fn f64_attn_hard;
+  hs_f64_attn_row_2pass_fn f64_attn_row_2pass;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };
