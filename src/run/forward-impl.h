@@ -344,17 +344,22 @@ typedef struct FN(part) {
  * projections on one thread at 2^22, 1.14 ms with them split) */
 #define HS_PAR_MIN ((size_t)1 << 15)
 
+/* The cut of FN(bt_row): exp(x) is exactly +0 in every f32 kernel once
+ * x <= -88 (skip-impl.h), in every f64 kernel once x <= -709
+ * (HS_F64_SKIP_CUT); the extra 1e-4 covers the rounding of the double
+ * comparison m_lo - U > cut. */
+#undef SKIP_CUT
 #if HS_TWO_PASS
-/* f32: exp(x) is exactly +0 in every kernel once x <= -88 (skip-impl.h) */
 #define SKIP_CUT 88.0001
+#else
+#define SKIP_CUT (HS_F64_SKIP_CUT + 1e-4)
 #endif
 
-#if HS_TWO_PASS
 /* One softmax row on the two-pass kernel: the tiles of [a, b] as
  * segments, minus the skippable ones (skip ON, FN(bt_row)). */
-static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
-                             size_t a, size_t b, float inv_tau, FN(part) *p,
-                             hs_f32_online *st, float *out) {
+static void FN(two_pass_row)(const FN(job) *J, int h, const REAL *q,
+                             size_t a, size_t b, REAL inv_tau, FN(part) *p,
+                             ONLINE *st, REAL *out) {
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   const FN(btree) *T = J->bt && !p->daz ? J->bt[h] : NULL;
@@ -362,10 +367,9 @@ static void FN(two_pass_row)(const FN(job) *J, int h, const float *q,
                          SKIP_CUT, p->seg);
   p->total += b / HS_TILE - a / HS_TILE + 1;
   p->skipped += b / HS_TILE - a / HS_TILE + 1 - ns;
-  J->kt->f32_attn_row_2pass(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
-                            inv_tau, st, out);
+  KOP(J->kt, attn_row_2pass)(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
+                             inv_tau, st, out);
 }
-#endif
 
 /* 1 / tau of head H at string length n. */
 static REAL FN(head_inv_tau)(const hs_head *H, size_t n) {
@@ -436,10 +440,11 @@ static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
       kt->f32_attn_row_bias(b - a + 1 - h0, dk, dv, q, Kh + (a + h0) * dk, dk,
                             Vh + (a + h0) * dv, dv, inv_tau, sk,
                             d0 + (int64_t)h0, &st, out);
-    } else if (J->two_pass && J->two_pass[h])
+    } else
+#endif
+    if (J->two_pass && J->two_pass[h])
       FN(two_pass_row)(J, h, q, a, b, inv_tau, p, &st, out);
     else
-#endif
     {
       /* f32 future masks: the blocks anchored at the last key (the BOS
        * copy), as f32_attn_tile with end = 1: a head call of
@@ -616,7 +621,6 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
   }
 }
 
-#if HS_TWO_PASS
 /* --skip auto: whether head h's rows should take the skipping two-pass
  * kernel. The two-pass kernel reads each kept key twice and every row
  * first pays for its tile bounds, so it wins only when most tiles go:
@@ -633,7 +637,7 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   size_t *seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
   FN(btc) *C = calloc(1, sizeof *C);
   uint64_t total = 0, kept = 0;
-  float inv_tau = (float)FN(head_inv_tau)(H, n);
+  REAL inv_tau = FN(head_inv_tau)(H, n);
   int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
   for (size_t s = 1; seg && C && s <= 8; s++) {
     /* one row in each eighth of the string, half a tile from its end
@@ -656,7 +660,6 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   free(C);
   return use;
 }
-#endif
 
 static void *FN(rows_worker)(void *arg) {
   FN(part) *p = arg;
@@ -904,7 +907,6 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
         if (bt[h]->exact) qkv[h] += bt[h]->bytes;
         else FN(bt_free)(bt[h]), bt[h] = NULL;
       }
-#if HS_TWO_PASS
       int can = H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
                 H->bias_slope == 0;
       twop[h] = can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF);
@@ -919,7 +921,6 @@ static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
           bt[h] = NULL;
         }
       }
-#endif
     }
     size_t held = base;
     for (int h = 0; h < maxh; h++) held += qkv[h];

@@ -274,7 +274,6 @@ static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
   return (double)st.best - Bq->rel * At - Bq->absm;
 }
 
-#if HS_TWO_PASS
 /* One key's lower bound, as FN(bt_leaf)'s but from exact products in
  * double. */
 static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
@@ -286,8 +285,6 @@ static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
   }
   return A <= Bq->lim ? sj - Bq->rel * A - Bq->absm : -INFINITY;
 }
-
-#endif
 
 /* The nodes of group g of level l inside the row's span: [*k0, *k1]
  * (indices in the group); 0 when none. */
@@ -399,7 +396,6 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
  * last m_lo stays a lower bound while the key giving it is still visible
  * (it is then also the best the last search found among these keys).
  * Otherwise the search runs from the top. */
-#if HS_TWO_PASS /* f32 two-pass kernel only, until f64 has one */
 static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
                          const REAL *K, const REAL *q, size_t a, size_t b,
                          double inv_tau, double cut, size_t *seg) {
@@ -436,8 +432,6 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
   }
   return FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
 }
-
-#endif
 
 /* Hard heads skip too, where their scores are exact. Exact: every key
  * coordinate an integer with |k| <= 2^12 (FN(bt_make)) and every query
