@@ -185,6 +185,12 @@ typedef struct FN(btc) {
   double qd[HS_ATTN_MAX_D], rel;
   double mlo;                         /* the last row's m_lo (-inf: none) */
   size_t jlo, a, b;                   /* the key giving it; its keys [a, b] */
+  /* hard rows (FN(hard_row_skip)): the last row's keys (BOS and lo..hi),
+   * its max, pick, count at the max and (average) sum of values there */
+  int hvalid;
+  size_t hlo, hhi, hpick, hcnt;
+  double hM;
+  REAL hacc[HS_ATTN_MAX_D];
   unsigned lev[HS_BT_SLOTS];          /* slot: level and group, or HS_BT_NONE */
   size_t grp[HS_BT_SLOTS];
   double u[HS_BT_SLOTS][HS_FAN];
@@ -246,6 +252,7 @@ static void FN(btc_use)(FN(btc) *C, const FN(bq) *Bq, size_t dk) {
   C->rel = Bq->rel;
   C->valid = 1;
   C->mlo = -INFINITY, C->jlo = SIZE_MAX;
+  C->hvalid = 0;
 }
 
 /* The lower bound from tile t's visible keys: their best score by the
@@ -490,6 +497,46 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   return SIZE_MAX;
 }
 
+/* A hard row from the last one (exact scores, the same query, C->hvalid):
+ *   past rows (keys 0..hi, one range): the last row's keys plus key hi.
+ *     With s its exact score: s > M starts afresh at hi (pick hi, count
+ *     1, sum 0 + v_hi); s = M adds it (right: pick hi; average: count + 1,
+ *     sum + v_hi, the dense kernel's next add in its key order); s < M
+ *     changes nothing;
+ *   future rows (BOS and lo..hi): the last row's keys minus key lo - 1.
+ *     Left / right: a pick still visible (BOS or >= lo) is still the
+ *     first / last key at the max, which is unchanged. Average rows, or a
+ *     pick that left the view, take the search.
+ * Returns 1 with out written, 0 when the row needs the search. */
+static int FN(hard_next)(FN(btc) *C, hs_hard_rule rule, const REAL *q,
+                         const REAL *K, const REAL *V, size_t dk, size_t dv,
+                         int nr, size_t b, size_t lo, size_t hi, REAL *out) {
+  if (!C->hvalid) return 0;
+  if (nr == 1 && C->hlo == lo && b == C->hhi + 1 && b == hi) {
+    double s = 0;
+    for (size_t c = 0; c < dk; c++) s += (double)q[c] * (double)K[b * dk + c];
+    if (s > C->hM) {
+      C->hM = s, C->hpick = b, C->hcnt = 1;
+      for (size_t c = 0; c < dv; c++) C->hacc[c] = 0, C->hacc[c] += V[b * dv + c];
+    } else if (s == C->hM) {
+      if (rule == HS_HARD_RIGHT) C->hpick = b;
+      C->hcnt++;
+      for (size_t c = 0; c < dv; c++) C->hacc[c] += V[b * dv + c];
+    }
+    C->hhi = hi;
+  } else if (nr == 2 && rule != HS_HARD_AVG && C->hhi == hi && lo == C->hlo + 1 &&
+             (C->hpick == 0 || C->hpick >= lo)) {
+    C->hlo = lo;
+  } else {
+    return 0;
+  }
+  if (rule == HS_HARD_AVG)
+    for (size_t c = 0; c < dv; c++) out[c] = C->hacc[c] / (REAL)C->hcnt;
+  else
+    memcpy(out, V + C->hpick * dv, dv * sizeof(REAL));
+  return 1;
+}
+
 /* A hard row over BOS and keys lo..hi (FN(hard_row_k)'s order), skipping;
  * seg has room for the row's tiles. Returns 0, with out untouched, when
  * the row cannot skip (not exact, or the search cut short): the caller
@@ -501,11 +548,18 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
                              const REAL *V, size_t dv, size_t lo, size_t hi,
                              size_t *seg, REAL *out, uint64_t *total,
                              uint64_t *skipped) {
-  if (!T || !FN(bt_exact_q)(T, q)) return 0;
+  if (!T || !FN(bt_exact_q)(T, q) || dv > HS_ATTN_MAX_D) return 0;
   const size_t dk = T->dk;
   size_t ra[2] = {0, lo}, rb[2] = {lo == 1 && lo <= hi ? hi : 0, hi};
   int nr = lo == 1 || lo > hi ? 1 : 2;
   FN(bq) Bq[2];
+  FN(bq_init)(&Bq[0], kt, T, q, ra[0], rb[0], 1.0, 1);
+  FN(btc_use)(C, &Bq[0], dk);
+  if (FN(hard_next)(C, rule, q, K, V, dk, dv, nr, rb[0], lo, hi, out)) {
+    *total += rb[nr - 1] / HS_TILE - ra[nr - 1] / HS_TILE + (nr == 2) + 1;
+    *skipped += rb[nr - 1] / HS_TILE - ra[nr - 1] / HS_TILE + (nr == 2);
+    return 1;
+  }
   double M = -INFINITY;
   size_t tiles = 0, scored = 0;
   const unsigned top = T->nlev - 1;
@@ -531,6 +585,8 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
                            dv, s0, rule, &hs, out);
       }
     }
+    C->hvalid = nr == 1, C->hlo = lo, C->hhi = hi, C->hM = M, C->hcnt = hs.cnt;
+    memcpy(C->hacc, out, dv * sizeof(REAL));
     for (size_t c = 0; c < dv; c++) out[c] /= (REAL)hs.cnt;
     *total += tiles;
     *skipped += tiles - (scored < tiles ? scored : tiles);
@@ -542,6 +598,7 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
     size_t p = FN(bt_find)(T, &Bq[r], C, K, top, 0, M, right, &scored);
     if (p != SIZE_MAX) {
       memcpy(out, V + p * dv, dv * sizeof(REAL));
+      C->hvalid = 1, C->hlo = lo, C->hhi = hi, C->hM = M, C->hpick = p;
       *total += tiles;
       *skipped += tiles - (scored < tiles ? scored : tiles);
       return 1;
