@@ -2147,7 +2147,7 @@ def extract_commands(text):
     keep = re.compile(r'^\s*("\$HS" (bench|boundary|compile|simulate)|'
                       r'(lengths|long_n|acc_n|depth4|depth6|wide|isas|best|tmp|first|hm|'
                       r'growth_n|growth_limit)=|'
-                      r'if timeout |tail -n \+2 "\$tmp\.big"|\[ \$rc = 124 \]|echo "n = |'
+                      r'if timeout |tail -n \+2 "\$tmp\.big"|rc=\$\?$|\[ \$rc = 124 \]|echo "n = |'
                       r'export HS_|(el)?if \[ "\$(FULL|SMOKE)"|else\b|fi\b|for |done\b|'
                       r'mv |rm -rf |'
                       r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')

@@ -13,6 +13,8 @@
 # a 2-core machine. HS_BENCH_SMOKE=1 (`make bench-smoke`, run by CI) runs
 # every command on tiny sizes, so that none of them can break unnoticed;
 # its numbers mean nothing, and it leaves README.md alone.
+# HS_BENCH_GROWTH_LIMIT (seconds, default 60) stops the growth sweep's
+# n = 2^20 run; the report then says it was stopped instead of its time.
 set -eu
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -164,7 +166,9 @@ else
   growth_n=16384,262144; growth_big=1048576; rep_g=3; suite_n=4096; hf_n=4096
 fi
 # stops the n = 2^20 run (its warm-up plus one timed run), which is quadratic
-# where heads fall back to the online kernel: minutes instead of seconds
+# where heads fall back to the online kernel: minutes instead of seconds.
+# A stopped run leaves its /tmp/hardsoft-bench-* directory (the model and
+# the 1 MB string) behind: bench has no signal handler to remove it.
 growth_limit=${HS_BENCH_GROWTH_LIMIT:-60}
 step "skipping on every formula of bench/formulas.txt: auto against online, n = $suite_n"
 "$HS" bench --formulas bench/formulas.txt --modes pe --scales 8 --lengths $suite_n \

@@ -195,6 +195,7 @@ def test_commands_listed(tmp_path):
     assert '--csv "$OUT/sweep-skip-suite.csv"' in cmds
     assert '--csv "$OUT/sweep-hardf64.csv"' in cmds
     assert 'if timeout "$growth_limit" "$HS" bench' in cmds
+    assert "  rc=$?\n  [ $rc = 124 ] || exit $rc\n" in cmds
     assert 'growth_limit=${HS_BENCH_GROWTH_LIMIT:-60}' in cmds
 
 
