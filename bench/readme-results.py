@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Copies the headline of results/REPORT.md (section "a. Headline"), its
-forward-pass targets (section "l. Forward-pass targets") and the kernel targets of results/kernels.md into README.md between the markers
+forward-pass targets (section "l. Forward-pass targets", issue 14's rows
+included) and the kernel targets of results/kernels.md into README.md between the markers
 <!-- results:begin --> and <!-- results:end -->, so the README quotes the
 suite's own files, never numbers typed by hand.
 
@@ -46,8 +47,9 @@ def main():
     body = ["From `results/REPORT.md` (the forward pass; provenance, scaling, "
             "accuracy against μ and the precision boundary are there):", "",
             headline, "",
-            "The forward-pass targets of the fast-path work (issue 6), from "
-            "the same run (`results/REPORT.md`, section l):", "",
+            "The forward-pass targets of the fast-path work (issue 6) and of "
+            "near-linear hard-like heads, hard mode and f64 (issue 14), from the "
+            "same run (`results/REPORT.md`, sections l and m):", "",
             section(report, "l. Forward-pass targets"), "",
             "From `results/kernels.md` (kernel microbenchmarks against oneDNN, "
             "XNNPACK, Sleef and glibc):", "", section(kernels, "Targets")]

@@ -10,6 +10,8 @@ Reads (each optional; a missing one is reported as "not measured"):
   sweep-suite.csv                               bench/formulas.txt, f32 and f64
   boundary.csv                                  largest exact n per precision
   sweep-rel.csv                                 rel beside pe, forward-pass time
+  sweep-skip-suite.csv, sweep-growth.csv (+ sweep-growth-stopped.txt),
+  sweep-hardf64.csv                             issue 14's targets (section m)
   simulate.csv                                  hard models simulated by softmax
   kernels.md / kernels.json                     kernel microbenchmarks (quoted)
   hyperfine.md                                  whole-process timings (quoted)
@@ -78,6 +80,15 @@ MEM_LO, MEM_HI = 0.85, 1.15        # peak memory ~ n (no n x n matrix)
 FIT_MIN_N = 0
 FIT_MIN_POINTS, FIT_MIN_DECADES = 5, 2.0
 NM = "not measured"
+# issue 14's targets (section m; the rows also go into section l)
+DEPTH4 = "(a S (b & X (c U Y a))) | G (b -> Y a)"
+I14_SKIP_N, I14_SKIP_WANT = 16384, {"a S b": 5, DEPTH4: 2}   # online / auto, mu = 8
+I14_SUITE_N, I14_SUITE_SLACK = 4096, 1.05       # auto / online, every formula
+# t ~ n^1.5 at most: 16^1.5 = 64 where dense attention grows 16^2 = 256
+I14_GROWTH_N, I14_GROWTH_MAX, I14_GROWTH_BIG = (16384, 262144), 64, 1048576
+I14_HF_N, I14_HARD_PE_MAX, I14_F64_F32_MAX = 4096, 1.0, 2.5
+I14_DEPTH6_S = 0.56                              # 5x under the 2.8 s first measured
+TARGET_HEAD = ["target", "run", "compared (first / second)", "ratio", "status"]
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NODATA = "\0"  # prefix of a plot's reason when there was nothing to draw
 
@@ -391,6 +402,38 @@ def mark(ok):
     return "**met**" if ok else "**missed**"
 
 
+def fmt_mib(b):
+    if not isnum(b):
+        return "—"
+    return f"{b / 2 ** 20:.1f} MiB" if b >= 2 ** 20 else f"{b / 2 ** 10:.0f} KiB"
+
+
+def fmt_frac(v):
+    """skipped_fraction: a string of the CSV (nan where every head ran
+    online), absent from older files."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return "—"
+    return f"{v:.3f}" if isnum(v) else "—"
+
+
+def nm_row(target, where):
+    """A target row whose runs are absent."""
+    return [target, where, NM, "—", f"**{NM}**"]
+
+
+def ratio_row(target, run, first, second, ok):
+    """A target row comparing two bench rows: first / second of their
+    medians, judged by ok (None: shown as information, no target)."""
+    a, b = first["seconds_median"], second["seconds_median"]
+    if not (isnum(a) and isnum(b) and b > 0):
+        return nm_row(target, run)
+    v = a / b
+    return [target, run, f"{fmt_ms(a)} vs {fmt_ms(b)} ms", fmt_x(v),
+            "information" if ok is None else mark(ok(v))]
+
+
 def md_table(header, rows, align=None):
     align = align or ["---"] * len(header)
     out = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
@@ -702,6 +745,10 @@ class Report:
         self.isa = read_bench(os.path.join(d, "sweep-isa.csv"))
         self.depth6 = read_bench(os.path.join(d, "sweep-depth6.csv"))
         self.programs = read_bench(os.path.join(d, "sweep-programs.csv"))
+        self.skip_suite = read_bench(os.path.join(d, "sweep-skip-suite.csv"))
+        self.growth = read_bench(os.path.join(d, "sweep-growth.csv"))
+        self.growth_stopped = read_text(os.path.join(d, "sweep-growth-stopped.txt"))
+        self.hardf64 = read_bench(os.path.join(d, "sweep-hardf64.csv"))
         self.simulate = read_csv(os.path.join(d, "simulate.csv"), SIMULATE_COLS,
                                  SIMULATE_NUM, ints=["n", "strings", "positions"])
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
@@ -727,7 +774,9 @@ class Report:
                  ("sweep-counting.csv", self.counting), ("sweep-threads.csv", self.threads),
                  ("sweep-skip.csv", self.skip), ("sweep-isa.csv", self.isa),
                  ("sweep-depth6.csv", self.depth6),
-                 ("sweep-programs.csv", self.programs)]
+                 ("sweep-programs.csv", self.programs),
+                 ("sweep-skip-suite.csv", self.skip_suite),
+                 ("sweep-growth.csv", self.growth), ("sweep-hardf64.csv", self.hardf64)]
         present = [(n, rows) for n, rows in files if rows]
         allrows = [r for _, rows in present for r in rows]
         model, flags = cpuinfo()
@@ -1829,13 +1878,232 @@ class Report:
                         f"{r['isa']}, agreement {fmt_agree(r['agree_fraction'])}",
                         f"{r['seconds_median']:.2f} s, {mib:.1f} MiB",
                         "—", mark(ok)])
-        if not out:
-            self.w(f"sweep-isa.csv, sweep-depth6.csv: {NM}.", "")
-            return
+        # issue 14's rows are always there, "not measured" where absent
+        out += self.issue14_rows()
         self.w(*md_table(["target", "run", "compared (first / second)", "ratio", "status"],
                          out), "")
         self.w("Peak memory is the forward pass's own accounting of the buffers it "
                "holds at once (the CSV `peak_bytes`), not the process's resident size.", "")
+
+    # ---------------------------------------------------------- m issue 14
+    # Issue 14 (hard-like heads in near-linear time, exactly; hard mode and
+    # f64 at full speed): each target from the one invocation that measures
+    # it, in the configuration the target names; section l repeats the rows.
+    def i14_skip_rows(self):
+        """T1: auto against online at mu = 8, n = 16384 (sweep-skip.csv)."""
+        out = []
+        for f, want in I14_SKIP_WANT.items():
+            target = f"online / auto >= {want}x, mu=8, n={I14_SKIP_N}"
+            pairs = [(r, o) for r in self.skip or [] for o in self.skip or []
+                     if r["formula"] == f and r["scale"] == 8 and r["n"] == I14_SKIP_N
+                     and r["threads"] == 1 and o["threads"] == 1
+                     and r.get("skip") == "auto" and o.get("skip") == "online"
+                     and (o["formula"], o["scale"], o["n"], o["isa"]) ==
+                     (f, 8, I14_SKIP_N, r["isa"])]
+            if not pairs:
+                out.append(nm_row(target, f"{code(short(f))} pe, sweep-skip.csv"))
+            for auto, online in pairs:
+                out.append(ratio_row(target, f"{code(short(f))} pe, {auto['isa']}, 1 thread",
+                                     online, auto, lambda v, w=want: v >= w))
+        return out
+
+    def i14_suite_pairs(self):
+        """[(formula, auto row, online row)] of sweep-skip-suite.csv at
+        the target's n."""
+        rows = [r for r in self.skip_suite or [] if r["n"] == I14_SUITE_N
+                and r["threads"] == 1]
+        idx = index(rows, ["formula", "isa", "skip"])
+        return [(f, idx[(f, isa, "auto")], idx[(f, isa, "online")])
+                for f, isa in unique((r["formula"], r["isa"]) for r in rows)
+                if (f, isa, "auto") in idx and (f, isa, "online") in idx]
+
+    def i14_suite_row(self):
+        """T2: the worst auto / online over bench/formulas.txt."""
+        target = (f"auto <= {I14_SUITE_SLACK:.2f}x online, every formula of "
+                  f"bench/formulas.txt, pe mu=8, n={I14_SUITE_N}")
+        pairs = self.i14_suite_pairs()
+        if not pairs:
+            return [nm_row(target, "sweep-skip-suite.csv")]
+        f, auto, online = max(pairs, key=lambda p: p[1]["seconds_median"] /
+                              p[2]["seconds_median"])
+        slow = sum(1 for _, a, o in pairs if a["seconds_median"] >
+                   I14_SUITE_SLACK * o["seconds_median"])
+        return [ratio_row(target, f"worst of {len(pairs)}: {code(short(f))}, "
+                          f"{auto['isa']}; {slow} formula(s) over",
+                          auto, online, lambda v: v <= I14_SUITE_SLACK)]
+
+    def i14_growth_rows(self):
+        """T3: t(2^18) / t(2^14) for a S b, and the n = 2^20 run."""
+        rows = [r for r in self.growth or [] if r["formula"] == "a S b"]
+        by_n = {r["n"]: r for r in rows}
+        lo, hi = I14_GROWTH_N
+        target = f"t(n={hi}) / t(n={lo}) <= {I14_GROWTH_MAX}x (dense: {(hi // lo) ** 2}x)"
+        if lo in by_n and hi in by_n:
+            out = [ratio_row(target, f"{code('a S b')} pe mu=8, {by_n[hi]['isa']}, 1 thread",
+                             by_n[hi], by_n[lo], lambda v: v <= I14_GROWTH_MAX)]
+        else:
+            out = [nm_row(target, "sweep-growth.csv")]
+        target = f"n={I14_GROWTH_BIG} runs (agreement 1), time and peak memory published"
+        big = by_n.get(I14_GROWTH_BIG)
+        if big:
+            out.append([target, f"{code('a S b')} pe mu=8, {big['isa']}, 1 thread, "
+                        f"agreement {fmt_agree(big['agree_fraction'])}",
+                        f"{big['seconds_median']:.2f} s, {fmt_mib(big['peak_bytes'])} peak",
+                        "—", mark(big["agree_fraction"] == 1)])
+        elif (self.growth_stopped or "").startswith(f"n = {I14_GROWTH_BIG}:"):
+            out.append([target, f"{code('a S b')} pe mu=8",
+                        self.growth_stopped.strip().replace("|", "\\|"), "—", mark(False)])
+        else:
+            out.append(nm_row(target, "sweep-growth.csv"))
+        return out
+
+    def i14_hardf64(self):
+        """{(formula, isa, n): {(mode, precision): seconds}} of
+        sweep-hardf64.csv (pe at any mu: the sweep runs one)."""
+        out = {}
+        for r in self.hardf64 or []:
+            if r["threads"] == 1:
+                key = (r["formula"], r["isa"], r["n"])
+                out.setdefault(key, {})[(r["mode"], r["precision"])] = r
+        return out
+
+    def i14_hardf64_rows(self, info=False):
+        """T4 hard / pe in f32 and T5 f64 / f32 on pe at n = 4096; with
+        info, also hard / pe in f64 and f64 / f32 on hard (no target)."""
+        pts = {k: v for k, v in self.i14_hardf64().items() if k[2] == I14_HF_N}
+        n = I14_HF_N
+        cases = [(f"hard / pe <= {I14_HARD_PE_MAX:.1f}x, f32, pe mu=4, n={n}",
+                  I14_HARD_PE_MAX, ("hard", "f32"), ("pe", "f32")),
+                 (f"f64 / f32 <= {I14_F64_F32_MAX:.1f}x, pe mu=4, n={n}", I14_F64_F32_MAX,
+                  ("pe", "f64"), ("pe", "f32"))]
+        if info:
+            cases += [(f"hard / pe, f64, n={n} (information)", None,
+                       ("hard", "f64"), ("pe", "f64")),
+                      (f"f64 / f32, hard, n={n} (information)", None,
+                       ("hard", "f64"), ("hard", "f32"))]
+        out = []
+        for target, want, first, second in cases:
+            ok = (lambda v, w=want: v <= w) if want is not None else None
+            got = [(k, v) for k, v in pts.items() if first in v and second in v]
+            if not got:
+                out.append(nm_row(target, "sweep-hardf64.csv"))
+            for (f, isa, _), v in got:
+                out.append(ratio_row(target, f"{code(short(f))}, {isa}, 1 thread",
+                                     v[first], v[second], ok))
+        return out
+
+    def i14_depth6_row(self):
+        """T6: the aim of 5x under the 2.8 s first measured."""
+        target = f"depth 6, n = 65536, 1 core: <= {I14_DEPTH6_S:.2f} s (5x under 2.8 s)"
+        rows = [r for r in self.depth6 or [] if r["n"] == 65536 and r["threads"] == 1]
+        if not rows:
+            return [nm_row(target, "sweep-depth6.csv")]
+        return [[target, f"{code(short(r['formula']))} {r['mode']} mu={fmt_mu(r['scale'])}, "
+                 f"{r['isa']}", f"{r['seconds_median']:.2f} s, "
+                 f"{fmt_mib(r['peak_bytes'])} peak", "—",
+                 mark(r["seconds_median"] <= I14_DEPTH6_S)] for r in rows]
+
+    def issue14_rows(self):
+        return (self.i14_skip_rows() + self.i14_suite_row() + self.i14_growth_rows()
+                + self.i14_hardf64_rows() + self.i14_depth6_row())
+
+    def section_issue14(self):
+        self.w("## m. Issue 14: near-linear hard-like heads, hard mode and f64", "")
+        self.w("The measurements behind issue 14's targets, each ratio from one "
+               "`hardsoft bench` invocation on one thread of the best ISA; the target "
+               "rows are repeated in section l. The kernel target (attn_row keys/s) is in "
+               "section f.", "")
+        self.w(f"### Auto against online at n = {I14_SKIP_N} (sweep-skip.csv, section k)", "",
+               *md_table(TARGET_HEAD, self.i14_skip_rows()), "")
+        self.i14_suite_table()
+        self.i14_growth_table()
+        self.i14_hardf64_table()
+        self.w("### Depth 6 at n = 65536 (sweep-depth6.csv)", "",
+               *md_table(TARGET_HEAD, self.i14_depth6_row()), "")
+
+    def i14_suite_table(self):
+        self.w("### Skipping on every formula of bench/formulas.txt (sweep-skip-suite.csv)", "")
+        if not self.skip_suite:
+            self.w(f"sweep-skip-suite.csv: {NM}.", "")
+            return
+        self.w("pe, mu = 8: the default (`--skip auto`: per head, the tile-skipping "
+               "kernel where sampled rows skip >= 80% of their tiles, else online) "
+               "against the one-pass online kernel, median of the repeats. Tiles skipped: "
+               "of the auto run, where a head chose skipping (— where every head ran "
+               "online).", "")
+        out = []
+        for r in self.skip_suite:
+            if r.get("skip") != "auto":
+                continue
+            o = next((o for o in self.skip_suite if o.get("skip") == "online" and
+                      (o["formula"], o["isa"], o["n"]) == (r["formula"], r["isa"], r["n"])),
+                     None)
+            ta, to = r["seconds_median"], o["seconds_median"] if o else math.nan
+            slow = isnum(to) and ta > I14_SUITE_SLACK * to
+            out.append([code(r["formula"]), r["isa"], r["n"], fmt_ms(ta),
+                        fmt_ms(to) if o else NM, fmt_x(to / ta) if o and ta > 0 else "—",
+                        fmt_frac(r.get("skipped_fraction")),
+                        ("**auto slower**" if slow else "no") if o else NM])
+        self.w(*md_table(["formula", "isa", "n", "auto ms", "online ms", "online / auto",
+                          "tiles skipped (auto)", f"auto > {I14_SUITE_SLACK:.2f}× online"],
+                         out, ["---", "---", "--:", "--:", "--:", "--:", "--:", "---"]), "",
+               *md_table(TARGET_HEAD, self.i14_suite_row()), "")
+
+    def i14_growth_table(self):
+        self.w("### Growth of `a S b` with n (sweep-growth.csv)", "")
+        rows = sorted((r for r in self.growth or [] if r["formula"] == "a S b"),
+                      key=lambda r: r["n"])
+        if not rows:
+            self.w(f"sweep-growth.csv: {NM}.", "")
+        else:
+            self.w("pe, mu = 8, default `--skip auto`. The lengths before the last come "
+                   "from one invocation; the largest n runs alone (one timed run after "
+                   "a warm-up), stopped by the suite if it outlasts its time limit. "
+                   "Exponent: log(t / t_prev) / log(n / n_prev) (2 is dense).", "")
+            out, prev = [], None
+            for r in rows:
+                t = r["seconds_median"]
+                grow = t / prev["seconds_median"] if prev and prev["seconds_median"] > 0 \
+                    else math.nan
+                expo = math.log(grow) / math.log(r["n"] / prev["n"]) if isnum(grow) and \
+                    grow > 0 else math.nan
+                out.append([r["n"], r["isa"], fmt_ms(t), fmt_mib(r["peak_bytes"]),
+                            fmt_agree(r["agree_fraction"]),
+                            fmt_frac(r.get("skipped_fraction")), fmt_x(grow),
+                            fmt_g(expo)])
+                prev = r
+            self.w(*md_table(["n", "isa", "ms", "peak", "agreement", "tiles skipped",
+                              "t / t_prev", "exponent"], out,
+                             ["--:", "---", "--:", "--:", "--:", "--:", "--:", "--:"]), "")
+        if self.growth_stopped:
+            self.w(f"sweep-growth-stopped.txt: {self.growth_stopped.strip()}.", "")
+        self.w(*md_table(TARGET_HEAD, self.i14_growth_rows()), "")
+
+    def i14_hardf64_table(self):
+        self.w("### hard beside pe, f64 beside f32 (sweep-hardf64.csv)", "")
+        pts = self.i14_hardf64()
+        if not pts:
+            self.w(f"sweep-hardf64.csv: {NM}.", "")
+            return
+        cols = [("hard", "f32"), ("pe", "f32"), ("hard", "f64"), ("pe", "f64")]
+        sec = lambda v, k: v[k]["seconds_median"] if k in v else math.nan
+        out = []
+        for (f, isa, n), v in pts.items():
+            t = {k: sec(v, k) for k in cols}
+            ratio = lambda a, b: fmt_x(t[a] / t[b]) if isnum(t[a]) and isnum(t[b]) and \
+                t[b] > 0 else "—"
+            out.append([code(short(f)), isa, n] + [fmt_ms(t[k]) for k in cols]
+                       + [ratio(("hard", "f32"), ("pe", "f32")),
+                          ratio(("hard", "f64"), ("pe", "f64")),
+                          ratio(("pe", "f64"), ("pe", "f32")),
+                          ratio(("hard", "f64"), ("hard", "f32"))])
+        self.w("pe at mu = 4 (the suite's default); hard has no mu. Medians of the "
+               "repeats, ms.", "",
+               *md_table(["formula", "isa", "n"] + [f"{m} {p} ms" for m, p in cols]
+                         + ["hard / pe f32", "hard / pe f64", "f64 / f32 pe",
+                            "f64 / f32 hard"], out,
+                         ["---", "---", "--:"] + ["--:"] * 8), "",
+               *md_table(TARGET_HEAD, self.i14_hardf64_rows(info=True)), "")
 
     # ---------------------------------------------------------- plots
     def section_plots(self):
@@ -1866,6 +2134,7 @@ class Report:
         self.section_skip()
         self.section_programs()
         self.section_issue6()
+        self.section_issue14()
         self.section_plots()
         return "\n".join(self.out).rstrip("\n") + "\n"
 
@@ -1874,7 +2143,9 @@ def extract_commands(text):
     """The variable settings, loops and hardsoft command lines of
     run-suite.sh, verbatim (continuation lines kept together)."""
     keep = re.compile(r'^\s*("\$HS" (bench|boundary|compile|simulate)|'
-                      r'(lengths|long_n|acc_n|depth4|depth6|wide|isas|best|tmp|first|hm)=|'
+                      r'(lengths|long_n|acc_n|depth4|depth6|wide|isas|best|tmp|first|hm|'
+                      r'growth_n|growth_limit)=|'
+                      r'if timeout |tail -n \+2 "\$tmp\.big"|rc=\$\?$|\[ \$rc = 124 \]|echo "n = |'
                       r'export HS_|(el)?if \[ "\$(FULL|SMOKE)"|else\b|fi\b|for |done\b|'
                       r'mv |rm -rf |'
                       r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')

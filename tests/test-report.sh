@@ -3,7 +3,8 @@
 # bench/report.py under pytest (tests/py): the growth-exponent fit with
 # its 95% interval and the missed rule, provenance from CSV rows, git
 # freshness, plot stamps, per-mode bound lines, and the boundary table's
-# predictions and its rows from a fixture; the Python package's tests.
+# predictions and its rows from a fixture, issue 14's targets (section m
+# and its rows in section l) from synthetic CSVs; the Python package's tests.
 set -u
 PY=${PYTHON:-/usr/bin/python3}
 cd "$(dirname "$0")/.." || exit 1
