@@ -622,13 +622,16 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
 }
 
 /* --skip auto: whether head h's rows should take the skipping two-pass
- * kernel. The two-pass kernel reads each kept key twice and every row
- * first pays for its tile bounds, so it wins only when most tiles go:
- * measured side by side (pe, n = 4096 and 16384) it was 2x faster than
- * the online tiles at 95% of tiles skipped and 2x slower at 56%. The
- * bounds are computed for 8 rows spread over the string (the rows with
- * the most keys of each eighth), and the head skips when they leave out at
- * least 80% of their tiles. The choice depends on the string and the
+ * kernel. The two-pass kernel reads each kept key twice and a row pays
+ * for its bounds (a few hundred ns when it must search), while the online
+ * tiles cost ~0.2 ns a key on AVX-512: skipping wins where most tiles go
+ * and rows are long. Measured side by side (CPU time, pe, mu = 4 and 8,
+ * AVX-512): at n = 1024 skip-on was up to 20% slower than online on the
+ * depth-4 formula, at n = 2048 10-20% faster, at 4096 1.5-2.5x on every
+ * suite formula, at 16384 5-6x. The bounds are computed for 8 rows spread
+ * over the string (the rows with the most keys of each eighth), and the
+ * head skips when they leave out at least 80% of their tiles and see at
+ * least 1024 keys on average. The choice depends on the string and the
  * weights only, never on threads. */
 static int FN(auto_skip)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
@@ -636,7 +639,7 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   if (n < 4 * HS_TILE || hs_daz_enabled()) return 0;
   size_t *seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
   FN(btc) *C = calloc(1, sizeof *C);
-  uint64_t total = 0, kept = 0;
+  uint64_t total = 0, kept = 0, keys = 0;
   REAL inv_tau = FN(head_inv_tau)(H, n);
   int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
   for (size_t s = 1; seg && C && s <= 8; s++) {
@@ -652,10 +655,11 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
     size_t a = past ? 0 : (lo <= n ? lo : J->np), b = past ? (lo <= hi ? hi : 0) : J->np;
     size_t ta = a / HS_TILE, tb = b / HS_TILE;
     total += tb - ta + 1;
+    keys += b - a + 1;
     kept += FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
                        inv_tau, SKIP_CUT, seg);
   }
-  int use = seg && C && total > 0 && kept * 5 <= total;
+  int use = seg && C && total > 0 && kept * 5 <= total && keys >= 8 * 1024;
   free(seg);
   free(C);
   return use;
