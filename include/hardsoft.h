@@ -170,17 +170,22 @@ typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_sc
 int hs_precision_parse(const char *name, hs_precision *prec,
                        hs_score_round *score_round, hs_score_round *qkv_round);
 
-/* Exact skipping of key tiles in f32 softmax heads (src/run/forward-impl.h).
- * ONLINE: the one-pass online kernel (f32_attn_row), nothing skipped.
- * ON: the two-pass kernel (f32_attn_row_2pass) over the visible keys cut
- * into tiles of 64 (aligned to the key index), leaving out every tile whose
- * scores are provably all more than 88 below the row max (their weights
- * are exactly +0): the same bits as OFF. OFF: the two-pass kernel over
- * every tile (the reference for ON). AUTO (the default): per head and
- * layer, ON when the tile bounds of sampled rows leave out at least 80% of
- * their tiles, else ONLINE; a head's output is then the bits of the one
- * chosen, the same for every thread count. f64 runs, score rounding,
- * relative-position heads and hard heads ignore the option. */
+/* Exact skipping of key tiles (src/run/skip-impl.h, forward-impl.h).
+ * Softmax heads, f32 and f64:
+ * ONLINE: the one-pass online kernel (f32/f64_attn_row), nothing skipped.
+ * ON: the two-pass kernel (f32/f64_attn_row_2pass) over the visible keys
+ * cut into tiles of 64 (aligned to the key index), leaving out every tile
+ * whose scores are provably all more than 88 (f32; 709 in f64) below the
+ * row max (their weights are exactly +0): the same bits as OFF. OFF: the
+ * two-pass kernel over every tile (the reference for ON). AUTO (the
+ * default): per head and layer, ON when the tile bounds of sampled rows
+ * leave out at least 80% of their tiles and the rows average at least
+ * 1024 keys, else ONLINE; a head's output is then the bits of the one
+ * chosen, the same for every thread count. Hard heads whose scores are
+ * exact (integer weights and features, as compiled): AUTO and ON skip
+ * tiles that cannot hold the chosen key(s), OFF and ONLINE scan every key;
+ * the same bits either way. Score rounding, relative-position heads and
+ * rows whose gap statistics are wanted (want_gaps) ignore the option. */
 typedef enum hs_skip { HS_SKIP_AUTO = 0, HS_SKIP_ON = 1, HS_SKIP_OFF = 2,
                        HS_SKIP_ONLINE = 3 } hs_skip;
 
@@ -235,9 +240,12 @@ typedef struct hs_run_result {
                          head's queries, keys and values (accounted) */
   double *layers;     /* keep_layers: [nlayers][n+1][d], after each layer */
   hs_head_stats *head_stats; /* want_gaps: [heads, layer by layer] */
-  uint64_t tiles_total;   /* skip ON / OFF: key tiles (segments) of every
-                             f32 softmax row, summed over heads and rows */
-  uint64_t tiles_skipped; /* of those, left out (skip ON) */
+  uint64_t tiles_total;   /* key tiles (segments) of every softmax row on
+                             the two-pass kernel (skip ON / OFF) and every
+                             hard row that skipped, summed over heads and
+                             rows */
+  uint64_t tiles_skipped; /* of those, left out (skip ON; hard rows: never
+                             given to a kernel) */
 } hs_run_result;
 
 /* Forward pass over w[0..n). Returns 0, or -1 with msg filled (allocation
