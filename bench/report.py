@@ -1780,7 +1780,8 @@ class Report:
                "row without skipping (the outputs are bit-for-bit identical: `make check`, "
                "test-skip), the one-pass online kernel, and `auto` (the default: per head, "
                "the skipping kernel where the bounds of 8 sampled rows leave out at least "
-               "80% of their tiles, else online). Targets: skip on >= 3x skip off at "
+               "80% of their tiles and the rows average at least 1024 keys, else online). "
+               "Targets: skip on >= 3x skip off at "
                "mu = 32; auto >= 5x online for a S b and >= 2x for the depth-4 formula at "
                "mu = 8, n = 16384.", "")
         out = []
@@ -2027,7 +2028,8 @@ class Report:
             self.w(f"sweep-skip-suite.csv: {NM}.", "")
             return
         self.w("pe, mu = 8: the default (`--skip auto`: per head, the tile-skipping "
-               "kernel where sampled rows skip >= 80% of their tiles, else online) "
+               "kernel where sampled rows skip >= 80% of their tiles and average >= 1024 "
+               "keys, else online) "
                "against the one-pass online kernel, median of the repeats. Tiles skipped: "
                "of the auto run, where a head chose skipping (— where every head ran "
                "online).", "")
