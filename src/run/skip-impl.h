@@ -33,23 +33,25 @@
  * |qd_c| > 1e37 skip nothing. DAZ would make a subnormal k_jc count as 0 in
  * the kernel: threads with DAZ on skip nothing.
  *
- * A lower bound on the row max M (as the kernel computes it): best-first
- * over the tree, the node with the largest U first, leaves evaluated
- * exactly over their visible keys, m_lo = max_j (S_j - 1e-5 A_j - 1e-30
- * max(1, inv_tau)) in double, <= the kernel's s_j <= M by the same
- * argument; the search stops when no open node's U exceeds m_lo + 1 (m_lo
- * is then within 1 of the best it could be) or after HS_BT_EVALS leaves.
- * Best-first matters: a row's own tile is cut by the mask, and its bound
- * from the keys beyond the mask can be far above what its visible keys
- * score (a since head whose row starts a tile with no witness yet; the
- * BOS copy sharing the last tile of a future head).
+ * A lower bound on the row max M (as the kernel computes it): depth-first
+ * branch and bound over the tree, at each node its children in decreasing
+ * order of U, a subtree entered only while its U exceeds m_lo + 1 (m_lo
+ * is then within 1 of the best it could be), at most HS_BT_EVALS leaves;
+ * a leaf's visible keys are scored by the attn_hard kernel and give
+ * m_lo <= the two-pass kernel's s_j <= M (FN(bt_leaf) says why). Taking
+ * the highest bound first matters: a row's own tile is cut by the mask,
+ * and its bound from the keys beyond the mask can be far above what its
+ * visible keys score (a since head whose row starts a tile with no
+ * witness yet; the BOS copy sharing the last tile of a future head): the
+ * old scheme, which scored only the tile with the highest bound, kept
+ * every tile in such rows, half the tiles of the depth-4 formula.
  *
  * A node is skipped, with all its tiles, when m_lo - U > SKIP_CUT in
  * double (88.0001 for f32): then m_lo - U > 88 exactly (one rounding,
  * relative 2^-53), so every score s under it has s - M <= U - m_lo < -88,
  * the f32 difference rounds to <= -88 (monotone rounding, -88
  * representable), and exp gives exactly +0 in every kernel (inputs below
- * -87.3365 flush to +0). Its scores are also below M, so the max of the
+ * -87.3365 flush to +0); f64 the same with 709.0001 and HS_F64_SKIP_CUT. Its scores are also below M, so the max of the
  * kept tiles is M, and the kernel's first comment says why leaving +0
  * weights out of the list changes no bit. The leaf giving m_lo is never
  * skipped (U >= m_lo). Rows keep their segments in increasing order: the
