@@ -84,6 +84,22 @@ static double scores(const qdesc *o, size_t nb, const double *k, size_t ldk,
   return m;
 }
 
+/* Pass 1: the max of the scores of every listed key (NaN skipped; -inf
+ * for none); *nan set when a score is NaN. */
+static double pass1(const qdesc *o, size_t nseg, const size_t *seg,
+                    const double *k, size_t ldk, double *sb, int *nan) {
+  double m = -INFINITY;
+  for (size_t t = 0; t < nseg; t++) {
+    const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
+    for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
+      const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
+      double bm = scores(o, nb, k + j0 * ldk, ldk, sb, nan);
+      if (bm > m) m = bm;
+    }
+  }
+  return m;
+}
+
 /* run[0..dv) += sum_{j<nb} e[j] v_j: 8 columns per register, 8
  * accumulators (keys j mod 8). */
 static void values(size_t nb, const double *e, const double *vb, size_t ldv,
@@ -115,17 +131,8 @@ void hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11(
   qd_init(&o, q, dk, ldk, inv_tau);
   _Alignas(64) double sb[BLK];
   _Alignas(64) double run[HS_ATTN_MAX_D];
-  /* pass 1: the max over every listed key; nan: a NaN score seen */
-  double m = -INFINITY;
   int nan = 0;
-  for (size_t t = 0; t < nseg; t++) {
-    const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
-    for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
-      const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
-      double bm = scores(&o, nb, k + j0 * ldk, ldk, sb, &nan);
-      if (bm > m) m = bm;
-    }
-  }
+  const double m = pass1(&o, nseg, seg, k, ldk, sb, &nan);
   st->max = m;
   st->sum = nan ? NAN : 0.0;
   for (size_t c = 0; c < dv; c++) acc[c] = nan ? NAN : 0.0;
