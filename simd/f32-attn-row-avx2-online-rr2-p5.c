@@ -16,7 +16,10 @@
  *   1. scores of 8 keys at a time. Contiguous keys with dk in {1, 2, 4}
  *      (the small heads compiled models use): 8*dk floats are dk plain
  *      loads, times q repeated with period dk, then log2(dk) even/odd
- *      shuffle+add levels (dots8_contig). Otherwise 128-bit chunks of two
+ *      shuffle+add levels (dots8_contig). Contiguous keys with dk = 8:
+ *      whole rows j and j+4 blended and lane-swapped into one register,
+ *      one multiply and one FMA per two keys (dots8_k8). Otherwise
+ *      128-bit chunks of two
  *      key rows (j, j+4) are paired in one register and multiplied by q's
  *      chunk duplicated in both halves, so the first level of the
  *      horizontal reduction is done by the loads; two shuffle+add levels
@@ -25,8 +28,12 @@
  *      running sum and accumulator rescaled, once per block;
  *   3. e = exp(s - max) for the block, summed blockwise;
  *   4. dv == 1 with contiguous values: fused into 3, acc += e * v lane-wise
- *      (one FMA per 8 keys, weights never stored); otherwise
- *      acc += sum_j e_j v_j with 8 independent accumulators per 8 columns.
+ *      (one FMA per 8 keys, weights never stored); contiguous values
+ *      with dv in {2, 4, 8}: each group's 8 weights loaded once and spread
+ *      over the value rows by permutes (block_values_vg); otherwise
+ *      acc += sum_j e_j v_j with 8 independent accumulators per 8 columns
+ *      (one broadcast load per weight). Either way a lane sums at most 64
+ *      products per block.
  * The only buffers are two 512-float blocks on the stack.
  *
  * Why 512 and not 128: the weights of a block wait for its max (a
