@@ -42,6 +42,17 @@
  * costs about as much as a hundred keys. Measured on a S b rows (dk = 2,
  * dv = 1, n = 4096): 0.41 ns/key at 128, 0.37 at 512.
  *
+ * Where the time goes at dk = dv = 8, n = 4096 (keys and values in L2;
+ * the AMD EPYC of results/, loops timed alone): scores 0.30 ns/key, exp
+ * 0.25, values 0.20, about 20 cycles per 8 keys. Neither roofline binds
+ * (bench/kernels.cc: read_bw at 256 KiB allows ~2.5e9 keys/s, fma_tp / 3
+ * FMA-pipe operations per key ~2.2e9); the loops are bound by their count
+ * of vector operations: per 8 keys the scores take 8 multiplies/FMAs plus
+ * 18 shuffles, blends and adds for the horizontal sums, the exp 17, the
+ * values 8 FMAs plus 12 permutes and blends. Fusing the exp into the
+ * value loop (weights never stored) measured slower, also software-
+ * pipelined: the constants and 8 accumulators no longer fit 16 registers.
+ *
  * Special values: -inf scores contribute exactly 0; a block whose scores
  * are all -inf while the running max is still -inf leaves the state
  * unchanged (max = -inf, sum = 0). A +inf score becomes the max and takes
