@@ -266,8 +266,9 @@ ALWAYS void block_values_t(size_t nb, const float *e, const float *v,
 /* run[0..DV) += sum_{j<nb} e[j] v_j for contiguous values (ldv == DV) with
  * DV in {2, 4, 8}: each group's 8 weights are one load, spread over the
  * value rows by in-register permutes, where block_values_t reads every
- * weight back by a broadcast load (loads are this loop's scarce port: two
- * 256-bit loads per cycle on the machine measured). Per group of 8 keys:
+ * weight back by a broadcast load (loads are this loop's scarce port:
+ * about two 256-bit loads per cycle on the machine measured). Per group
+ * of 8 keys:
  *   DV = 8: keys (i, i+4), i < 4, with E = [e_i x4 | e_{i+4} x4] (an
  *     in-lane permute) and rows r = v_i, s = v_{i+4}:
  *       X_i += E * [r lo | s hi],   Y_i += E * [r hi | s lo];
@@ -281,10 +282,11 @@ ALWAYS void block_values_t(size_t nb, const float *e, const float *v,
  * products per block of 512 before a fold of 3 adds into run, as
  * block_values_t. The last group (< 8 keys) reads its rows from a
  * zero-padded copy (its weights past nb are +0: scores -inf), so nothing
- * past the last key is read. The exp is a loop of its own (it writes e):
- * fused into this one, each group's chain exp -> permute -> FMA is long
- * enough that the scheduler, not the ports, bounds the loop (measured
- * 15% slower than the two loops at dk = dv = 8). */
+ * past the last key is read. The exp stays a loop of its own (it writes
+ * e): fused into this one it measured 15% slower at dk = dv = 8, 30%
+ * software-pipelined (exp of group g+1 beside the values of group g):
+ * its 11 constants, 8 accumulators and temporaries do not fit the 16
+ * registers, and the constants then cost loads. */
 #define VG8(i, imm, x, y)                                                   \
   do {                                                                      \
     __m256 r = _mm256_loadu_ps(v + 8 * (i)), s = _mm256_loadu_ps(v + 8 * (i) + 32); \
