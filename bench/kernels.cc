@@ -8,7 +8,8 @@
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
 // attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>,
 // attn_hard_f64/<isa>[_dot]/<n>/<d>,
-// attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>, read_bw/avx2/<bytes>,
+// attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>, read_bw/<isa>/<bytes>,
+// fma_tp/avx2/<fmas per iteration>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
 // the relative-position bias of mode rel),
@@ -894,47 +895,148 @@ void register_attn_mask(int64_t max_n, bool future, bool bias) {
 // (m x k = 2 x 9: a head's keys; 9 x 2: a feed-forward's second matrix;
 // 16 x 32 a wider model). Checked once against a double loop within
 // 1e-4 of sum |x a|. Items = rows.
-// The read bandwidth a kernel streaming its keys and values can have:
-// sum a buffer of `bytes` (in cache after the first pass) with 256-bit
-// loads into 8 independent accumulators, so that loads, not adds, bound
-// it. attn_row at n = 4096, d = 8 reads 4096 * (8 + 8) floats = 256 KiB
-// per call (K and V rows), more than L1, inside L2: read_bw/avx2/262144
-// divided by 64 bytes per key is the most keys/s any kernel that reads
-// each key's row once can reach there (the roofline of the attn_row
-// target in kernels-report.py). Items = bytes (items/s = bytes/s).
+// The rooflines of the attn_row target (kernels-report.py).
+//
+// Read bandwidth: sum a buffer of `bytes` (in cache after the first pass)
+// with 256-bit (avx2) or 512-bit (avx512) loads into 8 named accumulators,
+// so that loads, not adds, bound it. attn_row at n = 4096, d = 8 reads
+// 4096 * (8 + 8) floats = 256 KiB per call (K and V rows), more than L1,
+// inside L2: read_bw at 262144 bytes divided by 64 bytes per key is the
+// most keys/s any kernel that reads each key's row once can reach there.
+// The accumulators must be named variables: an array of 8 __m256 was kept
+// on the stack by g++ -O2 (a store-to-load round trip per add), which
+// measured a third of the real bandwidth and was no upper bound (the
+// kernel beat it by 1.2x). Items = bytes (items/s = bytes/s).
+//
+// FMA throughput: 12 independent 256-bit FMA chains (more than latency x
+// pipes), items = FMA instructions: attn_row/avx2 at d = 8 needs at least
+// 2 of them per key (the 8 + 8 multiply-adds of q . k_j and e_j v_j, 8
+// lanes each) plus the FMA-pipe operations of its exp, so
+// fma_tp / (FMA-pipe operations per key) bounds its keys/s from above.
 __attribute__((target("avx2"))) float read_sum_avx2(const float *x, size_t n) {
-  __m256 a[8];
-  for (int i = 0; i < 8; i++) a[i] = _mm256_setzero_ps();
-  for (size_t j = 0; j + 64 <= n; j += 64)
-    for (int i = 0; i < 8; i++) a[i] = _mm256_add_ps(a[i], _mm256_loadu_ps(x + j + 8 * i));
-  for (int i = 1; i < 8; i++) a[0] = _mm256_add_ps(a[0], a[i]);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
+         a5 = a0, a6 = a0, a7 = a0;
+  for (size_t j = 0; j + 64 <= n; j += 64) {
+    a0 = _mm256_add_ps(a0, _mm256_load_ps(x + j));
+    a1 = _mm256_add_ps(a1, _mm256_load_ps(x + j + 8));
+    a2 = _mm256_add_ps(a2, _mm256_load_ps(x + j + 16));
+    a3 = _mm256_add_ps(a3, _mm256_load_ps(x + j + 24));
+    a4 = _mm256_add_ps(a4, _mm256_load_ps(x + j + 32));
+    a5 = _mm256_add_ps(a5, _mm256_load_ps(x + j + 40));
+    a6 = _mm256_add_ps(a6, _mm256_load_ps(x + j + 48));
+    a7 = _mm256_add_ps(a7, _mm256_load_ps(x + j + 56));
+  }
+  a0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                     _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
   alignas(32) float t[8];
-  _mm256_store_ps(t, a[0]);
+  _mm256_store_ps(t, a0);
   return t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7];
 }
 
-void register_read_bw(int64_t max_n) {
-  for (int64_t bytes : {int64_t(32) << 10, int64_t(256) << 10, int64_t(1) << 20}) {
-    if (bytes / 64 > std::max<int64_t>(max_n, 64)) continue;
-    std::string name = "read_bw/avx2/" + std::to_string(bytes);
-    benchmark::RegisterBenchmark(name.c_str(), [bytes](benchmark::State &state) {
-      if (!hs_isa_supported(HS_ISA_AVX2)) {
-        state.SkipWithError("this CPU/OS cannot run avx2");
-        return;
-      }
-      const size_t n = static_cast<size_t>(bytes) / sizeof(float);
-      // 64-byte aligned: no load splits a cache line
-      float *x = static_cast<float *>(std::aligned_alloc(64, static_cast<size_t>(bytes)));
-      std::memcpy(x, uniform(n, 0.0f, 1.0f, 6), static_cast<size_t>(bytes));
-      state.SetLabel("8 x 256-bit load+add chains");
-      for (auto _ : state) {
-        float r = read_sum_avx2(x, n);
-        benchmark::DoNotOptimize(r);
-      }
-      state.SetItemsProcessed(state.iterations() * bytes);
-      std::free(x);
-    });
+__attribute__((target("avx512f"))) float read_sum_avx512(const float *x, size_t n) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
+         a5 = a0, a6 = a0, a7 = a0;
+  for (size_t j = 0; j + 128 <= n; j += 128) {
+    a0 = _mm512_add_ps(a0, _mm512_load_ps(x + j));
+    a1 = _mm512_add_ps(a1, _mm512_load_ps(x + j + 16));
+    a2 = _mm512_add_ps(a2, _mm512_load_ps(x + j + 32));
+    a3 = _mm512_add_ps(a3, _mm512_load_ps(x + j + 48));
+    a4 = _mm512_add_ps(a4, _mm512_load_ps(x + j + 64));
+    a5 = _mm512_add_ps(a5, _mm512_load_ps(x + j + 80));
+    a6 = _mm512_add_ps(a6, _mm512_load_ps(x + j + 96));
+    a7 = _mm512_add_ps(a7, _mm512_load_ps(x + j + 112));
   }
+  a0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                     _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+  alignas(64) float t[16];
+  _mm512_store_ps(t, a0);
+  float r = 0;
+  for (float f : t) r += f;
+  return r;
+}
+
+// 12 chains x `reps` FMAs; x stays finite (0.5 * x + 0.25 -> 0.5).
+__attribute__((target("avx2,fma"))) float fma_chains_avx2(float x, int64_t reps) {
+  const __m256 b = _mm256_set1_ps(0.5f), c = _mm256_set1_ps(0.25f);
+  // distinct starts and an empty asm per step: the chains cannot be
+  // merged, hoisted or folded, only run
+  __m256 a0 = _mm256_set1_ps(x), a1 = _mm256_set1_ps(x + 1), a2 = _mm256_set1_ps(x + 2),
+         a3 = _mm256_set1_ps(x + 3), a4 = _mm256_set1_ps(x + 4), a5 = _mm256_set1_ps(x + 5),
+         a6 = _mm256_set1_ps(x + 6), a7 = _mm256_set1_ps(x + 7), a8 = _mm256_set1_ps(x + 8),
+         a9 = _mm256_set1_ps(x + 9), a10 = _mm256_set1_ps(x + 10), a11 = _mm256_set1_ps(x + 11);
+  for (int64_t i = 0; i < reps; i++) {
+    __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5),
+            "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+    a0 = _mm256_fmadd_ps(a0, b, c); a1 = _mm256_fmadd_ps(a1, b, c);
+    a2 = _mm256_fmadd_ps(a2, b, c); a3 = _mm256_fmadd_ps(a3, b, c);
+    a4 = _mm256_fmadd_ps(a4, b, c); a5 = _mm256_fmadd_ps(a5, b, c);
+    a6 = _mm256_fmadd_ps(a6, b, c); a7 = _mm256_fmadd_ps(a7, b, c);
+    a8 = _mm256_fmadd_ps(a8, b, c); a9 = _mm256_fmadd_ps(a9, b, c);
+    a10 = _mm256_fmadd_ps(a10, b, c); a11 = _mm256_fmadd_ps(a11, b, c);
+  }
+  a0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                     _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+  a0 = _mm256_add_ps(a0, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
+  alignas(32) float t[8];
+  _mm256_store_ps(t, a0);
+  return t[0];
+}
+
+void register_read_bw(int64_t max_n) {
+  for (hs_isa isa : {HS_ISA_AVX2, HS_ISA_AVX512})
+    for (int64_t bytes : {int64_t(32) << 10, int64_t(256) << 10, int64_t(1) << 20}) {
+      if (bytes / 64 > std::max<int64_t>(max_n, 64)) continue;
+      std::string name = std::string("read_bw/") + hs_isa_name(isa) + "/" +
+                         std::to_string(bytes);
+      benchmark::RegisterBenchmark(name.c_str(), [isa, bytes](benchmark::State &state) {
+        if (!hs_isa_supported(isa)) {
+          state.SkipWithError(
+              (std::string("this CPU/OS cannot run ") + hs_isa_name(isa)).c_str());
+          return;
+        }
+        const size_t n = static_cast<size_t>(bytes) / sizeof(float);
+        // 64-byte aligned: no load splits a cache line
+        float *x = static_cast<float *>(std::aligned_alloc(64, static_cast<size_t>(bytes)));
+        std::memcpy(x, uniform(n, 0.0f, 1.0f, 6), static_cast<size_t>(bytes));
+        auto fn = isa == HS_ISA_AVX2 ? read_sum_avx2 : read_sum_avx512;
+        // the sum checked once: loads that were optimised away would not add up
+        double ref = 0;
+        for (size_t i = 0; i < n; i++) ref += x[i];
+        if (std::fabs(fn(x, n) - ref) > 1e-3 * ref) {
+          state.SkipWithError("read_bw sum is wrong");
+          std::free(x);
+          return;
+        }
+        state.SetLabel(isa == HS_ISA_AVX2 ? "8 x 256-bit load+add chains"
+                                          : "8 x 512-bit load+add chains");
+        for (auto _ : state) {
+          float r = fn(x, n);
+          benchmark::DoNotOptimize(r);
+        }
+        state.SetItemsProcessed(state.iterations() * bytes);
+        std::free(x);
+      });
+    }
+  benchmark::RegisterBenchmark("fma_tp/avx2/49152", [](benchmark::State &state) {
+    if (!hs_isa_supported(HS_ISA_AVX2)) {
+      state.SkipWithError("this CPU/OS cannot run avx2");
+      return;
+    }
+    const int64_t reps = 4096;  // x 12 chains = 49152 FMAs, the name's size
+    float x = 1.0f;
+    benchmark::DoNotOptimize(x);
+    if (!(std::fabs(fma_chains_avx2(x, reps) - 12 * 0.5f) < 1e-3f)) {
+      state.SkipWithError("fma_tp result is wrong");
+      return;
+    }
+    state.SetLabel("12 independent 256-bit FMA chains");
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(x);  // a new call each time, not one hoisted
+      float r = fma_chains_avx2(x, reps);
+      benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations() * reps * 12);
+  });
 }
 
 void register_gemm() {

@@ -117,6 +117,38 @@ ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
   return dots8_contig_kx(kx, qd->qc, DK);
 }
 
+/* Scores of 8 consecutive keys stored contiguously with dk == 8 (ldk ==
+ * 8): keys i and i+4 share one register, as in dots8, but from whole-row
+ * loads r0 = k_i, r1 = k_{i+4}:
+ *   blend(r0, r1) * q + swap(r0, r1) * qs = [4 partials of k_i | of k_{i+4}]
+ * (blend = [r0 lo | r1 hi], swap = [r0 hi | r1 lo], q = q*inv_tau, qs =
+ * its halves swapped): 2 loads, a blend, a lane swap, one multiply and
+ * one FMA per two keys, where pair_dot8 needs 2 multiplies, a blend, a
+ * lane swap and an add. Then dots8's two shuffle+add levels. Per score:
+ * 2 roundings in the chunks, 2 in the tree (ceil(dk/4) + 2, as dots8). */
+ALWAYS __m256 pair_k8(const float *r, __m256 q, __m256 qs) {
+  __m256 r0 = _mm256_loadu_ps(r), r1 = _mm256_loadu_ps(r + 32);
+  /* in registers: GCC would otherwise fold r1 into both of its users,
+   * one load more per pair (loads are the scarce port here) */
+  __asm__("" : "+x"(r0), "+x"(r1));
+  return _mm256_fmadd_ps(_mm256_permute2f128_ps(r0, r1, 0x21), qs,
+                         _mm256_mul_ps(_mm256_blend_ps(r0, r1, 0xF0), q));
+}
+
+ALWAYS __m256 dots8_k8(const float *k, __m256 q, __m256 qs) {
+  /* named, not an array: GCC keeps a __m256 array on the stack */
+  __m256 x0 = pair_k8(k, q, qs), x1 = pair_k8(k + 8, q, qs),
+         x2 = pair_k8(k + 16, q, qs), x3 = pair_k8(k + 24, q, qs);
+  /* per half: [x0 0+2, x0 1+3, x1 0+2, x1 1+3] */
+  __m256 y0 = _mm256_add_ps(_mm256_shuffle_ps(x0, x1, 0x44),
+                            _mm256_shuffle_ps(x0, x1, 0xEE));
+  __m256 y1 = _mm256_add_ps(_mm256_shuffle_ps(x2, x3, 0x44),
+                            _mm256_shuffle_ps(x2, x3, 0xEE));
+  /* [s0 s1 s2 s3 | s4 s5 s6 s7] */
+  return _mm256_add_ps(_mm256_shuffle_ps(y0, y1, 0x88),
+                       _mm256_shuffle_ps(y0, y1, 0xDD));
+}
+
 /* Scores of nb <= BLK keys into sb (lanes of the last group past nb: -inf); returns the
  * lane-wise max. DK > 0: keys contiguous with dk == DK, full groups of 8
  * take dots8_contig; the tail group (and DK == 0) the general dots8. */
@@ -125,10 +157,19 @@ ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
                              int full_last, int DK, int BIAS, __m256 vslope,
                              __m256i pos) {
   __m256 vmax = _mm256_set1_ps(-INFINITY);
+  /* DK == 8: q and q with its halves swapped (dots8_k8). Read only then:
+   * a load of q8[0] ahead of the general loop (DK == 0) made GCC keep it
+   * in a register there and slowed dk = 16 scores by 15% (measured). */
+  __m256 q8 = _mm256_setzero_ps(), q8s = q8;
+  if (DK == 8) {
+    q8 = qd->q8[0];
+    q8s = _mm256_permute2f128_ps(q8, q8, 0x01);
+  }
   size_t g = 0;
   for (; g + 8 <= nb; g += 8) {
-    __m256 s = DK ? dots8_contig(k + g * DK, qd, DK)
-                  : dots8(k + g * ldk, ldk, 8, qd, nc4, full_last);
+    __m256 s = DK == 8 ? dots8_k8(k + g * 8, q8, q8s)
+               : DK    ? dots8_contig(k + g * DK, qd, DK)
+                       : dots8(k + g * ldk, ldk, 8, qd, nc4, full_last);
     if (BIAS) { /* the relative bias, one FMA: see block_scores_bias */
       s = _mm256_fmadd_ps(vslope, _mm256_cvtepi32_ps(pos), s);
       pos = _mm256_add_epi32(pos, _mm256_set1_epi32(8));
@@ -164,6 +205,7 @@ ALWAYS __m256 block_scores_any(size_t nb, const float *k, size_t ldk,
     if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1, BIAS, vs, pos);
     if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2, BIAS, vs, pos);
     if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4, BIAS, vs, pos);
+    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8, BIAS, vs, pos);
   }
   switch (qd->nc4) {
     case 1:
@@ -226,8 +268,109 @@ ALWAYS void block_values_t(size_t nb, const float *e, const float *v,
   }
 }
 
+/* run[0..DV) += sum_{j<nb} e[j] v_j for contiguous values (ldv == DV) with
+ * DV in {2, 4, 8}: each group's 8 weights are one load, spread over the
+ * value rows by in-register permutes, where block_values_t reads every
+ * weight back by a broadcast load (loads are this loop's scarce port:
+ * about two 256-bit loads per cycle on the machine measured). Per group
+ * of 8 keys:
+ *   DV = 8: keys (i, i+4), i < 4, with E = [e_i x4 | e_{i+4} x4] (an
+ *     in-lane permute) and rows r = v_i, s = v_{i+4}:
+ *       X_i += E * [r lo | s hi],   Y_i += E * [r hi | s lo];
+ *     the columns are then X + Y with Y's halves swapped;
+ *   DV = 4: keys (2i, 2i+1) in one load [v_2i | v_2i+1], times
+ *     [e_2i x4 | e_2i+1 x4] (e put in pair order by one cross-lane
+ *     permute per group, then in-lane permutes);
+ *   DV = 2: keys 0..3 and 4..7 in one load each, times
+ *     [e0 e0 e1 e1 | e2 e2 e3 e3] and [e4 e4 .. e7 e7].
+ * Every accumulator takes one FMA per group, so a lane sums at most 64
+ * products per block of 512 before a fold of 3 adds into run, as
+ * block_values_t. The last group (< 8 keys) reads its rows from a
+ * zero-padded copy (its weights past nb are +0: scores -inf), so nothing
+ * past the last key is read. The exp stays a loop of its own (it writes
+ * e): fused into this one it measured 15% slower at dk = dv = 8, 30%
+ * software-pipelined (exp of group g+1 beside the values of group g):
+ * its 11 constants, 8 accumulators and temporaries do not fit the 16
+ * registers, and the constants then cost loads. */
+#define VG8(i, imm, x, y)                                                   \
+  do {                                                                      \
+    __m256 r = _mm256_loadu_ps(v + 8 * (i)), s = _mm256_loadu_ps(v + 8 * (i) + 32); \
+    __asm__("" : "+x"(r), "+x"(s)); /* one load each, not one per user */  \
+    const __m256 ee = _mm256_permute_ps(w, imm);                            \
+    x = _mm256_fmadd_ps(ee, _mm256_blend_ps(r, s, 0xF0), x);                \
+    y = _mm256_fmadd_ps(ee, _mm256_permute2f128_ps(r, s, 0x21), y);         \
+  } while (0)
+#define VG(e, v)                                                            \
+  do {                                                                      \
+    const __m256 w = _mm256_load_ps(e);                                     \
+    if (DV == 8) {                                                          \
+      VG8(0, 0x00, a0, a4); VG8(1, 0x55, a1, a5);                           \
+      VG8(2, 0xAA, a2, a6); VG8(3, 0xFF, a3, a7);                           \
+    } else if (DV == 4) {                                                   \
+      const __m256 p = _mm256_permutevar8x32_ps(                            \
+          w, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));                    \
+      a0 = _mm256_fmadd_ps(_mm256_permute_ps(p, 0x00), _mm256_loadu_ps(v), a0); \
+      a1 = _mm256_fmadd_ps(_mm256_permute_ps(p, 0x55), _mm256_loadu_ps(v + 8), a1); \
+      a2 = _mm256_fmadd_ps(_mm256_permute_ps(p, 0xAA), _mm256_loadu_ps(v + 16), a2); \
+      a3 = _mm256_fmadd_ps(_mm256_permute_ps(p, 0xFF), _mm256_loadu_ps(v + 24), a3); \
+    } else {                                                                \
+      a0 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(                        \
+          w, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)), _mm256_loadu_ps(v), a0); \
+      a1 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(                        \
+          w, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7)), _mm256_loadu_ps(v + 8), a1); \
+    }                                                                       \
+  } while (0)
+
+ALWAYS void block_values_vg(size_t nb, const float *e, const float *v0,
+                            int DV, float *run) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
+         a5 = a0, a6 = a0, a7 = a0;
+  size_t g = 0;
+  for (; g + 8 <= nb; g += 8) {
+    const float *v = v0 + g * DV;
+    VG(e + g, v);
+  }
+  if (g < nb) {
+    _Alignas(32) float vt[8 * 8] = {0};
+    memcpy(vt, v0 + g * DV, ((nb - g) & 7) * DV * sizeof(float)); /* < 8 rows */
+    const float *v = vt;
+    VG(e + g, v);
+  }
+#undef VG
+#undef VG8
+  if (DV == 8) {
+    __m256 x = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+    __m256 y = _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7));
+    x = _mm256_add_ps(x, _mm256_permute2f128_ps(y, y, 0x01));
+    _mm256_store_ps(run, _mm256_add_ps(_mm256_load_ps(run), x));
+  } else if (DV == 4) {
+    __m256 x = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    _mm_store_ps(run, _mm_add_ps(_mm_load_ps(run), h));
+  } else {
+    __m256 x = _mm256_add_ps(a0, a1);
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    _mm_storel_pi((__m64 *)run,
+                  _mm_add_ps(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)run), h));
+  }
+}
+
+/* a function of its own: inside block_values it moved the general
+ * path's code and slowed dk = dv = 5 rows by 3-11% */
+static void block_values_perm(size_t nb, const float *e, const float *v,
+                              size_t dv, float *run) {
+  if (dv == 8) block_values_vg(nb, e, v, 8, run);
+  else if (dv == 4) block_values_vg(nb, e, v, 4, run);
+  else block_values_vg(nb, e, v, 2, run);
+}
+
 static void block_values(size_t nb, const float *e, const float *v, size_t ldv,
                          size_t dv, __m256i mlast, float *run) {
+  if (ldv == dv && (dv == 2 || dv == 4 || dv == 8)) {
+    block_values_perm(nb, e, v, dv, run);
+    return;
+  }
   size_t nv = (dv + 7) / 8;
   int full = dv % 8 == 0;
   if (nv == 1) {

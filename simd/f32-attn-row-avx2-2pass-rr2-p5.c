@@ -3,8 +3,9 @@
  * passes (exact max, then sum and weighted values with that max), rr2-p5
  * exp. The score and value code is that of the online AVX2 kernel
  * (f32-attn-row-avx2-online-rr2-p5.c: contiguous dk in {1, 2, 4} by plain
- * loads, otherwise paired 4/8-float chunks; 8 accumulators for the
- * values), in chunks of 64 keys.
+ * loads, contiguous dk = 8 by whole rows, otherwise paired 4/8-float
+ * chunks; contiguous dv in {2, 4, 8} by permuted weights, otherwise 8
+ * accumulators for the values), in chunks of 64 keys.
  *
  * Error bound (u = 2^-24), as for the online kernel: |ds_j| <=
  * (ceil(dk/4) + 3) u sum_c |q_c k_jc inv_tau|; weights relative error

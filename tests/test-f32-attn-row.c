@@ -128,11 +128,12 @@ static void test_dims(void **state) {
 
 /* The small heads compiled models use (dk, dv in 1..8), contiguous
  * (ldk == dk, ldv == dv: the kernels' specialised paths) and padded, with
- * n around the 8/16-key groups and the 64/128-key blocks. */
+ * n around the 8/16-key groups and the 64/128-key blocks, and past the
+ * 512-key blocks with a ragged last group (515, 1029). */
 static void test_small_heads(void **state) {
   (void)state;
   hs_rng r = {7};
-  static const size_t ns[] = {1, 7, 16, 33, 128, 129, 300};
+  static const size_t ns[] = {1, 7, 16, 33, 128, 129, 300, 515, 1029};
   HS_FOR_EACH_ISA(kt) {
     for (size_t dk = 1; dk <= 8; dk++)
       for (size_t dv = 1; dv <= 8; dv++)
