@@ -8,41 +8,6 @@
 
 #ifndef BLK
 #error "define BLK before including this header"
-/* Scores of nb <= BLK contiguous keys with dk == DK in {1, 2} into sb
- * (-inf up to nb rounded to 4); returns their max (NaN skipped). qc:
- * lane i holds q[i mod DK] (times inv_tau, if any). dk = 1 is one
- * multiply per 4 keys, dk = 2 two multiplies and one pairwise add; the
- * tail key by key with the same roundings. */
-static inline __attribute__((always_inline)) double
-block_scores_contig256(size_t nb, const double *k, __m256d qc, int DK, double *sb) {
-  __m256d vmax = _mm256_set1_pd(-INFINITY);
-  size_t g = 0;
-  for (; g + 4 <= nb; g += 4) {
-    const double *kg = k + g * (size_t)DK;
-    __m256d s;
-    if (DK == 1) {
-      s = _mm256_mul_pd(_mm256_loadu_pd(kg), qc);
-    } else {
-      /* hadd gives [k0, k2, k1, k3]: back to key order */
-      __m256d h = _mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg), qc),
-                                 _mm256_mul_pd(_mm256_loadu_pd(kg + 4), qc));
-      s = _mm256_permute4x64_pd(h, 0xD8);
-    }
-    _mm256_store_pd(sb + g, s);
-    vmax = _mm256_max_pd(s, vmax); /* NaN in s is skipped */
-  }
-  double m = -INFINITY;
-  for (; g < nb; g++) { /* the tail key by key, the same sums */
-    const double *kj = k + g * (size_t)DK;
-    sb[g] = DK == 1 ? kj[0] * qc[0] : kj[0] * qc[0] + kj[1] * qc[1];
-    if (sb[g] > m) m = sb[g];
-  }
-  for (size_t t = g; t < ((nb + 3) & ~(size_t)3); t++) sb[t] = -INFINITY;
-  __m128d h = _mm_max_pd(_mm256_castpd256_pd128(vmax), _mm256_extractf128_pd(vmax, 1));
-  double vm = _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
-  return vm > m ? vm : m;
-}
-
 #endif
 #define ALWAYS static inline __attribute__((always_inline))
 
