@@ -71,6 +71,22 @@
 /* Group bounds kept between rows: slots of HS_FAN sibling nodes. */
 #define HS_BT_SLOTS 64
 #define HS_BT_NONE UINT_MAX
+
+/* Tile t cut to the row's keys [a, b]: [*j0, *j1]. */
+static inline void hs_tile_cut(size_t t, size_t a, size_t b, size_t *j0, size_t *j1) {
+  *j0 = t * HS_TILE > a ? t * HS_TILE : a;
+  *j1 = t * HS_TILE + HS_TILE - 1 < b ? t * HS_TILE + HS_TILE - 1 : b;
+}
+
+/* Appends tile t cut to [a, b] to the segment list seg (ns pairs so far:
+ * start, length); returns the new count. */
+static inline size_t hs_seg_tile(size_t *seg, size_t ns, size_t t, size_t a, size_t b) {
+  size_t j0, j1;
+  hs_tile_cut(t, a, b, &j0, &j1);
+  seg[2 * ns] = j0;
+  seg[2 * ns + 1] = j1 - j0 + 1;
+  return ns + 1;
+}
 #endif
 
 /* The bounds tree of one head: per level, per dimension, three arrays of
@@ -269,8 +285,8 @@ static void FN(btc_use)(FN(btc) *C, const FN(bq) *Bq, size_t dk) {
 static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
                           size_t t, size_t *at) {
   const size_t dk = T->dk, cl = T->cnt[0];
-  size_t j0 = t * HS_TILE > Bq->a ? t * HS_TILE : Bq->a;
-  size_t j1 = t * HS_TILE + HS_TILE - 1 < Bq->b ? t * HS_TILE + HS_TILE - 1 : Bq->b;
+  size_t j0, j1;
+  hs_tile_cut(t, Bq->a, Bq->b, &j0, &j1);
   double At = 0;
   for (size_t c = 0; c < dk; c++) At += Bq->aq[c] * (double)T->lv[0][(2 * dk + c) * cl + t];
   if (!(At <= Bq->lim)) return -INFINITY;
@@ -363,11 +379,7 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     if (mlo - u[k] > cut) continue;
     size_t idx = g * HS_FAN + k;
     if (l == 0) {
-      size_t s0 = idx * HS_TILE > Bq->a ? idx * HS_TILE : Bq->a;
-      size_t s1 = idx * HS_TILE + HS_TILE - 1 < Bq->b ? idx * HS_TILE + HS_TILE - 1 : Bq->b;
-      seg[2 * ns] = s0;
-      seg[2 * ns + 1] = s1 - s0 + 1;
-      ns++;
+      ns = hs_seg_tile(seg, ns, idx, Bq->a, Bq->b);
       continue;
     }
     ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns);
@@ -431,12 +443,7 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
   }
   if (!(mlo > -INFINITY)) {
     size_t ns = 0;
-    for (size_t t = a / HS_TILE; t <= b / HS_TILE; t++, ns++) {
-      size_t s0 = t * HS_TILE > a ? t * HS_TILE : a;
-      size_t s1 = t * HS_TILE + HS_TILE - 1 < b ? t * HS_TILE + HS_TILE - 1 : b;
-      seg[2 * ns] = s0;
-      seg[2 * ns + 1] = s1 - s0 + 1;
-    }
+    for (size_t t = a / HS_TILE; t <= b / HS_TILE; t++) ns = hs_seg_tile(seg, ns, t, a, b);
     return ns;
   }
   return FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
@@ -482,8 +489,8 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     size_t k = right ? k1 - (s - k0) : s, idx = g * HS_FAN + k;
     if (!(u[k] >= M)) continue;
     if (l == 0) {
-      size_t j0 = idx * HS_TILE > Bq->a ? idx * HS_TILE : Bq->a;
-      size_t j1 = idx * HS_TILE + HS_TILE - 1 < Bq->b ? idx * HS_TILE + HS_TILE - 1 : Bq->b;
+      size_t j0, j1;
+      hs_tile_cut(idx, Bq->a, Bq->b, &j0, &j1);
       HARD st = {-INFINITY, -INFINITY, 0, 0};
       REAL none[1];
       KOP(Bq->kt, attn_hard)(j1 - j0 + 1, T->dk, 0, Bq->qf, K + j0 * T->dk, T->dk,
@@ -565,9 +572,9 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
   double M = -INFINITY;
   size_t tiles = 0, scored = 0;
   const unsigned top = T->nlev - 1;
+  /* range 0's Bq is the one set up above; the cache is already current */
   for (int r = 0; r < nr; r++) {
-    FN(bq_init)(&Bq[r], kt, T, q, ra[r], rb[r], 1.0, 1);
-    FN(btc_use)(C, &Bq[r], dk);
+    if (r) FN(bq_init)(&Bq[r], kt, T, q, ra[r], rb[r], 1.0, 1);
     FN(bts) S = {.mlo = M, .margin = 0, .jlo = SIZE_MAX, .max_evals = 4 * HS_BT_EVALS};
     FN(bt_search)(T, &Bq[r], C, K, top, 0, &S);
     if (S.cut_short) return 0;
