@@ -188,7 +188,7 @@ if timeout "$growth_limit" "$HS" bench --formula 'a S b' --modes pe --scales 8 -
 else
   rc=$?
   [ $rc = 124 ] || exit $rc
-  # bench/report.py quotes this line where the row would be
+  # bench/report quotes this line where the row would be
   echo "n = $growth_big: stopped by the suite after $growth_limit s (timeout; HS_BENCH_GROWTH_LIMIT)" \
     > "$OUT/sweep-growth-stopped.txt"
 fi
@@ -227,7 +227,7 @@ step "a picture of attention: a S b at mu = 1, 2, 4, 8 (softmax sharpening into 
 "$HS" attention 'a S b' --mode pe --scales 1,2,4,8 aabcabbacabbbaacabbcaaab --png "$OUT/attention-asb.png"
 
 step "report and plots"
-"$PYTHON" bench/report.py "$OUT"
+"$PYTHON" bench/report "$OUT" --build "$BUILD"
 
 if [ "$SMOKE" = 1 ]; then
   step "done (smoke run: $OUT, README.md left alone)"
