@@ -205,11 +205,12 @@ def extract_commands(text):
     """The variable settings, loops and hardsoft command lines of
     run-suite.sh, verbatim (continuation lines kept together)."""
     keep = re.compile(r'^\s*("\$HS" (bench|boundary|compile|simulate)|'
-                      r'(lengths|long_n|acc_n|depth4|depth6|wide|isas|best|tmp|first|hm|'
-                      r'growth_n|growth_limit)=|'
-                      r'if timeout |tail -n \+2 "\$tmp\.big"|rc=\$\?$|\[ \$rc = 124 \]|echo "n = |'
+                      r'(lengths|long_auto|long_online|acc_n|depth4|depth6|wide|isas|best|tmp|'
+                      r'first|hm|growth_n|growth_limit)=|[a-z_0-9]+=\S*; [a-z_0-9]+=|'
+                      r'if "\$HS" bench --help|'
+                      r'if timeout |tail -n \+2 "\$tmp|rc=\$\?$|\[ \$rc = 124 \]|echo "n = |'
                       r'export HS_|(el)?if \[ "\$(FULL|SMOKE)"|else\b|fi\b|for |done\b|'
-                      r'mv |rm -rf |'
+                      r'mv |rm -rf |rm -f "\$tmp|'
                       r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')
     lines = text.splitlines()
     first = next((k for k, l in enumerate(lines) if l.startswith("isas=")), 0)
