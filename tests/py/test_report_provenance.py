@@ -276,3 +276,81 @@ def test_readme_quotes_peers_and_provenance(tmp_path):
                        capture_output=True, text=True)
     assert p.returncode != 0 and "lacks 'What each column computes'" in p.stderr
     assert readme.read_text(encoding="utf-8") == text
+
+
+# ------------------------------------------- the stamp clear of the labels
+
+def changed_box(a, b):
+    """The bounding box (rows, columns) of the pixels that differ."""
+    import numpy as np
+    diff = np.any(a != b, axis=-1)
+    rows, cols = np.nonzero(diff)
+    assert rows.size, "the two pictures are the same"
+    return rows.min(), rows.max(), cols.min(), cols.max()
+
+
+def overlaps(p, q):
+    return not (p[1] < q[0] or q[1] < p[0] or p[3] < q[2] or q[3] < p[2])
+
+
+@pytest.mark.skipif(shutil.which("gnuplot") is None, reason="gnuplot is not installed")
+@pytest.mark.parametrize("layout,width,height", [("", 760, 480),
+                                                  ("set multiplot layout 1,2", 1400, 560),
+                                                  ("set multiplot layout 2,2", 1100, 800)])
+def test_stamp_clear_of_the_axis_label(tmp_path, layout, width, height):
+    """The stamp, drawn bottom right, shares no pixel row and column box
+    with the x-axis label of any panel: the pixels each one changes
+    (picture with it against picture without it) lie in disjoint boxes."""
+    np = pytest.importorskip("numpy")
+    image = pytest.importorskip("PIL.Image")
+    p = plots.Plotter(str(tmp_path), str(tmp_path))
+    if not p.term:
+        pytest.skip(p.why_not())
+    panels = 1 if not layout else int(layout[-1]) * int(layout[-3])
+    stamp = "hardsoft 0123456789ab, AMD EPYC (family 26 model 2 stepping 1), 2 CPUs, 2026-11-25"
+
+    def draw(name, with_stamp, xlabel):
+        p.stamp = stamp if with_stamp else ""
+        body = [layout] if layout else []
+        body += [f"set xlabel '{xlabel}'", "set xrange [1:100000]", "set logscale x",
+                 "set ylabel 'time (ms)'"]
+        body += ["plot x with lines title 'a long key entry for the series'"] * panels
+        body += ["unset multiplot"] if layout else []
+        # the label without the stamp keeps the stamp's margin: only the
+        # stamp differs between the two pictures
+        err = p.plot(name, width, height, "\n".join(body) if with_stamp else
+                     f"set bmargin {plots.STAMP_BMARGIN}\n" + "\n".join(body))
+        assert err is None, err
+        return np.asarray(image.open(tmp_path / name).convert("RGB"))
+
+    label = "precision (by significand bits), n (string length) and more words"
+    full = draw("full.png", True, label)
+    stamp_box = changed_box(full, draw("nostamp.png", False, label))
+    label_box = changed_box(full, draw("nolabel.png", True, ""))
+    assert not overlaps(stamp_box, label_box), (stamp_box, label_box)
+
+
+def test_ort_version_from_its_package(tmp_path):
+    """The ort peer prints no version: the report takes onnxruntime-node's
+    from the package.json under the build directory the suite ran."""
+    with open(os.path.join(FIXTURES, "sweep-scaling.csv"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    ort = [l.replace(",numpy,", ",ort,").replace('"NumPy 1.24.2"', '"version not reported"')
+           for l in lines if ",numpy," in l]
+    assert ort
+    (tmp_path / "sweep-scaling.csv").write_text("\n".join(lines + ort) + "\n", encoding="utf-8")
+    build = tmp_path / "build"
+    pkg = build / "node" / "node_modules" / "onnxruntime-node"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text('{"name": "onnxruntime-node", "version": "1.30.0"}')
+    p = run_report(tmp_path, "--build", str(build))
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
+    assert "| version: ONNX Runtime | onnxruntime-node 1.30.0 (from its package.json) |" in text
+    assert "**ONNX Runtime** (onnxruntime-node 1.30.0 (from its package.json))" in text
+    assert "version not reported" not in text
+    # without the package, the rows' own word stays
+    p = run_report(tmp_path, "--build", str(tmp_path / "none"))
+    assert p.returncode == 0, p.stderr
+    assert "| version: ONNX Runtime | version not reported |" in \
+        (tmp_path / "REPORT.md").read_text(encoding="utf-8")

@@ -30,6 +30,10 @@ PEER_DOC = {
                 "matrix per head, then a plain scalar three-pass masked softmax "
                 "loop (max, sum of `expf`, divide; no SIMD, no online rescaling), "
                 "then P V by gemm",
+    "ort": "`tests/onnx/ort-run.js`: ONNX Runtime for Node (onnxruntime-node, CPU "
+           "execution provider, one intra-op thread, sequential execution) running the "
+           "same model exported to ONNX by hardsoft (dense attention over the full score "
+           "matrix, as the exported graph states it), one `session.run` per timed run",
 }
 
 
