@@ -66,7 +66,7 @@ def test_every_file_absent(tmp_path):
     absent = line(text, "| files absent |")
     assert "sweep-skip-suite.csv" in absent and "sweep-growth.csv" in absent
     assert "sweep-hardf64.csv" in absent
-    # information rows belong to section m only, and with no data there is none
+    # information rows belong to their own section only, and with no data there is none
     assert "(information)" not in text
 
 
@@ -74,7 +74,7 @@ def test_auto_against_online_at_16384(tmp_path):
     rows = [row("a S b", 0.01, n=16384, skip="auto", frac="0.95"),
             row("a S b", 0.21, n=16384, skip="online"),
             row(DEPTH4, 0.10, n=16384, skip="auto"), row(DEPTH4, 1.15, n=16384, skip="online"),
-            # mu = 32 and n = 4096 are section k's, not the target's
+            # mu = 32 and n = 4096 belong to the skipping table, not to the target
             row("a S b", 0.01, n=16384, mu=32, skip="auto"),
             row("a S b", 0.99, n=16384, mu=32, skip="online")]
     text = run(tmp_path, {"sweep-skip.csv": rows})
