@@ -136,18 +136,7 @@ def plot_scaling(rep, plot):
                        "time against n, log-log, per ISA and path, slopes ± "
                        "standard error"))
     # 2. AVX2 and AVX-512 speed-up over scalar against n
-    lines, k = [], 0
-    for f in forms:
-        ns = sorted({r["n"] for r in rep.scal if r["formula"] == f})
-        for isa in ["avx2", "avx512"]:
-            pts = [(n, rep.t(f, "scalar", n) / rep.t(f, isa, n)) for n in ns]
-            if not any(isnum(v) for _, v in pts):
-                continue
-            d = plot.data(pts)
-            dash = "dt 1" if f == forms[0] else "dt 2"
-            lines.append(f"{d} using 1:2 with linespoints {style(isa, k)} {dash} "
-                          f"title {gq(ISA_LABEL[isa] + ': ' + short(f, 30))}")
-            k += 1
+    lines = ratio_lines(rep, plot, forms, [(i, "scalar", i) for i in ("avx2", "avx512")])
     if lines:
         lines.append("2 with lines lw 1 lc rgb '#888888' dt 3 title 'target 2x (AVX2)'")
         lines.append("3 with lines lw 1 lc rgb '#555555' dt 3 title 'target 3x (AVX-512)'")
@@ -161,18 +150,7 @@ def plot_scaling(rep, plot):
                            plot.plot("scaling-speedup.png", 1250, 560, "\n".join(body)),
                            "AVX2 and AVX-512 speed-up over scalar against n"))
     # 3. the peers against n: t_peer / t_AVX2
-    lines, k = [], 0
-    for f in forms:
-        ns = sorted({r["n"] for r in rep.scal if r["formula"] == f})
-        for peer in PEERS:
-            pts = [(n, rep.t(f, peer, n) / rep.t(f, "avx2", n)) for n in ns]
-            if not any(isnum(v) for _, v in pts):
-                continue
-            d = plot.data(pts)
-            dash = "dt 1" if f == forms[0] else "dt 2"
-            lines.append(f"{d} using 1:2 with linespoints {style(peer, k)} {dash} "
-                          f"title {gq(ISA_LABEL[peer] + ': ' + short(f, 30))}")
-            k += 1
+    lines = ratio_lines(rep, plot, forms, [(p, p, "avx2") for p in PEERS])
     if lines:
         body = ["set logscale xy 2", "set format y '%g'", "set xlabel 'n (string length)'",
                 "set ylabel 't_peer / t_AVX2 (times slower than AVX2)'",
@@ -187,3 +165,20 @@ def plot_scaling(rep, plot):
         rep.plots.append(("scaling-peers.png", NODATA + "no peer rows (numpy, torch, "
                            "openblas) in sweep-scaling.csv", "the peers against n"))
 
+
+def ratio_lines(rep, plot, forms, series):
+    """gnuplot clauses of t_first / t_second against n, for each formula
+    (solid: the first, dashed: the second) and each (styled as, first,
+    second) of series that has a point."""
+    lines, k = [], 0
+    for f in forms:
+        ns = sorted({r["n"] for r in rep.scal if r["formula"] == f})
+        for key, first, second in series:
+            pts = [(n, rep.t(f, first, n) / rep.t(f, second, n)) for n in ns]
+            if not any(isnum(v) for _, v in pts):
+                continue
+            dash = "dt 1" if f == forms[0] else "dt 2"
+            lines.append(f"{plot.data(pts)} using 1:2 with linespoints {style(key, k)} {dash} "
+                         f"title {gq(ISA_LABEL[key] + ': ' + short(f, 30))}")
+            k += 1
+    return lines
