@@ -32,7 +32,6 @@ import re
 import subprocess
 
 
-
 def policy(commit):
     """The sentence REPORT.md and the README's results block carry."""
     return ("These numbers describe the code of the commit they were measured at: "
