@@ -34,10 +34,3 @@ def pairs(rows, run, base, same):
             bases[key(b)] = b
     return [(r, bases[key(r)]) for r in rows if run(r) and key(r) in bases]
 
-
-def ratio(first, second):
-    """first / second of two medians; NaN where either is missing."""
-    if not first or not second:
-        return float("nan")
-    a, b = first["seconds_median"], second["seconds_median"]
-    return a / b if isnum(a) and isnum(b) and b > 0 else float("nan")

@@ -10,7 +10,7 @@ from ..plots import PALETTE, gq, style
 
 def mode_bound(mode, mu, n):
     """The weight a softmax head may put off its hard target, as the
-    compiler states it (hs_bound_at, src/compile/compile.c): S/(1+S) with
+    compiler states it (`hardsoft compile --print`): S/(1+S) with
     S = 2e^-m/(1-e^-m), m = mu for pe, temp and rel at every n, m = mu/n
     for fixed (tau = 1/mu on bounded scores 1/n apart); 0 for hard."""
     if mode == "hard":
@@ -20,11 +20,6 @@ def mode_bound(mode, mu, n):
         return 1.0
     s = 2 * math.exp(-m) / -math.expm1(-m)
     return s / (1 + s)
-
-
-def attn_bound(mu):
-    """Weight off the target with every competitor mu below: S/(1+S)."""
-    return mode_bound("pe", mu, 1)
 
 
 BOUND_FN = "fbound(m) = (2*exp(-m)/(1-exp(-m))) / (1 + 2*exp(-m)/(1-exp(-m)))"

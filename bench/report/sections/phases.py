@@ -2,9 +2,9 @@
 """Time by phase: where the forward pass spends its time on each ISA, on
 the default and the dense path (`hardsoft bench --phases`, whose columns
 sweep-paths.csv carries when the binary that ran the suite had them)."""
-from ..fmt import (HS_ISAS, ISA_LABEL, NM, PATH_LABEL, code, fmt_ms, fmt_mu, fmt_x, isnum,
+from ..fmt import (DEPTH4, HS_ISAS, ISA_LABEL, NM, PATH_LABEL, code, fmt_ms, fmt_mu, fmt_x, isnum,
                    order_isas, path_of, short)
-from ..plots import PALETTE, gq
+from ..plots import PALETTE, STAMP_BMARGIN, gq
 from ..reading import PHASE_COLS, PHASES
 
 PHASE_DOC = {"gemm": "projections and feed-forward", "bounds": "bounds build",
@@ -85,20 +85,19 @@ def plot_phases(rep, plot, rows):
     if not keys:
         rep.plots.append(("phases.png", "\0no scalar rows to compare with", "time by phase"))
         return
-    tics = ", ".join(f"{gq(f'{short(k[0], 12)} {k[1]} {PATH_LABEL.get(k[3], k[3])}')} {i}"
-                     for i, k in enumerate(keys))
+    tics = ", ".join(f"{gq(bar_label(k))} {i}" for i, k in enumerate(keys))
+    heights = [sum(v for v in row if isnum(v)) for isa in isas
+               for row in bar_rows(sets, keys, isa)]
     body = [f"set multiplot layout 1,{len(isas)}", "set style data histograms",
             "set style histogram rowstacked", "set style fill solid 0.85 border -1",
-            "set boxwidth 0.75", f"set xtics ({tics}) rotate by -35 font ',8'",
-            "set ylabel 'time / scalar total of the same run'", "set yrange [0:*]",
-            "set key top right font ',8'"]
+            "set boxwidth 0.75", f"set xtics ({tics}) rotate by -45 font ',8'",
+            # the tic labels reach further down than an axis label
+            f"set bmargin {STAMP_BMARGIN + 4}",
+            "set ylabel 'time / scalar total of the same run'",
+            f"set yrange [0:{max(heights + [1]) * 1.3:.3g}]",
+            "set key top left horizontal maxrows 2 font ',8'"]
     for isa in isas:
-        pts = []
-        for k in keys:
-            sc = sets[k]["scalar"]["seconds_median"]
-            r = sets[k].get(isa)
-            pts.append([(r[c] / sc if r and isnum(r.get(c)) else float("nan"))
-                        for c in PHASE_COLS] + [max(rest(r), 0) / sc if r else float("nan")])
+        pts = bar_rows(sets, keys, isa)
         d = plot.data(pts)
         series = [f"{d} using {j + 1} lc rgb '{PALETTE[j % len(PALETTE)]}' title {gq(p)}"
                   for j, p in enumerate(PHASES + ["rest"])]
@@ -109,3 +108,22 @@ def plot_phases(rep, plot, rows):
                       plot.plot("phases.png", 420 * len(isas) + 100, 560, "\n".join(body)),
                       "time by phase per ISA, default and dense path, relative to the "
                       "scalar total of the same run"))
+
+
+def bar_rows(sets, keys, isa):
+    """Per bar (formula, setting, path): each phase's time and the rest,
+    over the scalar total of the same run; NaN where isa has no row."""
+    out = []
+    for k in keys:
+        sc = sets[k]["scalar"]["seconds_median"]
+        r = sets[k].get(isa)
+        out.append([(r[c] / sc if r and isnum(r.get(c)) else float("nan")) for c in PHASE_COLS]
+                   + [max(rest(r), 0) / sc if r else float("nan")])
+    return out
+
+
+def bar_label(key):
+    f, n, _, path = key
+    name = "depth 4" if f == DEPTH4 else short(f, 10)
+    size = f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
+    return f"{name} {size} {PATH_LABEL.get(path, path)}"

@@ -135,7 +135,7 @@ def versions(rep, allrows):
 
 def stamp(rep):
     """The provenance line written small in every plot's corner."""
-    rows = [r for rs in (rep.scaling, rep.accuracy, rep.boundary, rep.simulate)
+    rows = [r for rs in (rep.scaling, rep.paths, rep.accuracy, rep.boundary, rep.simulate)
             for r in (rs or [])]
     commits = unique(r["commit"] for r in rows if r["commit"])
     # the model name and family; cpuid's rewrite stays in the report
