@@ -40,6 +40,11 @@ class Report(Data):
         if tex_name:
             self.tex[tex_name] = tex.tabular(header, rows, align, note)
 
+    def draw(self, plot, name, width, height, body, what):
+        """Draws body (gnuplot lines) into name; the outcome goes under
+        the report's Plots section with what it shows."""
+        self.plots.append((name, plot.plot(name, width, height, "\n".join(body)), what))
+
     def t(self, formula, isa, n, path="auto"):
         """Median seconds of the scaling sweep; a peer has one path."""
         if isa not in HS_ISAS:

@@ -94,6 +94,11 @@ class Plotter:
         return None
 
 
+def panel(title, series):
+    """One panel of a plot: its title, then its series (plot clauses)."""
+    return [f"set title {gq(title)}", "plot " + ", \\\n  ".join(series)]
+
+
 def gq(s):
     return "'" + str(s).replace("'", "''") + "'"
 

@@ -5,7 +5,7 @@ import math
 
 from ..fmt import (LN7, MODES, NM, code, fmt_agree, fmt_err, fmt_ms, fmt_mu, index, isnum,
                    md_table, short, unique)
-from ..plots import PALETTE, gq, style
+from ..plots import PALETTE, panel, style
 
 
 def mode_bound(mode, mu, n):
@@ -191,12 +191,10 @@ def plot_accuracy(rep, plot, rows, forms, idx):
         for i, n in enumerate(ns):
             d = plot.data([(mu, agg(m, mu, n, "agree_fraction", min)) for mu in mus])
             series.append(f"{d} using 1:2 with linespoints {style('', i)} title 'n = {n}'")
-        body.append(f"set title {gq(f'{m}: agreement ({what})')}")
-        body.append("plot " + ", \\\n  ".join(series))
+        body += panel(f'{m}: agreement ({what})', series)
     body.append("unset multiplot")
-    rep.plots.append(("accuracy-agree.png",
-                       plot.plot("accuracy-agree.png", 500 * len(modes), 480, "\n".join(body)),
-                       f"agreement against mu, one line per n ({what})"))
+    rep.draw(plot, "accuracy-agree.png", 500 * len(modes), 480, body,
+                       f"agreement against mu, one line per n ({what})")
     # attention error against mu, log y, with the bound
     body = [f"set multiplot layout 1,{len(modes)}", "set logscale x 2", "set logscale y",
             "set format y '%.0e'",
@@ -212,14 +210,12 @@ def plot_accuracy(rep, plot, rows, forms, idx):
             series.append(f"{d} using 1:2 with linespoints {style('', i)} title 'n = {n}'")
         series += bound_lines(m, ns)  # each mode's own bound
         series.append("0.25 with lines lw 1 lc rgb '#888888' dt 3 title '1/4'")
-        body.append(f"set title {gq(f'{m}: attention error ({what})')}")
-        body.append("plot " + ", \\\n  ".join(series))
+        body += panel(f'{m}: attention error ({what})', series)
     body.append("unset multiplot")
-    rep.plots.append(("accuracy-error.png",
-                       plot.plot("accuracy-error.png", 500 * len(modes), 480, "\n".join(body)),
+    rep.draw(plot, "accuracy-error.png", 500 * len(modes), 480, body,
                        "max attention error against mu (log y) with each mode's bound: "
                        "S/(1+S) of mu for pe, temp, rel; of mu/n, one line per n, for "
-                       "fixed"))
+                       "fixed")
     # time against mu at the largest n, one panel per formula (the soft
     # modes; hard has no mu and is given in the text)
     nmax = ns[-1]
@@ -237,13 +233,11 @@ def plot_accuracy(rep, plot, rows, forms, idx):
             d = plot.data([(mu, (idx[(f, m, mu, nmax)]["seconds_median"] * 1e3)
                            if (f, m, mu, nmax) in idx else float("nan")) for mu in mus])
             series.append(f"{d} using 1:2 with linespoints {style('', i)} title '{m}'")
-        body.append(f"set title {gq(f'n = {nmax}: ' + short(f, 40))}")
-        body.append("plot " + ", \\\n  ".join(series))
+        body += panel(f'n = {nmax}: ' + short(f, 40), series)
     body.append("unset multiplot")
-    rep.plots.append(("accuracy-time.png",
-                       plot.plot("accuracy-time.png", 1100, 400 * nrows, "\n".join(body)),
+    rep.draw(plot, "accuracy-time.png", 1100, 400 * nrows, body,
                        f"time against mu at n = {nmax} (pe, temp, fixed): does the "
-                       "magnitude change the speed?"))
+                       "magnitude change the speed?")
     # the same question in numbers
     lines = []
     for m in soft:

@@ -134,10 +134,9 @@ def plot_boundary(rep, plot, rows, precs):
     if not series:
         return
     body.append("plot " + ", \\\n  ".join(series))
-    rep.plots.append(("boundary.png",
-                       plot.plot("boundary.png", 760, 480, "\n".join(body)),
+    rep.draw(plot, "boundary.png", 760, 480, body,
                        "largest exact n against precision, one line per mode "
-                       f"(mu = {fmt_mu(mu)}, the smallest over the formulas)"))
+                       f"(mu = {fmt_mu(mu)}, the smallest over the formulas)")
 
 def boundary_paragraph(rows, nmax):
     def rng(p, modes):

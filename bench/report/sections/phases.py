@@ -4,7 +4,7 @@ the default and the dense path (`hardsoft bench --phases`, whose columns
 sweep-paths.csv carries when the binary that ran the suite had them)."""
 from ..fmt import (DEPTH4, HS_ISAS, ISA_LABEL, NM, PATH_LABEL, code, fmt_ms, fmt_mu, fmt_x, isnum,
                    order_isas, path_of, short)
-from ..plots import PALETTE, STAMP_BMARGIN, gq
+from ..plots import PALETTE, STAMP_BMARGIN, gq, panel
 from ..reading import PHASE_COLS, PHASES
 
 PHASE_DOC = {"gemm": "projections and feed-forward", "bounds": "bounds build",
@@ -101,13 +101,11 @@ def plot_phases(rep, plot, rows):
         d = plot.data(pts)
         series = [f"{d} using {j + 1} lc rgb '{PALETTE[j % len(PALETTE)]}' title {gq(p)}"
                   for j, p in enumerate(PHASES + ["rest"])]
-        body.append(f"set title {gq(ISA_LABEL[isa] + ': time by phase')}")
-        body.append("plot " + ", \\\n  ".join(series))
+        body += panel(ISA_LABEL[isa] + ': time by phase', series)
     body.append("unset multiplot")
-    rep.plots.append(("phases.png",
-                      plot.plot("phases.png", 420 * len(isas) + 100, 560, "\n".join(body)),
+    rep.draw(plot, "phases.png", 420 * len(isas) + 100, 560, body,
                       "time by phase per ISA, default and dense path, relative to the "
-                      "scalar total of the same run"))
+                      "scalar total of the same run")
 
 
 def bar_rows(sets, keys, isa):

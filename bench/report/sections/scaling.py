@@ -9,7 +9,7 @@ import math
 from ..fit import FIT_MIN_DECADES, FIT_MIN_POINTS, fit_loglog, fmt_fit, judge_slope
 from ..fmt import (HS_ISAS, ISA_LABEL, NM, PATH_LABEL, PEERS, code, fmt_g, fmt_ms, isnum,
                    order_isas, short)
-from ..plots import NODATA, gq, style
+from ..plots import NODATA, gq, panel, style
 
 # time exponents by path, peak memory for both
 EXP = {"online": (1.9, 2.1), "auto": (0.85, 1.2)}
@@ -128,13 +128,11 @@ def plot_scaling(rep, plot):
             dash = "dt 2" if isa in HS_ISAS and path == "online" else "dt 1"
             lines.append(f"{d} using 1:2 with linespoints {style(isa, i)} {dash} "
                          f"title {gq(lab)}")
-        body.append(f"set title {gq('time against n (dashed: dense path): ' + short(f, 36))}")
-        body.append("plot " + ", \\\n  ".join(lines))
+        body += panel('time against n (dashed: dense path): ' + short(f, 36), lines)
     body.append("unset multiplot")
-    rep.plots.append(("scaling-time.png",
-                       plot.plot("scaling-time.png", 700 * len(forms), 560, "\n".join(body)),
+    rep.draw(plot, "scaling-time.png", 700 * len(forms), 560, body,
                        "time against n, log-log, per ISA and path, slopes ± "
-                       "standard error"))
+                       "standard error")
     # 2. AVX2 and AVX-512 speed-up over scalar against n
     lines = ratio_lines(rep, plot, forms, [(i, "scalar", i) for i in ("avx2", "avx512")])
     if lines:
@@ -146,9 +144,8 @@ def plot_scaling(rep, plot):
                 "set title 'default path: SIMD speed-up over scalar "
                 "(solid: first formula, dashed: second)'",
                 "plot " + ", \\\n  ".join(lines)]
-        rep.plots.append(("scaling-speedup.png",
-                           plot.plot("scaling-speedup.png", 1250, 560, "\n".join(body)),
-                           "AVX2 and AVX-512 speed-up over scalar against n"))
+        rep.draw(plot, "scaling-speedup.png", 1250, 560, body,
+                           "AVX2 and AVX-512 speed-up over scalar against n")
     # 3. the peers against n: t_peer / t_AVX2
     lines = ratio_lines(rep, plot, forms, [(p, p, "avx2") for p in PEERS])
     if lines:
@@ -158,9 +155,8 @@ def plot_scaling(rep, plot):
                 "set title 'peers (dense matmul + softmax, not fused kernels) / "
                 "hardsoft AVX2; solid: first formula, dashed: second'",
                 "plot " + ", \\\n  ".join(lines)]
-        rep.plots.append(("scaling-peers.png",
-                           plot.plot("scaling-peers.png", 1250, 560, "\n".join(body)),
-                           "the peers against n, as time relative to AVX2"))
+        rep.draw(plot, "scaling-peers.png", 1250, 560, body,
+                           "the peers against n, as time relative to AVX2")
     else:
         rep.plots.append(("scaling-peers.png", NODATA + "no peer rows (numpy, torch, "
                            "openblas) in sweep-scaling.csv", "the peers against n"))
