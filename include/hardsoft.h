@@ -38,6 +38,37 @@ int hs_version_number(void);
  * against the library they loaded. */
 size_t hs_struct_size(const char *name);
 
+/* ---------------------------------------------------------------- errors */
+
+/* What kind of failure a call reports (hs_error.code). */
+typedef enum hs_errcode {
+  HS_OK = 0,
+  HS_ERR_PARSE,       /* text that does not parse (line and column set) */
+  HS_ERR_UNSUPPORTED, /* valid input this mode or construction cannot take */
+  HS_ERR_ARG,         /* an argument out of its range */
+  HS_ERR_LIMIT,       /* input past an hs_limits limit or a size the
+                         library takes */
+  HS_ERR_NOMEM,       /* out of memory */
+  HS_ERR_IO,          /* a file could not be read or written */
+  HS_ERR_FORMAT,      /* a model file that is not a valid model */
+  HS_ERR_ISA          /* an instruction set unknown or not on this CPU */
+} hs_errcode;
+
+/* Every fallible call takes an hs_error * as its last argument (NULL: the
+ * caller does not want the report) and fills it when it fails: the code,
+ * one line naming what and where, such as "expected ')' at column 7", the
+ * 1-based column (0 when no column applies) and the 1-based line of a
+ * program of several lines (0 for a one-line formula). */
+typedef struct hs_error {
+  char msg[256];
+  int column;
+  int line;
+  hs_errcode code;
+} hs_error;
+
+/* A short fixed description of a code ("out of memory"). */
+const char *hs_strerror(hs_errcode code);
+
 /* ------------------------------------------------------------------ ISAs */
 
 typedef enum hs_isa {
@@ -73,9 +104,9 @@ typedef struct hs_kernels hs_kernels;
 const hs_kernels *hs_kernels_for(hs_isa isa);
 
 /* The process-wide table, chosen once: HARDSOFT_ISA if set, else the best
- * supported ISA. Returns NULL and fills err (if non-NULL, 256 bytes) when
+ * supported ISA. Returns NULL with err filled (HS_ERR_ISA) when
  * HARDSOFT_ISA names an unknown or unsupported ISA. */
-const hs_kernels *hs_kernels_default(char *err);
+const hs_kernels *hs_kernels_default(hs_error *err);
 
 /* ------------------------------------------------------------ limits */
 
@@ -103,11 +134,6 @@ void hs_set_limits(const hs_limits *l);
 typedef struct hs_formula hs_formula;
 typedef struct hs_model hs_model;
 
-/* Error report: a message such as "expected ')' at column 7" and the
- * 1-based column (0 when no column applies); line is the 1-based line for
- * programs read from text of several lines (0 for a one-line formula). */
-typedef struct hs_error { char msg[256]; int column; int line; } hs_error;
-
 /* Parse; NULL on error (err filled). */
 hs_formula *hs_formula_parse(const char *text, hs_error *err);
 void hs_formula_free(hs_formula *f);
@@ -117,9 +143,10 @@ int32_t hs_formula_root(const hs_formula *f);
 void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
 /* Ground truth: the value of node `id` (hs_formula_root for the formula)
  * at positions 1..n of w, into out[0..n) as 0/1. Linear time per
- * operator. Returns 0, or -1 on allocation failure. */
+ * operator. Returns 0, or -1 with err filled (out of memory, no such
+ * node). */
 int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
-                  uint8_t *out);
+                  uint8_t *out, hs_error *err);
 
 /* ------------------------------------------------------------ models */
 
@@ -141,10 +168,10 @@ typedef struct hs_compile_opts {
   hs_sign sign; /* counting comparisons only */
 } hs_compile_opts;
 
-/* Compile the formula's root; NULL with msg filled (e.g. "counting
- * comparisons are not supported yet in mode pe"). */
-hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
-                     size_t len);
+/* Compile the formula's root; NULL with err filled (e.g. HS_ERR_UNSUPPORTED
+ * "comparisons mixing #< and #> are not available in mode fixed: ..."). */
+hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
+                     hs_error *err);
 
 /* The construction's attention-error bound at length n for a model (or
  * for a mode and scale): the largest weight any head may put off its hard
@@ -248,12 +275,11 @@ typedef struct hs_run_result {
                              given to a kernel) */
 } hs_run_result;
 
-/* Forward pass over w[0..n). Returns 0, or -1 with msg filled (allocation
- * failure). res fields are allocated by the call; free with
- * hs_run_result_free. */
+/* Forward pass over w[0..n). Returns 0, or -1 with err filled (allocation
+ * failure, a string too long). res fields are allocated by the call; free
+ * with hs_run_result_free. */
 int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
-               const hs_run_opts *o, hs_run_result *res, char *msg,
-               size_t len);
+               const hs_run_opts *o, hs_run_result *res, hs_error *err);
 void hs_run_result_free(hs_run_result *r);
 
 /* A model prepared for repeated runs (weights converted once). The model
@@ -261,10 +287,10 @@ void hs_run_result_free(hs_run_result *r);
  * idle worker threads between runs (ended by hs_runner_free); a runner
  * runs one string at a time. */
 typedef struct hs_runner hs_runner;
-hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
-                         size_t len);
+hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o,
+                         hs_error *err);
 int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
-                  char *msg, size_t len);
+                  hs_error *err);
 void hs_runner_free(hs_runner *r);
 
 /* ------------------------------------- model metadata and attention */
@@ -321,11 +347,11 @@ size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
  *           keys (hard_avg with ties) or the head has no hard counterpart
  * It takes O(n^2) memory per head and runs the model once per call: meant
  * for small n. n may be at most HS_ATTENTION_MAX_N. Returns 0, or -1
- * with msg filled (no such layer, n too long, out of memory). */
+ * with err filled (no such layer, n too long, out of memory). */
 #define HS_ATTENTION_MAX_N 4096
 int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
                  const hs_run_opts *o, int layer, double *weights,
-                 double *hard, int32_t *target, char *msg, size_t len);
+                 double *hard, int32_t *target, hs_error *err);
 
 /* ------------------------------------------- simulating hard attention */
 
@@ -377,14 +403,14 @@ double hs_sim_tau(double gamma, double mu, size_t n);
 /* A copy of `hard` whose unique-hard heads that were tied (st, measured on
  * `hard`) get a position term that makes each maximum unique, with the
  * same choice, gap >= gamma / (2n) (the law is at the top of
- * src/run/simulate.c); *broken counts them. NULL with msg filled on failure. */
+ * src/run/simulate.c); *broken counts them. NULL with err filled on failure. */
 hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
-                            int *broken, char *msg, size_t msglen);
+                            int *broken, hs_error *err);
 /* A deep copy of `hard` in which every hard head is softmax at the
  * constant temperature tau (target = its old kind, so attention error is
- * measured against it); softmax heads are kept as they are. NULL when
- * tau is not positive and finite, or out of memory. */
-hs_model *hs_simulate_soft_model(const hs_model *hard, double tau);
+ * measured against it); softmax heads are kept as they are. NULL with err
+ * filled when tau is not positive and finite, or out of memory. */
+hs_model *hs_simulate_soft_model(const hs_model *hard, double tau, hs_error *err);
 
 typedef struct hs_sim_opts {
   double scale;  /* mu > 0: the bound per head is e^{-mu} */
@@ -425,11 +451,11 @@ typedef struct hs_sim_result {
 
 /* Simulate `hard` over strings w[0..count) of lengths len[]: run it with
  * want_gaps to measure gamma, pick tau, build the softmax model, run both
- * with keep_layers and compare. 0, or -1 with msg filled. Free res with
+ * with keep_layers and compare. 0, or -1 with err filled. Free res with
  * hs_sim_result_free. */
 int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
                 const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
-                char *msg, size_t msglen);
+                hs_error *err);
 void hs_sim_result_free(hs_sim_result *r);
 
 void hs_model_free(hs_model *m);
@@ -463,27 +489,27 @@ size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * prediction of one command varying up to 5 times between calls (README,
  * "Long runs"). */
 typedef struct hs_run_cost { double per_pos, per_pair; size_t calib_n; } hs_run_cost;
-/* 0, or -1 with msg filled (out of memory). o->progress is not called. */
+/* 0, or -1 with err filled (out of memory). o->progress is not called. */
 int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
-                        hs_run_cost *cost, char *msg, size_t len);
+                        hs_run_cost *cost, hs_error *err);
 /* Seconds predicted for one pass over n symbols. */
 double hs_run_cost_at(const hs_run_cost *cost, size_t n);
 /* Both at once: calibrates (every call) and predicts; a negative value
- * when calibration failed. */
+ * with err filled when calibration failed. */
 double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
-                            const hs_kernels *kt, int threads);
+                            const hs_kernels *kt, int threads, hs_error *err);
 
 /* Model files (safetensors, format at the top of src/model/safetensors.c). save
  * writes a temporary file and renames it; both return 0 / a model, or
- * -1 / NULL with msg filled (naming the tensor or field). */
-int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len);
-hs_model *hs_model_load(const char *path, char *msg, size_t len);
+ * -1 / NULL with err filled (naming the tensor or field). */
+int hs_model_save(const hs_model *m, const char *path, hs_error *err);
+hs_model *hs_model_load(const char *path, hs_error *err);
 /* The model as one ONNX graph (opset 17) that runs at every length:
  * input "ids" int64 [N] (BOS = 256, then the bytes), output "out" float
  * [N] (the output coordinate; true where > 1/2); docs/ONNX.md describes
  * it. Every mode exports (hard heads by ArgMax / ReduceMax). Written like
- * hs_model_save (temporary file, rename); 0, or -1 with msg filled. */
-int hs_model_save_onnx(const hs_model *m, const char *path, char *msg, size_t len);
+ * hs_model_save (temporary file, rename); 0, or -1 with err filled. */
+int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err);
 
 /* ------------------------------------------------------------ programs */
 
@@ -514,18 +540,19 @@ const hs_formula *hs_program_formula(const hs_program *p);
 /* The program's value at positions 1..n of w (token bytes, see the
  * vocabulary below) into out[0..n) as 0/1, by the language's own
  * interpreter (hs_truth_eval for LTL), not through the lowering: the
- * ground truth a compiled model is checked against. 0, or -1 when out of
- * memory. */
+ * ground truth a compiled model is checked against. 0, or -1 with err
+ * filled (out of memory). */
 int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
-                     uint8_t *out);
+                     uint8_t *out, hs_error *err);
 
 /* Trace: the named statements (an LTL formula has one, "formula") and
  * their values at every position, vals[k * n + i] for statement k and
- * position i + 1 (Booleans 0/1, counts as integers). 0, or -1. */
+ * position i + 1 (Booleans 0/1, counts as integers). 0, or -1 with err
+ * filled. */
 int hs_program_nstmts(const hs_program *p);
 const char *hs_program_stmt_name(const hs_program *p, int k);
 int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
-                     int64_t *vals);
+                     int64_t *vals, hs_error *err);
 
 /* Vocabulary: the tokens the program names, in the order first named, and
  * the byte the model reads for each (a one-byte token is its own byte,
@@ -542,8 +569,8 @@ int hs_program_other_byte(const hs_program *p);
 size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                            uint8_t *out);
 /* Give a compiled model the program's vocabulary (saved in its file,
- * used by hardsoft run --tokens). 0, or -1 when out of memory. */
-int hs_model_set_vocab(hs_model *m, const hs_program *p);
+ * used by hardsoft run --tokens). 0, or -1 with err filled. */
+int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err);
 
 #ifdef __cplusplus
 }

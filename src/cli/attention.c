@@ -152,7 +152,7 @@ static int pic_write(FILE *f, hs_model **ms, int nm, const pic_opts *p,
   int nl = ms[0]->nlayers, rows = 0, rc = 0;
   pic_layer *L = calloc((size_t)nm * (size_t)(nl ? nl : 1), sizeof *L);
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .threads = o->threads};
-  char msg[512];
+  hs_error he;
   if (!L) return cli_error("out of memory");
   for (int k = 0; k < nm && rc == 0; k++)
     for (int l = 0; l < nl && rc == 0; l++) {
@@ -161,8 +161,8 @@ static int pic_write(FILE *f, hs_model **ms, int nm, const pic_opts *p,
       x->w = malloc(cells * sizeof(double));
       x->hard = malloc(cells * sizeof(double));
       if (!x->w || !x->hard) rc = cli_error("out of memory");
-      else if (hs_attention(ms[k], w, n, &ro, l, x->w, x->hard, NULL, msg, sizeof msg))
-        rc = cli_error("attention: %s", msg);
+      else if (hs_attention(ms[k], w, n, &ro, l, x->w, x->hard, NULL, &he))
+        rc = cli_error("attention: %s", he.msg);
     }
   fputs("{\"string\":", f);
   json_str(f, (const char *)w, n);
@@ -240,12 +240,12 @@ static int pic_draw(const char *json, const char *out) {
 
 /* The models to draw: the file, or the formula at each scale. */
 static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *nm) {
-  char msg[512];
+  hs_error he;
   *nm = 0;
   if (p->model) {
     if (p->nscales) return cli_error("attention: --scales needs a FORMULA (a model file has its own mu)");
-    if (!(ms[0] = hs_model_load(p->model, msg, sizeof msg)))
-      return cli_error("%s: %s", p->model, msg);
+    if (!(ms[0] = hs_model_load(p->model, &he)))
+      return cli_error("%s: %s", p->model, he.msg);
     *nm = 1;
     return 0;
   }
@@ -261,9 +261,9 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   for (int k = 0; k < (p->nscales ? p->nscales : 1) && rc == 0; k++) {
     hs_compile_opts co = {.mode = (hs_mode)o->mode, .sign = o->sign,
                           .scale = p->nscales ? p->scales[k] : o->scale};
-    if ((ms[k] = hs_compile(f, &co, msg, sizeof msg))) ++*nm;
-    else rc = cli_error("%s", msg);
-    if (ms[k] && hs_model_set_vocab(ms[k], prog) != 0) rc = cli_error("out of memory");
+    if ((ms[k] = hs_compile(f, &co, &he))) ++*nm;
+    else rc = cli_error("%s", he.msg);
+    if (ms[k] && hs_model_set_vocab(ms[k], prog, &he) != 0) rc = cli_error("%s", he.msg);
   }
   hs_program_free(prog);
   return rc;

@@ -338,6 +338,7 @@ static int json_group(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
  * HS_EXIT_ERROR. */
 static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   char msg[512];
+  hs_error he;
   hs_sim_opts so = {.scale = c->o->scale, .gamma = c->gamma,
                     .precision = c->o->prec, .kernels = c->o->kt};
   hs_sim_result r;
@@ -355,10 +356,9 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   cli_progress prog;
   cli_progress_start(&prog, c->o, "passes");
   if (prog.on) so.progress = cli_progress_rows, so.progress_ctx = &prog;
-  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
-                    sizeof msg) != 0;
+  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, &he) != 0;
   cli_progress_end(&prog);
-  if (bad) return cli_error("%s: %s", c->path, msg);
+  if (bad) return cli_error("%s: %s", c->path, he.msg);
   int rc = 0;
   if (c->groups) rc = json_group(c, m, &r, v);
   else if (c->csv) print_csv(c, m, &r);
@@ -445,8 +445,8 @@ int cmd_simulate(int argc, char **argv) {
   if (bl > sl && strcmp(name + bl - sl, ".safetensors") == 0) name[bl - sl] = 0;
   c.name = name;
 
-  char msg[512];
-  hs_model *m = hs_model_load(c.path, msg, sizeof msg);
+  hs_error he;
+  hs_model *m = hs_model_load(c.path, &he);
   strs v = {0};
   cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
   if (doc) {
@@ -459,7 +459,7 @@ int cmd_simulate(int argc, char **argv) {
     c.groups = cJSON_AddArrayToObject(doc, "groups");
   }
   if (!m) {
-    rc = cli_error("%s: %s", c.path, msg);
+    rc = cli_error("%s: %s", c.path, he.msg);
   } else if (!c.alphabet) {
     rc = cli_each_string(&o, 1, collect, &v);
     if (rc == 0) {

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "compile/compile.h"
 
 static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
@@ -93,8 +94,7 @@ typedef struct builder {
   struct { int64_t k, r; int coord; } *mods;
   int nmods;
   int d;
-  char *msg;
-  size_t len;
+  hs_error *err;
   int oom;
 } builder;
 
@@ -218,7 +218,7 @@ static int lower_cmp(builder *B, int32_t id) {
   int past = x->nterms ? x->terms[0].past : 1, mixed = 0;
   for (int t = 1; t < x->nterms; t++) mixed |= x->terms[t].past != past;
   if (mixed && B->o.mode == HS_MODE_FIXED) {
-    snprintf(B->msg, B->len, "comparisons mixing #< and #> are not available "
+    hs_errorf(B->err, HS_ERR_UNSUPPORTED, "comparisons mixing #< and #> are not available "
              "in mode fixed: they need a BOS weight growing like n, which "
              "bounded scores at a constant temperature cannot give (use pe, "
              "temp or hard)");
@@ -295,7 +295,7 @@ static int lower_node(builder *B, int32_t id) {
     case HS_F_CMP: return lower_cmp(B, id);
     default: break;
   }
-  snprintf(B->msg, B->len, "internal error: unknown formula node %d",
+  hs_errorf(B->err, HS_ERR_ARG, "internal error: unknown formula node %d",
            (int)x->op);
   return -1;
 }
@@ -304,7 +304,7 @@ static int lower(builder *B, int32_t id) {
   if (B->memo[id] >= 0) return B->memo[id];
   int c = lower_node(B, id);
   if (B->oom) {
-    snprintf(B->msg, B->len, "out of memory while compiling");
+    hs_errorf(B->err, HS_ERR_NOMEM, "out of memory while compiling");
     return -1;
   }
   return B->memo[id] = c;
@@ -967,27 +967,26 @@ static void describe(builder *B, hs_model *m, int root) {
   }
 }
 
-hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
-                     size_t len) {
+hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
+                     hs_error *err) {
   builder B;
   memset(&B, 0, sizeof B);
   B.f = f;
   B.o = *o;
-  B.msg = msg;
-  B.len = len;
+  B.err = err;
   for (int k = 0; k < HS_PF_COUNT_; k++) B.pf_coord[k] = -1;
   hs_model *m = NULL;
   if ((unsigned)o->mode >= HS_MODE_COUNT_) {
-    snprintf(msg, len, "unknown mode");
+    hs_errorf(err, HS_ERR_ARG, "unknown mode");
     return NULL;
   }
   if (o->mode != HS_MODE_HARD && !(o->scale > 0 && isfinite(o->scale))) {
-    snprintf(msg, len, "--scale must be a positive number (got %g)", o->scale);
+    hs_errorf(err, HS_ERR_ARG, "--scale must be a positive number (got %g)", o->scale);
     return NULL;
   }
   B.memo = malloc((size_t)(f->count ? f->count : 1) * sizeof *B.memo);
   if (!B.memo) {
-    snprintf(msg, len, "out of memory while compiling");
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory while compiling");
     return NULL;
   }
   for (int i = 0; i < f->count; i++) B.memo[i] = -1;
@@ -996,7 +995,7 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
     if (build_model(&B, &m) == 0 && !B.oom) {
       describe(&B, m, root);
     } else {
-      snprintf(msg, len, "out of memory while compiling");
+      hs_errorf(err, HS_ERR_NOMEM, "out of memory while compiling");
       hs_model_free(m);
       m = NULL;
     }

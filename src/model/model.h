@@ -136,13 +136,9 @@ typedef struct hs_model {
 hs_model *hs_model_new(int32_t d, int32_t nlayers);
 /* Deep copy. */
 hs_model *hs_model_clone(const hs_model *m);
-/* Writes the printf-style message into msg (when msg and len are given) and
- * returns -1: the one error path of the model checks and the loader. */
-int hs_fail(char *msg, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Consistency check (coordinates in range, dims > 0, dk,dv <= 64, kinds
  * and masks valid): 0 ok, -1 with msg filled. */
-int hs_model_validate(const hs_model *m, char *msg, size_t len);
+int hs_model_validate(const hs_model *m, hs_error *err);
 
 const char *hs_mask_name(hs_mask m);      /* "le", "lt", "ge", "gt", "none" */
 const char *hs_attn_kind_name(hs_attn_kind k); /* "softmax", "hard_left", "hard_right", "hard_avg" */
