@@ -18,6 +18,16 @@
 extern "C" {
 #endif
 
+/* Marks what the shared library exports: it is built with
+ * -fvisibility=hidden, so a function without HS_API stays internal. */
+#ifndef HS_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define HS_API __attribute__((visibility("default")))
+#else
+#define HS_API
+#endif
+#endif
+
 /* --------------------------------------------------------------- version */
 
 /* The library's version: MAJOR changes with the ABI (the SONAME is
@@ -29,14 +39,14 @@ extern "C" {
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
 /* The version of the library linked at run time ("0.3.0"), which may
  * differ from HS_VERSION_STRING of the header a program was built with. */
-const char *hs_version(void);
+HS_API const char *hs_version(void);
 /* HS_VERSION_NUMBER of the library linked at run time. */
-int hs_version_number(void);
+HS_API int hs_version_number(void);
 /* sizeof of a public struct by its name ("hs_run_opts", "hs_run_result",
  * "hs_error", "hs_compile_opts", "hs_sim_opts", "hs_sim_result"), 0 for
  * another name: for bindings that mirror a struct's layout to check it
  * against the library they loaded. */
-size_t hs_struct_size(const char *name);
+HS_API size_t hs_struct_size(const char *name);
 
 /* ---------------------------------------------------------------- errors */
 
@@ -67,7 +77,7 @@ typedef struct hs_error {
 } hs_error;
 
 /* A short fixed description of a code ("out of memory"). */
-const char *hs_strerror(hs_errcode code);
+HS_API const char *hs_strerror(hs_errcode code);
 
 /* ------------------------------------------------------------------ ISAs */
 
@@ -78,15 +88,15 @@ typedef enum hs_isa {
   HS_ISA_COUNT
 } hs_isa;
 
-const char *hs_isa_name(hs_isa isa);
+HS_API const char *hs_isa_name(hs_isa isa);
 /* Parses "scalar", "avx2", "avx512"; returns -1 for anything else. */
-int hs_isa_parse(const char *name);
+HS_API int hs_isa_parse(const char *name);
 /* Whether this CPU and OS can run the ISA (CPUID + XGETBV). */
-int hs_isa_supported(hs_isa isa);
+HS_API int hs_isa_supported(hs_isa isa);
 /* The best supported ISA. */
-hs_isa hs_isa_best(void);
+HS_API hs_isa hs_isa_best(void);
 /* CPU brand string into buf (at least 49 bytes). */
-void hs_cpu_brand(char *buf, size_t len);
+HS_API void hs_cpu_brand(char *buf, size_t len);
 
 /* --------------------------------------------------------------- kernels */
 
@@ -101,12 +111,12 @@ typedef struct hs_kernels hs_kernels;
 
 /* The kernel table of one ISA, or NULL when this CPU cannot run it. Ops
  * without a kernel for that ISA fall back to the scalar one. */
-const hs_kernels *hs_kernels_for(hs_isa isa);
+HS_API const hs_kernels *hs_kernels_for(hs_isa isa);
 
 /* The process-wide table, chosen once: HARDSOFT_ISA if set, else the best
  * supported ISA. Returns NULL with err filled (HS_ERR_ISA) when
  * HARDSOFT_ISA names an unknown or unsupported ISA. */
-const hs_kernels *hs_kernels_default(hs_error *err);
+HS_API const hs_kernels *hs_kernels_default(hs_error *err);
 
 /* ------------------------------------------------------------ limits */
 
@@ -124,8 +134,8 @@ typedef struct hs_limits {
 } hs_limits;
 
 #define HS_DEFAULT_DEPTH 10000
-hs_limits hs_get_limits(void);
-void hs_set_limits(const hs_limits *l);
+HS_API hs_limits hs_get_limits(void);
+HS_API void hs_set_limits(const hs_limits *l);
 
 /* ------------------------------------------------------------ formulas */
 
@@ -135,17 +145,17 @@ typedef struct hs_formula hs_formula;
 typedef struct hs_model hs_model;
 
 /* Parse; NULL on error (err filled). */
-hs_formula *hs_formula_parse(const char *text, hs_error *err);
-void hs_formula_free(hs_formula *f);
+HS_API hs_formula *hs_formula_parse(const char *text, hs_error *err);
+HS_API void hs_formula_free(hs_formula *f);
 /* The root's index, for hs_truth_eval. */
-int32_t hs_formula_root(const hs_formula *f);
+HS_API int32_t hs_formula_root(const hs_formula *f);
 /* Bytes that some atom names: set[b] = 1. */
-void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
+HS_API void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
 /* Ground truth: the value of node `id` (hs_formula_root for the formula)
  * at positions 1..n of w, into out[0..n) as 0/1. Linear time per
  * operator. Returns 0, or -1 with err filled (out of memory, no such
  * node). */
-int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
+HS_API int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
                   uint8_t *out, hs_error *err);
 
 /* ------------------------------------------------------------ models */
@@ -153,8 +163,8 @@ int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
 typedef enum hs_mode { HS_MODE_HARD, HS_MODE_PE, HS_MODE_TEMP, HS_MODE_FIXED,
                        HS_MODE_REL, HS_MODE_COUNT_ } hs_mode;
 
-const char *hs_mode_name(hs_mode m); /* "hard", "pe", "temp", "fixed", "rel" */
-int hs_mode_parse(const char *s);   /* -1 if unknown */
+HS_API const char *hs_mode_name(hs_mode m); /* "hard", "pe", "temp", "fixed", "rel" */
+HS_API int hs_mode_parse(const char *s);   /* -1 if unknown */
 
 /* How counting comparisons get their exact sign: layer normalization of
  * [u, -u] with epsilon 0 (exact in every mode), or softmax between BOS and
@@ -170,16 +180,16 @@ typedef struct hs_compile_opts {
 
 /* Compile the formula's root; NULL with err filled (e.g. HS_ERR_UNSUPPORTED
  * "comparisons mixing #< and #> are not available in mode fixed: ..."). */
-hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
+HS_API hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
                      hs_error *err);
 
 /* The construction's attention-error bound at length n for a model (or
  * for a mode and scale): the largest weight any head may put off its hard
  * target. 0 for hard heads. */
-double hs_bound_at(const char *mode, double scale, size_t n);
+HS_API double hs_bound_at(const char *mode, double scale, size_t n);
 /* For a compiled model, including its counting signs: the bound that
  * holds at every length up to n. */
-double hs_model_bound_at(const hs_model *m, size_t n);
+HS_API double hs_model_bound_at(const hs_model *m, size_t n);
 
 typedef enum hs_precision { HS_PREC_F32, HS_PREC_F64 } hs_precision;
 
@@ -194,7 +204,7 @@ typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_sc
  * "f16" / "bf16" (queries, keys and values stored in that format:
  * hs_run_opts.qkv_round). Returns 0 and fills the three, or -1 for an
  * unknown name. */
-int hs_precision_parse(const char *name, hs_precision *prec,
+HS_API int hs_precision_parse(const char *name, hs_precision *prec,
                        hs_score_round *score_round, hs_score_round *qkv_round);
 
 /* Exact skipping of key tiles (src/run/skip-impl.h, forward-impl.h).
@@ -278,20 +288,20 @@ typedef struct hs_run_result {
 /* Forward pass over w[0..n). Returns 0, or -1 with err filled (allocation
  * failure, a string too long). res fields are allocated by the call; free
  * with hs_run_result_free. */
-int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
+HS_API int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
                const hs_run_opts *o, hs_run_result *res, hs_error *err);
-void hs_run_result_free(hs_run_result *r);
+HS_API void hs_run_result_free(hs_run_result *r);
 
 /* A model prepared for repeated runs (weights converted once). The model
  * must outlive the runner. With threads > 1 the runner keeps threads - 1
  * idle worker threads between runs (ended by hs_runner_free); a runner
  * runs one string at a time. */
 typedef struct hs_runner hs_runner;
-hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o,
+HS_API hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o,
                          hs_error *err);
-int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
+HS_API int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
                   hs_error *err);
-void hs_runner_free(hs_runner *r);
+HS_API void hs_runner_free(hs_runner *r);
 
 /* ------------------------------------- model metadata and attention */
 
@@ -307,9 +317,9 @@ typedef struct hs_model_info {
   const char *mode;
   const char *formula;
 } hs_model_info;
-void hs_model_get_info(const hs_model *m, hs_model_info *info);
+HS_API void hs_model_get_info(const hs_model *m, hs_model_info *info);
 /* Heads of layer `layer`, or -1 when there is no such layer. */
-int hs_model_layer_nheads(const hs_model *m, int layer);
+HS_API int hs_model_layer_nheads(const hs_model *m, int layer);
 /* One head's description; names as in model files ("softmax",
  * "hard_left", ...; masks "le", "lt", "ge", "gt", "none"; tau laws
  * "const", "inv_n", "inv_nlogn"); desc may be NULL. 0, or -1 (info
@@ -319,14 +329,14 @@ typedef struct hs_head_info {
   double tau_c, bias_slope;
   int32_t dk, dv;
 } hs_head_info;
-int hs_model_head_info(const hs_model *m, int layer, int head,
+HS_API int hs_model_head_info(const hs_model *m, int layer, int head,
                        hs_head_info *info);
 /* The description `hardsoft compile --print` prints (formula, mode,
  * layers, heads, bound, coordinates), written into buf as snprintf does:
  * returns its full length in bytes (without the terminating NUL), and
  * writes at most len - 1 of them plus a NUL (nothing when len is 0, buf
  * may then be NULL). src/model/describe.c. */
-size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
+HS_API size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
 
 /* The attention weights of every head of layer `layer` over the string
  * w[0..n), for pictures and inspection (src/run/attention.c). The model
@@ -349,7 +359,7 @@ size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
  * for small n. n may be at most HS_ATTENTION_MAX_N. Returns 0, or -1
  * with err filled (no such layer, n too long, out of memory). */
 #define HS_ATTENTION_MAX_N 4096
-int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
+HS_API int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
                  const hs_run_opts *o, int layer, double *weights,
                  double *hard, int32_t *target, hs_error *err);
 
@@ -378,39 +388,39 @@ typedef enum hs_head_class {
                       lower score too */
 } hs_head_class;
 
-const char *hs_head_class_name(hs_head_class c); /* "softmax", "uniform", ... */
+HS_API const char *hs_head_class_name(hs_head_class c); /* "softmax", "uniform", ... */
 /* Number of heads of a model (the length of hs_run_result.head_stats). */
-int hs_model_nheads(const hs_model *m);
+HS_API int hs_model_nheads(const hs_model *m);
 /* Statistics over several runs: init sets nheads entries to (gap INFINITY,
  * untied, uniform); merge folds one run's head_stats into acc (smallest
  * gap, ties and non-uniformity or-ed). */
-void hs_head_stats_init(hs_head_stats *acc, int nheads);
-void hs_head_stats_merge(hs_head_stats *acc, const hs_head_stats *run,
+HS_API void hs_head_stats_init(hs_head_stats *acc, int nheads);
+HS_API void hs_head_stats_merge(hs_head_stats *acc, const hs_head_stats *run,
                          int nheads);
 /* Head h (counted over all layers, as head_stats is). */
-hs_head_class hs_head_classify(const hs_model *m, int h,
+HS_API hs_head_class hs_head_classify(const hs_model *m, int h,
                                const hs_head_stats *st);
 /* 1 when head h is unique-hard (leftmost/rightmost) and was tied: softmax
  * would average its tied maxima, so it is not simulable. */
-int hs_head_tied_unique(const hs_model *m, int h, const hs_head_stats *st);
+HS_API int hs_head_tied_unique(const hs_model *m, int h, const hs_head_stats *st);
 /* gamma: the smallest gap over the hard heads of m (INFINITY when no hard
  * head ever saw two distinct scores). */
-double hs_sim_gamma(const hs_model *m, const hs_head_stats *st);
+HS_API double hs_sim_gamma(const hs_model *m, const hs_head_stats *st);
 /* tau = gamma / (mu + ln(n + 1)); 1 when gamma is infinite (any tau is
  * exact then). 0 when gamma or mu is not positive, or the result is not a
  * positive finite number. */
-double hs_sim_tau(double gamma, double mu, size_t n);
+HS_API double hs_sim_tau(double gamma, double mu, size_t n);
 /* A copy of `hard` whose unique-hard heads that were tied (st, measured on
  * `hard`) get a position term that makes each maximum unique, with the
  * same choice, gap >= gamma / (2n) (the law is at the top of
  * src/run/simulate.c); *broken counts them. NULL with err filled on failure. */
-hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
+HS_API hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
                             int *broken, hs_error *err);
 /* A deep copy of `hard` in which every hard head is softmax at the
  * constant temperature tau (target = its old kind, so attention error is
  * measured against it); softmax heads are kept as they are. NULL with err
  * filled when tau is not positive and finite, or out of memory. */
-hs_model *hs_simulate_soft_model(const hs_model *hard, double tau, hs_error *err);
+HS_API hs_model *hs_simulate_soft_model(const hs_model *hard, double tau, hs_error *err);
 
 typedef struct hs_sim_opts {
   double scale;  /* mu > 0: the bound per head is e^{-mu} */
@@ -453,16 +463,16 @@ typedef struct hs_sim_result {
  * want_gaps to measure gamma, pick tau, build the softmax model, run both
  * with keep_layers and compare. 0, or -1 with err filled. Free res with
  * hs_sim_result_free. */
-int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
+HS_API int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
                 const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
                 hs_error *err);
-void hs_sim_result_free(hs_sim_result *r);
+HS_API void hs_sim_result_free(hs_sim_result *r);
 
-void hs_model_free(hs_model *m);
+HS_API void hs_model_free(hs_model *m);
 /* Bytes a forward pass over n symbols needs at its peak (the accounting
  * of hs_run_result.peak_bytes, before running), or SIZE_MAX when that
  * does not fit in size_t. */
-size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
+HS_API size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
                           int threads);
 /* Predicted running time of a forward pass (src/run/estimate.c). A
  * calibration times real passes of m with the given options over strings
@@ -490,26 +500,26 @@ size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * "Long runs"). */
 typedef struct hs_run_cost { double per_pos, per_pair; size_t calib_n; } hs_run_cost;
 /* 0, or -1 with err filled (out of memory). o->progress is not called. */
-int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
+HS_API int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
                         hs_run_cost *cost, hs_error *err);
 /* Seconds predicted for one pass over n symbols. */
-double hs_run_cost_at(const hs_run_cost *cost, size_t n);
+HS_API double hs_run_cost_at(const hs_run_cost *cost, size_t n);
 /* Both at once: calibrates (every call) and predicts; a negative value
  * with err filled when calibration failed. */
-double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
+HS_API double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
                             const hs_kernels *kt, int threads, hs_error *err);
 
 /* Model files (safetensors, format at the top of src/model/safetensors.c). save
  * writes a temporary file and renames it; both return 0 / a model, or
  * -1 / NULL with err filled (naming the tensor or field). */
-int hs_model_save(const hs_model *m, const char *path, hs_error *err);
-hs_model *hs_model_load(const char *path, hs_error *err);
+HS_API int hs_model_save(const hs_model *m, const char *path, hs_error *err);
+HS_API hs_model *hs_model_load(const char *path, hs_error *err);
 /* The model as one ONNX graph (opset 17) that runs at every length:
  * input "ids" int64 [N] (BOS = 256, then the bytes), output "out" float
  * [N] (the output coordinate; true where > 1/2); docs/ONNX.md describes
  * it. Every mode exports (hard heads by ArgMax / ReduceMax). Written like
  * hs_model_save (temporary file, rename); 0, or -1 with err filled. */
-int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err);
+HS_API int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err);
 
 /* ------------------------------------------------------------ programs */
 
@@ -521,56 +531,56 @@ typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP } hs_lang;
 typedef struct hs_program hs_program;
 
 /* "ltl", "crasp", "brasp" -> the language; -1 for anything else. */
-int hs_lang_parse(const char *name);
-const char *hs_lang_name(hs_lang lang);
+HS_API int hs_lang_parse(const char *name);
+HS_API const char *hs_lang_name(hs_lang lang);
 /* By the file name's extension: .cr and .crasp are C-RASP, .brasp B-RASP,
  * anything else (or NULL) LTL. */
-hs_lang hs_lang_from_path(const char *path);
+HS_API hs_lang hs_lang_from_path(const char *path);
 
 /* Parse text[0..len) (need not be NUL-terminated) in lang. NULL on error
  * with err filled: one line naming what and where ("... at line 3, column
  * 7"; err->line 0 for a one-line formula). An LTL program is one formula
  * over bytes (its vocabulary is empty). */
-hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
+HS_API hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
                              hs_error *err);
-void hs_program_free(hs_program *p);
-hs_lang hs_program_lang(const hs_program *p);
+HS_API void hs_program_free(hs_program *p);
+HS_API hs_lang hs_program_lang(const hs_program *p);
 /* The lowered formula (owned by the program), for hs_compile. */
-const hs_formula *hs_program_formula(const hs_program *p);
+HS_API const hs_formula *hs_program_formula(const hs_program *p);
 /* The program's value at positions 1..n of w (token bytes, see the
  * vocabulary below) into out[0..n) as 0/1, by the language's own
  * interpreter (hs_truth_eval for LTL), not through the lowering: the
  * ground truth a compiled model is checked against. 0, or -1 with err
  * filled (out of memory). */
-int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
+HS_API int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
                      uint8_t *out, hs_error *err);
 
 /* Trace: the named statements (an LTL formula has one, "formula") and
  * their values at every position, vals[k * n + i] for statement k and
  * position i + 1 (Booleans 0/1, counts as integers). 0, or -1 with err
  * filled. */
-int hs_program_nstmts(const hs_program *p);
-const char *hs_program_stmt_name(const hs_program *p, int k);
-int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
+HS_API int hs_program_nstmts(const hs_program *p);
+HS_API const char *hs_program_stmt_name(const hs_program *p, int k);
+HS_API int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
                      int64_t *vals, hs_error *err);
 
 /* Vocabulary: the tokens the program names, in the order first named, and
  * the byte the model reads for each (a one-byte token is its own byte,
  * longer ones get bytes from 0x80). Every other input token is read as one
  * byte no token uses. */
-int hs_program_vocab_size(const hs_program *p);
-const char *hs_program_token(const hs_program *p, int k);
-int hs_program_token_byte(const hs_program *p, int k);
+HS_API int hs_program_vocab_size(const hs_program *p);
+HS_API const char *hs_program_token(const hs_program *p, int k);
+HS_API int hs_program_token_byte(const hs_program *p, int k);
 /* The byte every token the program does not name is read as (for an LTL
  * formula: a byte no atom names). */
-int hs_program_other_byte(const hs_program *p);
+HS_API int hs_program_other_byte(const hs_program *p);
 /* The whitespace-separated tokens of line[0..len) as bytes into out
  * (room for len bytes); returns how many. */
-size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
+HS_API size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                            uint8_t *out);
 /* Give a compiled model the program's vocabulary (saved in its file,
  * used by hardsoft run --tokens). 0, or -1 with err filled. */
-int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err);
+HS_API int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err);
 
 #ifdef __cplusplus
 }
