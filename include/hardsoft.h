@@ -147,6 +147,8 @@ typedef struct hs_model hs_model;
 /* Parse; NULL on error (err filled). */
 HS_API hs_formula *hs_formula_parse(const char *text, hs_error *err);
 HS_API void hs_formula_free(hs_formula *f);
+/* The text the formula was parsed from (owned by the formula). */
+HS_API const char *hs_formula_text(const hs_formula *f);
 /* The root's index, for hs_truth_eval. */
 HS_API int32_t hs_formula_root(const hs_formula *f);
 /* Bytes that some atom names: set[b] = 1. */
@@ -187,6 +189,12 @@ HS_API hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
  * for a mode and scale): the largest weight any head may put off its hard
  * target. 0 for hard heads. */
 HS_API double hs_bound_at(const char *mode, double scale, size_t n);
+/* The largest n at which a mode's attention heads (the since/until heads
+ * of the construction) are proven exact at scale mu: floor(mu / ln 7) in
+ * fixed mode, INFINITY in hard mode and in pe, temp and rel once
+ * mu >= ln 7, else 0. A model's counting signs may need more (its
+ * smallest exact mu, hs_model_info.min_scale). */
+HS_API double hs_mode_exact_max_n(hs_mode mode, double scale);
 /* For a compiled model, including its counting signs: the bound that
  * holds at every length up to n. */
 HS_API double hs_model_bound_at(const hs_model *m, size_t n);
@@ -318,6 +326,29 @@ typedef struct hs_model_info {
   const char *formula;
 } hs_model_info;
 HS_API void hs_model_get_info(const hs_model *m, hs_model_info *info);
+/* The model's mode as its file names it, or NULL when it has none
+ * (hs_model_info.mode says "custom" then). */
+HS_API const char *hs_model_mode(const hs_model *m);
+/* The construction's error bound in words ("weight off target <= ..."),
+ * or NULL. */
+HS_API const char *hs_model_bound_desc(const hs_model *m);
+/* Where the model's answer is proven, also in finite precision, in words,
+ * or NULL (hard mode, models from elsewhere). */
+HS_API const char *hs_model_exact_region(const hs_model *m);
+/* The name of coordinate k of the residual stream, or NULL (no names, or
+ * k out of range). */
+HS_API const char *hs_model_coord_name(const hs_model *m, int k);
+/* Tokens of the vocabulary saved in the model (0: it reads bytes). */
+HS_API int hs_model_vocab_size(const hs_model *m);
+/* ReLU units of layer `layer`'s feed-forward block, or -1 when there is
+ * no such layer. */
+HS_API int hs_model_layer_hidden(const hs_model *m, int layer);
+/* Whitespace-separated tokens of line[0..len) as the model's bytes into
+ * out (room for len): a token of the vocabulary is its byte, any other a
+ * byte no token uses; without a vocabulary a one-byte token is its byte.
+ * Returns how many. */
+HS_API size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
+                         uint8_t *out);
 /* Heads of layer `layer`, or -1 when there is no such layer. */
 HS_API int hs_model_layer_nheads(const hs_model *m, int layer);
 /* One head's description; names as in model files ("softmax",

@@ -4,6 +4,7 @@
 # exactly the functions and variables the headers under include/ declare
 # (the compiler's own list of the prototypes it read, -aux-info), no
 # internal symbol and no declared name missing.
+# Nothing under src/cli/ includes an internal header.
 # Run from the repository root with BUILD set (tests/run.sh does).
 set -u
 B=${BUILD:-build}
@@ -25,5 +26,10 @@ extra=$(comm -13 "$t/declared" "$t/exported")
 missing=$(comm -23 "$t/declared" "$t/exported")
 [ -n "$extra" ] && { echo "FAIL exported but not declared:" $extra; fail=1; }
 [ -n "$missing" ] && { echo "FAIL declared but not exported:" $missing; fail=1; }
+# the command line is a user of the library: it includes the public
+# headers and its own, nothing internal
+internal=$(grep -n '^#include "' src/cli/*.c src/cli/*.h |
+  grep -v '#include "\(hardsoft\.h\|hardsoft/[a-z]*\.h\|cli/cli\.h\)"')
+[ -n "$internal" ] && { echo "FAIL src/cli includes internal headers: $internal"; fail=1; }
 [ $fail = 0 ] && echo "test-exports: ok ($(wc -l < "$t/exported") symbols)"
 exit $fail

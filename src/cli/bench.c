@@ -328,7 +328,7 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
     ro.want_attn_error = 1;
     if (hs_forward(m, s, p->n, &ro, &res, &he)) return cli_error("%s", he.msg);
     p->err = 0;
-    for (int l = 0; l < m->nlayers; l++)
+    for (int l = 0; hs_model_layer_nheads(m, l) >= 0; l++)
       if (res.attn_error[l] > p->err) p->err = res.attn_error[l];
     hs_run_result_free(&res);
   }

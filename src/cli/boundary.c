@@ -200,16 +200,17 @@ int cmd_boundary(int argc, char **argv) {
       cli_progress_end(&b.prog);
       if (e >= 0) {
         char real[32];
+        double max_n = hs_mode_exact_max_n(co.mode, o.scale);
         if (co.mode == HS_MODE_FIXED)
-          snprintf(real, sizeof real, "%.0f", floor(o.scale / log(7.0)));
-        else if (co.mode == HS_MODE_HARD || o.scale >= log(7.0))
+          snprintf(real, sizeof real, "%.0f", max_n);
+        else if (isinf(max_n))
           snprintf(real, sizeof real, "inf");
         else
           snprintf(real, sizeof real, "none");
         if (header)
           printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
                  "real_bound_n" CLI_META_HEADER "\n");
-        printf("\"%s\",%s,%g,%s,", o.file ? o.file : f->text, hs_mode_name(co.mode),
+        printf("\"%s\",%s,%g,%s,", o.file ? o.file : hs_formula_text(f), hs_mode_name(co.mode),
                co.mode == HS_MODE_HARD ? 0 : o.scale, pname);
         if (bad) printf("%zu,%zu,%s", good, bad, real);
         else printf(">%zu,,%s", good, real);

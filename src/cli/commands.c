@@ -73,19 +73,22 @@ static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
  * where neighbouring positions' scores round together. It still runs. */
 static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
   static int warned;
-  if (warned || !m || !m->mode) return;
-  const char *mode = m->mode;
+  if (warned || !m || !hs_model_mode(m)) return;
+  const char *mode = hs_model_mode(m);
+  hs_model_info mi;
+  hs_model_get_info(m, &mi);
   int fixed = !strcmp(mode, "fixed");
   int absolute = fixed || !strcmp(mode, "pe") || !strcmp(mode, "temp");
-  if (fixed && (double)n > floor(m->scale / log(7.0))) {
+  double max_n = hs_mode_exact_max_n(HS_MODE_FIXED, mi.scale);
+  if (fixed && (double)n > max_n) {
     warned = fprintf(stderr, "hardsoft: warning: mode fixed at mu = %g is proven exact "
                      "only up to n = %.0f; the answer at n = %zu is not guaranteed "
                      "(--mode pe, temp or rel are exact at every n)\n",
-                     m->scale, floor(m->scale / log(7.0)), n);
-  } else if (!fixed && m->min_scale > 0 && m->scale < m->min_scale) {
+                     mi.scale, max_n, n);
+  } else if (!fixed && mi.min_scale > 0 && mi.scale < mi.min_scale) {
     warned = fprintf(stderr, "hardsoft: warning: mu = %g is below %.4g, the smallest mu "
                      "this model is proven exact for; the answer is not guaranteed "
-                     "(use --scale %.4g or more)\n", m->scale, m->min_scale, m->min_scale);
+                     "(use --scale %.4g or more)\n", mi.scale, mi.min_scale, mi.min_scale);
   } else if (absolute && o->prec == HS_PREC_F32 && n > ((size_t)1 << 23)) {
     warned = fprintf(stderr, "hardsoft: warning: at n = %zu absolute positions pass "
                      "float32's 24-bit significand; the answer is not guaranteed "
@@ -114,7 +117,7 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   if (!c->m) {
     uint8_t *out = malloc(n ? n : 1);
     if (!out || (c->program ? hs_program_truth(c->program, s, n, out, &he)
-                         : hs_truth_eval(c->f, c->f->root, s, n, out, &he)) != 0) {
+                         : hs_truth_eval(c->f, hs_formula_root(c->f), s, n, out, &he)) != 0) {
       free(out);
       return cli_error("out of memory evaluating a string of %zu symbols", n);
     }
@@ -155,7 +158,7 @@ static int run_strings(const cli_opts *o, const hs_program *p,
   hs_error he;
   const hs_formula *f = p ? hs_program_formula(p) : NULL;
   run_ctx c = {o, f, m, NULL, NULL, 0, p,
-               p ? cli_tokens_default(o, p) : (o->tokens || (m && m->nvocab > 0)),
+               p ? cli_tokens_default(o, p) : (o->tokens || (m && hs_model_vocab_size(m) > 0)),
                {0}, {0}, NULL};
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last,
                     .threads = o->threads};
@@ -300,10 +303,6 @@ static const char *const compile_usage =
     "                scale, layers and heads with kind, mask, dk, dv, tau law,\n"
     "                bound, smallest exact mu, coordinates)\n";
 
-/* The region where the answer is proven (the library's text, which
- * compile --print shows too), for --json. */
-const char *cli_exact_region(const hs_model *m) { return hs_model_exact_region(m); }
-
 /* The text is the library's (hs_model_describe), so the CLI and the
  * Python package print the same description. */
 void cli_describe_model(FILE *f, const hs_model *m) {
@@ -418,7 +417,7 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < n; i++)
     if (r.bits[i] != truth[i] && bad++ == 0) first = i;
-  for (int l = 0; l < c->m->nlayers; l++)
+  for (int l = 0; hs_model_layer_nheads(c->m, l) >= 0; l++)
     if (r.attn_error[l] > c->max_err) c->max_err = r.attn_error[l];
   c->positions += n;
   c->agree += n - bad;
@@ -534,7 +533,7 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
 /* check --json: what the text says, as fields; 0, 1 on a disagreement. */
 static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   const cli_opts *o = c->o;
-  cJSON_AddStringToObject(doc, "formula", c->f->text);
+  cJSON_AddStringToObject(doc, "formula", hs_formula_text(c->f));
   cJSON_AddStringToObject(doc, "mode", hs_mode_name((hs_mode)o->mode));
   if (o->mode != HS_MODE_HARD) cli_json_num(doc, "scale", o->scale);
   cJSON_AddStringToObject(doc, "precision", o->prec == HS_PREC_F64 ? "f64" : "f32");
@@ -612,7 +611,7 @@ int cmd_check(int argc, char **argv) {
     if (!doc && rc == 0) {
       if (c.tokens) printf("program: %s (%s)\nmode: %s", o.file ? o.file : "(argument)",
                            hs_lang_name(hs_program_lang(p)), hs_mode_name((hs_mode)o.mode));
-      else printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
+      else printf("formula: %s\nmode: %s", hs_formula_text(f), hs_mode_name((hs_mode)o.mode));
       if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
       printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
              hs_isa_name(o.kt->isa));

@@ -541,6 +541,15 @@ double hs_bound_at(const char *mode, double scale, size_t n) {
   return S / (1 + S);
 }
 
+/* The weight off target is at most S/(1+S) with S = series(mu): below 1/4
+ * (the decision exact) exactly when S < 1/3, i.e. mu >= ln 7; fixed mode
+ * has mu / n in place of mu. */
+double hs_mode_exact_max_n(hs_mode mode, double scale) {
+  if (mode == HS_MODE_HARD) return INFINITY;
+  if (mode == HS_MODE_FIXED) return floor(scale / log(7.0));
+  return scale >= log(7.0) ? INFINITY : 0;
+}
+
 /* ------------------------------------------------------ naming */
 
 static char *xstrdup(const char *s) {

@@ -180,19 +180,8 @@ int hs_model_widen(hs_model *m, int32_t extra);
  * 255). 0, or -1 (bad vocabulary or out of memory; model unchanged). */
 int hs_model_vocab_set(hs_model *m, int32_t n, const char *const *tok,
                        const uint8_t *byte);
-/* Whitespace-separated tokens of line[0..len) as the model's bytes into
- * out (room for len): a token of the vocabulary is its byte, any other a
- * byte no token uses; without a vocabulary a one-byte token is its byte.
- * Returns how many. */
-size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
-                         uint8_t *out);
-
 /* Append a positional feature. */
 int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
                     int64_t r);
-
-/* The region where a model's answer is proven exact (src/model/describe.c;
- * compile --print shows it after "exact region: "), or NULL. */
-const char *hs_model_exact_region(const hs_model *m);
 
 #endif
