@@ -540,7 +540,7 @@ HS_API double hs_run_cost_at(const hs_run_cost *cost, size_t n);
 HS_API double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
                             const hs_kernels *kt, int threads, hs_error *err);
 
-/* Model files (safetensors, format at the top of src/model/safetensors.c). save
+/* Model files (safetensors, the format is docs/MODEL-FORMAT.md). save
  * writes a temporary file and renames it; both return 0 / a model, or
  * -1 / NULL with err filled (naming the tensor or field). */
 HS_API int hs_model_save(const hs_model *m, const char *path, hs_error *err);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A compiled transformer (internal): weights plus the little metadata the
  * forward pass needs. This is exactly what a model file holds; see
- * src/model/safetensors.c for the on-disk names.
+ * docs/MODEL-FORMAT.md for the on-disk names.
  *
  * Residual stream x_i in R^d at positions 0..n (0 = BOS). Per layer:
  *   x += sum_h W_O^h attn_h(x)          (skipped when nheads == 0)
