@@ -7,7 +7,8 @@
 
 #include <unistd.h>
 
-#include "compile/compile.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 
 static char **formulas;
 static int nformulas;

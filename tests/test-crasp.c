@@ -12,7 +12,8 @@
 
 #include <unistd.h>
 
-#include "compile/compile.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 
 static const char *const programs[] = {
     "dyck1", "count3", "contains_ab", "copy4", "increment", "aa_star",

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "compile/compile.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 #include "model/model.h"
 #include "model/pb.h"
 

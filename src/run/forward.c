@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "compile/compile.h"
+#include "model/model.h"
 #include "hardsoft/kernels.h"
 
 /* x rounded to nearest even with an 11-bit (f16: 5-bit exponent, max
