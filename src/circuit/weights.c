@@ -12,7 +12,7 @@
 #include "circuit/circuit.h"
 
 /* The ReLU units of a gate: out_coord += sum_u out_u * ReLU(w_u . x + b_u).
- * Inputs are 0/1 at i >= 1 and 0 at BOS; every hs_unit is exact in float.
+ * Inputs are 0/1 at i >= 1 and 0 at BOS; every unit is exact in float.
  * Returns the number of units (<= 2). */
 int hs_gate_units(const hs_circuit *B, const hs_cnode *n, hs_unit u[2]) {
   int a = n->a >= 0 ? B->c[n->a].coord : -1;
@@ -280,7 +280,7 @@ int hs_fill_aux_head(const hs_circuit *B, const hs_cnode *n, hs_head *H, int d) 
 }
 
 /* The LN sign (--sign layernorm): two normalized pairs [u - K bos, -(...)]
- * with gains 2 and biases -1/2, -3/2 on the first hs_unit: ReLU(2 s - 1/2) -
+ * with gains 2 and biases -1/2, -3/2 on the first unit: ReLU(2 s - 1/2) -
  * ReLU(2 s - 3/2) for s = +-1 (up to the rounding of sqrt(u^2)) is exactly
  * 1 or 0, as in the rounding gate. Exact in every mode; u != 0 always. */
 void hs_ln_sign_units(const hs_circuit *B, const hs_cnode *n, hs_layer *L,
