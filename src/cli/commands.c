@@ -560,6 +560,42 @@ static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
 }
 
+/* check's text: what is checked, before the strings run. */
+static void print_check_header(const check_ctx *c, const uint8_t *sym, int k) {
+  if (c->tokens) printf("program: %s (%s)\nmode: %s", c->o->file ? c->o->file : "(argument)",
+                       hs_lang_name(hs_program_lang(c->p)), hs_mode_name((hs_mode)c->o->mode));
+  else printf("formula: %s\nmode: %s", hs_formula_text(c->f), hs_mode_name((hs_mode)c->o->mode));
+  if (c->o->mode != HS_MODE_HARD) printf(" (scale mu = %g)", c->o->scale);
+  printf(", precision %s, isa %s\n", c->o->prec == HS_PREC_F64 ? "f64" : "f32",
+         hs_isa_name(c->o->kt->isa));
+  if (c->tokens) {
+    printf("tokens:");
+    for (int t = 0; t < hs_program_vocab_size(c->p); t++) printf(" %s", hs_program_token(c->p, t));
+    printf(" and one token the program does not name\n");
+  } else {
+    printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+  }
+}
+
+/* check's text: the counts and the worst attention error; 0, or
+ * HS_EXIT_DISAGREE. */
+static int print_check_summary(const check_ctx *c) {
+  printf("strings: %llu (every string up to length %d; %d random at each of",
+         (unsigned long long)c->strings, c->o->max_len, c->o->samples);
+  for (int i = 0; i < c->o->nlengths; i++)
+    printf("%s%zu", i ? "," : " ", c->o->lengths[i]);
+  printf(")\npositions checked: %llu\nagreement: %llu/%llu (%.6f%%)\n",
+         (unsigned long long)c->positions, (unsigned long long)c->agree,
+         (unsigned long long)c->positions,
+         c->positions ? 100.0 * (double)c->agree / (double)c->positions : 100.0);
+  size_t longest = (size_t)c->o->max_len;
+  for (int i = 0; i < c->o->nlengths; i++)
+    if (c->o->lengths[i] > longest) longest = c->o->lengths[i];
+  printf("largest attention error: %.3g (the construction's bound for n "
+         "<= %zu: %.3g)\n", c->max_err, longest, hs_model_bound_at(c->m, longest));
+  return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
+}
+
 int cmd_check(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2,
@@ -589,7 +625,6 @@ int cmd_check(int argc, char **argv) {
   if (m) {
     uint8_t sym[257];
     int k = check_symbols(p, sym);
-    char msg[256];
     hs_error he;
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
@@ -601,48 +636,20 @@ int cmd_check(int argc, char **argv) {
       cJSON_Delete(doc);
       cJSON_Delete(c.dis);
       hs_runner_free(c.run);
-      if (c.run) snprintf(msg, sizeof msg, "out of memory");
       hs_model_free(m);
       hs_program_free(p);
       cli_free(&o);
-      return cli_error("%s", he.msg);
+      return cli_error("%s", c.run ? "out of memory" : he.msg);
     }
     rc = check_plan(&c, k);
-    if (!doc && rc == 0) {
-      if (c.tokens) printf("program: %s (%s)\nmode: %s", o.file ? o.file : "(argument)",
-                           hs_lang_name(hs_program_lang(p)), hs_mode_name((hs_mode)o.mode));
-      else printf("formula: %s\nmode: %s", hs_formula_text(f), hs_mode_name((hs_mode)o.mode));
-      if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
-      printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
-             hs_isa_name(o.kt->isa));
-      if (c.tokens) {
-        printf("tokens:");
-        for (int t = 0; t < hs_program_vocab_size(p); t++) printf(" %s", hs_program_token(p, t));
-        printf(" and one token the program does not name\n");
-      } else {
-        printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
-      }
-    }
+    if (!doc && rc == 0) print_check_header(&c, sym, k);
     if (rc == 0) rc = check_run(&c, sym, k);
     cli_progress_end(&c.prog);
     if (rc == 0 && doc) {
       rc = check_json(doc, &c, sym, k);
       c.dis = NULL; /* now inside doc */
     } else if (rc == 0) {
-      printf("strings: %llu (every string up to length %d; %d random at each of",
-             (unsigned long long)c.strings, o.max_len, o.samples);
-      for (int i = 0; i < o.nlengths; i++)
-        printf("%s%zu", i ? "," : " ", o.lengths[i]);
-      printf(")\npositions checked: %llu\nagreement: %llu/%llu (%.6f%%)\n",
-             (unsigned long long)c.positions, (unsigned long long)c.agree,
-             (unsigned long long)c.positions,
-             c.positions ? 100.0 * (double)c.agree / (double)c.positions : 100.0);
-      size_t longest = (size_t)o.max_len;
-      for (int i = 0; i < o.nlengths; i++)
-        if (o.lengths[i] > longest) longest = o.lengths[i];
-      printf("largest attention error: %.3g (the construction's bound for n "
-             "<= %zu: %.3g)\n", c.max_err, longest, hs_model_bound_at(m, longest));
-      rc = c.agree == c.positions ? 0 : HS_EXIT_DISAGREE;
+      rc = print_check_summary(&c);
     }
     cJSON_Delete(doc);
     cJSON_Delete(c.dis);
