@@ -181,29 +181,8 @@ static void print_csv(const sim_cfg *c, const hs_model *m, const hs_sim_result *
   putchar('\n');
 }
 
-static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
-                       const strs *v) {
-  const cli_opts *o = c->o;
-  double mu = o->scale;
-  if (!c->shown_model) {
-    int hard = 0;
-    for (int h = 0; h < r->nheads; h++)
-      hard += hs_head_classify(m, h, r->heads) != HS_HEAD_SOFT;
-    hs_model_info mi;
-    hs_model_get_info(m, &mi);
-    printf("model: %s (d = %d, %d layer(s), %d head(s): %d hard, %d softmax)\n",
-           c->path, mi.d, mi.nlayers, r->nheads, hard, r->nheads - hard);
-    c->shown_model = 1;
-  } else {
-    putchar('\n');
-  }
-  if (c->alphabet)
-    printf("strings: %zu random over '%s' of length %zu (seed %llu)", r->strings,
-           c->alphabet, r->n, (unsigned long long)o->seed);
-  else
-    printf("strings: %zu (longest n = %zu)", r->strings, r->n);
-  printf("; positions: %zu; precision %s, isa %s\n", r->positions,
-         o->prec == HS_PREC_F64 ? "f64" : "f32", hs_isa_name(o->kt->isa));
+/* simulate's text: each head's class and gap on the hard run. */
+static void print_heads(const sim_cfg *c, const hs_model *m, const hs_sim_result *r) {
   printf("heads (measured on the hard run):\n");
   for (int h = 0; h < r->nheads; h++) {
     int l, k;
@@ -239,10 +218,11 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
       putchar('\n');
     }
   }
-  if (r->ties_broken)
-    printf("ties: %d unique-hard head(s) had tied maxima; each got delta*j/n "
-           "(delta = its gap/2, or 1) added to its scores, same choice, gap >= "
-           "gamma/(2n); gamma before: %.6g\n", r->ties_broken, r->gamma_before);
+}
+
+/* simulate's text: gamma, the temperature it gives, and the bound. */
+static void print_gamma(const sim_cfg *c, const hs_sim_result *r) {
+  double mu = c->o->scale;
   if (isinf(r->gamma_measured))
     printf("gamma: inf (no hard head ever saw two distinct scores: softmax "
            "weights are exactly uniform at any temperature)\n");
@@ -267,6 +247,36 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
     printf("bound: weight off the maximal positions <= (n+1) e^(-gamma/tau) = "
            "e^(-mu) = %.3g per head; measured weight off the hard choice: %.3g\n",
            r->bound, r->attn_error);
+}
+
+static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
+                       const strs *v) {
+  const cli_opts *o = c->o;
+  if (!c->shown_model) {
+    int hard = 0;
+    for (int h = 0; h < r->nheads; h++)
+      hard += hs_head_classify(m, h, r->heads) != HS_HEAD_SOFT;
+    hs_model_info mi;
+    hs_model_get_info(m, &mi);
+    printf("model: %s (d = %d, %d layer(s), %d head(s): %d hard, %d softmax)\n",
+           c->path, mi.d, mi.nlayers, r->nheads, hard, r->nheads - hard);
+    c->shown_model = 1;
+  } else {
+    putchar('\n');
+  }
+  if (c->alphabet)
+    printf("strings: %zu random over '%s' of length %zu (seed %llu)", r->strings,
+           c->alphabet, r->n, (unsigned long long)o->seed);
+  else
+    printf("strings: %zu (longest n = %zu)", r->strings, r->n);
+  printf("; positions: %zu; precision %s, isa %s\n", r->positions,
+         o->prec == HS_PREC_F64 ? "f64" : "f32", hs_isa_name(o->kt->isa));
+  print_heads(c, m, r);
+  if (r->ties_broken)
+    printf("ties: %d unique-hard head(s) had tied maxima; each got delta*j/n "
+           "(delta = its gap/2, or 1) added to its scores, same choice, gap >= "
+           "gamma/(2n); gamma before: %.6g\n", r->ties_broken, r->gamma_before);
+  print_gamma(c, r);
   for (int l = 0; l < r->nlayers; l++)
     printf("layer %d: max |softmax - hard| = %.3g\n", l, r->deviation[l]);
   printf("decisions: %zu/%zu agree", r->agree, r->positions);
@@ -414,6 +424,38 @@ static int strip_own(int argc, char **argv, char **rest, int *nrest,
   return 0;
 }
 
+/* The combinations simulate refuses, as its one-line message, or NULL. */
+static const char *usage_error(const sim_cfg *c, const cli_opts *o, int header,
+                               int random_opts) {
+  if (o->nargs < 1) return "simulate: missing MODEL (see 'hardsoft simulate --help')";
+  if (c->alphabet && o->nargs > 1) return "simulate: give STRINGs or --alphabet, not both";
+  if (random_opts && !c->alphabet)
+    return "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
+  if (header && !c->csv) return "simulate: --header goes with --csv";
+  if (c->alphabet && o->samples < 1) return "simulate: --samples must be at least 1";
+  if (o->json && c->csv) return "simulate: --json and --csv are two formats; give one";
+  return NULL;
+}
+
+/* --alphabet: a group of random strings at each length; the worst exit
+ * status of the groups. */
+static int random_groups(sim_cfg *c, const hs_model *m, strs *v, int header) {
+  const cli_opts *o = c->o;
+  uint64_t seed = o->seed;
+  if (c->csv && header) printf(CSV_HEADER "\n");
+  int worst = 0;
+  for (int li = 0; li < o->nlengths && worst != HS_EXIT_ERROR; li++) {
+    strs_clear(v);
+    if (random_group(v, c->alphabet, o->lengths[li], o->samples, &seed)) {
+      worst = HS_EXIT_ERROR;
+      break;
+    }
+    int g = simulate_group(c, m, v);
+    if (g > worst) worst = g;
+  }
+  return worst;
+}
+
 int cmd_simulate(int argc, char **argv) {
   sim_cfg c = {0};
   int header = 0, random_opts = 0, nrest = 0;
@@ -427,14 +469,7 @@ int cmd_simulate(int argc, char **argv) {
                  simulate_usage, &o);
   if (rc) { free(o.args); free(rest); return rc == 1 ? 0 : rc; }
   c.o = &o;
-  const char *err = NULL;
-  if (o.nargs < 1) err = "simulate: missing MODEL (see 'hardsoft simulate --help')";
-  else if (c.alphabet && o.nargs > 1) err = "simulate: give STRINGs or --alphabet, not both";
-  else if (random_opts && !c.alphabet)
-    err = "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
-  else if (header && !c.csv) err = "simulate: --header goes with --csv";
-  else if (c.alphabet && o.samples < 1) err = "simulate: --samples must be at least 1";
-  else if (o.json && c.csv) err = "simulate: --json and --csv are two formats; give one";
+  const char *err = usage_error(&c, &o, header, random_opts);
   if (err) {
     free(o.args);
     free(rest);
@@ -473,19 +508,7 @@ int cmd_simulate(int argc, char **argv) {
       rc = simulate_group(&c, m, &v);
     }
   } else {
-    uint64_t seed = o.seed;
-    if (c.csv && header) printf(CSV_HEADER "\n");
-    int worst = 0;
-    for (int li = 0; li < o.nlengths && worst != HS_EXIT_ERROR; li++) {
-      strs_clear(&v);
-      if (random_group(&v, c.alphabet, o.lengths[li], o.samples, &seed)) {
-        worst = HS_EXIT_ERROR;
-        break;
-      }
-      int g = simulate_group(&c, m, &v);
-      if (g > worst) worst = g;
-    }
-    rc = worst;
+    rc = random_groups(&c, m, &v, header);
   }
   if (doc && (rc == 0 || rc == HS_EXIT_DISAGREE)) {
     int prc = cli_json_print(doc);
