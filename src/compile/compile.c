@@ -8,22 +8,10 @@
  * here as formulas) adds the circuit's nodes; from there on nothing knows
  * which language the model came from (src/circuit/). */
 #include <math.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "circuit/circuit.h"
 #include "lang/ltl/lower.h"
-
-static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
-                                                       "fixed", "rel"};
-const char *hs_mode_name(hs_mode m) {
-  return (unsigned)m < HS_MODE_COUNT_ ? mode_names[m] : "?";
-}
-int hs_mode_parse(const char *s) {
-  for (int i = 0; i < HS_MODE_COUNT_; i++)
-    if (s && strcmp(s, mode_names[i]) == 0) return i;
-  return -1;
-}
 
 hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
                      hs_error *err) {

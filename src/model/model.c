@@ -37,6 +37,13 @@ static int parse_in(const char *const *t, int n, const char *s) {
   return -1;
 }
 
+static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
+                                                       "fixed", "rel"};
+const char *hs_mode_name(hs_mode m) {
+  return name_of(mode_names, HS_MODE_COUNT_, (int)m);
+}
+int hs_mode_parse(const char *s) { return parse_in(mode_names, HS_MODE_COUNT_, s); }
+
 const char *hs_mask_name(hs_mask m) {
   return name_of(mask_names, HS_MASK_COUNT_, (int)m);
 }
