@@ -52,7 +52,7 @@ typedef enum hs_pf_kind {
   HS_PF_I_OVER_N, /* i / n    (bounded; 0 when n = 0) */
   HS_PF_INV_I1,   /* 1/(i+1)  (bounded) */
   HS_PF_MOD,      /* [i mod k = r] */
-  /* BOS weights for counts over a common denominator (src/compile/compile.c,
+  /* BOS weights for counts over a common denominator (src/circuit/weights.c,
    * mixed #< / #> comparisons): e^{score} must be n + 1 - i or i. */
   HS_PF_LN_REST,        /* ln(n + 1 - i)              (unbounded) */
   HS_PF_LN_I,           /* ln(max(i, 1))              (unbounded) */

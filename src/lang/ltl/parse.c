@@ -68,12 +68,6 @@
 #include "base/error.h"
 #include "lang/ltl/formula.h"
 
-/* From formula.c: equality/hash over the fields an op uses, and append
- * without search. */
-int hs_node_equal_(const hs_node *x, const hs_node *y);
-uint64_t hs_node_hash_(const hs_node *n);
-int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
-
 #define HS_COUNT_NEST_COST 3
 #define NOINLINE __attribute__((noinline))
 
@@ -96,8 +90,6 @@ typedef struct parser {
   size_t n, pos;   /* text length, scan position */
   token tok;       /* current token (one token of lookahead) */
   hs_formula *f;
-  uint32_t *tab;   /* hash table of node index + 1; 0 = empty */
-  size_t tabcap;   /* power of two */
   int32_t *depth;  /* syntax-tree depth per node */
   size_t depthcap;
   int nest;        /* recursion levels in use */
@@ -319,21 +311,6 @@ static NOINLINE int lex(parser *p) {
 
 /* ------------------------------------------------------------- interning */
 
-static int grow_table(parser *p) {
-  size_t cap = p->tabcap ? p->tabcap * 2 : 64;
-  uint32_t *tab = calloc(cap, sizeof *tab);
-  if (!tab) return -1;
-  for (int32_t i = 0; i < p->f->count; i++) {
-    size_t h = (size_t)hs_node_hash_(&p->f->nodes[i]) & (cap - 1);
-    while (tab[h]) h = (h + 1) & (cap - 1);
-    tab[h] = (uint32_t)i + 1;
-  }
-  free(p->tab);
-  p->tab = tab;
-  p->tabcap = cap;
-  return 0;
-}
-
 static int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
 
 /* Intern n (hash-consed); `pos` is the operator's offset for errors. */
@@ -348,10 +325,8 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
   if (d > hs_get_limits().max_depth)
     return fail(p, col(pos), "formula nested too deeply at column %d (the "
                 "limit is %d levels; --max-depth raises it)", col(pos), hs_get_limits().max_depth);
-  if (((size_t)f->count + 1) * 2 > p->tabcap && grow_table(p)) return oom(p);
-  size_t mask = p->tabcap - 1, h = (size_t)hs_node_hash_(n) & mask;
-  for (; p->tab[h]; h = (h + 1) & mask)
-    if (hs_node_equal_(&f->nodes[p->tab[h] - 1], n)) return (int32_t)p->tab[h] - 1;
+  int32_t found = hs_formula_find(f, n);
+  if (found != -1) return found >= 0 ? found : oom(p);
   if ((size_t)f->count >= p->depthcap) {
     size_t cap = p->depthcap ? p->depthcap * 2 : 64;
     int32_t *nd = realloc(p->depth, cap * sizeof *nd);
@@ -359,9 +334,8 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
     p->depth = nd;
     p->depthcap = cap;
   }
-  int32_t id = hs_formula_push_(f, n);
+  int32_t id = hs_formula_add(f, n);
   if (id < 0) return oom(p);
-  p->tab[h] = (uint32_t)id + 1;
   p->depth[id] = d;
   return id;
 }
@@ -709,6 +683,7 @@ static int compact(parser *p, int32_t *root) {
   }
   *root = map[*root];
   f->count = m;
+  hs_formula_drop_index(f);
   free(map);
   return 0;
 }
@@ -757,7 +732,6 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   if (!P.f->text) { oom(p); goto out; }
   memcpy(P.f->text, text, n + 1);
 out:
-  free(P.tab);
   free(P.depth);
   if (P.failed) {
     hs_formula_free(P.f);
