@@ -111,6 +111,11 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
 
+# The library exports what include/ declares with HS_API and nothing else
+# (tests/test-exports.sh checks it); the static library's users (the CLI,
+# tests, benchmarks) still link every internal symbol.
+$(LIB_OBJ): CFLAGS_ALL += -fvisibility=hidden
+
 $(BUILD)/libhardsoft.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/error.h"
 #include "ukernels.h"
 
 const char *const hs_op_names[HS_OP_COUNT] = {
@@ -53,21 +54,19 @@ const hs_kernels *hs_kernels_for(hs_isa isa) {
   return &tables[isa];
 }
 
-const hs_kernels *hs_kernels_default(char *err) {
+const hs_kernels *hs_kernels_default(hs_error *err) {
   const char *env = getenv("HARDSOFT_ISA");
   if (env && *env) {
     int isa = hs_isa_parse(env);
     if (isa < 0) {
-      if (err)
-        snprintf(err, 256,
+      hs_errorf(err, HS_ERR_ISA,
                  "HARDSOFT_ISA='%.64s' is not an instruction set (expected "
                  "scalar, avx2 or avx512)",
                  env);
       return NULL;
     }
     if (!hs_isa_supported((hs_isa)isa)) {
-      if (err)
-        snprintf(err, 256,
+      hs_errorf(err, HS_ERR_ISA,
                  "HARDSOFT_ISA=%s: this CPU or OS cannot run %s (best "
                  "supported: %s)",
                  env, env, hs_isa_name(hs_isa_best()));

@@ -66,6 +66,7 @@ typedef struct bnd {
 static int exact_at(bnd *b, size_t n) {
   uint8_t *s = malloc(n), *truth = malloc(n);
   char msg[256];
+  hs_error he;
   int ok = 1;
   snprintf(msg, sizeof msg, "n = %zu", n);
   if (b->tried >= b->total) b->total = b->tried + 1;
@@ -80,8 +81,8 @@ static int exact_at(bnd *b, size_t n) {
         memset(s, b->sym[y], n);
         s[at[shape]] = b->sym[x];
         hs_run_result r;
-        if (hs_program_truth(b->p, s, n, truth) != 0 ||
-            hs_runner_run(b->run, s, n, &r, msg, sizeof msg) != 0) {
+        if (hs_program_truth(b->p, s, n, truth, &he) != 0 ||
+            hs_runner_run(b->run, s, n, &r, &he) != 0) {
           ok = -1;
           break;
         }
@@ -143,15 +144,15 @@ int cmd_boundary(int argc, char **argv) {
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
   const hs_formula *f = p ? hs_program_formula(p) : NULL;
-  char msg[256];
+  hs_error he;
   hs_compile_opts co = {.mode = (hs_mode)o.mode, .scale = o.scale, .sign = o.sign};
-  hs_model *m = f ? hs_compile(f, &co, msg, sizeof msg) : NULL;
+  hs_model *m = f ? hs_compile(f, &co, &he) : NULL;
   rc = HS_EXIT_ERROR;
-  if (f && !m) cli_error("%s", msg);
+  if (f && !m) cli_error("%s", he.msg);
   if (m) {
     hs_run_opts ro = {.precision = prec, .kernels = o.kt, .edges_only = 1,
                       .score_round = rnd, .qkv_round = qkv};
-    bnd b = {p, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0, {0}, 0, 0};
+    bnd b = {p, hs_runner_new(m, &ro, &he), {0}, 0, {0}, 0, 0};
     uint8_t set[256];
     if (hs_program_lang(p) != HS_LANG_LTL) {
       /* a program: its tokens' bytes and that of every other token */
@@ -174,7 +175,7 @@ int cmd_boundary(int argc, char **argv) {
         ns[nn] = n, times[nn++] = 6.0 * b.k * b.k;
     b.total = (uint64_t)nn;
     if (!b.run) {
-      cli_error("%s", msg);
+      cli_error("%s", he.msg);
     } else if (cli_predict_many(&o, m, &ro, nn, ns, times, "the doubling search")) {
       hs_runner_free(b.run);
     } else {
@@ -199,16 +200,17 @@ int cmd_boundary(int argc, char **argv) {
       cli_progress_end(&b.prog);
       if (e >= 0) {
         char real[32];
+        double max_n = hs_mode_exact_max_n(co.mode, o.scale);
         if (co.mode == HS_MODE_FIXED)
-          snprintf(real, sizeof real, "%.0f", floor(o.scale / log(7.0)));
-        else if (co.mode == HS_MODE_HARD || o.scale >= log(7.0))
+          snprintf(real, sizeof real, "%.0f", max_n);
+        else if (isinf(max_n))
           snprintf(real, sizeof real, "inf");
         else
           snprintf(real, sizeof real, "none");
         if (header)
           printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
                  "real_bound_n" CLI_META_HEADER "\n");
-        printf("\"%s\",%s,%g,%s,", o.file ? o.file : f->text, hs_mode_name(co.mode),
+        printf("\"%s\",%s,%g,%s,", o.file ? o.file : hs_formula_text(f), hs_mode_name(co.mode),
                co.mode == HS_MODE_HARD ? 0 : o.scale, pname);
         if (bad) printf("%zu,%zu,%s", good, bad, real);
         else printf(">%zu,,%s", good, real);

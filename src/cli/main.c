@@ -152,7 +152,7 @@ static const char *value_of(int argc, char **argv, int *i, const char *name) {
 
 int cli_parse(int argc, char **argv, int first, unsigned allowed,
               const char *usage, cli_opts *o) {
-  char err[256];
+  hs_error err;
   memset(o, 0, sizeof *o);
   o->cmd = argv[first - 1];
   o->mode = HS_MODE_TEMP;
@@ -163,7 +163,7 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
   o->lengths[0] = 100;
   o->lengths[1] = 1000;
   o->nlengths = 2;
-  o->kt = hs_kernels_default(err);
+  o->kt = hs_kernels_default(&err);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->threads = cores > 0 && cores <= 256 ? (int)cores : 1;
   o->max_mem = default_max_mem();
@@ -262,7 +262,7 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
 #undef TAKES
 #undef NEEDV
   }
-  if (!o->kt) return cli_error("%s", err);
+  if (!o->kt) return cli_error("%s", err.msg);
   return 0;
 }
 

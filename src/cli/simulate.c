@@ -144,15 +144,17 @@ typedef struct sim_cfg {
 } sim_cfg;
 
 /* A layer/head label for head h counted over all layers. */
-static const hs_head *head_of(const hs_model *m, int h, int *layer, int *idx) {
-  for (int l = 0; l < m->nlayers; l++) {
-    if (h < m->layers[l].nheads) {
+static hs_head_info head_of(const hs_model *m, int h, int *layer, int *idx) {
+  hs_head_info H = {0};
+  for (int l = 0, nh; (nh = hs_model_layer_nheads(m, l)) >= 0; l++) {
+    if (h < nh) {
       *layer = l, *idx = h;
-      return &m->layers[l].heads[h];
+      hs_model_head_info(m, l, h, &H);
+      return H;
     }
-    h -= m->layers[l].nheads;
+    h -= nh;
   }
-  return NULL;
+  return H;
 }
 
 static void print_csv(const sim_cfg *c, const hs_model *m, const hs_sim_result *r) {
@@ -187,8 +189,10 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
     int hard = 0;
     for (int h = 0; h < r->nheads; h++)
       hard += hs_head_classify(m, h, r->heads) != HS_HEAD_SOFT;
+    hs_model_info mi;
+    hs_model_get_info(m, &mi);
     printf("model: %s (d = %d, %d layer(s), %d head(s): %d hard, %d softmax)\n",
-           c->path, m->d, m->nlayers, r->nheads, hard, r->nheads - hard);
+           c->path, mi.d, mi.nlayers, r->nheads, hard, r->nheads - hard);
     c->shown_model = 1;
   } else {
     putchar('\n');
@@ -203,10 +207,10 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
   printf("heads (measured on the hard run):\n");
   for (int h = 0; h < r->nheads; h++) {
     int l, k;
-    const hs_head *H = head_of(m, h, &l, &k);
+    hs_head_info H = head_of(m, h, &l, &k);
     hs_head_class cls = hs_head_classify(m, h, r->heads);
-    printf("  layer %d head %d %s, mask %s: ", l, k, hs_attn_kind_name(H->kind),
-           hs_mask_name(H->mask));
+    printf("  layer %d head %d %s, mask %s: ", l, k, H.kind,
+           H.mask);
     const hs_head_stats *st = &r->heads[h];
     switch (cls) {
       case HS_HEAD_SOFT: printf("softmax, kept as it is\n"); continue;
@@ -228,7 +232,7 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
              "so this head is not simulated\n");
       fprintf(stderr, "hardsoft: warning: %s: layer %d head %d (%s) had tied maximal "
               "scores; softmax averages tied maxima, so it does not simulate a "
-              "unique-hard head\n", c->path, l, k, hs_attn_kind_name(H->kind));
+              "unique-hard head\n", c->path, l, k, H.kind);
     } else if (cls == HS_HEAD_TIED) {
       printf(" (average-hard: softmax averages the tied maxima too)\n");
     } else {
@@ -294,12 +298,12 @@ static int json_group(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
   cli_json_num(g, "mu", c->o->scale);
   for (int h = 0; h < r->nheads; h++) {
     int l = 0, k = 0;
-    const hs_head *H = head_of(m, h, &l, &k);
+    hs_head_info H = head_of(m, h, &l, &k);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "layer", l);
     cJSON_AddNumberToObject(o, "head", k);
-    cJSON_AddStringToObject(o, "kind", hs_attn_kind_name(H->kind));
-    cJSON_AddStringToObject(o, "mask", hs_mask_name(H->mask));
+    cJSON_AddStringToObject(o, "kind", H.kind);
+    cJSON_AddStringToObject(o, "mask", H.mask);
     cJSON_AddStringToObject(o, "class", class_names[hs_head_classify(m, h, r->heads)]);
     cli_json_num(o, "gap", r->heads[h].gap);
     cJSON_AddBoolToObject(o, "ties_broken", hs_head_tied_unique(m, h, r->heads_before));
@@ -338,6 +342,7 @@ static int json_group(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
  * HS_EXIT_ERROR. */
 static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   char msg[512];
+  hs_error he;
   hs_sim_opts so = {.scale = c->o->scale, .gamma = c->gamma,
                     .precision = c->o->prec, .kernels = c->o->kt};
   hs_sim_result r;
@@ -355,10 +360,9 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   cli_progress prog;
   cli_progress_start(&prog, c->o, "passes");
   if (prog.on) so.progress = cli_progress_rows, so.progress_ctx = &prog;
-  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
-                    sizeof msg) != 0;
+  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, &he) != 0;
   cli_progress_end(&prog);
-  if (bad) return cli_error("%s: %s", c->path, msg);
+  if (bad) return cli_error("%s: %s", c->path, he.msg);
   int rc = 0;
   if (c->groups) rc = json_group(c, m, &r, v);
   else if (c->csv) print_csv(c, m, &r);
@@ -445,21 +449,23 @@ int cmd_simulate(int argc, char **argv) {
   if (bl > sl && strcmp(name + bl - sl, ".safetensors") == 0) name[bl - sl] = 0;
   c.name = name;
 
-  char msg[512];
-  hs_model *m = hs_model_load(c.path, msg, sizeof msg);
+  hs_error he;
+  hs_model *m = hs_model_load(c.path, &he);
   strs v = {0};
   cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
   if (doc) {
     cJSON_AddStringToObject(doc, "model", c.path);
     if (m) {
-      cJSON_AddNumberToObject(doc, "d", m->d);
-      cJSON_AddNumberToObject(doc, "layers", m->nlayers);
+      hs_model_info mi;
+      hs_model_get_info(m, &mi);
+      cJSON_AddNumberToObject(doc, "d", mi.d);
+      cJSON_AddNumberToObject(doc, "layers", mi.nlayers);
       cJSON_AddNumberToObject(doc, "heads", hs_model_nheads(m));
     }
     c.groups = cJSON_AddArrayToObject(doc, "groups");
   }
   if (!m) {
-    rc = cli_error("%s: %s", c.path, msg);
+    rc = cli_error("%s: %s", c.path, he.msg);
   } else if (!c.alphabet) {
     rc = cli_each_string(&o, 1, collect, &v);
     if (rc == 0) {

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "compile/compile.h"
 
 static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
@@ -93,8 +94,7 @@ typedef struct builder {
   struct { int64_t k, r; int coord; } *mods;
   int nmods;
   int d;
-  char *msg;
-  size_t len;
+  hs_error *err;
   int oom;
 } builder;
 
@@ -218,7 +218,7 @@ static int lower_cmp(builder *B, int32_t id) {
   int past = x->nterms ? x->terms[0].past : 1, mixed = 0;
   for (int t = 1; t < x->nterms; t++) mixed |= x->terms[t].past != past;
   if (mixed && B->o.mode == HS_MODE_FIXED) {
-    snprintf(B->msg, B->len, "comparisons mixing #< and #> are not available "
+    hs_errorf(B->err, HS_ERR_UNSUPPORTED, "comparisons mixing #< and #> are not available "
              "in mode fixed: they need a BOS weight growing like n, which "
              "bounded scores at a constant temperature cannot give (use pe, "
              "temp or hard)");
@@ -295,7 +295,7 @@ static int lower_node(builder *B, int32_t id) {
     case HS_F_CMP: return lower_cmp(B, id);
     default: break;
   }
-  snprintf(B->msg, B->len, "internal error: unknown formula node %d",
+  hs_errorf(B->err, HS_ERR_ARG, "internal error: unknown formula node %d",
            (int)x->op);
   return -1;
 }
@@ -304,7 +304,7 @@ static int lower(builder *B, int32_t id) {
   if (B->memo[id] >= 0) return B->memo[id];
   int c = lower_node(B, id);
   if (B->oom) {
-    snprintf(B->msg, B->len, "out of memory while compiling");
+    hs_errorf(B->err, HS_ERR_NOMEM, "out of memory while compiling");
     return -1;
   }
   return B->memo[id] = c;
@@ -539,6 +539,15 @@ double hs_bound_at(const char *mode, double scale, size_t n) {
   if (!(mu > 0)) return 1;
   double S = series(mu);
   return S / (1 + S);
+}
+
+/* The weight off target is at most S/(1+S) with S = series(mu): below 1/4
+ * (the decision exact) exactly when S < 1/3, i.e. mu >= ln 7; fixed mode
+ * has mu / n in place of mu. */
+double hs_mode_exact_max_n(hs_mode mode, double scale) {
+  if (mode == HS_MODE_HARD) return INFINITY;
+  if (mode == HS_MODE_FIXED) return floor(scale / log(7.0));
+  return scale >= log(7.0) ? INFINITY : 0;
 }
 
 /* ------------------------------------------------------ naming */
@@ -967,27 +976,26 @@ static void describe(builder *B, hs_model *m, int root) {
   }
 }
 
-hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
-                     size_t len) {
+hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
+                     hs_error *err) {
   builder B;
   memset(&B, 0, sizeof B);
   B.f = f;
   B.o = *o;
-  B.msg = msg;
-  B.len = len;
+  B.err = err;
   for (int k = 0; k < HS_PF_COUNT_; k++) B.pf_coord[k] = -1;
   hs_model *m = NULL;
   if ((unsigned)o->mode >= HS_MODE_COUNT_) {
-    snprintf(msg, len, "unknown mode");
+    hs_errorf(err, HS_ERR_ARG, "unknown mode");
     return NULL;
   }
   if (o->mode != HS_MODE_HARD && !(o->scale > 0 && isfinite(o->scale))) {
-    snprintf(msg, len, "--scale must be a positive number (got %g)", o->scale);
+    hs_errorf(err, HS_ERR_ARG, "--scale must be a positive number (got %g)", o->scale);
     return NULL;
   }
   B.memo = malloc((size_t)(f->count ? f->count : 1) * sizeof *B.memo);
   if (!B.memo) {
-    snprintf(msg, len, "out of memory while compiling");
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory while compiling");
     return NULL;
   }
   for (int i = 0; i < f->count; i++) B.memo[i] = -1;
@@ -996,7 +1004,7 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
     if (build_model(&B, &m) == 0 && !B.oom) {
       describe(&B, m, root);
     } else {
-      snprintf(msg, len, "out of memory while compiling");
+      hs_errorf(err, HS_ERR_NOMEM, "out of memory while compiling");
       hs_model_free(m);
       m = NULL;
     }
@@ -1009,38 +1017,4 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
   free(B.c);
   free(B.mods);
   return m;
-}
-
-/* Mirrors the accounting of the forward pass (src/run/forward-impl.h): the
- * weights in the working precision, the residual stream, each thread's
- * scratch for a chunk of 32 rows (HS_ROW_CHUNK there: attention outputs,
- * d-wide products, hidden units) and every head's queries, keys and
- * values (keys and values with their extra BOS row; softmax heads' dk
- * padded from 3 to 4 and 5..7 to 8, as hs_dkp does), plus the
- * per-position outputs of the run. */
-size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
-                          int threads) {
-  double r = prec == HS_PREC_F64 ? 8 : 4, d = m->d, np = (double)n + 1;
-  double w = HS_VOCAB * d, qkv = 0, hid = 1, ow = 1;
-  for (int l = 0; l < m->nlayers; l++) {
-    const hs_layer *L = &m->layers[l];
-    double layer = 0, lw = 0;
-    for (int h = 0; h < L->nheads; h++) {
-      const hs_head *H = &L->heads[h];
-      double dk = H->dk;
-      if (H->kind == HS_ATTN_SOFTMAX && H->dk == 3) dk = 4;
-      if (H->kind == HS_ATTN_SOFTMAX && H->dk > 4 && H->dk < 8) dk = 8;
-      w += (2.0 * dk + 2.0 * H->dv) * d;
-      layer += np * dk + (np + 1) * (dk + H->dv);
-      lw += H->dv;
-    }
-    if (layer > qkv) qkv = layer;
-    if (lw > ow) ow = lw;
-    w += 2.0 * L->hidden * d + L->hidden + d;
-    if (L->hidden > hid) hid = L->hidden;
-  }
-  double t = threads > 1 ? threads : 1;
-  double bytes = r * (w + np * d + qkv + t * 32 * (d + hid + ow)) +
-                 (double)n * (1 + sizeof(double));
-  return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX;
 }

@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "lang/brasp/ast.h"
 
 int hs_node_equal_(const hs_node *x, const hs_node *y);
@@ -86,16 +87,12 @@ static int fail(lw *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 static int fail(lw *l, const char *fmt, ...) {
   if (l->failed) return -1;
   l->failed = 1;
-  char what[180];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
   int line = l->cur ? l->cur->line : 0, col = l->cur ? l->cur->column : 0;
-  snprintf(l->err->msg, sizeof l->err->msg, "%s at line %d, column %d", what,
-           line, col);
-  l->err->line = line;
-  l->err->column = col;
+  hs_text_verror(l->err, strstr(fmt, "out of memory") ? HS_ERR_NOMEM : HS_ERR_UNSUPPORTED,
+                 line, col, fmt, ap);
+  va_end(ap);
   return -1;
 }
 

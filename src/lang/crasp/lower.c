@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
 
@@ -79,17 +80,9 @@ typedef struct lower {
 static int fail(lower *L, const char *fmt, const char *name) {
   if (L->failed) return -1;
   L->failed = 1;
-  if (L->stmt) {
-    snprintf(L->err->msg, sizeof L->err->msg, fmt, name);
-    size_t n = strlen(L->err->msg);
-    snprintf(L->err->msg + n, sizeof L->err->msg - n, " at line %d, column %d",
-             L->stmt->line, L->stmt->col);
-    L->err->line = L->stmt->line;
-    L->err->column = L->stmt->col;
-  } else {
-    snprintf(L->err->msg, sizeof L->err->msg, fmt, name);
-  }
-  return -1;
+  hs_errcode code = strstr(fmt, "out of memory") ? HS_ERR_NOMEM : HS_ERR_UNSUPPORTED;
+  if (L->stmt) return hs_text_error(L->err, code, L->stmt->line, L->stmt->col, fmt, name);
+  return hs_errorf(L->err, code, fmt, name);
 }
 
 static int oom(lower *L) { return fail(L, "out of memory%s", ""); }

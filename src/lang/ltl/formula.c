@@ -393,3 +393,4 @@ int hs_formula_temporal_depth(const hs_formula *f, int32_t id) {
 }
 
 int32_t hs_formula_root(const hs_formula *f) { return f->root; }
+const char *hs_formula_text(const hs_formula *f) { return f->text; }

@@ -65,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "lang/ltl/formula.h"
 
 /* From formula.c: equality/hash over the fields an op uses, and append
@@ -116,7 +117,8 @@ static NOINLINE int fail(parser *p, int column, const char *fmt, ...) {
   p->failed = 1;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+  hs_verrorf(p->err, !strcmp(fmt, "out of memory") ? HS_ERR_NOMEM
+                     : strstr(fmt, "too ") ? HS_ERR_LIMIT : HS_ERR_PARSE, fmt, ap);
   va_end(ap);
   p->err->column = column;
   return -1;
@@ -679,9 +681,7 @@ static int compact(parser *p, int32_t *root) {
 hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   hs_error dummy;
   if (!err) err = &dummy;
-  err->msg[0] = 0;
-  err->column = 0;
-  err->line = 0;
+  hs_error_clear(err);
   parser P;
   memset(&P, 0, sizeof P);
   P.err = err;
