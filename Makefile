@@ -69,7 +69,7 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
 
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize bench \
         bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins \
-        deps-npm web check-web deps-web deps-check-web
+        deps-npm web check-web bench-web deps-web deps-check-web
 .DELETE_ON_ERROR:
 
 # `make`: the library and the command line always; the benchmark binaries
@@ -246,6 +246,21 @@ $(BUILD)/node-web/node_modules/puppeteer-core: | $(BUILD)/
 check-web: deps-check-web
 	$(MAKE) --no-print-directory web cli $(BUILD)/node-web/node_modules/puppeteer-core
 	BUILD=$(BUILD) node tests/web/test-web.js
+
+# The forward pass timed natively (scalar, AVX2, AVX-512) and as wasm under
+# node by one program (web/bench-forward.c), with the page's size and time
+# to first decisions from the chromium test: results/web-wasm.{csv,md}.
+# SINGLE_FILE: the wasm inside the JavaScript, which node then reads
+# without fetch (emscripten 3.1.6 would fetch a file path and fail).
+$(BUILD)/bench-forward: web/bench-forward.c $(BUILD)/libhardsoft.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libhardsoft.a $(LIBS)
+$(BUILD)/wasm/bench-forward.js: web/bench-forward.c $(BUILD)/wasm/libhardsoft.a
+	$(EMCC) $(WEB_CFLAGS) -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 \
+	  -o $@ $< $(BUILD)/wasm/libhardsoft.a
+bench-web: check-web
+	$(MAKE) --no-print-directory $(BUILD)/bench-forward $(BUILD)/wasm/bench-forward.js
+	BUILD=$(BUILD) CFLAGS_NATIVE='$(strip $(CFLAGS_ALL))' WEB_CFLAGS='$(WEB_CFLAGS)' \
+	  CC='$(CC)' sh web/bench.sh results/web-wasm
 
 # ---------------------------------------------------------------- tests
 # (check-web is left out of the sanitizer build: the wasm is not built
