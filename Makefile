@@ -223,6 +223,14 @@ $(BUILD)/wasm/obj/%.o: %.c
 $(BUILD)/wasm/libhardsoft.a: $(WEB_OBJ)
 	@rm -f $@
 	NODE_PATH=/usr/share/nodejs emar rcs $@ $^
+# The same C with clang's vectorizer free to use WebAssembly SIMD128
+# (no hand-written SIMD128 kernels yet): a timing row of its own.
+$(BUILD)/wasm-simd128/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -msimd128 -MMD -MP -c $< -o $@
+$(BUILD)/wasm-simd128/libhardsoft.a: $(patsubst $(BUILD)/wasm/%,$(BUILD)/wasm-simd128/%,$(WEB_OBJ))
+	@rm -f $@
+	NODE_PATH=/usr/share/nodejs emar rcs $@ $^
 # emcc writes hardsoft.wasm beside hardsoft.js
 $(BUILD)/web/hardsoft.js: web/hardsoft-web.c $(BUILD)/wasm/libhardsoft.a
 	@mkdir -p $(dir $@)
@@ -257,8 +265,12 @@ $(BUILD)/bench-forward: web/bench-forward.c $(BUILD)/libhardsoft.a
 $(BUILD)/wasm/bench-forward.js: web/bench-forward.c $(BUILD)/wasm/libhardsoft.a
 	$(EMCC) $(WEB_CFLAGS) -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 \
 	  -o $@ $< $(BUILD)/wasm/libhardsoft.a
+$(BUILD)/wasm-simd128/bench-forward.js: web/bench-forward.c $(BUILD)/wasm-simd128/libhardsoft.a
+	$(EMCC) $(WEB_CFLAGS) -msimd128 -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 \
+	  -o $@ $< $(BUILD)/wasm-simd128/libhardsoft.a
 bench-web: check-web
-	$(MAKE) --no-print-directory $(BUILD)/bench-forward $(BUILD)/wasm/bench-forward.js
+	$(MAKE) --no-print-directory $(BUILD)/bench-forward $(BUILD)/wasm/bench-forward.js \
+	  $(BUILD)/wasm-simd128/bench-forward.js
 	BUILD=$(BUILD) CFLAGS_NATIVE='$(strip $(CFLAGS_ALL))' WEB_CFLAGS='$(WEB_CFLAGS)' \
 	  CC='$(CC)' sh web/bench.sh results/web-wasm
 
