@@ -26,6 +26,7 @@ const PRECISIONS = ['f32', 'f16', 'bf16', 'f16s', 'bf16s'];
 const BOUNDARY_NS = [17, 33, 65, 129, 257, 513, 1025];
 const CHECK_MAX_STRINGS = 2000; // the exhaustive check's budget per view
 const HEATMAP_MAX_N = 96;       // a longer string's heatmaps are not drawn
+const RUN_MAX_N = 4096;         // a longer input is refused (a pass is O(n^2))
 const $ = (id) => document.getElementById(id);
 
 let M = null;        // the WebAssembly module
@@ -55,15 +56,16 @@ function writeFragment(st) {
 
 function controlsToState() {
   return {lang: $('lang').value, f: $('text').value, mode: $('mode').value,
-          mu: $('mu').value, s: $('s').value, prec: $('prec').value};
+          mu: $('mu-num').value, s: $('s').value, prec: $('prec').value};
 }
 
 function stateToControls(st) {
   $('lang').value = ['ltl', 'crasp', 'brasp'].includes(st.lang) ? st.lang : 'ltl';
   $('text').value = st.f;
   $('mode').value = ['hard', 'pe', 'temp', 'fixed', 'rel'].includes(st.mode) ? st.mode : 'temp';
-  const mu = Number(st.mu);
-  $('mu').value = Number.isFinite(mu) && mu > 0 ? mu : DEFAULTS.mu;
+  // the number holds the exact mu of the address, the slider its nearest step
+  $('mu-num').value = st.mu;
+  $('mu').value = st.mu;
   $('s').value = st.s;
   $('prec').value = ['f32', 'f64', ...PRECISIONS].includes(st.prec) ? st.prec : 'f32';
 }
@@ -170,8 +172,7 @@ function update() {
 function show() {
   const st = controlsToState();
   writeFragment(st);
-  $('mu-out').textContent = st.mu;
-  $('mu').disabled = st.mode === 'hard';
+  $('mu').disabled = $('mu-num').disabled = st.mode === 'hard';
   $('input-hint').textContent = st.lang === 'ltl' ? '(one position per character)'
                                                  : '(tokens separated by spaces)';
   if (view) lib.free(view);
@@ -185,6 +186,13 @@ function show() {
   $('error').hidden = true;
   $('model').textContent = lib.describe(view);
   const {bytes, labels} = tokenize(view, st.lang, st.s);
+  if (bytes.length > RUN_MAX_N) {
+    clearResults();
+    $('model').textContent = lib.describe(view);
+    showError('', {msg: `the input has ${bytes.length} positions; the page runs at most ${RUN_MAX_N}`,
+                   line: 0, column: 0});
+    return;
+  }
   const r = run(view, bytes, st.prec);
   if (!r) {
     clearResults();
@@ -442,7 +450,8 @@ function wire() {
     update();
   });
   for (const id of ['lang', 'mode', 'prec']) $(id).addEventListener('change', update);
-  for (const id of ['text', 's', 'mu']) $(id).addEventListener('input', update);
+  for (const id of ['text', 's', 'mu-num']) $(id).addEventListener('input', update);
+  $('mu').addEventListener('input', () => { $('mu-num').value = $('mu').value; update(); });
   $('boundary-run').addEventListener('click', boundary);
   window.addEventListener('hashchange', () => { stateToControls(readFragment()); update(); });
 }

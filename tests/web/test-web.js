@@ -32,7 +32,7 @@ const PROGRAMS = {
 // Views opened by fragment: formulas and programs in pe, temp and hard.
 const VIEWS = [
   {lang: 'ltl', f: 'a S b', mode: 'pe', mu: 8, s: 'aabaa', expect: '00111'},
-  {lang: 'ltl', f: 'a U b', mode: 'temp', mu: 4, s: 'aaabcab'},
+  {lang: 'ltl', f: 'a U b', mode: 'temp', mu: 2.2, s: 'aaabcab'}, // not a step of the slider
   {lang: 'ltl', f: 'Y a | X b', mode: 'hard', mu: 4, s: 'abbaab'},
   {lang: 'ltl', f: '#<(a) > #<(b)', mode: 'pe', mu: 4, s: 'aabbbaab'},
   {lang: 'ltl', f: 'G (a -> F b)', mode: 'rel', mu: 6, s: 'abaacb'},
@@ -149,7 +149,7 @@ async function main() {
         assert.equal(truth, cli(v, 'truth'), 'truth differs from hardsoft eval --mode truth');
         if (v.expect) assert.equal(dec, v.expect);
         const model = await text(page, 'model');
-        assert.match(model, new RegExp(`mode: ${v.mode}`));
+        assert.match(model, new RegExp(`mode: ${v.mode}` + (v.mode === 'hard' ? '' : ` \\(scale mu = ${v.mu}\\)`)));
       });
 
     await step('check on short strings agrees', async () => {
@@ -173,6 +173,7 @@ async function main() {
         }
         const mu = await page.$eval('#mu', (e) => Number(e.value));
         assert.equal(mu, 0.5 + 24 * 0.25);
+        assert.match(await page.evaluate(() => location.hash), new RegExp(`&mu=${mu}&`), 'the address follows mu');
         for (let i = 1; i < weights.length; i++)
           assert.ok(weights[i] > weights[i - 1], `weight on the hard target ${weights.join(' -> ')}`);
         assert.ok(weights[weights.length - 1] > 0.75, `weight at mu=${mu}: ${weights[weights.length - 1]}`);
