@@ -152,6 +152,22 @@ async function main() {
         assert.match(model, new RegExp(`mode: ${v.mode}` + (v.mode === 'hard' ? '' : ` \\(scale mu = ${v.mu}\\)`)));
       });
 
+    await step('every example of the menu against hardsoft eval', async () => {
+      await open(page, base, {lang: 'ltl', f: 'a', mode: 'temp', mu: 4, s: 'a'});
+      const names = await page.$$eval('#example option', (o) => o.map((e) => e.value).filter(Boolean));
+      assert.ok(names.length >= 5);
+      for (const name of names) {
+        await page.select('#example', name);
+        await shown(page);
+        const v = await page.evaluate(() => ({lang: document.getElementById('lang').value,
+                                               f: document.getElementById('text').value,
+                                               s: document.getElementById('s').value, mode: 'temp', mu: 4}));
+        const dec = await text(page, 'decisions');
+        assert.ok(dec.length > 0, name);
+        assert.equal(dec, cli(v, 'temp'), name);
+      }
+    });
+
     await step('check on short strings agrees', async () => {
       await open(page, base, VIEWS[0]);
       await page.waitForFunction(() => document.getElementById('check').dataset.positions, {timeout: 15000});
