@@ -33,6 +33,7 @@ let M = null;        // the WebAssembly module
 let lib = null;      // its calls, wrapped
 let view = null;     // the current compiled program (an hsweb pointer)
 let checkTimer = 0;
+let generation = 0;  // bumped by every view: a boundary search of an older one stops
 window.hardsoft = {firstDecisionsMs: null, isa: null, shownFor: null};
 
 // ------------------------------------------------------------ the fragment
@@ -171,6 +172,8 @@ function update() {
 
 function show() {
   const st = controlsToState();
+  generation++;
+  clearTimeout(checkTimer);
   writeFragment(st);
   $('mu').disabled = $('mu-num').disabled = st.mode === 'hard';
   $('input-hint').textContent = st.lang === 'ltl' ? '(one position per character)'
@@ -202,7 +205,6 @@ function show() {
   showDecisions(labels, r);
   if (window.hardsoft.firstDecisionsMs === null) window.hardsoft.firstDecisionsMs = performance.now();
   drawHeatmaps(view, bytes, labels);
-  clearTimeout(checkTimer);
   $('check').textContent = 'checking...';
   $('check').className = '';
   delete $('check').dataset.positions;
@@ -396,7 +398,7 @@ function exactAt(h, syms, n, prec) {
 }
 
 async function boundary() {
-  const st = controlsToState();
+  const st = controlsToState(), gen = generation;
   const base = ['pe', 'temp', 'fixed'].includes(st.mode) ? st.mode : 'pe';
   const table = $('boundary');
   table.replaceChildren();
@@ -410,24 +412,35 @@ async function boundary() {
   try {
     for (const mode of [base, 'rel']) {
       const h = lib.newView(st.lang, st.f, mode, Number(st.mu));
-      if (!h) { showError(st.f, lib.error()); return; }
-      const syms = symbols(h, st.lang);
-      for (const prec of PRECISIONS) {
+      if (!h) {
         const tr = table.insertRow();
         tr.insertCell().textContent = mode;
-        tr.insertCell().textContent = prec;
-        for (const n of BOUNDARY_NS) {
-          const ok = exactAt(h, syms, n, prec);
-          const td = tr.insertCell();
-          td.textContent = ok === null ? '!' : ok ? '✓' : '×';
-          td.className = ok ? 'ok' : 'bad';
-          td.dataset.mode = mode;
-          td.dataset.prec = prec;
-          td.dataset.n = n;
-          await new Promise((res) => setTimeout(res, 0)); // let the page draw
-        }
+        const td = tr.insertCell();
+        td.colSpan = 1 + BOUNDARY_NS.length;
+        td.textContent = lib.error().msg;
+        continue;
       }
-      lib.free(h);
+      try {
+        const syms = symbols(h, st.lang);
+        for (const prec of PRECISIONS) {
+          const tr = table.insertRow();
+          tr.insertCell().textContent = mode;
+          tr.insertCell().textContent = prec;
+          for (const n of BOUNDARY_NS) {
+            const ok = exactAt(h, syms, n, prec);
+            const td = tr.insertCell();
+            td.textContent = ok === null ? '!' : ok ? '✓' : '×';
+            td.className = ok ? 'ok' : 'bad';
+            td.dataset.mode = mode;
+            td.dataset.prec = prec;
+            td.dataset.n = n;
+            await new Promise((res) => setTimeout(res, 0)); // let the page draw
+            if (gen !== generation) return; // the view changed
+          }
+        }
+      } finally {
+        lib.free(h);
+      }
     }
   } finally {
     $('boundary-run').disabled = false;
