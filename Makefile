@@ -194,6 +194,7 @@ $(BUILD)/node/node_modules/onnxruntime-node: | $(BUILD)/
 # /usr/share/nodejs, where a nodejs built elsewhere (NodeSource) does not
 # look.
 EMCC       = NODE_PATH=/usr/share/nodejs emcc
+EMAR       = NODE_PATH=/usr/share/nodejs emar
 WEB_OPT    = -O2
 WEB_CFLAGS = -std=c11 $(WEB_OPT) -Wall -Wextra -Iinclude -Isimd -Isrc -D_POSIX_C_SOURCE=200809L
 WEB_SIMD   = $(foreach f,$(SIMD_SRC),$(if $(findstring -avx,$(notdir $(f))),,$(f)))
@@ -222,7 +223,7 @@ $(BUILD)/wasm/obj/%.o: %.c
 	$(EMCC) $(WEB_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/wasm/libhardsoft.a: $(WEB_OBJ)
 	@rm -f $@
-	NODE_PATH=/usr/share/nodejs emar rcs $@ $^
+	$(EMAR) rcs $@ $^
 # The same C with clang's vectorizer free to use WebAssembly SIMD128
 # (no hand-written SIMD128 kernels yet): a timing row of its own.
 $(BUILD)/wasm-simd128/obj/%.o: %.c
@@ -230,7 +231,7 @@ $(BUILD)/wasm-simd128/obj/%.o: %.c
 	$(EMCC) $(WEB_CFLAGS) -msimd128 -MMD -MP -c $< -o $@
 $(BUILD)/wasm-simd128/libhardsoft.a: $(patsubst $(BUILD)/wasm/%,$(BUILD)/wasm-simd128/%,$(WEB_OBJ))
 	@rm -f $@
-	NODE_PATH=/usr/share/nodejs emar rcs $@ $^
+	$(EMAR) rcs $@ $^
 # emcc writes hardsoft.wasm beside hardsoft.js
 $(BUILD)/web/hardsoft.js: web/hardsoft-web.c $(BUILD)/wasm/libhardsoft.a
 	@mkdir -p $(dir $@)
@@ -240,7 +241,8 @@ $(BUILD)/web/%: web/%
 	cp $< $@
 
 # puppeteer-core from npm into $(BUILD)/node-web (no browser download:
-# it drives Debian's chromium). Pinned: the last line that runs on node 18.
+# it drives Debian's chromium). Pinned: puppeteer-core 25 needs node 22,
+# 24 runs on Debian 12's node 18.
 PUPPETEER_VERSION = 24.43.1
 $(BUILD)/node-web/node_modules/puppeteer-core: | $(BUILD)/
 	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps-npm
