@@ -24,8 +24,19 @@ static void fill_row(hs_kernels *t, hs_isa isa, hs_isa row_isa, int op,
   t->name[op] = name;
 }
 
+/* HS_BUILT_<isa>(x): x when this target compiles that ISA's kernels (a
+ * WebAssembly build has the scalar ones only), else nothing. */
+#define HS_BUILT_SCALAR(x) x
+#if defined(__x86_64__) || defined(__i386__)
+#define HS_BUILT_AVX2(x) x
+#define HS_BUILT_AVX512(x) x
+#else
+#define HS_BUILT_AVX2(x)
+#define HS_BUILT_AVX512(x)
+#endif
+
 #define HS_KERNEL(op, isa, fn) \
-  static void set_##fn(hs_kernels *t) { t->op = fn; }
+  HS_BUILT_##isa(static void set_##fn(hs_kernels *t) { t->op = fn; })
 #include "kernels.inc"
 #undef HS_KERNEL
 
@@ -35,13 +46,13 @@ static void fill_all(void) {
     t->isa = (hs_isa)i;
     /* ISA rows first, then scalar rows only where nothing was set. */
 #define HS_KERNEL(op, isa, fn)                                          \
-  if (HS_ISA_##isa != HS_ISA_SCALAR)                                    \
-    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);
+  HS_BUILT_##isa(if (HS_ISA_##isa != HS_ISA_SCALAR)                     \
+    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);)
 #include "kernels.inc"
 #undef HS_KERNEL
 #define HS_KERNEL(op, isa, fn)                                          \
-  if (HS_ISA_##isa == HS_ISA_SCALAR)                                    \
-    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);
+  HS_BUILT_##isa(if (HS_ISA_##isa == HS_ISA_SCALAR)                     \
+    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);)
 #include "kernels.inc"
 #undef HS_KERNEL
   }
