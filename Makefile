@@ -46,6 +46,8 @@ CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest \
 # only when no npm command exists: a nodejs built elsewhere (NodeSource)
 # bundles npm and conflicts with Debian's npm package.
 CHECK_PKGS   += nodejs python3-onnx
+# tests/test-peers.sh: the OpenBLAS peer, built by make check
+CHECK_PKGS   += pkg-config libopenblas-dev libopenblas-pthread-dev
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
@@ -171,7 +173,7 @@ $(BUILD)/node/node_modules/onnxruntime-node: | $(BUILD)/
 
 # ---------------------------------------------------------------- tests
 check: deps-check
-	$(MAKE) --no-print-directory lib cli $(TEST_BIN)
+	$(MAKE) --no-print-directory lib cli $(TEST_BIN) $(BUILD)/hs-peer-openblas
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
 
