@@ -34,7 +34,17 @@ expect "eval stdin" 0 "11100${nl}${nl}1" sh -c "printf 'aabaa\n\nb\n' | $HS eval
 expect "eval --last" 0 "1${nl}0" "$HS" eval 'a S b' --last aabaa bbbaaacaa
 expect "eval --" 0 "000" "$HS" eval 'b' -- --x
 expect "f64 scalar" 0 "00111" "$HS" eval 'a S b' --precision f64 --isa scalar aabaa
-expect "help" 0 - "$HS" eval --help
+# --help: the usage on standard output, nothing on standard error, and
+# every option it names is one eval's parser knows
+"$HS" eval --help >"$t/help" 2>"$t/err" && [ ! -s "$t/err" ] &&
+  head -1 "$t/help" | grep -q '^usage: hardsoft eval FORMULA \[OPTIONS\] \[--\] \[STRING...\]$' ||
+  { echo "FAIL eval --help: $(head -1 "$t/help") $(cat "$t/err")"; fail=1; }
+opts=$(grep -o -- '^  -[-a-z]*' "$t/help" | tr -d ' ')
+[ "$(echo "$opts" | wc -l)" -ge 10 ] || { echo "FAIL eval --help names few options: $opts"; fail=1; }
+for o in $opts; do
+  "$HS" eval a "$o" </dev/null >/dev/null 2>"$t/err"
+  grep -q "unknown option" "$t/err" && { echo "FAIL eval --help names $o, eval does not know it"; fail=1; }
+done
 expect "check ok" 0 - "$HS" check 'a S b & X c' --mode temp --max-len 4 --lengths 50 --samples 2
 expect "check fixed fails" 1 - "$HS" check 'a S b' --mode fixed --scale 2 --max-len 3 --lengths 300 --samples 4
 
