@@ -48,6 +48,8 @@ CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest \
 CHECK_PKGS   += nodejs python3-onnx
 # tests/test-peers.sh: the OpenBLAS peer, built by make check
 CHECK_PKGS   += pkg-config libopenblas-dev libopenblas-pthread-dev
+# tests/test-docs.sh: the manual page through groff
+CHECK_PKGS   += groff-base
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev

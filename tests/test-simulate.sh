@@ -107,7 +107,9 @@ expect_rc "tied unique-hard csv" 0 "$HS" simulate "$t/ya.safetensors" --csv ab &
 # the example files are what bench/models/make_models.py writes, byte for
 # byte, and the independent numpy pass reads them as hardsoft does
 PY=${PYTHON:-/usr/bin/python3}
-if "$PY" -c 'import numpy' 2>/dev/null; then
+if ! "$PY" -c 'import numpy' 2>/dev/null; then
+  echo "FAIL: $PY cannot import numpy (make check installs python3-numpy)"; fail=1
+else
   mkdir "$t/models"
   "$PY" $M/make_models.py "$t/models" >/dev/null || { echo "FAIL make_models.py"; fail=1; }
   for f in majority first-equals-last dyck1-prefix after-last-b; do
