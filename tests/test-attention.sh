@@ -46,7 +46,7 @@ values() { # values NAME SOURCE-ARGS -- STRING ATTENTION-ARGS...: the drawn data
   rm -f "$t/v.png" "$t/v.png.json"
   HARDSOFT_PLOT="$t/keep.py" "$HS" attention "$@" --png "$t/v.png" 2>"$t/err" ||
     { echo "FAIL values $name: $(cat "$t/err")"; fail=1; return; }
-  HARDSOFT_LIB="$B/libhardsoft.so" ${asan:+LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0} \
+  env HARDSOFT_LIB="$B/libhardsoft.so" ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0} \
     "$PY" - "$t/v.png.json" "$name" "$@" <<'PYEOF' || fail=1
 import json, sys
 import numpy as np
