@@ -100,9 +100,9 @@ m temp-constant-tau src/compile/compile.c \
   'H->tau_law = B->o.mode == HS_MODE_TEMP || B->o.mode == HS_MODE_REL' \
   'H->tau_law = B->o.mode == HS_MODE_REL' \
   test-compile test-cli.sh
-m fixed-sign-tau src/compile/compile.c \
-  'if (sign && B->o.mode == HS_MODE_FIXED) H->tau_c = 1.0 / B->o.scale;' \
-  'if (sign && B->o.mode == HS_MODE_FIXED) H->tau_c = 1.0;' \
+m fixed-bound src/compile/compile.c \
+  'if (strcmp(mode, "fixed") == 0) mu = scale / (double)(n ? n : 1);' \
+  'if (strcmp(mode, "fixed") == 0) mu = scale;' \
   test-compile test-cli.sh
 m rel-slope src/compile/compile.c \
   'H->bias_slope = (float)B->o.scale;' 'H->bias_slope = (float)B->o.scale * 0.5f;' \
