@@ -71,9 +71,9 @@ else
   echo "SKIP bench --isas with an ISA this CPU lacks: it has them all"
 fi
 # more formulas than a sweep takes, on the command line and in a file
-set -- ; for i in $(seq 65); do set -- "$@" --formula a; done
+set -- ; for _ in $(seq 65); do set -- "$@" --formula a; done
 bad "65 formulas" "--formula: at most 64" "$@"
-set -- ; for i in $(seq 65); do set -- "$@" -f tests/programs/dyck1.cr; done
+set -- ; for _ in $(seq 65); do set -- "$@" -f tests/programs/dyck1.cr; done
 bad "65 files" "-f: at most 64" "$@"
 seq 65 | sed 's/.*/a/' >"$t/f65.txt"
 expect_err "bench 65 formulas in a file" "f65.txt:65: at most 64 formulas" \
