@@ -51,6 +51,10 @@ CHECK_PKGS   += nodejs python3-onnx
 WEB_PKGS      = emscripten
 CHECK_WEB_PKGS = $(WEB_PKGS) chromium nodejs
 CHECK_PKGS   += $(CHECK_WEB_PKGS)
+# tests/test-peers.sh: the OpenBLAS peer, built by make check
+CHECK_PKGS   += pkg-config libopenblas-dev libopenblas-pthread-dev
+# tests/test-docs.sh: the manual page through groff
+CHECK_PKGS   += groff-base
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
@@ -280,7 +284,7 @@ bench-web: check-web
 # (check-web is left out of the sanitizer build: the wasm is not built
 # with the sanitizers)
 check: deps-check
-	$(MAKE) --no-print-directory lib cli $(TEST_BIN)
+	$(MAKE) --no-print-directory lib cli $(TEST_BIN) $(BUILD)/hs-peer-openblas
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
 	$(if $(SAN),,$(MAKE) --no-print-directory check-web)

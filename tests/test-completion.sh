@@ -4,7 +4,8 @@
 # of --mode / --precision / --isa, file names for -o and run's model.
 set -u
 fail=0
-command -v bash >/dev/null 2>&1 || { echo "test-completion: no bash, skipped"; exit 0; }
+command -v bash >/dev/null 2>&1 || { echo "test-completion: no bash"; exit 77; }
+HS=${BUILD:-build}/hardsoft
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 : >"$t/model.safetensors"
@@ -34,10 +35,21 @@ expect "json not on info" "" hardsoft info --js
 expect "run file" "$t/model.safetensors " hardsoft run "$t/mo"
 expect "-o file" "$t/model.safetensors " hardsoft compile a -o "$t/m"
 expect "run string" "" hardsoft run "$t/model.safetensors" "$t/mo"
-# every option the completion offers is one the command accepts
-for c in eval run check compile info bench boundary simulate; do
-  for o in $(bash -c 'source docs/hardsoft.bash-completion; _hardsoft_opts "$1"' x $c); do
-    "${BUILD:-build}/hardsoft" $c --help | grep -q -- "$o" || case $o in
+expect "attention png" "$t/model.safetensors " hardsoft attention a ab --png "$t/mo"
+expect "export model" "$t/model.safetensors " hardsoft export "$t/mo"
+expect "export -o" "-o " hardsoft export m -o
+# the commands offered are those 'hardsoft --help' lists, all of them
+cmds=$("$HS" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p' | sort | tr '\n' ' ')
+offered=$(complete_words hardsoft "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ')
+[ -n "$cmds" ] && [ "$cmds" = "$offered" ] || { echo "FAIL commands: --help lists '$cmds', completion offers '$offered'"; fail=1; }
+# every option the completion offers is one the command's --help names,
+# as a whole word (not the prefix of a longer option)
+for c in $cmds; do
+  opts=$(bash -c 'source docs/hardsoft.bash-completion; _hardsoft_opts "$1"' x "$c")
+  [ -n "$opts" ] || { echo "FAIL $c: the completion offers no options"; fail=1; }
+  "$HS" "$c" --help >"$t/help" || { echo "FAIL $c --help: exit $?"; fail=1; }
+  for o in $opts; do
+    grep -Eq -- "(^|[][ ,|(])$o([][ ,|)=]|$)" "$t/help" || case $o in
       --help|--max-formula-len|--max-depth|--max-header-mib|--max-tensors) ;;
       *) echo "FAIL $c: completion offers $o, its --help does not name it"; fail=1 ;;
     esac

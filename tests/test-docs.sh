@@ -12,9 +12,14 @@ outside='\.\./'"shared|SPEC\.md|SPEC "'§'
 if git rev-parse --git-dir >/dev/null 2>&1; then
   hits=$(git grep -n -I -E "$outside" -- . ':!tests/test-docs.sh' | head -5)
   [ -z "$hits" ] || { echo "FAIL files refer outside the repository:"; echo "$hits"; fail=1; }
+else
+  echo "SKIP files referring outside the repository: not a git checkout"
 fi
+# groff-base is one of make check's packages
 if command -v groff >/dev/null 2>&1; then
   warn=$(groff -mandoc -Tutf8 -ww docs/hardsoft.1 2>&1 >/dev/null)
   [ -z "$warn" ] || { echo "FAIL docs/hardsoft.1: $warn"; fail=1; }
+else
+  echo "FAIL: no groff to check docs/hardsoft.1 (make check installs groff-base)"; fail=1
 fi
 exit $fail

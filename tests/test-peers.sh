@@ -4,19 +4,23 @@
 # $BUILD/hs-peer-openblas) speak the protocol `hardsoft bench` expects:
 # given MODEL --time R --precision P --input FILE, one line of JSON
 # {"seconds": [R numbers], "peak_bytes": N, "bits": "..."} whose bits equal
-# `hardsoft run`'s decisions. Builds nothing: skips unless
-# $BUILD/hs-peer-openblas exists. numpy always; torch only if importable.
+# `hardsoft run`'s decisions. make check builds $BUILD/hs-peer-openblas
+# and installs NumPy and PyTorch, so a missing one fails, never skips.
 set -u
 B=${BUILD:-build}
 HS=$B/hardsoft
 OB=$B/hs-peer-openblas
 PY=${PYTHON:-/usr/bin/python3}
-if [ ! -x "$OB" ] || [ ! -x "$HS" ]; then echo "skip: no $OB (or $HS)"; exit 0; fi
+for x in "$HS" "$OB"; do
+  [ -x "$x" ] || { echo "FAIL: no $x (make check builds it)"; exit 1; }
+done
+for mod in numpy torch; do
+  "$PY" -c "import $mod" 2>/dev/null || { echo "FAIL: $PY cannot import $mod (make check installs it)"; exit 1; }
+done
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 fail=0
-peers="numpy openblas"
-if "$PY" -c "import torch" 2>/dev/null; then peers="numpy torch openblas"; else echo "note: torch not importable, not tested"; fi
+peers="numpy torch openblas"
 "$PY" -c "import random; random.seed(3); print(''.join(random.choice('aabbc#') for _ in range(333)))" > "$t/in"
 : > "$t/empty"
 # (formula, mode) pairs: softmax heads and hard heads; the string, in both
@@ -37,7 +41,7 @@ for fm in 'pe:a S b' 'rel:a U b & Y a' 'hard:G (a -> F b) & O c'; do
         echo "FAIL $peer '$f' $m $p: exit status $? ($(head -n 1 "$t/err"))"; fail=1; continue
       fi
       if ! "$PY" - "$t/out" "$t/want" 3 "$peer" <<'PYEOF'
-import json, sys
+import json, math, sys
 out, want, reps = open(sys.argv[1]).read(), open(sys.argv[2]).read().rstrip("\n"), int(sys.argv[3])
 who = {"numpy": "NumPy ", "torch": "PyTorch ", "openblas": "OpenBLAS "}[sys.argv[4]]
 lines = out.splitlines()
@@ -49,7 +53,8 @@ assert r["version"].startswith(who) and any(c.isdigit() for c in r["version"]), 
     "version %r" % r["version"]
 s = r["seconds"]
 assert isinstance(s, list) and len(s) == reps, "seconds: %r" % (s,)
-assert all(isinstance(x, (int, float)) and 0 < x < 60 for x in s), "seconds: %r" % (s,)
+# times are numbers, never compared with a threshold
+assert all(isinstance(x, (int, float)) and math.isfinite(x) and x >= 0 for x in s), "seconds: %r" % (s,)
 assert isinstance(r["peak_bytes"], int) and r["peak_bytes"] >= 0, "peak_bytes %r" % r["peak_bytes"]
 assert r["bits"] == want, "bits differ from hardsoft run:\n  %s\n  %s" % (r["bits"], want)
 PYEOF

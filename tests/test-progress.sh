@@ -65,12 +65,16 @@ HARDSOFT_PROGRESS=1 "$HS" bench --formula 'a S b' --modes temp --lengths 32 --is
 HARDSOFT_PROGRESS=1 "$HS" simulate "$t/hard.st" abab bbba ab >/dev/null 2>"$t/err7"
 tr '\r' '\n' <"$t/err7" | grep -q '^hardsoft: [0-9]*/\([0-9]*\) passes (100%)' ||
   { echo "FAIL simulate progress: '$(tr '\r' '\n' <"$t/err7" | tail -3)'"; fail=1; }
-# on a real terminal (script(1) from bsdutils gives one), a run of a
-# fraction of a second prints nothing: the first update waits a second
+# on a real terminal (script(1) from bsdutils gives one) the decisions
+# are printed as anywhere else; whether a progress line shows depends on
+# how long the run took (the first waits a second), which a test does not
+# assert, so only its form is checked if one appears
 if command -v script >/dev/null 2>&1; then
   script -qc "$HS eval 'a S b' abab" /dev/null >"$t/tty" 2>&1
-  tr '\r' '\n' <"$t/tty" | grep -q rows && { echo "FAIL terminal: progress on a short run"; fail=1; }
-  grep -q 0111 "$t/tty" || { echo "FAIL terminal: '$(cat "$t/tty")'"; fail=1; }
+  tr '\r' '\n' <"$t/tty" | grep -v '^hardsoft: [0-9]*/[0-9]* rows\|^ *$' >"$t/tty.out"
+  [ "$(tr -d '\n' <"$t/tty.out")" = 0111 ] || { echo "FAIL terminal: '$(cat "$t/tty")'"; fail=1; }
+else
+  echo "SKIP progress on a real terminal: no script(1) (bsdutils)"
 fi
 
 # --json: parsed by python3, fields against the text output

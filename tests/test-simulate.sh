@@ -65,8 +65,21 @@ expect_rc "gamma override" 0 "$HS" simulate $M/first-equals-last.safetensors --g
   has "gamma override" "^gamma used: 0.5 (--gamma)" &&
   has "gamma override" "= 0.5 / (4 + ln 5) = " &&
   has "gamma override" "for the measured gamma"
-# a much larger gamma makes tau too hot: the bound is lost (the decision may survive)
-expect_rc "gamma auto" 0 "$HS" simulate $M/first-equals-last.safetensors --gamma=auto abba
+# --gamma auto (the default) uses the measured gap: no "gamma used" line,
+# the temperature from the measured gamma, the same output as without it
+"$HS" simulate $M/first-equals-last.safetensors abba >"$t/default" 2>&1 || { echo "FAIL simulate"; fail=1; }
+for g in --gamma=auto "--gamma auto"; do
+  # shellcheck disable=SC2086
+  if expect_rc "$g" 0 "$HS" simulate $M/first-equals-last.safetensors $g abba; then
+    grep -q '^gamma used' "$t/out" && { echo "FAIL $g: $(grep '^gamma used' "$t/out")"; fail=1; }
+    measured=$(sed -n 's/^gamma: \([0-9.e+-]*\) .*/\1/p' "$t/out")
+    has "$g" "^temperature: tau = gamma / (mu + ln(n+1)) = $measured / (4 + ln 5) = "
+    cmp -s "$t/out" "$t/default" || { echo "FAIL $g: output differs from the default's"; fail=1; }
+  fi
+done
+# a gamma far above the measured one is used as given
+expect_rc "gamma 5" 0 "$HS" simulate $M/first-equals-last.safetensors --gamma 5 abba &&
+  has "gamma 5" "^gamma used: 5 (--gamma)$" && has "gamma 5" "= 5 / (4 + ln 5) = "
 
 # CSV: a header and one row per length
 expect_rc "csv" 0 "$HS" simulate $M/after-last-b.safetensors --alphabet ab --lengths 8,32 --samples 2 --csv --header
@@ -94,7 +107,9 @@ expect_rc "tied unique-hard csv" 0 "$HS" simulate "$t/ya.safetensors" --csv ab &
 # the example files are what bench/models/make_models.py writes, byte for
 # byte, and the independent numpy pass reads them as hardsoft does
 PY=${PYTHON:-/usr/bin/python3}
-if "$PY" -c 'import numpy' 2>/dev/null; then
+if ! "$PY" -c 'import numpy' 2>/dev/null; then
+  echo "FAIL: $PY cannot import numpy (make check installs python3-numpy)"; fail=1
+else
   mkdir "$t/models"
   "$PY" $M/make_models.py "$t/models" >/dev/null || { echo "FAIL make_models.py"; fail=1; }
   for f in majority first-equals-last dyck1-prefix after-last-b; do

@@ -231,8 +231,9 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
     } else if (IS("--threads")) { n = b->nthreads = parse_list(a, v, MAXL, one_thread, b->threads);
     } else if (IS("--skip")) { n = b->nskips = parse_list(a, v, 4, one_skip, b->skips);
     } else if (IS("--repeat")) {
-      size_t r;
-      if (one_len(a, v, 0, &r) || r < 1 || r > 1000)
+      char *e; /* not one_len: it would print a second error line */
+      unsigned long r = strtoul(v, &e, 10);
+      if (*v < '0' || *v > '9' || *e || r < 1 || r > 1000)
         return cli_error("--repeat expects 1 to 1000, got '%s'", v);
       b->repeat = (int)r;
     } else if (IS("--error-max-n")) { if (one_len(a, v, 0, &b->error_max_n)) return 2;

@@ -2,13 +2,20 @@
 # SPDX-License-Identifier: MIT
 """ONNX Runtime runs the exported graphs with hardsoft's own decisions.
 
-For every formula of tests/formulas.txt in every configuration of CONFIGS
-(the modes a formula is refused in, as `hardsoft compile` refuses it, are
-skipped and counted), the model is compiled to ONNX (`compile -o
-FILE.onnx`), run by `hardsoft eval` and by ONNX Runtime
+For every formula of tests/formulas.txt in every configuration of CONFIGS,
+the model is compiled to ONNX (`compile -o FILE.onnx`), run by `hardsoft
+eval` and by ONNX Runtime
 (tests/onnx/ort-run.js, all models of a configuration in one node
 process) on the strings of strings(), and the decisions are compared at
 every position.
+
+Refusals are asserted exactly: the ONNX export refuses a formula in a
+configuration if and only if compiling it to .safetensors is refused too,
+with the same one-line message (the mode cannot express it, whatever the
+file format), every such refusal is mode fixed's "mixing #< and #>", and
+every formula so refused mentions both #< and #>. Any other failure to
+export fails. Formulas go after "--", so one starting with '-' is a
+formula, not an option.
 
 The rule: ORT's value v and hardsoft's decision b agree when (v > 1/2) ==
 b, or when |v - 1/2| <= NEAR (1e-3): the two sum in different orders in
@@ -65,11 +72,12 @@ def main():
             for k, f in enumerate(formulas("tests/formulas.txt")):
                 ox = os.path.join(tmp, "%s-%d-%s-%d.onnx" % (mode, scale, sign, k))
                 opts = ["--mode", mode, "--scale", str(scale), "--sign", sign]
-                r = run([hs, "compile", f, *opts, "-o", ox])
-                if r.returncode == 2 and b"error" in r.stderr:
+                r = run([hs, "compile", *opts, "-o", ox, "--", f])
+                if r.returncode:
+                    fails += refusal(hs, f, mode, opts, r, tmp)
                     refused += 1
                     continue
-                r2 = run([hs, "eval", f, *opts], text)  # compiles the same model
+                r2 = run([hs, "eval", *opts, "--", f], text)  # compiles the same model
                 if r.returncode or r2.returncode:
                     print("FAIL %r %s mu=%s: hardsoft failed: %s" % (f, mode, scale, (r.stderr + r2.stderr).decode()))
                     fails += 1
@@ -77,7 +85,7 @@ def main():
                 jobs.append((f, ox, r2.stdout.decode().split("\n")[:len(ss)]))
                 if k % 10 == 0:  # the other way to write the same graph
                     st, again = os.path.join(tmp, "m.safetensors"), os.path.join(tmp, "again.onnx")
-                    r = run([hs, "compile", f, *opts, "-o", st])
+                    r = run([hs, "compile", *opts, "-o", st, "--", f])
                     r2 = run([hs, "export", st, "-o", again])
                     if r.returncode or r2.returncode or open(again, "rb").read() != open(ox, "rb").read():
                         print("FAIL %r %s: export differs from compile -o .onnx" % (f, mode))
@@ -112,9 +120,25 @@ def main():
                             continue
                         fails += 1
                         print("FAIL %r %s mu=%s sign=%s n=%d position %d: ORT %r, hardsoft %s" % (f, mode, scale, sign, len(s), i + 1, v, want[i]))
-    print("onnx: %d models (%d refused by their mode), %d positions, %d within %g of 1/2, %d failures"
+    print("onnx: %d models (%d refused, each as .safetensors too), %d positions, %d within %g of 1/2, %d failures"
           % (models, refused, positions, near, NEAR, fails))
     return 1 if fails or models == 0 else 0
+
+
+def refusal(hs, f, mode, opts, r, tmp):
+    """1 unless the refused ONNX export r of f is one the mode makes."""
+    st = run([hs, "compile", *opts, "-o", os.path.join(tmp, "refused.safetensors"), "--", f])
+    err = r.stderr.decode().strip()
+    if (r.returncode != 2 or st.returncode != 2 or st.stderr.decode().strip() != err
+            or len(err.splitlines()) != 1):
+        print("FAIL %r %s: ONNX export refused (exit %d: %s), .safetensors: exit %d: %s"
+              % (f, mode, r.returncode, err, st.returncode, st.stderr.decode().strip()))
+        return 1
+    if mode != "fixed" or "mixing #< and #>" not in err or "#<" not in f or "#>" not in f:
+        print("FAIL %r %s: refused, but not as a comparison mixing #< and #> in fixed: %s"
+              % (f, mode, err))
+        return 1
+    return 0
 
 
 def onnx_check(path):
