@@ -545,6 +545,35 @@ size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
  * used by hardsoft run --tokens). 0, or -1 when out of memory. */
 int hs_model_set_vocab(hs_model *m, const hs_program *p);
 
+/* ------------------------------------------- bindings: tokens, batches */
+
+/* A model's vocabulary (the program's tokens it was compiled from, kept in
+ * its file): how many tokens, token k's text (NULL when k is out of range;
+ * valid while the model lives) and the byte the model reads for it (-1).
+ * 0 tokens: the model reads bytes. src/model/vocab_api.c. */
+int hs_model_vocab_size(const hs_model *m);
+const char *hs_model_vocab_token(const hs_model *m, int k);
+int hs_model_vocab_byte(const hs_model *m, int k);
+/* The whitespace-separated tokens of line[0..len) as the bytes the model
+ * reads, into out (room for len bytes): a token of the vocabulary is its
+ * byte, any other token one byte no token uses; without a vocabulary a
+ * one-byte token is its own byte. Returns how many (what `hardsoft run
+ * --tokens` feeds the model). */
+size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
+                         uint8_t *out);
+
+/* count strings w[k][0..len[k]) through the model with the options o
+ * (NULL: f32 and the defaults), its weights converted once: string k's
+ * decisions and output values at positions 1..len[k] go to
+ * bits[off_k ...] and values[off_k ...], off_k = len[0] + ... + len[k-1]
+ * (each may be NULL; room for the sum of len). The same answers as
+ * hs_forward on each string. 0, or -1 with err filled (naming the string's
+ * index). Calls on one model from several threads at once are safe: the
+ * model is only read. src/run/batch.c. */
+int hs_forward_batch(const hs_model *m, size_t count, const uint8_t *const *w,
+                     const size_t *len, const hs_run_opts *o, uint8_t *bits,
+                     double *values, hs_error *err);
+
 #ifdef __cplusplus
 }
 #endif
