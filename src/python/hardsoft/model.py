@@ -409,13 +409,34 @@ class Model:
             if _lib.lib().hs_model_save(self._ptr, path.encode(), msg, _lib.MSG) != 0:
                 raise _lib.fail(msg)
             doc, t = torch_module.load(path)
-        return torch_module.make_module(doc, t, dtype, hard_tau=hard_tau)
+            meta = {k: v for k, v in _meta_read(path).items() if k == "vocab"}
+        module = torch_module.make_module(doc, t, dtype, hard_tau=hard_tau)
+        if self._program is not None and self.source is not None:
+            meta.update({_META_SOURCE: self.source, _META_LANG: self.lang})
+        module.file_meta = meta     # written back by module.save
+        return module
 
-    def token_ids(self, s: Optional[Text] = None, tokens: Tokens = None):
-        """The LongTensor of token ids to_torch's module takes: BOS (256),
-        then the bytes the model reads for s (or tokens)."""
+    @staticmethod
+    def token_ids(s: Text):
+        """The LongTensor of ids to_torch's module takes for a string of
+        bytes: BOS (256), then the bytes of s (a program model's tokens:
+        Model.ids)."""
+        import torch
+        return torch.tensor([256] + list(_bytes(s)), dtype=torch.int64)
+
+    def ids(self, s: Optional[Text] = None, tokens: Tokens = None):
+        """The LongTensor of ids to_torch's module takes for the input s
+        (or tokens) as this model reads it: BOS (256), then one id per
+        position."""
         import torch
         return torch.tensor([256] + list(self.encode(s, tokens)), dtype=torch.int64)
+
+    def token_batch(self, strings: Sequence[Union[Text, Sequence[Text]]]):
+        """(ids [B, L], mask [B, L]) for to_torch's module: each input's
+        ids padded after its end, mask True on BOS and the symbols."""
+        from .torch_nn import pad
+        return pad([self.ids(tokens=x) if isinstance(x, (list, tuple)) else self.ids(x)
+                    for x in strings])
 
 
 def _parse_ltl(text: Text) -> int:
