@@ -46,6 +46,10 @@ CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest \
 # only when no npm command exists: a nodejs built elsewhere (NodeSource)
 # bundles npm and conflicts with Debian's npm package.
 CHECK_PKGS   += nodejs python3-onnx
+# the Python package: pip install . into a venv offline (check-pip), the
+# tutorial notebook run headless (check-notebook)
+CHECK_PKGS   += python3-setuptools python3-wheel python3-venv python3-pip \
+                python3-nbconvert python3-ipykernel jupyter-nbconvert
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
@@ -62,7 +66,7 @@ OPENBLAS_FLAGS = $(shell $(OPENBLAS_PC) --cflags openblas 2>/dev/null)
 OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
                  -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
 
-.PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize bench \
+.PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook bench \
         bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins \
         deps-npm
 .DELETE_ON_ERROR:
@@ -174,6 +178,18 @@ check: deps-check
 	$(MAKE) --no-print-directory lib cli $(TEST_BIN)
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
+	$(if $(SAN),,@$(MAKE) --no-print-directory check-pip check-notebook)
+
+# pip install . into a virtual environment, offline, in a temporary copy
+# of the checkout; then import the installed package from elsewhere.
+check-pip: deps-check
+	@PYTHON=$(PYTHON) sh tests/py/pip-install.sh
+
+# examples/tutorial.ipynb executed headless (jupyter nbconvert) against this
+# checkout's package and library; the executed copy goes to a temporary
+# directory, the committed notebook keeps no outputs.
+check-notebook: deps-check lib $(BUILD)/node/node_modules/onnxruntime-node
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/py/notebook.sh
 
 check-exhaustive: deps-check
 	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive

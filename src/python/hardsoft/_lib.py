@@ -173,6 +173,8 @@ _PROTOS.update({
     "hs_kernels_default": (C.c_void_p, [C.c_char_p]),
     "hs_model_save_onnx": (C.c_int, [P, C.c_char_p, C.c_char_p, C.c_size_t]),
     "hs_program_vocab_size": (C.c_int, [P]),
+    "hs_precision_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int), C.POINTER(C.c_int),
+                                     C.POINTER(C.c_int)]),
 })
 
 _load_lock = threading.Lock()

@@ -26,6 +26,7 @@ MODES = ("hard", "pe", "temp", "fixed", "rel")
 SIGNS = {"layernorm": 0, "temp": 1}
 LANGS = {"ltl": 0, "crasp": 1, "brasp": 2}   # hs_lang of the program API
 PRECISIONS = {"f32": 0, "f64": 1}
+PRECISION_NAMES = ("f32", "f64", "f16", "bf16", "f16s", "bf16s")
 
 Text = Union[str, bytes, bytearray, memoryview]
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -60,10 +61,19 @@ def _buf(s: bytes):
 
 
 def _run_opts(precision: str, threads: int = 0) -> _lib.HsRunOpts:
-    if precision not in PRECISIONS:
-        raise Error("precision '%s' is not f32 or f64" % precision)
+    """Options of a run in one of the precisions PRECISION_NAMES: f32, f64,
+    or f32 with the queries, keys and values stored in f16 / bf16, or
+    with the scores q.k rounded to f16 / bf16 (f16s, bf16s): the
+    precision-boundary experiment (`hardsoft boundary --precision`)."""
+    if not isinstance(precision, str) or precision not in PRECISION_NAMES:
+        raise Error("precision '%s' is not one of %s" % (precision, ", ".join(PRECISION_NAMES)))
+    prec, score, qkv = C.c_int(), C.c_int(), C.c_int()
+    if _lib.lib().hs_precision_parse(precision.encode(), C.byref(prec), C.byref(score),
+                                     C.byref(qkv)) != 0:
+        raise Error("precision '%s' is not in this build of libhardsoft" % precision)
     o = _lib.HsRunOpts()
-    o.precision, o.threads = PRECISIONS[precision], threads
+    o.precision, o.threads = prec.value, threads
+    o.score_round, o.qkv_round = score.value, qkv.value
     return o
 
 
