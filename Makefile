@@ -66,7 +66,7 @@ OPENBLAS_FLAGS = $(shell $(OPENBLAS_PC) --cflags openblas 2>/dev/null)
 OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
                  -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
 
-.PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook bench \
+.PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook check-tsan bench \
         bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins \
         deps-npm
 .DELETE_ON_ERROR:
@@ -204,6 +204,17 @@ check-sanitize: deps-check
 	$(MAKE) --no-print-directory BUILD=build-sanitize OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check
 
+# The library under ThreadSanitizer: one model run from several threads at
+# once (test-batch, what the Python package's threads do) and the runner's
+# own worker threads (test-threads). The first call into the library picks
+# the kernel table; the tests (and the Python package, when it loads the
+# library) make it from one thread before any other starts.
+check-tsan: deps-check
+	$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 \
+	  SAN="-fsanitize=thread -fno-omit-frame-pointer" build-tsan/tests/test-batch build-tsan/tests/test-threads
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test-batch
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test-threads
+
 # ---------------------------------------------------------------- bench
 bench: deps-bench
 	$(MAKE) --no-print-directory all
@@ -267,7 +278,7 @@ uninstall:
 	rm -f $(COMPDIR)/hardsoft
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-tsan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
