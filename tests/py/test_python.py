@@ -202,8 +202,11 @@ def test_bad_strings():
             m.eval(bad)
         with pytest.raises(hardsoft.Error):
             m.truth(bad)
-    with pytest.raises(hardsoft.Error):
-        m.eval("ab", precision="f16")
+    for prec in ("f8", "F32", None):
+        with pytest.raises(hardsoft.Error):
+            m.eval("ab", precision=prec)
+    for prec in ("f16", "bf16", "f16s", "bf16s"):     # the boundary experiment's
+        assert (m.eval("abba", precision=prec) == m.truth("abba")).all()
     with pytest.raises(hardsoft.Error, match="too long"):
         m.attention("a" * 4097)
     with pytest.raises(hardsoft.Error):
