@@ -558,27 +558,16 @@ def _meta_read(path: str) -> Dict[str, Any]:
 
 
 def _meta_add(path: str, extra: Dict[str, str]) -> None:
-    """Add string entries to a safetensors file's __metadata__, atomically
-    (a temporary file renamed over it). Tensor offsets count from the end
-    of the header, so they stay; the header is padded with spaces to a
-    multiple of 8 bytes, as safetensors writers align it."""
+    """Add string entries to a safetensors file's __metadata__, atomically,
+    keeping its permissions. Tensor offsets count from the end of the
+    header, so the tensor bytes stay as they are."""
+    from .torch_module import write
     with open(path, "rb") as f:
         raw = f.read()
     (n,) = struct.unpack("<Q", raw[:8])
     head = json.loads(raw[8:8 + n].decode("utf-8"))
     head.setdefault("__metadata__", {}).update(extra)
-    text = json.dumps(head, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".hardsoft-", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(struct.pack("<Q", len(text)) + text + raw[8 + n:])
-        os.chmod(tmp, os.stat(path).st_mode & 0o777)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write(path, head, raw[8 + n:], os.stat(path).st_mode & 0o777)
 
 
 def version() -> str:

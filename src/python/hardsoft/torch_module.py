@@ -17,7 +17,9 @@ hardsoft.torch_nn).
 """
 import json
 import math
+import os
 import struct
+import tempfile
 from typing import Any, Dict, Tuple
 
 import numpy as np
@@ -42,6 +44,29 @@ def load(path: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         # hardsoft keeps F32 weights (F64 files are rounded when loaded)
         t[name] = np.frombuffer(data[b:end], dtype=dt).reshape(e["shape"]).astype(np.float32)
     return doc, t
+
+
+def write(path: str, header: Dict[str, Any], data: bytes, mode: Any = None) -> None:
+    """A safetensors file of header (a JSON-able dict) and the tensor bytes
+    data, written atomically (a temporary file renamed over path). The
+    header is padded with spaces to a multiple of 8 bytes, as safetensors
+    writers align it. mode: the file's permissions (None: as any new
+    file, 0666 minus the umask)."""
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    if mode is None:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    fd, tmp = tempfile.mkstemp(prefix=".hardsoft-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(struct.pack("<Q", len(text)) + text + data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def tau(head, n):

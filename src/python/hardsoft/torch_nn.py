@@ -34,14 +34,13 @@ the maximal keys); compiling in a softmax mode is the other way.
 """
 import json
 import math
-import os
-import struct
-import tempfile
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 from torch import nn
+
+from .torch_module import write
 
 BOS = 256
 _FAR = 1 << 40        # an index past every key (a constant, so traced graphs
@@ -321,20 +320,7 @@ def write_file(path: str, doc: Dict[str, Any], tensors: Dict[str, np.ndarray],
                         "data_offsets": [off, off + a.nbytes]}
         blobs.append(a.tobytes())
         off += a.nbytes
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".hardsoft-", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write(path, header, b"".join(blobs))
 
 
 def pad(seqs: Sequence[torch.Tensor]) -> Tuple[torch.Tensor, torch.Tensor]:
