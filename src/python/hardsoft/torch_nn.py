@@ -93,7 +93,6 @@ class Head(nn.Module):
         super().__init__()
         for name in ("wq", "wk", "wv", "wo"):
             setattr(self, name, nn.Parameter(torch.from_numpy(np.array(w[name], dtype=np.float64))))
-        self.spec = dict(spec)
         self.kind = spec["kind"]
         self.mask = spec.get("mask", "none")
         if self.mask not in MASK_KINDS:
