@@ -55,6 +55,10 @@ CHECK_PKGS   += $(CHECK_WEB_PKGS)
 CHECK_PKGS   += pkg-config libopenblas-dev libopenblas-pthread-dev
 # tests/test-docs.sh: the manual page through groff
 CHECK_PKGS   += groff-base
+# the Python package: pip install . into a venv offline (check-pip), the
+# tutorial notebook run headless (check-notebook)
+CHECK_PKGS   += python3-setuptools python3-wheel python3-venv python3-pip \
+                python3-nbconvert python3-ipykernel jupyter-nbconvert
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
@@ -71,7 +75,7 @@ OPENBLAS_FLAGS = $(shell $(OPENBLAS_PC) --cflags openblas 2>/dev/null)
 OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
                  -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
 
-.PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize bench \
+.PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook check-tsan bench \
         bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins \
         deps-npm web check-web bench-web deps-web deps-check-web
 .DELETE_ON_ERROR:
@@ -288,6 +292,18 @@ check: deps-check
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
 	$(if $(SAN),,$(MAKE) --no-print-directory check-web)
+	$(if $(SAN),,@$(MAKE) --no-print-directory check-pip check-notebook)
+
+# pip install . into a virtual environment, offline, in a temporary copy
+# of the checkout; then import the installed package from elsewhere.
+check-pip: deps-check
+	@PYTHON=$(PYTHON) sh tests/py/pip-install.sh
+
+# examples/tutorial.ipynb executed headless (jupyter nbconvert) against this
+# checkout's package and library; the executed copy goes to a temporary
+# directory, the committed notebook keeps no outputs.
+check-notebook: deps-check lib $(BUILD)/node/node_modules/onnxruntime-node
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/py/notebook.sh
 
 check-exhaustive: deps-check
 	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive
@@ -301,6 +317,17 @@ check-sanitize: deps-check
 	$(MAKE) --no-print-directory lib
 	$(MAKE) --no-print-directory BUILD=build-sanitize OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check
+
+# The library under ThreadSanitizer: one model run from several threads at
+# once (test-batch, what the Python package's threads do) and the runner's
+# own worker threads (test-threads). The first call into the library picks
+# the kernel table; the tests (and the Python package, when it loads the
+# library) make it from one thread before any other starts.
+check-tsan: deps-check
+	$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 \
+	  SAN="-fsanitize=thread -fno-omit-frame-pointer" build-tsan/tests/test-batch build-tsan/tests/test-threads
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test-batch
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test-threads
 
 # ---------------------------------------------------------------- bench
 bench: deps-bench
@@ -365,7 +392,7 @@ uninstall:
 	rm -f $(COMPDIR)/hardsoft
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-tsan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -311,6 +311,18 @@ HS_API int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result
                   hs_error *err);
 HS_API void hs_runner_free(hs_runner *r);
 
+/* count strings w[k][0..len[k]) through the model with the options o
+ * (NULL: f32 and the defaults), its weights converted once: string k's
+ * decisions and output values at positions 1..len[k] go to
+ * bits[off_k ...] and values[off_k ...], off_k = len[0] + ... + len[k-1]
+ * (each may be NULL; room for the sum of len). The same answers as
+ * hs_forward on each string. 0, or -1 with err filled (naming the string's
+ * index). Calls on one model from several threads at once are safe: the
+ * model is only read. */
+HS_API int hs_forward_batch(const hs_model *m, size_t count, const uint8_t *const *w,
+                     const size_t *len, const hs_run_opts *o, uint8_t *bits,
+                     double *values, hs_error *err);
+
 /* ------------------------------------- model metadata and attention */
 
 /* For callers that cannot read struct hs_model (the Python package's
@@ -340,6 +352,10 @@ HS_API const char *hs_model_exact_region(const hs_model *m);
 HS_API const char *hs_model_coord_name(const hs_model *m, int k);
 /* Tokens of the vocabulary saved in the model (0: it reads bytes). */
 HS_API int hs_model_vocab_size(const hs_model *m);
+/* Token k's text (NULL when k is out of range; valid while the model
+ * lives) and the byte the model reads for it (-1 when out of range). */
+HS_API const char *hs_model_vocab_token(const hs_model *m, int k);
+HS_API int hs_model_vocab_byte(const hs_model *m, int k);
 /* ReLU units of layer `layer`'s feed-forward block, or -1 when there is
  * no such layer. */
 HS_API int hs_model_layer_hidden(const hs_model *m, int layer);

@@ -14,5 +14,9 @@ cd "$(dirname "$0")/.." || exit 1
 # the Python package loads $BUILD/libhardsoft.so (tests/py/conftest.py); a
 # sanitizer build of it needs its runtime loaded first into the interpreter
 asan=$(ldd "${BUILD:-build}/libhardsoft.so" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p')
+# (and libstdc++ with it: PyTorch's C++ exceptions abort the interpreter
+# when the sanitizer runtime comes up before the C++ library)
+stdcxx=$(${CC:-cc} -print-file-name=libstdc++.so.6 2>/dev/null)
+[ -f "$stdcxx" ] && asan=${asan:+"$asan $stdcxx"}
 [ -n "$asan" ] && export LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0
 exec "$PY" -m pytest -q -p no:cacheprovider tests/py

@@ -109,7 +109,15 @@ size_t hs_model_describe(const hs_model *m, char *buf, size_t len) {
 
 const char *hs_model_mode(const hs_model *m) { return m->mode; }
 const char *hs_model_bound_desc(const hs_model *m) { return m->bound_desc; }
-int hs_model_vocab_size(const hs_model *m) { return m->nvocab; }
+int hs_model_vocab_size(const hs_model *m) { return m ? m->nvocab : 0; }
+
+const char *hs_model_vocab_token(const hs_model *m, int k) {
+  return m && k >= 0 && k < m->nvocab ? m->vocab_tok[k] : NULL;
+}
+
+int hs_model_vocab_byte(const hs_model *m, int k) {
+  return m && k >= 0 && k < m->nvocab ? m->vocab_byte[k] : -1;
+}
 
 const char *hs_model_coord_name(const hs_model *m, int k) {
   return m->coord_names && k >= 0 && k < m->d ? m->coord_names[k] : NULL;

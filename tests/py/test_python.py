@@ -202,8 +202,11 @@ def test_bad_strings():
             m.eval(bad)
         with pytest.raises(hardsoft.Error):
             m.truth(bad)
-    with pytest.raises(hardsoft.Error):
-        m.eval("ab", precision="f16")
+    for prec in ("f8", "F32", None):
+        with pytest.raises(hardsoft.Error):
+            m.eval("ab", precision=prec)
+    for prec in ("f16", "bf16", "f16s", "bf16s"):     # the boundary experiment's
+        assert (m.eval("abba", precision=prec) == m.truth("abba")).all()
     with pytest.raises(hardsoft.Error, match="too long"):
         m.attention("a" * 4097)
     with pytest.raises(hardsoft.Error):
@@ -258,11 +261,11 @@ def test_forward_py_needs_no_library(tmp_path):
 ])
 @pytest.mark.parametrize("mode", ["hard", "pe", "temp"])
 def test_programs_agree_with_their_interpreter(path, lang, alphabet, mode):
-    # one-character tokens are their own bytes, so a str of them is a token list
+    # a program model reads tokens: a list, or one string split at whitespace
     with open(os.path.join(ROOT, path)) as f:
         m = hardsoft.compile(f.read(), mode=mode, scale=16, lang=lang)
     for s in rand_strings(7, 20, 300, alphabet):
-        assert (m.eval(s) == m.truth(s)).all(), (path, mode, s)
+        assert (m.eval(tokens=list(s)) == m.truth(" ".join(s))).all(), (path, mode, s)
 
 
 def test_struct_layouts_match_the_library():

@@ -2,7 +2,8 @@
 """Every ctypes prototype of the C library in one place, and where the
 library is found.
 
-The library is $HARDSOFT_LIB (a path) when that is set; else, in order: the checkout
+The library is $HARDSOFT_LIB (a path) when that is set; else, in order: the
+copy inside the package (pip install .); the checkout
 this package sits in (src/python/hardsoft -> build/libhardsoft.so, after
 `make`); the prefix it was installed into (PREFIX/lib/python3/dist-packages/
 hardsoft -> PREFIX/lib/libhardsoft.so.0, after `make install`); then the
@@ -102,6 +103,8 @@ def candidates() -> List[str]:
     if env:
         return [env]
     out = []
+    # pip install . puts the library inside the package (setup.py)
+    out.append(os.path.join(here, "libhardsoft.so"))
     out.append(os.path.join(here, "..", "..", "..", "build", "libhardsoft.so"))
     out.append(os.path.join(here, "..", "..", "..", "libhardsoft.so.0"))
     out.append("libhardsoft.so.0")
@@ -151,3 +154,59 @@ def lib() -> C.CDLL:
 
 def has(name: str) -> bool:
     return hasattr(lib(), name)
+
+
+# ------------------------------------------------------------------------
+# Bindings added with the token, batch and packaging work (the model's
+# vocabulary, hs_forward_batch) and a few older calls the package had not
+# bound yet. They join the required table, so lib() sets them up with the
+# rest.
+import threading
+
+_PROTOS.update({
+    "hs_model_vocab_size": (C.c_int, [P]),
+    "hs_model_vocab_token": (C.c_char_p, [P, C.c_int]),
+    "hs_model_vocab_byte": (C.c_int, [P, C.c_int]),
+    "hs_model_tokenize": (C.c_size_t, [P, C.c_char_p, C.c_size_t, BYTES]),
+    "hs_model_set_vocab": (C.c_int, [P, P, C.POINTER(HsError)]),
+    "hs_forward_batch": (C.c_int, [P, C.c_size_t, C.POINTER(BYTES),
+                                   C.POINTER(C.c_size_t), C.POINTER(HsRunOpts),
+                                   BYTES, C.POINTER(C.c_double), C.POINTER(HsError)]),
+    "hs_kernels_default": (C.c_void_p, [C.POINTER(HsError)]),
+    "hs_model_save_onnx": (C.c_int, [P, C.c_char_p, C.POINTER(HsError)]),
+    "hs_program_vocab_size": (C.c_int, [P]),
+    "hs_precision_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int), C.POINTER(C.c_int),
+                                     C.POINTER(C.c_int)]),
+})
+
+_load_lock = threading.Lock()
+_load_once = lib
+_ready: Optional[C.CDLL] = None
+
+
+def lib() -> C.CDLL:  # noqa: F811 (wraps the loader above)
+    """The loaded library with every prototype set, loaded once under a
+    lock. The first load also picks the kernel table (hs_kernels_default)
+    while no other thread can call in: the library fills that table on
+    first use without a guard, and ctypes lets Python threads run library
+    calls at the same time (it releases the GIL around each call)."""
+    global _ready
+    if _ready is not None:
+        return _ready
+    with _load_lock:
+        if _ready is None:
+            handle = _load_once()
+            handle.hs_kernels_default(None)
+            _ready = handle
+        return _ready
+
+
+def fail(err: Optional["HsError"] = None, prefix: str = "") -> Exception:
+    """The one place a library error becomes a Python exception: err is the
+    HsError the call filled (message, code, line, column); prefix (e.g. a
+    path) goes before the message. Returns the hardsoft.Error for the
+    caller to raise."""
+    from .model import Error
+    if err is None:
+        return Error(prefix + "libhardsoft failed without a message", 0, 0)
+    return Error(prefix + err.msg.decode("utf-8", "replace"), err.column, err.line)

@@ -1,11 +1,22 @@
 # SPDX-License-Identifier: MIT
-"""Models: compile, load, run, inspect (a thin layer over libhardsoft)."""
+"""Models: compile, load, run, inspect (a thin layer over libhardsoft).
+
+Inputs are strings of symbols. A formula model (lang "ltl") reads one
+byte per position: "cabba" is five positions. A program model (C-RASP,
+B-RASP, or any model whose file carries a vocabulary) reads tokens: a
+string is split at whitespace, as `hardsoft run --tokens` does ("a a b"
+is three positions, "<p> word </p>" three as well), or the tokens are
+given as a list (tokens=[...]). A token the program does not name is read
+as one symbol no token uses.
+"""
 import ctypes as C
+import json
 import math
 import os
+import struct
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -15,8 +26,14 @@ MODES = ("hard", "pe", "temp", "fixed", "rel")
 SIGNS = {"layernorm": 0, "temp": 1}
 LANGS = {"ltl": 0, "crasp": 1, "brasp": 2}   # hs_lang of the program API
 PRECISIONS = {"f32": 0, "f64": 1}
+PRECISION_NAMES = ("f32", "f64", "f16", "bf16", "f16s", "bf16s")
 
 Text = Union[str, bytes, bytearray, memoryview]
+PathLike = Union[str, bytes, "os.PathLike[str]"]
+
+# __metadata__ keys Model.save adds to a program model's file so that
+# load() can rebuild its ground truth (the library ignores other keys)
+_META_SOURCE, _META_LANG = "hardsoft_program", "hardsoft_lang"
 
 
 class Error(ValueError):
@@ -43,15 +60,20 @@ def _buf(s: bytes):
     return (C.c_uint8 * max(len(s), 1)).from_buffer_copy(s or b"\0")
 
 
-def _msg(err: _lib.HsError) -> str:
-    return err.msg.decode("utf-8", "replace")
-
-
 def _run_opts(precision: str, threads: int = 0) -> _lib.HsRunOpts:
-    if precision not in PRECISIONS:
-        raise Error("precision '%s' is not f32 or f64" % precision)
+    """Options of a run in one of the precisions PRECISION_NAMES: f32, f64,
+    or f32 with the queries, keys and values stored in f16 / bf16, or
+    with the scores q.k rounded to f16 / bf16 (f16s, bf16s): the
+    precision-boundary experiment (`hardsoft boundary --precision`)."""
+    if not isinstance(precision, str) or precision not in PRECISION_NAMES:
+        raise Error("precision '%s' is not one of %s" % (precision, ", ".join(PRECISION_NAMES)))
+    prec, score, qkv = C.c_int(), C.c_int(), C.c_int()
+    if _lib.lib().hs_precision_parse(precision.encode(), C.byref(prec), C.byref(score),
+                                     C.byref(qkv)) != 0:
+        raise Error("precision '%s' is not in this build of libhardsoft" % precision)
     o = _lib.HsRunOpts()
-    o.precision, o.threads = PRECISIONS[precision], threads
+    o.precision, o.threads = prec.value, threads
+    o.score_round, o.qkv_round = score.value, qkv.value
     return o
 
 
@@ -62,18 +84,54 @@ class LayerAttention:
     positions) puts on key j (0 = BOS); hard[h] the hard attention the
     head is or stands in for; target[h, i] the key that hard attention
     picks (-1: spread over several keys, or no hard counterpart); heads[h]
-    the head's kind, target kind, mask and description."""
+    the head's kind, target kind, mask and description; labels the n + 1
+    axis labels ("BOS", then each position's symbol or token)."""
     layer: int
     weights: np.ndarray
     hard: np.ndarray
     target: np.ndarray
     heads: List[Dict[str, Any]] = field(default_factory=list)
+    labels: List[str] = field(default_factory=list)
+
+
+@dataclass
+class Batch:
+    """The answers for many strings at once (Model.run_batch): bits and
+    values laid end to end, string k's at offsets[k] .. offsets[k] +
+    lengths[k]. split() gives one array per string."""
+    bits: np.ndarray      # uint8, every string's decisions in order
+    values: np.ndarray    # float64, the output coordinate
+    lengths: np.ndarray   # int64, positions of each string
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Where each string's answers start."""
+        return np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+
+    def split(self, what: str = "bits") -> List[np.ndarray]:
+        """One array per string: of the decisions ("bits") or the values."""
+        a = self.bits if what == "bits" else self.values
+        return np.split(a, np.cumsum(self.lengths)[:-1]) if len(self.lengths) else []
+
+
+Tokens = Optional[Sequence[Text]]
 
 
 class Model:
-    """A compiled transformer (the C library's hs_model)."""
+    """A compiled transformer (the C library's hs_model). Made by
+    hardsoft.compile or hardsoft.load; freed with the object.
 
-    def __init__(self, ptr: int, source: Optional[str] = None, lang: str = "ltl",
+    Every call that runs the model (eval, values, truth, attention,
+    run_batch) takes the input as a string s or as tokens=[...]; calls
+    from several threads on one model at once are safe and run in
+    parallel (the library only reads the model; ctypes releases the GIL
+    during each call).
+
+    Attributes: source (the text compiled, None for a loaded model
+    without it), lang ("ltl", "crasp", "brasp"; None when a loaded file
+    does not say), sign."""
+
+    def __init__(self, ptr: int, source: Optional[str] = None, lang: Optional[str] = "ltl",
                  sign: str = "layernorm", formula: Optional[int] = None,
                  program: Optional[int] = None):
         self._ptr = ptr
@@ -100,14 +158,17 @@ class Model:
 
     @property
     def mode(self) -> str:
+        """hard, pe, temp, fixed or rel ("custom" for a hand-made file)."""
         return self._info().mode.decode()
 
     @property
     def scale(self) -> float:
+        """mu, the construction's scale."""
         return self._info().scale
 
     @property
     def d(self) -> int:
+        """Width of the residual stream."""
         return self._info().d
 
     @property
@@ -116,12 +177,29 @@ class Model:
 
     @property
     def nheads(self) -> int:
+        """Attention heads over all layers."""
         return self._info().nheads
 
     @property
     def formula(self) -> Optional[str]:
+        """The formula compiled (for a program: "C-RASP program, root X")."""
         f = self._info().formula
         return f.decode("utf-8", "replace") if f is not None else None
+
+    @property
+    def vocab(self) -> Dict[str, int]:
+        """The program's tokens and the byte the model reads for each, in
+        the order the program names them ({} for a formula over bytes)."""
+        lib = _lib.lib()
+        return {lib.hs_model_vocab_token(self._ptr, k).decode("utf-8", "replace"):
+                lib.hs_model_vocab_byte(self._ptr, k)
+                for k in range(lib.hs_model_vocab_size(self._ptr))}
+
+    @property
+    def reads_tokens(self) -> bool:
+        """True when a string is a whitespace-separated list of tokens (a
+        program model), False when every byte is a position (a formula)."""
+        return self.lang not in ("ltl", None) or _lib.lib().hs_model_vocab_size(self._ptr) > 0
 
     def info(self) -> Dict[str, Any]:
         """mode, scale, d, layers, heads, out_coord, bound, min_scale, formula."""
@@ -131,6 +209,8 @@ class Model:
                 "bound": i.bound, "min_scale": i.min_scale, "formula": self.formula}
 
     def head_info(self, layer: int, head: int) -> Dict[str, Any]:
+        """One head: kind, target, mask, tau law and constant, relative
+        bias slope, dk, dv, description."""
         h = _lib.HsHeadInfo()
         if _lib.lib().hs_model_head_info(self._ptr, layer, head, C.byref(h)) != 0:
             raise Error("layer %d has no head %d" % (layer, head))
@@ -154,25 +234,98 @@ class Model:
         return "<hardsoft.Model %r mode=%s scale=%g d=%d layers=%d heads=%d>" % (
             self.formula, i.mode.decode(), i.scale, i.d, i.nlayers, i.nheads)
 
-    # ---------------------------------------------------------- running
-    def eval(self, s: Union[Text, List[Text]], precision: str = "f32"):
-        """The model's decision (0/1, numpy uint8) at positions 1..n of s;
-        a list of arrays for a list of strings."""
-        if isinstance(s, (list, tuple)):
-            return [self.eval(x, precision) for x in s]
-        return self._forward(_bytes(s), precision)[0]
+    # ---------------------------------------------------------- input
+    def encode(self, s: Optional[Text] = None, tokens: Tokens = None) -> bytes:
+        """The bytes the model reads for s (or for the token list), one per
+        position: a program model's tokens as their bytes, a formula
+        model's string as it is."""
+        if (s is None) == (tokens is None):
+            raise Error("give the input as a string or as tokens=[...], not %s"
+                        % ("both" if s is not None else "neither"))
+        if tokens is not None:
+            if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
+                raise Error("tokens must be a list of strings, not %s" % type(tokens).__name__)
+            toks = [_bytes(t, "token") for t in tokens]
+            for k, t in enumerate(toks):
+                if not t or any(c in b" \t\n\v\f\r" for c in t):
+                    raise Error("token %d (%r) is empty or holds whitespace" % (k, t))
+            if not self.reads_tokens:
+                for k, t in enumerate(toks):
+                    if len(t) != 1:
+                        raise Error("token %d (%r): a formula model reads one byte "
+                                    "per position" % (k, t))
+                return b"".join(toks)
+            line = b" ".join(toks)
+        else:
+            line = _bytes(s)
+            if not self.reads_tokens:
+                return line
+        out = (C.c_uint8 * max(len(line), 1))()
+        n = _lib.lib().hs_model_tokenize(self._ptr, line, len(line), out)
+        return bytes(out[:n])
 
-    def values(self, s: Text, precision: str = "f32") -> np.ndarray:
+    def labels(self, s: Optional[Text] = None, tokens: Tokens = None) -> List[str]:
+        """Axis labels of the positions 1..n: each token (program models)
+        or each symbol (formulas)."""
+        if tokens is not None:
+            return [t if isinstance(t, str) else _bytes(t).decode("utf-8", "replace")
+                    for t in tokens]
+        w = _bytes(s)
+        if self.reads_tokens:
+            return [t.decode("utf-8", "replace") for t in w.split()]
+        return [chr(b) if 32 < b < 127 else "\\x%02x" % b for b in w]
+
+    # ---------------------------------------------------------- running
+    def eval(self, s: Union[Text, Sequence[Text], None] = None, precision: str = "f32",
+             *, tokens: Tokens = None):
+        """The model's decision (0/1, numpy uint8) at positions 1..n of s
+        (or of tokens=[...]); a list of arrays for a list of strings (run
+        in one library call, see run_batch)."""
+        if isinstance(s, (list, tuple)):
+            return self.run_batch(s, precision).split("bits")
+        return self._forward(self.encode(s, tokens), precision)[0]
+
+    def values(self, s: Optional[Text] = None, precision: str = "f32", *,
+               tokens: Tokens = None) -> np.ndarray:
         """The output coordinate (float64) at positions 1..n: the decision
         is value > 1/2."""
-        return self._forward(_bytes(s), precision)[1]
+        return self._forward(self.encode(s, tokens), precision)[1]
+
+    def run_batch(self, strings: Sequence[Union[Text, Sequence[Text]]],
+                  precision: str = "f32") -> Batch:
+        """Many inputs in one library call (hs_forward_batch: the weights
+        are prepared once): each item a string, or a list of tokens.
+        Returns a Batch: the decisions and values end to end and each
+        input's length."""
+        if isinstance(strings, (str, bytes)) or not isinstance(strings, (list, tuple)):
+            raise Error("run_batch takes a list of strings, not %s" % type(strings).__name__)
+        enc = [self.encode(tokens=x) if isinstance(x, (list, tuple)) else self.encode(x)
+               for x in strings]
+        lens = np.array([len(w) for w in enc], dtype=np.int64)
+        total = int(lens.sum())
+        flat = _buf(b"".join(enc))
+        base = C.addressof(flat)
+        ptrs = (_lib.BYTES * max(len(enc), 1))()
+        offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        for k in range(len(enc)):
+            ptrs[k] = C.cast(base + int(offs[k]), _lib.BYTES)
+        clens = (C.c_size_t * max(len(enc), 1))(*[int(x) for x in lens])
+        bits = np.zeros(max(total, 1), dtype=np.uint8)
+        vals = np.zeros(max(total, 1), dtype=np.float64)
+        o, err = _run_opts(precision), _lib.HsError()
+        if _lib.lib().hs_forward_batch(self._ptr, len(enc), ptrs, clens, C.byref(o),
+                                       bits.ctypes.data_as(_lib.BYTES),
+                                       vals.ctypes.data_as(C.POINTER(C.c_double)),
+                                       C.byref(err)) != 0:
+            raise _lib.fail(err)
+        return Batch(bits[:total], vals[:total], lens)
 
     def _forward(self, w: bytes, precision: str):
         lib, n = _lib.lib(), len(w)
         o, r = _run_opts(precision), _lib.HsRunResult()
-        msg = _lib.HsError()
-        if lib.hs_forward(self._ptr, _buf(w), n, C.byref(o), C.byref(r), C.byref(msg)) != 0:
-            raise Error(_msg(msg))
+        err = _lib.HsError()
+        if lib.hs_forward(self._ptr, _buf(w), n, C.byref(o), C.byref(r), C.byref(err)) != 0:
+            raise _lib.fail(err)
         try:
             bits = np.ctypeslib.as_array(r.bits, (max(n, 1),))[:n].copy()
             vals = np.ctypeslib.as_array(r.values, (max(n, 1),))[:n].copy()
@@ -180,15 +333,18 @@ class Model:
             lib.hs_run_result_free(C.byref(r))
         return bits.astype(np.uint8), vals
 
-    def truth(self, s: Union[Text, List[Text]]):
+    def truth(self, s: Union[Text, Sequence[Text], None] = None, *,
+              tokens: Tokens = None):
         """The logic's own answer (0/1, numpy uint8) at positions 1..n: the
-        ground-truth evaluator, no transformer involved."""
+        formula's evaluator or the program's interpreter, no transformer
+        involved; a list of arrays for a list of strings."""
         if isinstance(s, (list, tuple)):
             return [self.truth(x) for x in s]
-        w, lib = _bytes(s), _lib.lib()
+        w, lib = self.encode(s, tokens), _lib.lib()
         if self._formula is None and self._program is None:
-            if self.formula is None:
-                raise Error("this model carries no formula, so it has no truth to compare with")
+            if self.formula is None or self.reads_tokens:
+                raise Error("this model carries neither a formula nor its program's "
+                            "source, so it has no truth to compare with")
             self._formula = _parse_ltl(self.formula)   # a loaded model: its source
         out = (C.c_uint8 * max(len(w), 1))()
         err = _lib.HsError()
@@ -198,15 +354,17 @@ class Model:
             rc = lib.hs_truth_eval(self._formula, lib.hs_formula_root(self._formula),
                                    _buf(w), len(w), out, C.byref(err))
         if rc != 0:
-            raise Error(_msg(err))
+            raise _lib.fail(err)
         return np.frombuffer(out, dtype=np.uint8)[:len(w)].copy()
 
-    def attention(self, s: Text, precision: str = "f32") -> List[LayerAttention]:
+    def attention(self, s: Optional[Text] = None, precision: str = "f32", *,
+                  tokens: Tokens = None) -> List[LayerAttention]:
         """Per layer, the attention weights every head uses over s (see
         LayerAttention): computed by the C library (hs_attention) from the
         residual stream the forward pass keeps; O(n^2) memory per head,
         n at most 4096."""
-        w, lib = _bytes(s), _lib.lib()
+        w, lib = self.encode(s, tokens), _lib.lib()
+        labels = ["BOS"] + self.labels(s, tokens)
         n, out = len(w), []
         o = _run_opts(precision)
         msg = _lib.HsError()
@@ -220,37 +378,76 @@ class Model:
                                 weights.ctypes.data_as(dp), hard.ctypes.data_as(dp),
                                 target.ctypes.data_as(C.POINTER(C.c_int32)),
                                 C.byref(msg)) != 0:
-                raise Error(_msg(msg))
+                raise _lib.fail(msg)
             heads = [self.head_info(layer, h) for h in range(nh)]
-            out.append(LayerAttention(layer, weights, hard, target, heads))
+            out.append(LayerAttention(layer, weights, hard, target, heads, labels))
         return out
 
     # ---------------------------------------------------------- files
-    def save(self, path: Union[str, bytes, os.PathLike]) -> None:
-        """Write the model file (safetensors), atomically."""
+    def save(self, path: PathLike) -> None:
+        """Write the model file (safetensors), atomically. A program
+        model's file also keeps the program's source, so that load() can
+        give its truth."""
         msg = _lib.HsError()
         p = os.fsencode(path)
         if _lib.lib().hs_model_save(self._ptr, p, C.byref(msg)) != 0:
-            raise Error("%s: %s" % (os.fsdecode(p), _msg(msg)))
+            raise _lib.fail(msg, "%s: " % os.fsdecode(p))
+        if self._program is not None and self.source is not None:
+            _meta_add(os.fsdecode(p), {_META_SOURCE: self.source, _META_LANG: self.lang})
 
-    def to_torch(self, dtype=np.float64):
-        """A torch.nn.Module computing this model from its weights with
-        PyTorch (hardsoft.torch_module.make_module): forward(ids) on a
-        LongTensor [n+1] of token ids, BOS = 256 first, then the bytes,
-        returns the output coordinate at positions 0..n (decision: > 1/2)."""
+    def save_onnx(self, path: PathLike) -> None:
+        """Write the library's own ONNX graph of the model (`hardsoft
+        export`): input "ids" int64 [N] (BOS = 256, then the bytes),
+        output "out" float [N]."""
+        msg = _lib.HsError()
+        p = os.fsencode(path)
+        if _lib.lib().hs_model_save_onnx(self._ptr, p, C.byref(msg)) != 0:
+            raise _lib.fail(msg, "%s: " % os.fsdecode(p))
+
+    def to_torch(self, dtype: Any = None, hard_tau: Optional[float] = None):
+        """A trainable torch.nn.Module computing this model (see
+        hardsoft.torch_module.HardsoftModule): the weights are
+        nn.Parameters, the forward pass is torch operations only, over a
+        batch with a padding mask. dtype: torch.float32 or torch.float64
+        (the default; numpy dtypes are taken too). hard_tau: replace every
+        hard head by softmax at this constant temperature (differentiable
+        through its scores too; exact only while the score gaps stay large
+        against hard_tau)."""
         from . import torch_module
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "model.safetensors")
-            self.save(path)
+            msg = _lib.HsError()
+            if _lib.lib().hs_model_save(self._ptr, path.encode(), C.byref(msg)) != 0:
+                raise _lib.fail(msg)
             doc, t = torch_module.load(path)
-        return torch_module.make_module(doc, t, dtype)
+            meta = {k: v for k, v in _meta_read(path).items() if k == "vocab"}
+        module = torch_module.make_module(doc, t, dtype, hard_tau=hard_tau)
+        if self._program is not None and self.source is not None:
+            meta.update({_META_SOURCE: self.source, _META_LANG: self.lang})
+        module.file_meta = meta     # written back by module.save
+        return module
 
     @staticmethod
     def token_ids(s: Text):
-        """The LongTensor of token ids to_torch's module takes: BOS (256),
-        then the bytes of s."""
+        """The LongTensor of ids to_torch's module takes for a string of
+        bytes: BOS (256), then the bytes of s (a program model's tokens:
+        Model.ids)."""
         import torch
         return torch.tensor([256] + list(_bytes(s)), dtype=torch.int64)
+
+    def ids(self, s: Optional[Text] = None, tokens: Tokens = None):
+        """The LongTensor of ids to_torch's module takes for the input s
+        (or tokens) as this model reads it: BOS (256), then one id per
+        position."""
+        import torch
+        return torch.tensor([256] + list(self.encode(s, tokens)), dtype=torch.int64)
+
+    def token_batch(self, strings: Sequence[Union[Text, Sequence[Text]]]):
+        """(ids [B, L], mask [B, L]) for to_torch's module: each input's
+        ids padded after its end, mask True on BOS and the symbols."""
+        from .torch_nn import pad
+        return pad([self.ids(tokens=x) if isinstance(x, (list, tuple)) else self.ids(x)
+                    for x in strings])
 
 
 def _parse_ltl(text: Text) -> int:
@@ -261,7 +458,7 @@ def _parse_ltl(text: Text) -> int:
     err = _lib.HsError()
     f = _lib.lib().hs_formula_parse(t, C.byref(err))
     if not f:
-        raise Error(err.msg.decode("utf-8", "replace"), err.column, err.line)
+        raise _lib.fail(err)
     return f
 
 
@@ -276,7 +473,7 @@ def _parse_program(text: Text, lang: str):
     lib = _lib.lib()
     p = lib.hs_program_parse(t, len(t), LANGS[lang], C.byref(err))
     if not p:
-        raise Error(err.msg.decode("utf-8", "replace"), err.column, err.line)
+        raise _lib.fail(err)
     f = lib.hs_program_formula(p)
     if not f:
         lib.hs_program_free(p)
@@ -286,9 +483,11 @@ def _parse_program(text: Text, lang: str):
 
 def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl",
             sign: str = "layernorm") -> Model:
-    """Compile a formula (lang "ltl"; "crasp" and "brasp" in builds with
-    the program API) into a transformer in one of the modes hard, pe,
-    temp, fixed, rel at scale mu > 0."""
+    """Compile a formula (lang "ltl") or a C-RASP / B-RASP program (lang
+    "crasp", "brasp"; docs/LANGUAGE.md) into a transformer in one of the
+    modes hard, pe, temp, fixed, rel at scale mu > 0. sign: how counting
+    comparisons get their sign, "layernorm" or "temp". A program model
+    keeps the program's vocabulary (its inputs are tokens)."""
     lib = _lib.lib()
     if not isinstance(mode, str) or mode not in MODES:
         raise Error("mode '%s' is not a mode (expected hard, pe, temp, fixed or rel)" % (mode,))
@@ -311,18 +510,23 @@ def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl
     msg = _lib.HsError()
     m = lib.hs_compile(f, C.byref(o), C.byref(msg))
     src = text if isinstance(text, str) else _bytes(text).decode("utf-8", "replace")
+    if m and program is not None and lib.hs_model_set_vocab(m, program, C.byref(msg)) != 0:
+        lib.hs_model_free(m)
+        m = None
     if not m:
         if program is not None:
             lib.hs_program_free(program)
         else:
             lib.hs_formula_free(f)
-        raise Error(_msg(msg))
+        raise _lib.fail(msg)
     return Model(m, src, lang, sign, formula=f, program=program)
 
 
-def load(path: Union[str, bytes, os.PathLike]) -> Model:
+def load(path: PathLike) -> Model:
     """Load a model file (safetensors) written by Model.save or
-    `hardsoft compile -o`."""
+    `hardsoft compile -o`. A program model saved by Model.save gets its
+    program back (for truth); one written by the command line has its
+    vocabulary but not its source."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise Error("path must be str, bytes or os.PathLike, not %s" % type(path).__name__)
     msg = _lib.HsError()
@@ -331,8 +535,39 @@ def load(path: Union[str, bytes, os.PathLike]) -> Model:
         raise Error("path contains a NUL byte")
     m = _lib.lib().hs_model_load(p, C.byref(msg))
     if not m:
-        raise Error("%s: %s" % (os.fsdecode(p), _msg(msg)))
-    return Model(m)
+        raise _lib.fail(msg, "%s: " % os.fsdecode(p))
+    model = Model(m, lang=None)
+    meta = _meta_read(os.fsdecode(p))
+    src, lang = meta.get(_META_SOURCE), meta.get(_META_LANG)
+    if isinstance(src, str) and lang in ("crasp", "brasp"):
+        model._formula, model._program = _parse_program(src, lang)
+        model.source, model.lang = src, lang
+    return model
+
+
+def _meta_read(path: str) -> Dict[str, Any]:
+    """__metadata__ of a safetensors file ({} when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            head = json.loads(f.read(n).decode("utf-8"))
+        meta = head.get("__metadata__", {})
+        return meta if isinstance(meta, dict) else {}
+    except (OSError, ValueError, struct.error):
+        return {}
+
+
+def _meta_add(path: str, extra: Dict[str, str]) -> None:
+    """Add string entries to a safetensors file's __metadata__, atomically,
+    keeping its permissions. Tensor offsets count from the end of the
+    header, so the tensor bytes stay as they are."""
+    from .torch_module import write
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    head = json.loads(raw[8:8 + n].decode("utf-8"))
+    head.setdefault("__metadata__", {}).update(extra)
+    write(path, head, raw[8 + n:], os.stat(path).st_mode & 0o777)
 
 
 def version() -> str:

@@ -13,7 +13,7 @@ matplotlib (python3-matplotlib), not the package. Errors: one line
 `hardsoft: error: ...` on stderr, exit 2, no output file.
 
 The data: {"string": S, "formula": F or null, "panels": [[panel, ...]
-per row]}, a row per (layer, head), a panel per mu, each
+per row], optional "tokens": [n labels] (a program's tokens)}, a row per (layer, head), a panel per mu, each
 {"layer", "head", "kind", "target", "mask", "mode", "scale", "weights":
 [[n+1 floats] * (n+1)], "hard": same shape}.
 """
@@ -35,8 +35,11 @@ def _visible(mask, n):
     return vis
 
 
-def _labels(string, n):
-    s = string if len(string) == n else "?" * n
+def _labels(string, n, tokens=None):
+    if tokens is not None and len(tokens) == n:
+        s = tokens
+    else:
+        s = string if len(string) == n else "?" * n
     return ["BOS"] + ["%d %s" % (i + 1, s[i]) for i in range(n)]
 
 
@@ -65,7 +68,7 @@ def draw(data, out):
                              figsize=(size * ncol + 1.0, size * len(rows) + 0.8))
     cmap = matplotlib.colormaps["viridis"].copy()
     cmap.set_bad("#d9d9d9")     # keys the mask hides
-    labels = _labels(data.get("string", ""), n)
+    labels = _labels(data.get("string", ""), n, data.get("tokens"))
     tick = max(1, (n + 1) // 24)
     for r, row in enumerate(rows):
         for c, p in enumerate(row):
@@ -116,12 +119,14 @@ def _panel(model, att, layer, head, s):
 
 
 def plot_attention(model, s, path, scales=None, layer=None, head=None,
-                   precision="f32"):
-    """Draw model's attention over s into path (see hardsoft.plot_attention).
-    scales: recompile the model's source at each mu (a model loaded from a
-    file has no source: its own scale only)."""
-    from .model import Error, compile as hs_compile, _bytes
-    w = _bytes(s)
+                   precision="f32", tokens=None):
+    """Draw model's attention over s (or tokens) into path (see
+    hardsoft.plot_attention). scales: recompile the model's source at each
+    mu (a model loaded from a file has no source: its own scale only)."""
+    from .model import Error, compile as hs_compile
+    if path is None:
+        raise Error("plot_attention needs a path (.png or .svg)")
+    w = model.encode(s, tokens)
     if len(w) > MAX_N:
         raise Error("a string of %d symbols is too long for a picture (at most %d)"
                     % (len(w), MAX_N))
@@ -132,7 +137,7 @@ def plot_attention(model, s, path, scales=None, layer=None, head=None,
                         "has one scale)")
         models = [hs_compile(model.source, mode=model.mode, scale=mu, lang=model.lang,
                              sign=model.sign) for mu in scales]
-    atts = [m.attention(w, precision) for m in models]
+    atts = [m.attention(s, precision, tokens=tokens) for m in models]
     rows = []
     for l in range(model.nlayers):
         if layer is not None and l != layer:
@@ -143,7 +148,11 @@ def plot_attention(model, s, path, scales=None, layer=None, head=None,
             rows.append([_panel(m, a, l, h, w) for m, a in zip(models, atts)])
     if not rows:
         raise Error("no attention head matches (layer %s, head %s)" % (layer, head))
-    data = {"string": w.decode("latin-1"), "formula": model.formula, "panels": rows}
+    labels = atts[0][0].labels[1:] if atts[0] else model.labels(s, tokens)
+    data = {"string": " ".join(labels) if model.reads_tokens else w.decode("latin-1"),
+            "formula": model.formula, "panels": rows}
+    if model.reads_tokens:
+        data["tokens"] = labels
     draw(data, os.fspath(path))
 
 

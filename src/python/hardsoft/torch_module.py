@@ -12,11 +12,14 @@ head's attention output (all heads read the same x), then the FFN;
 position i (1..n) decides 1 iff x_i[out_coord] > 1/2. A softmax head with
 "bias_slope" (mode rel) adds -slope |i - j| to its logits after dividing
 by tau (rel_bias). Only NumPy is needed; PyTorch is imported when a Torch
-backend or module is made.
+backend or module is made (the trainable module itself is
+hardsoft.torch_nn).
 """
 import json
 import math
+import os
 import struct
+import tempfile
 from typing import Any, Dict, Tuple
 
 import numpy as np
@@ -41,6 +44,29 @@ def load(path: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         # hardsoft keeps F32 weights (F64 files are rounded when loaded)
         t[name] = np.frombuffer(data[b:end], dtype=dt).reshape(e["shape"]).astype(np.float32)
     return doc, t
+
+
+def write(path: str, header: Dict[str, Any], data: bytes, mode: Any = None) -> None:
+    """A safetensors file of header (a JSON-able dict) and the tensor bytes
+    data, written atomically (a temporary file renamed over path). The
+    header is padded with spaces to a multiple of 8 bytes, as safetensors
+    writers align it. mode: the file's permissions (None: as any new
+    file, 0666 minus the umask)."""
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    if mode is None:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    fd, tmp = tempfile.mkstemp(prefix=".hardsoft-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(struct.pack("<Q", len(text)) + text + data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def tau(head, n):
@@ -195,39 +221,12 @@ def layer_norm_pairs(be, layer, hid):
     return be.T(h)
 
 
-def make_module(doc, t, dtype=np.float64):
-    """A torch.nn.Module computing the model of (doc, t): forward(ids) on a
-    LongTensor of token ids [n+1] (BOS = 256 first, then bytes) or a batch
-    [B, n+1] returns the output coordinate at every position, [n+1] or
-    [B, n+1], in dtype (float64 by default, the reference); position i >= 1
-    decides 1 iff its value is > 1/2. The weights are buffers (no
-    gradients: the hard heads and the masks are not differentiable)."""
-    import torch
-
-    class HardsoftModule(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.doc = doc
-            self.names = sorted(t)
-            for i, name in enumerate(self.names):
-                self.register_buffer("w%d" % i, torch.from_numpy(np.array(t[name])))
-            self.be = Torch(dtype, one_thread=False)
-
-        def weights(self):
-            return {name: getattr(self, "w%d" % i) for i, name in enumerate(self.names)}
-
-        def forward(self, ids):
-            ids = torch.as_tensor(ids)
-            if ids.dtype != torch.int64:
-                raise TypeError("token ids must be a LongTensor (torch.int64)")
-            if ids.dim() == 2:
-                return torch.stack([self.forward(row) for row in ids])
-            if ids.dim() != 1 or len(ids) < 1:
-                raise ValueError("expected a 1-D tensor of token ids, BOS first")
-            ids = ids.cpu().numpy()
-            if ids[0] != BOS or ((ids < 0) | (ids > 255))[1:].any():
-                raise ValueError("token ids: BOS (256) first, then bytes 0..255")
-            with np.errstate(invalid="ignore", over="ignore"):
-                return forward_ids(self.doc, self.weights(), ids, self.be)
-
-    return HardsoftModule()
+def make_module(doc, t, dtype=None, hard_tau=None):
+    """A trainable torch.nn.Module of the model (doc, t):
+    hardsoft.torch_nn.HardsoftModule (weights as nn.Parameters, the pass
+    in torch operations, batches with a padding mask). forward(ids) on a
+    LongTensor [n+1] (BOS = 256 first, then bytes) or [B, L] with a mask
+    returns the output coordinate at every position; position i >= 1
+    decides 1 iff its value is > 1/2. dtype: float64 by default."""
+    from .torch_nn import HardsoftModule
+    return HardsoftModule(doc, t, dtype, hard_tau=hard_tau)
