@@ -101,48 +101,67 @@ def flag_lines(makefile):
     return out
 
 
+def published(repo):
+    """{data file: (the commit that last changed it, the commits it
+    names)}: each file is judged against its own publishing commit, since
+    different sweeps (the suite, the wasm rows) are measured and published
+    at different times."""
+    out = {}
+    for path in git(repo, "ls-files", "--", *DATA).split():
+        base = path.rsplit("/", 1)[-1]
+        if not (base.endswith((".csv", ".json")) or base == "hyperfine.md"):
+            continue
+        pub = (git(repo, "log", "-1", "--format=%H", "--", path) or "").strip()
+        if pub:
+            out[path] = (pub, commits_in(base, git(repo, "show", f"{pub}:{path}")))
+    return out
+
+
+def compare(repo, measured, pub, shallow):
+    """Problems between a measured commit and the commit publishing it."""
+    base = measured.split("+")[0]
+    if "+dirty" in measured:
+        return [f"{measured}: measured on uncommitted changes, which no commit holds"]
+    full = git(repo, "rev-parse", "--verify", "--quiet", base + "^{commit}", check=False)
+    if full is None:
+        if shallow == "true":
+            raise Unanswerable(f"shallow clone: the measured commit {base} is not in it")
+        return [f"{base}: the measured commit is not in this repository"]
+    full, problems = full.strip(), []
+    changed = git(repo, "diff", "--name-only", full, pub, "--", *MEASURED).split()
+    if changed:
+        problems.append(f"{base}: {len(changed)} file(s) that affect the results differ "
+                        f"in {pub[:12]}, which publishes them: " + ", ".join(changed[:8])
+                        + (" ..." if len(changed) > 8 else ""))
+    was = flag_lines(git(repo, "show", f"{full}:Makefile", check=False) or "")
+    now = flag_lines(git(repo, "show", f"{pub}:Makefile", check=False) or "")
+    flags = sorted(v for v in set(was) | set(now) if was.get(v) != now.get(v))
+    if flags:
+        problems.append(f"{base}: the Makefile's {', '.join(flags)} differ in "
+                        f"{pub[:12]}, which publishes the results")
+    return problems
+
+
 def check(repo):
-    """(publishing commit, measured commits, problems); Unanswerable
+    """(newest publishing commit, measured commits, problems); Unanswerable
     where the question cannot be answered in this checkout."""
     if git(repo, "rev-parse", "--is-inside-work-tree", check=False) is None:
         raise Unanswerable("not a git checkout")
-    pub = (git(repo, "log", "-1", "--format=%H", "--", *DATA) or "").strip()
-    if not pub:
+    files = published(repo)
+    if not files:
         raise Unanswerable("no commit has published results/ yet")
-    names = git(repo, "ls-tree", "--name-only", pub, "results/").split()
-    commits = set()
-    for path in names:
-        base = path.rsplit("/", 1)[-1]
-        if base.endswith((".csv", ".json")) or base == "hyperfine.md":
-            commits |= commits_in(base, git(repo, "show", f"{pub}:{path}"))
-    problems = []
-    if not commits:
-        problems.append(f"the results published by {pub[:12]} name no commit")
     shallow = (git(repo, "rev-parse", "--is-shallow-repository", check=False) or "").strip()
-    for c in sorted(commits):
-        base = c.split("+")[0]
-        if "+dirty" in c:
-            problems.append(f"{c}: measured on uncommitted changes, which no commit holds")
-            continue
-        full = git(repo, "rev-parse", "--verify", "--quiet", base + "^{commit}", check=False)
-        if full is None:
-            if shallow == "true":
-                raise Unanswerable(f"shallow clone: the measured commit {base} is not in it")
-            problems.append(f"{base}: the measured commit is not in this repository")
-            continue
-        full = full.strip()
-        changed = git(repo, "diff", "--name-only", full, pub, "--", *MEASURED).split()
-        if changed:
-            problems.append(f"{base}: {len(changed)} file(s) that affect the results differ "
-                            f"in {pub[:12]}, which publishes them: " + ", ".join(changed[:8])
-                            + (" ..." if len(changed) > 8 else ""))
-        was = flag_lines(git(repo, "show", f"{full}:Makefile", check=False) or "")
-        now = flag_lines(git(repo, "show", f"{pub}:Makefile", check=False) or "")
-        flags = sorted(v for v in set(was) | set(now) if was.get(v) != now.get(v))
-        if flags:
-            problems.append(f"{base}: the Makefile's {', '.join(flags)} differ in "
-                            f"{pub[:12]}, which publishes the results")
-    return pub, sorted(commits), problems
+    problems, commits, seen = [], set(), set()
+    for path, (pub, named) in sorted(files.items()):
+        commits |= named
+        for c in sorted(named):
+            if (c, pub) not in seen:
+                seen.add((c, pub))
+                problems += compare(repo, c, pub, shallow)
+    if not commits:
+        problems.append("the published results name no commit")
+    newest = (git(repo, "log", "-1", "--format=%H", "--", *DATA) or "").strip()
+    return newest, sorted(commits), problems
 
 
 def main(repo):

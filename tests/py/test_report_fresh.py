@@ -129,9 +129,24 @@ def test_every_data_file_names_its_commit(repo):
     assert fresh.check(str(repo))[1] == sorted({m, m[:12], m[:7]})
     m2 = commit(repo, {"src/a.c": "int c;\n"}, "code")
     commit(repo, {"results/sweep-scaling.csv": measured(m2)}, "only the sweeps rerun")
-    problems = fresh.check(str(repo))[2]
-    # kernels.json and hyperfine.md still name the old commit
-    assert len(problems) == 2 and all("src/a.c" in p for p in problems)
+    # each file is judged against the commit that published it: the kernel
+    # table and hyperfine.md, untouched, still describe their commit
+    assert fresh.check(str(repo))[2] == []
+    kernels2 = kernels.replace('"dirty": false', '"dirty": false, "n": 1')
+    commit(repo, {"results/kernels.json": kernels2}, "republished, not remeasured")
+    [p] = fresh.check(str(repo))[2]
+    assert "src/a.c" in p
+
+
+def test_two_sweeps_published_apart(repo):
+    """A later sweep (another file) measured at a later commit does not
+    make an earlier, untouched one stale."""
+    m = base(repo)
+    commit(repo, {"results/sweep-scaling.csv": measured(m)}, "suite")
+    m2 = commit(repo, {"src/a.c": "int d;\n"}, "code")
+    commit(repo, {"results/web-wasm.csv": measured(m2)}, "wasm rows")
+    assert fresh.check(str(repo))[2] == []
+    assert fresh.check(str(repo))[1] == sorted({m[:12], m2[:12]})
 
 
 def test_unanswerable(repo, tmp_path):
