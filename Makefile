@@ -124,14 +124,23 @@ $(BUILD)/:
 	@mkdir -p $@
 
 # -MMD -MP: each object depends on the headers it includes, no more.
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
 
 # The library exports what include/ declares with HS_API and nothing else
 # (tests/test-exports.sh checks it); the static library's users (the CLI,
 # tests, benchmarks) still link every internal symbol.
-$(LIB_OBJ): CFLAGS_ALL += -fvisibility=hidden
+LIB_VISIBILITY = -fvisibility=hidden
+$(LIB_OBJ): CFLAGS_ALL += $(LIB_VISIBILITY)
+
+# The flags every object is built with, rewritten only when they change:
+# objects depend on it, so a changed flag (a new -fvisibility, OPT=-O3, a
+# sanitizer) rebuilds them instead of mixing old and new objects.
+# (Expanded here, once: the same text whichever object asks first.)
+FLAGS_STAMP := $(CC) $(CFLAGS_ALL) | $(LIB_VISIBILITY) | $(AVX2_FLAGS) | $(AVX512_FLAGS)
+$(BUILD)/cflags: FORCE | $(BUILD)/
+	@printf '%s\n' '$(FLAGS_STAMP)' | cmp -s - $@ || printf '%s\n' '$(FLAGS_STAMP)' >$@
 
 $(BUILD)/libhardsoft.a: $(LIB_OBJ)
 	@rm -f $@
