@@ -158,7 +158,7 @@ HS_API void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
  * operator. Returns 0, or -1 with err filled (out of memory, no such
  * node). */
 HS_API int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
-                  uint8_t *out, hs_error *err);
+                         uint8_t *out, hs_error *err);
 
 /* ------------------------------------------------------------ models */
 
@@ -183,7 +183,7 @@ typedef struct hs_compile_opts {
 /* Compile the formula's root; NULL with err filled (e.g. HS_ERR_UNSUPPORTED
  * "comparisons mixing #< and #> are not available in mode fixed: ..."). */
 HS_API hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
-                     hs_error *err);
+                            hs_error *err);
 
 /* The construction's attention-error bound at length n for a model (or
  * for a mode and scale): the largest weight any head may put off its hard
@@ -213,7 +213,7 @@ typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_sc
  * hs_run_opts.qkv_round). Returns 0 and fills the three, or -1 for an
  * unknown name. */
 HS_API int hs_precision_parse(const char *name, hs_precision *prec,
-                       hs_score_round *score_round, hs_score_round *qkv_round);
+                              hs_score_round *score_round, hs_score_round *qkv_round);
 
 /* Exact skipping of key tiles (src/run/skip-impl.h, forward-impl.h).
  * Softmax heads, f32 and f64:
@@ -297,7 +297,7 @@ typedef struct hs_run_result {
  * failure, a string too long). res fields are allocated by the call; free
  * with hs_run_result_free. */
 HS_API int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
-               const hs_run_opts *o, hs_run_result *res, hs_error *err);
+                      const hs_run_opts *o, hs_run_result *res, hs_error *err);
 HS_API void hs_run_result_free(hs_run_result *r);
 
 /* A model prepared for repeated runs (weights converted once). The model
@@ -306,9 +306,9 @@ HS_API void hs_run_result_free(hs_run_result *r);
  * runs one string at a time. */
 typedef struct hs_runner hs_runner;
 HS_API hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o,
-                         hs_error *err);
+                                hs_error *err);
 HS_API int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
-                  hs_error *err);
+                         hs_error *err);
 HS_API void hs_runner_free(hs_runner *r);
 
 /* count strings w[k][0..len[k]) through the model with the options o
@@ -364,7 +364,7 @@ HS_API int hs_model_layer_hidden(const hs_model *m, int layer);
  * byte no token uses; without a vocabulary a one-byte token is its byte.
  * Returns how many. */
 HS_API size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
-                         uint8_t *out);
+                                uint8_t *out);
 /* Heads of layer `layer`, or -1 when there is no such layer. */
 HS_API int hs_model_layer_nheads(const hs_model *m, int layer);
 /* One head's description; names as in model files ("softmax",
@@ -377,7 +377,7 @@ typedef struct hs_head_info {
   int32_t dk, dv;
 } hs_head_info;
 HS_API int hs_model_head_info(const hs_model *m, int layer, int head,
-                       hs_head_info *info);
+                              hs_head_info *info);
 /* The description `hardsoft compile --print` prints (formula, mode,
  * layers, heads, bound, coordinates), written into buf as snprintf does:
  * returns its full length in bytes (without the terminating NUL), and
@@ -407,8 +407,8 @@ HS_API size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
  * with err filled (no such layer, n too long, out of memory). */
 #define HS_ATTENTION_MAX_N 4096
 HS_API int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
-                 const hs_run_opts *o, int layer, double *weights,
-                 double *hard, int32_t *target, hs_error *err);
+                        const hs_run_opts *o, int layer, double *weights,
+                        double *hard, int32_t *target, hs_error *err);
 
 /* ------------------------------------------- simulating hard attention */
 
@@ -443,10 +443,10 @@ HS_API int hs_model_nheads(const hs_model *m);
  * gap, ties and non-uniformity or-ed). */
 HS_API void hs_head_stats_init(hs_head_stats *acc, int nheads);
 HS_API void hs_head_stats_merge(hs_head_stats *acc, const hs_head_stats *run,
-                         int nheads);
+                                int nheads);
 /* Head h (counted over all layers, as head_stats is). */
 HS_API hs_head_class hs_head_classify(const hs_model *m, int h,
-                               const hs_head_stats *st);
+                                      const hs_head_stats *st);
 /* 1 when head h is unique-hard (leftmost/rightmost) and was tied: softmax
  * would average its tied maxima, so it is not simulable. */
 HS_API int hs_head_tied_unique(const hs_model *m, int h, const hs_head_stats *st);
@@ -462,7 +462,7 @@ HS_API double hs_sim_tau(double gamma, double mu, size_t n);
  * same choice, gap >= gamma / (2n) (the law is at the top of
  * src/run/simulate.c); *broken counts them. NULL with err filled on failure. */
 HS_API hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
-                            int *broken, hs_error *err);
+                                   int *broken, hs_error *err);
 /* A deep copy of `hard` in which every hard head is softmax at the
  * constant temperature tau (target = its old kind, so attention error is
  * measured against it); softmax heads are kept as they are. NULL with err
@@ -511,8 +511,8 @@ typedef struct hs_sim_result {
  * with keep_layers and compare. 0, or -1 with err filled. Free res with
  * hs_sim_result_free. */
 HS_API int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
-                const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
-                hs_error *err);
+                       const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
+                       hs_error *err);
 HS_API void hs_sim_result_free(hs_sim_result *r);
 
 HS_API void hs_model_free(hs_model *m);
@@ -520,7 +520,7 @@ HS_API void hs_model_free(hs_model *m);
  * of hs_run_result.peak_bytes, before running), or SIZE_MAX when that
  * does not fit in size_t. */
 HS_API size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
-                          int threads);
+                                 int threads);
 /* Predicted running time of a forward pass (src/run/estimate.c). A
  * calibration times real passes of m with the given options over strings
  * of N and 2N symbols, N = 256, 512, ... (each the best of two runs),
@@ -548,13 +548,13 @@ HS_API size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
 typedef struct hs_run_cost { double per_pos, per_pair; size_t calib_n; } hs_run_cost;
 /* 0, or -1 with err filled (out of memory). o->progress is not called. */
 HS_API int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
-                        hs_run_cost *cost, hs_error *err);
+                               hs_run_cost *cost, hs_error *err);
 /* Seconds predicted for one pass over n symbols. */
 HS_API double hs_run_cost_at(const hs_run_cost *cost, size_t n);
 /* Both at once: calibrates (every call) and predicts; a negative value
  * with err filled when calibration failed. */
 HS_API double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
-                            const hs_kernels *kt, int threads, hs_error *err);
+                                   const hs_kernels *kt, int threads, hs_error *err);
 
 /* Model files (safetensors, the format is docs/MODEL-FORMAT.md). save
  * writes a temporary file and renames it; both return 0 / a model, or
@@ -589,7 +589,7 @@ HS_API hs_lang hs_lang_from_path(const char *path);
  * 7"; err->line 0 for a one-line formula). An LTL program is one formula
  * over bytes (its vocabulary is empty). */
 HS_API hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
-                             hs_error *err);
+                                    hs_error *err);
 HS_API void hs_program_free(hs_program *p);
 HS_API hs_lang hs_program_lang(const hs_program *p);
 /* The lowered formula (owned by the program), for hs_compile. */
@@ -600,7 +600,7 @@ HS_API const hs_formula *hs_program_formula(const hs_program *p);
  * ground truth a compiled model is checked against. 0, or -1 with err
  * filled (out of memory). */
 HS_API int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
-                     uint8_t *out, hs_error *err);
+                            uint8_t *out, hs_error *err);
 
 /* Trace: the named statements (an LTL formula has one, "formula") and
  * their values at every position, vals[k * n + i] for statement k and
@@ -609,7 +609,7 @@ HS_API int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
 HS_API int hs_program_nstmts(const hs_program *p);
 HS_API const char *hs_program_stmt_name(const hs_program *p, int k);
 HS_API int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
-                     int64_t *vals, hs_error *err);
+                            int64_t *vals, hs_error *err);
 
 /* Vocabulary: the tokens the program names, in the order first named, and
  * the byte the model reads for each (a one-byte token is its own byte,
@@ -624,7 +624,7 @@ HS_API int hs_program_other_byte(const hs_program *p);
 /* The whitespace-separated tokens of line[0..len) as bytes into out
  * (room for len bytes); returns how many. */
 HS_API size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
-                           uint8_t *out);
+                                  uint8_t *out);
 /* Give a compiled model the program's vocabulary (saved in its file,
  * used by hardsoft run --tokens). 0, or -1 with err filled. */
 HS_API int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err);
