@@ -39,6 +39,8 @@ LIBS     = -lcjson -lm -lpthread
 # Debian packages each job needs. Presence is asked of dpkg, never inferred
 # from a file: another package can provide the same path (netlib's cblas.h
 # is an alternative of OpenBLAS's).
+# what `make` needs for the library and build/hardsoft
+LIB_PKGS      = gcc make libcjson-dev
 CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest \
                 python3-matplotlib python3-torch
 # tests/test-onnx.sh: ONNX Runtime for Node (npm, into $(BUILD)/node) and
@@ -76,18 +78,19 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
                  -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
 
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook check-tsan bench \
-        bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins \
+        bench-full bench-smoke install uninstall clean deps-lib deps-check deps-bench deps-benchbins \
         deps-npm web check-web bench-web deps-web deps-check-web
 .DELETE_ON_ERROR:
 
-# `make`: the library and the command line always; the benchmark binaries
-# too when their packages are there. As root it installs them first; as
-# another user it says in one line what it skipped.
-all: lib cli
+# `make`: the library and the command line, after installing the two
+# packages they need (as root; as another user it prints the apt-get
+# line); the benchmark binaries too when their packages are there, else
+# one line says they were skipped (make bench installs them).
+all: deps-lib
+	@$(MAKE) --no-print-directory lib cli
 	@missing=$$($(call missing_pkgs,$(BENCHBIN_PKGS))); \
 	if [ -z "$$missing" ]; then $(MAKE) --no-print-directory benchbins; \
-	elif [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deps-benchbins && $(MAKE) --no-print-directory benchbins; \
-	else echo "hardsoft: built the library and build/hardsoft; skipped the benchmark binaries (missing packages:$$missing; make bench installs them as root)"; fi
+	else echo "hardsoft: built the library and build/hardsoft; skipped the benchmark binaries (missing packages:$$missing; make bench installs them)"; fi
 
 lib: $(BUILD)/libhardsoft.a $(BUILD)/libhardsoft.so
 cli: $(BUILD)/hardsoft
@@ -107,6 +110,8 @@ define need_pkgs
 	  else echo "hardsoft: missing packages; run: sudo apt-get install -y$$missing"; exit 1; fi; fi
 endef
 
+deps-lib: | $(BUILD)/
+	$(call need_pkgs,$(LIB_PKGS))
 deps-check: | $(BUILD)/
 	$(call need_pkgs,$(CHECK_PKGS))
 deps-bench: | $(BUILD)/
