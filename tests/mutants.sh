@@ -120,7 +120,7 @@ m brasp-mask-le src/lang/brasp/eval.c \
   'case BR_MASK_LE: *hi = i; break;' 'case BR_MASK_LE: *hi = i - 1; break;' \
   test-brasp test-programs.sh
 
-names() { printf '%s' "$MUTANTS" | while IFS= read -r line; do printf '%s\n' "${line%%$(printf '\037')*}"; done; }
+names() { printf '%s' "$MUTANTS" | while IFS= read -r line; do printf '%s\n' "${line%%"$(printf '\037')"*}"; done; }
 if [ "${1:-}" = --list ]; then names; exit 0; fi
 for want in "$@"; do
   names | grep -qx -- "$want" || { echo "mutants.sh: error: no mutant named '$want' (see --list)" >&2; exit 2; }
@@ -182,7 +182,7 @@ PYEOF
       if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then by=$t; break; fi
     done
     if [ -n "$by" ]; then
-      echo "killed    $name ($file) by $by: $(grep -m1 -E 'FAIL|ERROR|rror' "$tmp/out" | cut -c1-100)"
+      echo "killed    $name ($file) by $by: $(grep -m1 -E 'FAIL|ERROR|Assert|error:' "$tmp/out" | cut -c1-100)"
       killed=$((killed + 1))
     else
       echo "SURVIVED  $name ($file): $* all pass"; survived=$((survived + 1))
