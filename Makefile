@@ -46,6 +46,11 @@ CHECK_PKGS    = gcc libcmocka-dev libcjson-dev python3-numpy python3-pytest \
 # only when no npm command exists: a nodejs built elsewhere (NodeSource)
 # bundles npm and conflicts with Debian's npm package.
 CHECK_PKGS   += nodejs python3-onnx
+# the playground (make web: emscripten; make check-web, which make check
+# runs: Debian's chromium, driven by puppeteer-core from npm)
+WEB_PKGS      = emscripten
+CHECK_WEB_PKGS = $(WEB_PKGS) chromium nodejs
+CHECK_PKGS   += $(CHECK_WEB_PKGS)
 # tests/test-peers.sh: the OpenBLAS peer, built by make check
 CHECK_PKGS   += pkg-config libopenblas-dev libopenblas-pthread-dev
 # tests/test-docs.sh: the manual page through groff
@@ -68,7 +73,7 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
 
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize bench \
         bench-full bench-smoke install uninstall clean deps-check deps-bench deps-benchbins \
-        deps-npm
+        deps-npm web check-web bench-web deps-web deps-check-web
 .DELETE_ON_ERROR:
 
 # `make`: the library and the command line always; the benchmark binaries
@@ -106,6 +111,10 @@ deps-benchbins: | $(BUILD)/
 	$(call need_pkgs,$(BENCHBIN_PKGS))
 deps-npm: | $(BUILD)/
 	$(call need_pkgs,npm)
+deps-web: | $(BUILD)/
+	$(call need_pkgs,$(WEB_PKGS))
+deps-check-web: | $(BUILD)/
+	$(call need_pkgs,$(CHECK_WEB_PKGS))
 
 $(BUILD)/:
 	@mkdir -p $@
@@ -114,6 +123,11 @@ $(BUILD)/:
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP $(if $(findstring -avx512f,$(notdir $<)),$(AVX512_FLAGS),$(if $(findstring -avx2,$(notdir $<)),$(AVX2_FLAGS))) -c $< -o $@
+
+# The library exports what include/ declares with HS_API and nothing else
+# (tests/test-exports.sh checks it); the static library's users (the CLI,
+# tests, benchmarks) still link every internal symbol.
+$(LIB_OBJ): CFLAGS_ALL += -fvisibility=hidden
 
 $(BUILD)/libhardsoft.a: $(LIB_OBJ)
 	@rm -f $@
@@ -173,11 +187,107 @@ $(BUILD)/node/node_modules/onnxruntime-node: | $(BUILD)/
 	  onnxruntime-node@$(ORT_NODE_VERSION) >npm.log 2>&1 || { tail -20 npm.log; exit 1; }
 	@touch $@
 
+# ---------------------------------------------------------------- web
+# The playground: the library built to WebAssembly by Debian's emscripten,
+# with the page's binding (web/hardsoft-web.c) and the page (web/), into
+# $(BUILD)/web/ as static files a browser opens from any static server.
+# The wasm library has the scalar kernels (the x86 ones do not compile
+# to wasm) and no model files (src/model/safetensors.c needs cJSON, and a
+# page has no file system to save to).
+# NODE_PATH: emcc's JavaScript passes require Debian's acorn from
+# /usr/share/nodejs, where a nodejs built elsewhere (NodeSource) does not
+# look.
+EMCC       = NODE_PATH=/usr/share/nodejs emcc
+EMAR       = NODE_PATH=/usr/share/nodejs emar
+WEB_OPT    = -O2
+WEB_CFLAGS = -std=c11 $(WEB_OPT) -Wall -Wextra -Iinclude -Isimd -Isrc -D_POSIX_C_SOURCE=200809L
+WEB_SIMD   = $(foreach f,$(SIMD_SRC),$(if $(findstring -avx,$(notdir $(f))),,$(f)))
+WEB_OBJ    = $(patsubst %.c,$(BUILD)/wasm/obj/%.o,$(WEB_SIMD) \
+               $(filter-out src/model/safetensors.c,$(LIB_SRC)))
+# What app.js calls: the binding, and public calls that take no struct.
+WEB_EXPORTS = hsweb_new hsweb_free hsweb_program hsweb_model hsweb_describe hsweb_run \
+  hsweb_head_desc hsweb_info hsweb_error hsweb_error_msg hsweb_error_line \
+  hsweb_error_column hsweb_error_kind hs_version hs_attention hs_model_layer_nheads \
+  hs_formula_alphabet hs_program_formula hs_program_lang hs_program_vocab_size \
+  hs_program_token hs_program_token_byte hs_program_other_byte hs_program_tokenize \
+  hs_mode_exact_max_n malloc free
+comma := ,
+space := $(subst ,, )
+WEB_LDFLAGS = -sMODULARIZE=1 -sEXPORT_NAME=createHardsoft -sENVIRONMENT=web,node \
+  -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=8388608 -sFILESYSTEM=0 \
+  -sEXPORTED_FUNCTIONS=$(subst $(space),$(comma),$(addprefix _,$(WEB_EXPORTS))) \
+  -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString
+WEB_PAGE   = $(addprefix $(BUILD)/web/,index.html app.js style.css)
+
+web: deps-web
+	$(MAKE) --no-print-directory $(BUILD)/web/hardsoft.js $(WEB_PAGE)
+
+$(BUILD)/wasm/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/wasm/libhardsoft.a: $(WEB_OBJ)
+	@rm -f $@
+	$(EMAR) rcs $@ $^
+# The same C with clang's vectorizer free to use WebAssembly SIMD128
+# (no hand-written SIMD128 kernels yet): a timing row of its own.
+$(BUILD)/wasm-simd128/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -msimd128 -MMD -MP -c $< -o $@
+$(BUILD)/wasm-simd128/libhardsoft.a: $(patsubst $(BUILD)/wasm/%,$(BUILD)/wasm-simd128/%,$(WEB_OBJ))
+	@rm -f $@
+	$(EMAR) rcs $@ $^
+# emcc writes hardsoft.wasm beside hardsoft.js
+$(BUILD)/web/hardsoft.js: web/hardsoft-web.c $(BUILD)/wasm/libhardsoft.a
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) $(WEB_LDFLAGS) -o $@ $< $(BUILD)/wasm/libhardsoft.a
+$(BUILD)/web/%: web/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# puppeteer-core from npm into $(BUILD)/node-web (no browser download:
+# it drives Debian's chromium). Pinned: puppeteer-core 25 needs node 22,
+# 24 runs on Debian 12's node 18.
+PUPPETEER_VERSION = 24.43.1
+$(BUILD)/node-web/node_modules/puppeteer-core: | $(BUILD)/
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps-npm
+	@mkdir -p $(BUILD)/node-web
+	@[ -f $(BUILD)/node-web/package.json ] || echo '{"private": true}' > $(BUILD)/node-web/package.json
+	cd $(BUILD)/node-web && npm install --ignore-scripts --no-audit --no-fund \
+	  puppeteer-core@$(PUPPETEER_VERSION) >npm.log 2>&1 || { tail -20 npm.log; exit 1; }
+	@touch $@
+
+# The page in headless chromium against the native command line.
+check-web: deps-check-web
+	$(MAKE) --no-print-directory web cli $(BUILD)/node-web/node_modules/puppeteer-core
+	BUILD=$(BUILD) node tests/web/test-web.js
+
+# The forward pass timed natively (scalar, AVX2, AVX-512) and as wasm under
+# node by one program (web/bench-forward.c), with the page's size and time
+# to first decisions from the chromium test: results/web-wasm.{csv,md}.
+# SINGLE_FILE: the wasm inside the JavaScript, which node then reads
+# without fetch (emscripten 3.1.6 would fetch a file path and fail).
+$(BUILD)/bench-forward: web/bench-forward.c $(BUILD)/libhardsoft.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libhardsoft.a $(LIBS)
+$(BUILD)/wasm/bench-forward.js: web/bench-forward.c $(BUILD)/wasm/libhardsoft.a
+	$(EMCC) $(WEB_CFLAGS) -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 \
+	  -o $@ $< $(BUILD)/wasm/libhardsoft.a
+$(BUILD)/wasm-simd128/bench-forward.js: web/bench-forward.c $(BUILD)/wasm-simd128/libhardsoft.a
+	$(EMCC) $(WEB_CFLAGS) -msimd128 -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 \
+	  -o $@ $< $(BUILD)/wasm-simd128/libhardsoft.a
+bench-web: check-web
+	$(MAKE) --no-print-directory $(BUILD)/bench-forward $(BUILD)/wasm/bench-forward.js \
+	  $(BUILD)/wasm-simd128/bench-forward.js
+	BUILD=$(BUILD) CFLAGS_NATIVE='$(strip $(CFLAGS_ALL))' WEB_CFLAGS='$(WEB_CFLAGS)' \
+	  CC='$(CC)' sh web/bench.sh results/web-wasm
+
 # ---------------------------------------------------------------- tests
+# (check-web is left out of the sanitizer build: the wasm is not built
+# with the sanitizers)
 check: deps-check
 	$(MAKE) --no-print-directory lib cli $(TEST_BIN) $(BUILD)/hs-peer-openblas
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
+	$(if $(SAN),,$(MAKE) --no-print-directory check-web)
 
 check-exhaustive: deps-check
 	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive

@@ -28,7 +28,10 @@ set title "softmax, scores uniform in [-10, 10], single thread"
 set grid xtics ytics mytics
 set offsets graph 0.03, graph 0.03, 0, 0
 set style data linespoints
+# the provenance stamp in a line of its own below the axis label (the
+# bottom margin: tic labels, the axis label, then the stamp's line)
 if (ARGC >= 4 && strlen(ARG4) > 0) {
+  set bmargin 5
   set label 99 ARG4 at screen 0.995, screen 0.012 right font ",7" textcolor rgb "#777777" noenhanced
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Copies the headline of results/REPORT.md (section "a. Headline"), its
-forward-pass targets (section "l. Forward-pass targets", issue 14's rows
-included) and the kernel targets of results/kernels.md into README.md between the markers
-<!-- results:begin --> and <!-- results:end -->, so the README quotes the
-suite's own files, never numbers typed by hand.
+"""Copies the headline of results/REPORT.md (section "Headline": the
+commit the results were measured at, the default path beside the dense
+path per ISA, hardsoft against the peers), its targets (section "Targets")
+and the kernel targets of results/kernels.md into README.md between the
+markers <!-- results:begin --> and <!-- results:end -->, so the README
+quotes the suite's own files, never numbers typed by hand.
 
 usage: readme-results.py RESULTS_DIR README"""
 import os
@@ -36,21 +37,24 @@ def main():
     res, readme = sys.argv[1], sys.argv[2]
     report = os.path.join(res, "REPORT.md")
     kernels = os.path.join(res, "kernels.md")
-    headline = section(report, "a. Headline")
-    # the ratios never travel without what the peers compute and where,
-    # on which code, the numbers were measured
-    for must in ("What each column computes", "Measured on"):
-        if must in headline or headline.startswith("sweep-scaling.csv: not measured"):
-            continue
-        sys.exit(f"readme-results.py: error: {report}: the headline lacks "
-                 f"'{must}' (regenerate it with bench/report.py)")
+    headline = section(report, "Headline")
+    # the ratios never travel without the commit they describe, the check
+    # that holds them to it, and what the peers compute
+    musts = [] if "sweep-scaling.csv: not measured" in headline else \
+        ["What each column computes"]
+    if "not measured." not in headline.splitlines()[0]:
+        musts += ["Measured on", "make check"]
+    for must in musts:
+        if must not in headline:
+            sys.exit(f"readme-results.py: error: {report}: the headline lacks "
+                     f"'{must}' (regenerate it with bench/report)")
     body = ["From `results/REPORT.md` (the forward pass; provenance, scaling, "
             "accuracy against μ and the precision boundary are there):", "",
             headline, "",
-            "The forward-pass targets of the fast-path work (issue 6) and of "
-            "near-linear hard-like heads, hard mode and f64 (issue 14), from the "
-            "same run (`results/REPORT.md`, sections l and m):", "",
-            section(report, "l. Forward-pass targets"), "",
+            "Every forward-pass target, each stated by what it compares, from the "
+            "same run (`results/REPORT.md`, section Targets; the sections before it "
+            "show the runs):", "",
+            section(report, "Targets"), "",
             "From `results/kernels.md` (kernel microbenchmarks against oneDNN, "
             "XNNPACK, Sleef and glibc):", "", section(kernels, "Targets")]
     with open(readme, encoding="utf-8") as f:

@@ -44,19 +44,22 @@ step "kernel microbenchmarks"
 BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
 
 # The scaling sweep's lengths: the peers stop at the last of $lengths (they
-# hold (n+1)^2 score matrices); hardsoft's ISAs go on to $long_n, so that
-# its growth exponents are fitted over >= 5 lengths and >= 2 decades.
+# hold (n+1)^2 score matrices); hardsoft runs both of its paths there, the
+# default (--skip auto) and the dense one (--skip online), then goes on
+# alone: the default path to $long_auto, so that its growth exponent is
+# fitted over >= 5 lengths and >= 2 decades from where it starts skipping,
+# the dense path to $long_online.
 if [ "$FULL" = 1 ]; then
   lengths=64,256,1024,2048,4096,8192,16384; scales=1,2,4,8,16,32; bmax=33554432; rep=5
-  long_n=32768,65536; long_isas=$best
+  long_auto=32768,65536,131072,262144,524288,1048576; long_online=32768; long_isas=$best
 elif [ "$SMOKE" = 1 ]; then
   lengths=16,32,64; scales=1,4; bmax=64; rep=1
-  long_n=128; long_isas=$isas
+  long_auto=128,256; long_online=128; long_isas=$isas
 else
   # the boundary table has 192 rows (4 formulas x 4 modes x 2 mu x 6
   # precisions); to 2^16 they take ~45 s on the 2-core machine
   lengths=64,256,1024,2048,4096; scales=1,2,4,8,16; bmax=65536; rep=3
-  long_n=8192; long_isas=$isas
+  long_auto=8192,16384,32768,65536,131072,262144; long_online=8192; long_isas=$isas
 fi
 # Lengths of the sweeps after the scaling one (the last of acc_n is the
 # suite sweep's).
@@ -69,14 +72,21 @@ else
 fi
 depth4='(a S (b & X (c U Y a))) | G (b -> Y a)'
 
-step "scaling sweep: a S b and a depth-4 formula, pe mu=4, hardsoft ISAs and peers"
+step "scaling sweep: a S b and a depth-4 formula, pe mu=4, hardsoft's two paths and the peers"
 "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
-  --lengths "$lengths" --isas "$isas,numpy,torch,openblas,ort" --repeat $rep \
-  --error-max-n 0 --csv "$OUT/sweep-scaling.csv"
-step "scaling sweep, longer lengths: hardsoft's ISAs ($long_isas) alone at n = $long_n"
+  --lengths "$lengths" --isas "$isas,numpy,torch,openblas,ort" --skip auto,online \
+  --repeat $rep --error-max-n 0 --csv "$OUT/sweep-scaling.csv"
+step "scaling sweep, longer lengths: hardsoft's ISAs ($long_isas) alone, default path to n = $long_auto, dense to $long_online"
+tmp="$OUT/sweep-scaling-long.csv.tmp"
 "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
-  --lengths "$long_n" --isas "$long_isas" --repeat 3 --error-max-n 0 \
-  --csv "$OUT/sweep-scaling-long.csv"
+  --lengths "$long_auto" --isas "$long_isas" --skip auto --repeat 3 --error-max-n 0 \
+  --csv "$tmp"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
+  --lengths "$long_online" --isas "$long_isas" --skip online --repeat 3 --error-max-n 0 \
+  --csv "$tmp.online"
+tail -n +2 "$tmp.online" >> "$tmp"
+rm -f "$tmp.online"
+mv "$tmp" "$OUT/sweep-scaling-long.csv"
 
 step "accuracy sweep: agreement and attention error against mu, every mode"
 "$HS" bench --formula 'a S b' --formula 'a U b' --formula 'Y a' --formula "$depth4" \
@@ -157,9 +167,27 @@ step "exact skipping of underflowed key tiles: auto (the default), online, on, o
   --lengths $big_n --isas "$best" --skip auto,online,on,off --repeat $rep_s --error-max-n 0 \
   --csv "$OUT/sweep-skip.csv"
 
-# Issue 14's targets, each ratio from one invocation on one thread of the
-# best ISA. The suite at n = 4096: no formula slower under auto than online
-# by more than 5%.
+# The default path beside the dense one on every ISA, at the two settings
+# the targets name (n = 4096 at mu = 4, n = 16384 at mu = 8), one
+# invocation per setting; with a hardsoft that has `bench --phases` (asked
+# of its --help), each row also carries the time of each phase.
+if "$HS" bench --help 2>&1 | grep -q -e '--phases'; then phases=--phases; else phases=; fi
+if [ "$SMOKE" = 1 ]; then paths_n4=256; paths_n8=512; else paths_n4=4096; paths_n8=16384; fi
+step "default and dense path per ISA, n = $paths_n4 (mu 4) and $paths_n8 (mu 8)${phases:+, time by phase}"
+tmp="$OUT/sweep-paths.csv.tmp"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 --lengths $paths_n4 \
+  --isas "$isas" --threads 1 --skip auto,online --repeat $rep_s --error-max-n 0 $phases \
+  --csv "$tmp"
+"$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 8 --lengths $paths_n8 \
+  --isas "$isas" --threads 1 --skip auto,online --repeat $rep_s --error-max-n 0 $phases \
+  --csv "$tmp.mu8"
+tail -n +2 "$tmp.mu8" >> "$tmp"
+rm -f "$tmp.mu8"
+mv "$tmp" "$OUT/sweep-paths.csv"
+
+# Each ratio below from one invocation on one thread of the best ISA. The
+# suite at n = 4096: no formula slower under auto than online by more
+# than 5%.
 if [ "$SMOKE" = 1 ]; then
   growth_n=64,1024; growth_big=4096; rep_g=1; suite_n=256; hf_n=256; rep_ss=1
 else
@@ -188,7 +216,7 @@ if timeout "$growth_limit" "$HS" bench --formula 'a S b' --modes pe --scales 8 -
 else
   rc=$?
   [ $rc = 124 ] || exit $rc
-  # bench/report.py quotes this line where the row would be
+  # bench/report quotes this line where the row would be
   echo "n = $growth_big: stopped by the suite after $growth_limit s (timeout; HS_BENCH_GROWTH_LIMIT)" \
     > "$OUT/sweep-growth-stopped.txt"
 fi
@@ -203,7 +231,7 @@ step "hard beside pe, f64 beside f32: a S b and the depth-4 formula, n = $hf_n"
 # the wide ISAs this CPU runs, for the AVX-512 against AVX2 comparison
 wide=$(echo "$isas" | tr ',' '\n' | grep '^avx' | paste -sd, -)
 if [ -n "$wide" ]; then
-  step "AVX-512 against AVX2 on the fused (online) path, n >= 4096"
+  step "AVX-512 against AVX2 on the dense (online) path, n >= 4096"
   "$HS" bench --formula 'a S b' --formula "$depth4" --modes pe --scales 4 \
     --lengths $mid_n --isas "$wide" --repeat $rep_s --error-max-n 0 --skip online \
     --csv "$OUT/sweep-isa.csv"
@@ -227,7 +255,7 @@ step "a picture of attention: a S b at mu = 1, 2, 4, 8 (softmax sharpening into 
 "$HS" attention 'a S b' --mode pe --scales 1,2,4,8 aabcabbacabbbaacabbcaaab --png "$OUT/attention-asb.png"
 
 step "report and plots"
-"$PYTHON" bench/report.py "$OUT"
+"$PYTHON" bench/report "$OUT" --build "$BUILD"
 
 if [ "$SMOKE" = 1 ]; then
   step "done (smoke run: $OUT, README.md left alone)"

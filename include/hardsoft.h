@@ -18,6 +18,16 @@
 extern "C" {
 #endif
 
+/* Marks what the shared library exports: it is built with
+ * -fvisibility=hidden, so a function without HS_API stays internal. */
+#ifndef HS_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define HS_API __attribute__((visibility("default")))
+#else
+#define HS_API
+#endif
+#endif
+
 /* --------------------------------------------------------------- version */
 
 /* The library's version: MAJOR changes with the ABI (the SONAME is
@@ -29,14 +39,45 @@ extern "C" {
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
 /* The version of the library linked at run time ("0.3.0"), which may
  * differ from HS_VERSION_STRING of the header a program was built with. */
-const char *hs_version(void);
+HS_API const char *hs_version(void);
 /* HS_VERSION_NUMBER of the library linked at run time. */
-int hs_version_number(void);
+HS_API int hs_version_number(void);
 /* sizeof of a public struct by its name ("hs_run_opts", "hs_run_result",
  * "hs_error", "hs_compile_opts", "hs_sim_opts", "hs_sim_result"), 0 for
  * another name: for bindings that mirror a struct's layout to check it
  * against the library they loaded. */
-size_t hs_struct_size(const char *name);
+HS_API size_t hs_struct_size(const char *name);
+
+/* ---------------------------------------------------------------- errors */
+
+/* What kind of failure a call reports (hs_error.code). */
+typedef enum hs_errcode {
+  HS_OK = 0,
+  HS_ERR_PARSE,       /* text that does not parse (line and column set) */
+  HS_ERR_UNSUPPORTED, /* valid input this mode or construction cannot take */
+  HS_ERR_ARG,         /* an argument out of its range */
+  HS_ERR_LIMIT,       /* input past an hs_limits limit or a size the
+                         library takes */
+  HS_ERR_NOMEM,       /* out of memory */
+  HS_ERR_IO,          /* a file could not be read or written */
+  HS_ERR_FORMAT,      /* a model file that is not a valid model */
+  HS_ERR_ISA          /* an instruction set unknown or not on this CPU */
+} hs_errcode;
+
+/* Every fallible call takes an hs_error * as its last argument (NULL: the
+ * caller does not want the report) and fills it when it fails: the code,
+ * one line naming what and where, such as "expected ')' at column 7", the
+ * 1-based column (0 when no column applies) and the 1-based line of a
+ * program of several lines (0 for a one-line formula). */
+typedef struct hs_error {
+  char msg[256];
+  int column;
+  int line;
+  hs_errcode code;
+} hs_error;
+
+/* A short fixed description of a code ("out of memory"). */
+HS_API const char *hs_strerror(hs_errcode code);
 
 /* ------------------------------------------------------------------ ISAs */
 
@@ -47,15 +88,15 @@ typedef enum hs_isa {
   HS_ISA_COUNT
 } hs_isa;
 
-const char *hs_isa_name(hs_isa isa);
+HS_API const char *hs_isa_name(hs_isa isa);
 /* Parses "scalar", "avx2", "avx512"; returns -1 for anything else. */
-int hs_isa_parse(const char *name);
+HS_API int hs_isa_parse(const char *name);
 /* Whether this CPU and OS can run the ISA (CPUID + XGETBV). */
-int hs_isa_supported(hs_isa isa);
+HS_API int hs_isa_supported(hs_isa isa);
 /* The best supported ISA. */
-hs_isa hs_isa_best(void);
+HS_API hs_isa hs_isa_best(void);
 /* CPU brand string into buf (at least 49 bytes). */
-void hs_cpu_brand(char *buf, size_t len);
+HS_API void hs_cpu_brand(char *buf, size_t len);
 
 /* --------------------------------------------------------------- kernels */
 
@@ -70,12 +111,12 @@ typedef struct hs_kernels hs_kernels;
 
 /* The kernel table of one ISA, or NULL when this CPU cannot run it. Ops
  * without a kernel for that ISA fall back to the scalar one. */
-const hs_kernels *hs_kernels_for(hs_isa isa);
+HS_API const hs_kernels *hs_kernels_for(hs_isa isa);
 
 /* The process-wide table, chosen once: HARDSOFT_ISA if set, else the best
- * supported ISA. Returns NULL and fills err (if non-NULL, 256 bytes) when
+ * supported ISA. Returns NULL with err filled (HS_ERR_ISA) when
  * HARDSOFT_ISA names an unknown or unsupported ISA. */
-const hs_kernels *hs_kernels_default(char *err);
+HS_API const hs_kernels *hs_kernels_default(hs_error *err);
 
 /* ------------------------------------------------------------ limits */
 
@@ -93,8 +134,8 @@ typedef struct hs_limits {
 } hs_limits;
 
 #define HS_DEFAULT_DEPTH 10000
-hs_limits hs_get_limits(void);
-void hs_set_limits(const hs_limits *l);
+HS_API hs_limits hs_get_limits(void);
+HS_API void hs_set_limits(const hs_limits *l);
 
 /* ------------------------------------------------------------ formulas */
 
@@ -103,31 +144,29 @@ void hs_set_limits(const hs_limits *l);
 typedef struct hs_formula hs_formula;
 typedef struct hs_model hs_model;
 
-/* Error report: a message such as "expected ')' at column 7" and the
- * 1-based column (0 when no column applies); line is the 1-based line for
- * programs read from text of several lines (0 for a one-line formula). */
-typedef struct hs_error { char msg[256]; int column; int line; } hs_error;
-
 /* Parse; NULL on error (err filled). */
-hs_formula *hs_formula_parse(const char *text, hs_error *err);
-void hs_formula_free(hs_formula *f);
+HS_API hs_formula *hs_formula_parse(const char *text, hs_error *err);
+HS_API void hs_formula_free(hs_formula *f);
+/* The text the formula was parsed from (owned by the formula). */
+HS_API const char *hs_formula_text(const hs_formula *f);
 /* The root's index, for hs_truth_eval. */
-int32_t hs_formula_root(const hs_formula *f);
+HS_API int32_t hs_formula_root(const hs_formula *f);
 /* Bytes that some atom names: set[b] = 1. */
-void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
+HS_API void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]);
 /* Ground truth: the value of node `id` (hs_formula_root for the formula)
  * at positions 1..n of w, into out[0..n) as 0/1. Linear time per
- * operator. Returns 0, or -1 on allocation failure. */
-int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
-                  uint8_t *out);
+ * operator. Returns 0, or -1 with err filled (out of memory, no such
+ * node). */
+HS_API int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
+                  uint8_t *out, hs_error *err);
 
 /* ------------------------------------------------------------ models */
 
 typedef enum hs_mode { HS_MODE_HARD, HS_MODE_PE, HS_MODE_TEMP, HS_MODE_FIXED,
                        HS_MODE_REL, HS_MODE_COUNT_ } hs_mode;
 
-const char *hs_mode_name(hs_mode m); /* "hard", "pe", "temp", "fixed", "rel" */
-int hs_mode_parse(const char *s);   /* -1 if unknown */
+HS_API const char *hs_mode_name(hs_mode m); /* "hard", "pe", "temp", "fixed", "rel" */
+HS_API int hs_mode_parse(const char *s);   /* -1 if unknown */
 
 /* How counting comparisons get their exact sign: layer normalization of
  * [u, -u] with epsilon 0 (exact in every mode), or softmax between BOS and
@@ -141,18 +180,24 @@ typedef struct hs_compile_opts {
   hs_sign sign; /* counting comparisons only */
 } hs_compile_opts;
 
-/* Compile the formula's root; NULL with msg filled (e.g. "counting
- * comparisons are not supported yet in mode pe"). */
-hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, char *msg,
-                     size_t len);
+/* Compile the formula's root; NULL with err filled (e.g. HS_ERR_UNSUPPORTED
+ * "comparisons mixing #< and #> are not available in mode fixed: ..."). */
+HS_API hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
+                     hs_error *err);
 
 /* The construction's attention-error bound at length n for a model (or
  * for a mode and scale): the largest weight any head may put off its hard
  * target. 0 for hard heads. */
-double hs_bound_at(const char *mode, double scale, size_t n);
+HS_API double hs_bound_at(const char *mode, double scale, size_t n);
+/* The largest n at which a mode's attention heads (the since/until heads
+ * of the construction) are proven exact at scale mu: floor(mu / ln 7) in
+ * fixed mode, INFINITY in hard mode and in pe, temp and rel once
+ * mu >= ln 7, else 0. A model's counting signs may need more (its
+ * smallest exact mu, hs_model_info.min_scale). */
+HS_API double hs_mode_exact_max_n(hs_mode mode, double scale);
 /* For a compiled model, including its counting signs: the bound that
  * holds at every length up to n. */
-double hs_model_bound_at(const hs_model *m, size_t n);
+HS_API double hs_model_bound_at(const hs_model *m, size_t n);
 
 typedef enum hs_precision { HS_PREC_F32, HS_PREC_F64 } hs_precision;
 
@@ -167,7 +212,7 @@ typedef enum hs_score_round { HS_ROUND_NONE, HS_ROUND_F16, HS_ROUND_BF16 } hs_sc
  * "f16" / "bf16" (queries, keys and values stored in that format:
  * hs_run_opts.qkv_round). Returns 0 and fills the three, or -1 for an
  * unknown name. */
-int hs_precision_parse(const char *name, hs_precision *prec,
+HS_API int hs_precision_parse(const char *name, hs_precision *prec,
                        hs_score_round *score_round, hs_score_round *qkv_round);
 
 /* Exact skipping of key tiles (src/run/skip-impl.h, forward-impl.h).
@@ -248,24 +293,23 @@ typedef struct hs_run_result {
                              given to a kernel) */
 } hs_run_result;
 
-/* Forward pass over w[0..n). Returns 0, or -1 with msg filled (allocation
- * failure). res fields are allocated by the call; free with
- * hs_run_result_free. */
-int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
-               const hs_run_opts *o, hs_run_result *res, char *msg,
-               size_t len);
-void hs_run_result_free(hs_run_result *r);
+/* Forward pass over w[0..n). Returns 0, or -1 with err filled (allocation
+ * failure, a string too long). res fields are allocated by the call; free
+ * with hs_run_result_free. */
+HS_API int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
+               const hs_run_opts *o, hs_run_result *res, hs_error *err);
+HS_API void hs_run_result_free(hs_run_result *r);
 
 /* A model prepared for repeated runs (weights converted once). The model
  * must outlive the runner. With threads > 1 the runner keeps threads - 1
  * idle worker threads between runs (ended by hs_runner_free); a runner
  * runs one string at a time. */
 typedef struct hs_runner hs_runner;
-hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
-                         size_t len);
-int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
-                  char *msg, size_t len);
-void hs_runner_free(hs_runner *r);
+HS_API hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o,
+                         hs_error *err);
+HS_API int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
+                  hs_error *err);
+HS_API void hs_runner_free(hs_runner *r);
 
 /* ------------------------------------- model metadata and attention */
 
@@ -281,9 +325,32 @@ typedef struct hs_model_info {
   const char *mode;
   const char *formula;
 } hs_model_info;
-void hs_model_get_info(const hs_model *m, hs_model_info *info);
+HS_API void hs_model_get_info(const hs_model *m, hs_model_info *info);
+/* The model's mode as its file names it, or NULL when it has none
+ * (hs_model_info.mode says "custom" then). */
+HS_API const char *hs_model_mode(const hs_model *m);
+/* The construction's error bound in words ("weight off target <= ..."),
+ * or NULL. */
+HS_API const char *hs_model_bound_desc(const hs_model *m);
+/* Where the model's answer is proven, also in finite precision, in words,
+ * or NULL (hard mode, models from elsewhere). */
+HS_API const char *hs_model_exact_region(const hs_model *m);
+/* The name of coordinate k of the residual stream, or NULL (no names, or
+ * k out of range). */
+HS_API const char *hs_model_coord_name(const hs_model *m, int k);
+/* Tokens of the vocabulary saved in the model (0: it reads bytes). */
+HS_API int hs_model_vocab_size(const hs_model *m);
+/* ReLU units of layer `layer`'s feed-forward block, or -1 when there is
+ * no such layer. */
+HS_API int hs_model_layer_hidden(const hs_model *m, int layer);
+/* Whitespace-separated tokens of line[0..len) as the model's bytes into
+ * out (room for len): a token of the vocabulary is its byte, any other a
+ * byte no token uses; without a vocabulary a one-byte token is its byte.
+ * Returns how many. */
+HS_API size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
+                         uint8_t *out);
 /* Heads of layer `layer`, or -1 when there is no such layer. */
-int hs_model_layer_nheads(const hs_model *m, int layer);
+HS_API int hs_model_layer_nheads(const hs_model *m, int layer);
 /* One head's description; names as in model files ("softmax",
  * "hard_left", ...; masks "le", "lt", "ge", "gt", "none"; tau laws
  * "const", "inv_n", "inv_nlogn"); desc may be NULL. 0, or -1 (info
@@ -293,14 +360,14 @@ typedef struct hs_head_info {
   double tau_c, bias_slope;
   int32_t dk, dv;
 } hs_head_info;
-int hs_model_head_info(const hs_model *m, int layer, int head,
+HS_API int hs_model_head_info(const hs_model *m, int layer, int head,
                        hs_head_info *info);
 /* The description `hardsoft compile --print` prints (formula, mode,
  * layers, heads, bound, coordinates), written into buf as snprintf does:
  * returns its full length in bytes (without the terminating NUL), and
  * writes at most len - 1 of them plus a NUL (nothing when len is 0, buf
  * may then be NULL). src/model/describe.c. */
-size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
+HS_API size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
 
 /* The attention weights of every head of layer `layer` over the string
  * w[0..n), for pictures and inspection (src/run/attention.c). The model
@@ -321,11 +388,11 @@ size_t hs_model_describe(const hs_model *m, char *buf, size_t len);
  *           keys (hard_avg with ties) or the head has no hard counterpart
  * It takes O(n^2) memory per head and runs the model once per call: meant
  * for small n. n may be at most HS_ATTENTION_MAX_N. Returns 0, or -1
- * with msg filled (no such layer, n too long, out of memory). */
+ * with err filled (no such layer, n too long, out of memory). */
 #define HS_ATTENTION_MAX_N 4096
-int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
+HS_API int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
                  const hs_run_opts *o, int layer, double *weights,
-                 double *hard, int32_t *target, char *msg, size_t len);
+                 double *hard, int32_t *target, hs_error *err);
 
 /* ------------------------------------------- simulating hard attention */
 
@@ -352,39 +419,39 @@ typedef enum hs_head_class {
                       lower score too */
 } hs_head_class;
 
-const char *hs_head_class_name(hs_head_class c); /* "softmax", "uniform", ... */
+HS_API const char *hs_head_class_name(hs_head_class c); /* "softmax", "uniform", ... */
 /* Number of heads of a model (the length of hs_run_result.head_stats). */
-int hs_model_nheads(const hs_model *m);
+HS_API int hs_model_nheads(const hs_model *m);
 /* Statistics over several runs: init sets nheads entries to (gap INFINITY,
  * untied, uniform); merge folds one run's head_stats into acc (smallest
  * gap, ties and non-uniformity or-ed). */
-void hs_head_stats_init(hs_head_stats *acc, int nheads);
-void hs_head_stats_merge(hs_head_stats *acc, const hs_head_stats *run,
+HS_API void hs_head_stats_init(hs_head_stats *acc, int nheads);
+HS_API void hs_head_stats_merge(hs_head_stats *acc, const hs_head_stats *run,
                          int nheads);
 /* Head h (counted over all layers, as head_stats is). */
-hs_head_class hs_head_classify(const hs_model *m, int h,
+HS_API hs_head_class hs_head_classify(const hs_model *m, int h,
                                const hs_head_stats *st);
 /* 1 when head h is unique-hard (leftmost/rightmost) and was tied: softmax
  * would average its tied maxima, so it is not simulable. */
-int hs_head_tied_unique(const hs_model *m, int h, const hs_head_stats *st);
+HS_API int hs_head_tied_unique(const hs_model *m, int h, const hs_head_stats *st);
 /* gamma: the smallest gap over the hard heads of m (INFINITY when no hard
  * head ever saw two distinct scores). */
-double hs_sim_gamma(const hs_model *m, const hs_head_stats *st);
+HS_API double hs_sim_gamma(const hs_model *m, const hs_head_stats *st);
 /* tau = gamma / (mu + ln(n + 1)); 1 when gamma is infinite (any tau is
  * exact then). 0 when gamma or mu is not positive, or the result is not a
  * positive finite number. */
-double hs_sim_tau(double gamma, double mu, size_t n);
+HS_API double hs_sim_tau(double gamma, double mu, size_t n);
 /* A copy of `hard` whose unique-hard heads that were tied (st, measured on
  * `hard`) get a position term that makes each maximum unique, with the
  * same choice, gap >= gamma / (2n) (the law is at the top of
- * src/run/simulate.c); *broken counts them. NULL with msg filled on failure. */
-hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
-                            int *broken, char *msg, size_t msglen);
+ * src/run/simulate.c); *broken counts them. NULL with err filled on failure. */
+HS_API hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
+                            int *broken, hs_error *err);
 /* A deep copy of `hard` in which every hard head is softmax at the
  * constant temperature tau (target = its old kind, so attention error is
- * measured against it); softmax heads are kept as they are. NULL when
- * tau is not positive and finite, or out of memory. */
-hs_model *hs_simulate_soft_model(const hs_model *hard, double tau);
+ * measured against it); softmax heads are kept as they are. NULL with err
+ * filled when tau is not positive and finite, or out of memory. */
+HS_API hs_model *hs_simulate_soft_model(const hs_model *hard, double tau, hs_error *err);
 
 typedef struct hs_sim_opts {
   double scale;  /* mu > 0: the bound per head is e^{-mu} */
@@ -425,18 +492,18 @@ typedef struct hs_sim_result {
 
 /* Simulate `hard` over strings w[0..count) of lengths len[]: run it with
  * want_gaps to measure gamma, pick tau, build the softmax model, run both
- * with keep_layers and compare. 0, or -1 with msg filled. Free res with
+ * with keep_layers and compare. 0, or -1 with err filled. Free res with
  * hs_sim_result_free. */
-int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
+HS_API int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
                 const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
-                char *msg, size_t msglen);
-void hs_sim_result_free(hs_sim_result *r);
+                hs_error *err);
+HS_API void hs_sim_result_free(hs_sim_result *r);
 
-void hs_model_free(hs_model *m);
+HS_API void hs_model_free(hs_model *m);
 /* Bytes a forward pass over n symbols needs at its peak (the accounting
  * of hs_run_result.peak_bytes, before running), or SIZE_MAX when that
  * does not fit in size_t. */
-size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
+HS_API size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
                           int threads);
 /* Predicted running time of a forward pass (src/run/estimate.c). A
  * calibration times real passes of m with the given options over strings
@@ -463,27 +530,27 @@ size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * prediction of one command varying up to 5 times between calls (README,
  * "Long runs"). */
 typedef struct hs_run_cost { double per_pos, per_pair; size_t calib_n; } hs_run_cost;
-/* 0, or -1 with msg filled (out of memory). o->progress is not called. */
-int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
-                        hs_run_cost *cost, char *msg, size_t len);
+/* 0, or -1 with err filled (out of memory). o->progress is not called. */
+HS_API int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
+                        hs_run_cost *cost, hs_error *err);
 /* Seconds predicted for one pass over n symbols. */
-double hs_run_cost_at(const hs_run_cost *cost, size_t n);
+HS_API double hs_run_cost_at(const hs_run_cost *cost, size_t n);
 /* Both at once: calibrates (every call) and predicts; a negative value
- * when calibration failed. */
-double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
-                            const hs_kernels *kt, int threads);
+ * with err filled when calibration failed. */
+HS_API double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
+                            const hs_kernels *kt, int threads, hs_error *err);
 
-/* Model files (safetensors, format at the top of src/model/safetensors.c). save
+/* Model files (safetensors, the format is docs/MODEL-FORMAT.md). save
  * writes a temporary file and renames it; both return 0 / a model, or
- * -1 / NULL with msg filled (naming the tensor or field). */
-int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len);
-hs_model *hs_model_load(const char *path, char *msg, size_t len);
+ * -1 / NULL with err filled (naming the tensor or field). */
+HS_API int hs_model_save(const hs_model *m, const char *path, hs_error *err);
+HS_API hs_model *hs_model_load(const char *path, hs_error *err);
 /* The model as one ONNX graph (opset 17) that runs at every length:
  * input "ids" int64 [N] (BOS = 256, then the bytes), output "out" float
  * [N] (the output coordinate; true where > 1/2); docs/ONNX.md describes
  * it. Every mode exports (hard heads by ArgMax / ReduceMax). Written like
- * hs_model_save (temporary file, rename); 0, or -1 with msg filled. */
-int hs_model_save_onnx(const hs_model *m, const char *path, char *msg, size_t len);
+ * hs_model_save (temporary file, rename); 0, or -1 with err filled. */
+HS_API int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err);
 
 /* ------------------------------------------------------------ programs */
 
@@ -495,55 +562,56 @@ typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP } hs_lang;
 typedef struct hs_program hs_program;
 
 /* "ltl", "crasp", "brasp" -> the language; -1 for anything else. */
-int hs_lang_parse(const char *name);
-const char *hs_lang_name(hs_lang lang);
+HS_API int hs_lang_parse(const char *name);
+HS_API const char *hs_lang_name(hs_lang lang);
 /* By the file name's extension: .cr and .crasp are C-RASP, .brasp B-RASP,
  * anything else (or NULL) LTL. */
-hs_lang hs_lang_from_path(const char *path);
+HS_API hs_lang hs_lang_from_path(const char *path);
 
 /* Parse text[0..len) (need not be NUL-terminated) in lang. NULL on error
  * with err filled: one line naming what and where ("... at line 3, column
  * 7"; err->line 0 for a one-line formula). An LTL program is one formula
  * over bytes (its vocabulary is empty). */
-hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
+HS_API hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
                              hs_error *err);
-void hs_program_free(hs_program *p);
-hs_lang hs_program_lang(const hs_program *p);
+HS_API void hs_program_free(hs_program *p);
+HS_API hs_lang hs_program_lang(const hs_program *p);
 /* The lowered formula (owned by the program), for hs_compile. */
-const hs_formula *hs_program_formula(const hs_program *p);
+HS_API const hs_formula *hs_program_formula(const hs_program *p);
 /* The program's value at positions 1..n of w (token bytes, see the
  * vocabulary below) into out[0..n) as 0/1, by the language's own
  * interpreter (hs_truth_eval for LTL), not through the lowering: the
- * ground truth a compiled model is checked against. 0, or -1 when out of
- * memory. */
-int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
-                     uint8_t *out);
+ * ground truth a compiled model is checked against. 0, or -1 with err
+ * filled (out of memory). */
+HS_API int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
+                     uint8_t *out, hs_error *err);
 
 /* Trace: the named statements (an LTL formula has one, "formula") and
  * their values at every position, vals[k * n + i] for statement k and
- * position i + 1 (Booleans 0/1, counts as integers). 0, or -1. */
-int hs_program_nstmts(const hs_program *p);
-const char *hs_program_stmt_name(const hs_program *p, int k);
-int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
-                     int64_t *vals);
+ * position i + 1 (Booleans 0/1, counts as integers). 0, or -1 with err
+ * filled. */
+HS_API int hs_program_nstmts(const hs_program *p);
+HS_API const char *hs_program_stmt_name(const hs_program *p, int k);
+HS_API int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
+                     int64_t *vals, hs_error *err);
 
 /* Vocabulary: the tokens the program names, in the order first named, and
  * the byte the model reads for each (a one-byte token is its own byte,
  * longer ones get bytes from 0x80). Every other input token is read as one
  * byte no token uses. */
-int hs_program_vocab_size(const hs_program *p);
-const char *hs_program_token(const hs_program *p, int k);
-int hs_program_token_byte(const hs_program *p, int k);
+HS_API int hs_program_vocab_size(const hs_program *p);
+HS_API const char *hs_program_token(const hs_program *p, int k);
+HS_API int hs_program_token_byte(const hs_program *p, int k);
 /* The byte every token the program does not name is read as (for an LTL
  * formula: a byte no atom names). */
-int hs_program_other_byte(const hs_program *p);
+HS_API int hs_program_other_byte(const hs_program *p);
 /* The whitespace-separated tokens of line[0..len) as bytes into out
  * (room for len bytes); returns how many. */
-size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
+HS_API size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                            uint8_t *out);
 /* Give a compiled model the program's vocabulary (saved in its file,
- * used by hardsoft run --tokens). 0, or -1 when out of memory. */
-int hs_model_set_vocab(hs_model *m, const hs_program *p);
+ * used by hardsoft run --tokens). 0, or -1 with err filled. */
+HS_API int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err);
 
 #ifdef __cplusplus
 }

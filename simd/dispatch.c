@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/error.h"
 #include "ukernels.h"
 
 const char *const hs_op_names[HS_OP_COUNT] = {
@@ -23,8 +24,19 @@ static void fill_row(hs_kernels *t, hs_isa isa, hs_isa row_isa, int op,
   t->name[op] = name;
 }
 
+/* HS_BUILT_<isa>(x): x when this target compiles that ISA's kernels (a
+ * WebAssembly build has the scalar ones only), else nothing. */
+#define HS_BUILT_SCALAR(x) x
+#if defined(__x86_64__) || defined(__i386__)
+#define HS_BUILT_AVX2(x) x
+#define HS_BUILT_AVX512(x) x
+#else
+#define HS_BUILT_AVX2(x)
+#define HS_BUILT_AVX512(x)
+#endif
+
 #define HS_KERNEL(op, isa, fn) \
-  static void set_##fn(hs_kernels *t) { t->op = fn; }
+  HS_BUILT_##isa(static void set_##fn(hs_kernels *t) { t->op = fn; })
 #include "kernels.inc"
 #undef HS_KERNEL
 
@@ -34,13 +46,13 @@ static void fill_all(void) {
     t->isa = (hs_isa)i;
     /* ISA rows first, then scalar rows only where nothing was set. */
 #define HS_KERNEL(op, isa, fn)                                          \
-  if (HS_ISA_##isa != HS_ISA_SCALAR)                                    \
-    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);
+  HS_BUILT_##isa(if (HS_ISA_##isa != HS_ISA_SCALAR)                     \
+    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);)
 #include "kernels.inc"
 #undef HS_KERNEL
 #define HS_KERNEL(op, isa, fn)                                          \
-  if (HS_ISA_##isa == HS_ISA_SCALAR)                                    \
-    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);
+  HS_BUILT_##isa(if (HS_ISA_##isa == HS_ISA_SCALAR)                     \
+    fill_row(t, (hs_isa)i, HS_ISA_##isa, HS_OP_##op, set_##fn, #fn);)
 #include "kernels.inc"
 #undef HS_KERNEL
   }
@@ -53,21 +65,19 @@ const hs_kernels *hs_kernels_for(hs_isa isa) {
   return &tables[isa];
 }
 
-const hs_kernels *hs_kernels_default(char *err) {
+const hs_kernels *hs_kernels_default(hs_error *err) {
   const char *env = getenv("HARDSOFT_ISA");
   if (env && *env) {
     int isa = hs_isa_parse(env);
     if (isa < 0) {
-      if (err)
-        snprintf(err, 256,
+      hs_errorf(err, HS_ERR_ISA,
                  "HARDSOFT_ISA='%.64s' is not an instruction set (expected "
                  "scalar, avx2 or avx512)",
                  env);
       return NULL;
     }
     if (!hs_isa_supported((hs_isa)isa)) {
-      if (err)
-        snprintf(err, 256,
+      hs_errorf(err, HS_ERR_ISA,
                  "HARDSOFT_ISA=%s: this CPU or OS cannot run %s (best "
                  "supported: %s)",
                  env, env, hs_isa_name(hs_isa_best()));

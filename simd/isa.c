@@ -2,12 +2,21 @@
 /* Instruction-set detection. CPUID feature bits alone are not enough: the
  * OS must also save the wide registers on a context switch (CPUID.OSXSAVE,
  * then XGETBV's XCR0), or the first AVX instruction faults on some VMs. */
-#include <cpuid.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "ukernels.h"
 
+/* A build for another architecture (WebAssembly: the page under web/) has
+ * the scalar kernels only and no CPUID to ask. */
+#if defined(__x86_64__) || defined(__i386__)
+#define HS_X86 1
+#include <cpuid.h>
+#else
+#define HS_X86 0
+#endif
+
+#if HS_X86
 static uint64_t xgetbv0(void) {
   uint32_t eax, edx;
   __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
@@ -30,6 +39,9 @@ static int detect(hs_isa isa) {
   if (isa == HS_ISA_AVX512) return avx2 && avx512f && (xcr0 & 0xe0) == 0xe0;
   return 0;
 }
+#else
+static int detect(hs_isa isa) { return isa == HS_ISA_SCALAR; }
+#endif
 
 int hs_isa_supported(hs_isa isa) {
   static int cache[HS_ISA_COUNT] = {-1, -1, -1};
@@ -58,9 +70,10 @@ int hs_isa_parse(const char *name) {
 }
 
 void hs_cpu_brand(char *buf, size_t len) {
-  unsigned r[12];
   if (len == 0) return;
   buf[0] = 0;
+#if HS_X86
+  unsigned r[12];
   if ((unsigned)__get_cpuid_max(0x80000000u, 0) < 0x80000004u) return;
   for (unsigned i = 0; i < 3; i++)
     __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2],
@@ -75,11 +88,14 @@ void hs_cpu_brand(char *buf, size_t len) {
   if (n >= len) n = len - 1;
   memcpy(buf, s, n);
   buf[n] = 0;
+#endif
 }
 
 static unsigned mxcsr(void) {
-  unsigned v;
+  unsigned v = 0; /* no MXCSR off x86: denormals are kept */
+#if HS_X86
   __asm__ volatile("stmxcsr %0" : "=m"(v));
+#endif
   return v;
 }
 int hs_ftz_enabled(void) { return (mxcsr() >> 15) & 1; }

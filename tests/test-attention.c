@@ -72,7 +72,7 @@ static void test_hand_built(void **state) {
   static const char *const strings[] = {"", "a", "b", "aba", "bbb", "abaab", "bbabbbab"};
   static const hs_attn_kind kinds[] = {HS_ATTN_HARD_LEFT, HS_ATTN_HARD_RIGHT,
                                        HS_ATTN_HARD_AVG, HS_ATTN_SOFTMAX};
-  char msg[256];
+  hs_error he;
   for (size_t k = 0; k < 4; k++)
     for (int mask = 0; mask < HS_MASK_COUNT_; mask++) {
       hs_model *m = one_head(kinds[k], (hs_mask)mask, 1.5f);
@@ -83,8 +83,7 @@ static void test_hand_built(void **state) {
         double want[16];
         int32_t *T = malloc(np * sizeof *T), t;
         hs_run_opts o = {.precision = HS_PREC_F64};
-        assert_int_equal(hs_attention(m, (const uint8_t *)w, n, &o, 0, W, Hd, T, msg,
-                                      sizeof msg), 0);
+        assert_int_equal(hs_attention(m, (const uint8_t *)w, n, &o, 0, W, Hd, T, &he), 0);
         for (size_t i = 0; i <= n; i++) {
           hs_attn_kind hk = kinds[k] == HS_ATTN_SOFTMAX ? HS_ATTN_HARD_RIGHT : kinds[k];
           expect_hard(hk, (hs_mask)mask, w, i, want, &t);
@@ -129,9 +128,9 @@ static void check_layer(const hs_model *m, int l, const uint8_t *w, size_t n,
                         double attn_error) {
   size_t np = n + 1, nh = (size_t)m->layers[l].nheads, cells = (nh ? nh : 1) * np * np;
   double *W = malloc(cells * sizeof *W), *Hd = malloc(cells * sizeof *Hd);
-  char msg[256];
+  hs_error he;
   hs_run_opts o = {.precision = HS_PREC_F64};
-  assert_int_equal(hs_attention(m, w, n, &o, l, W, Hd, NULL, msg, sizeof msg), 0);
+  assert_int_equal(hs_attention(m, w, n, &o, l, W, Hd, NULL, &he), 0);
   for (size_t h = 0; h < nh; h++)
     for (size_t i = 0; i <= n; i++) {
       double sum = 0;
@@ -155,7 +154,7 @@ static void test_suite_matches_forward(void **state) {
   const suite *S = the_suite();
   static const hs_mode modes[] = {HS_MODE_PE, HS_MODE_TEMP, HS_MODE_REL};
   hs_rng r = {42};
-  char msg[256];
+  hs_error he;
   uint8_t w[64];
   for (int f = 0; f < S->n; f++) {
     hs_error e;
@@ -163,13 +162,13 @@ static void test_suite_matches_forward(void **state) {
     assert_non_null(F);
     for (size_t k = 0; k < 3; k++) {
       hs_compile_opts co = {.mode = modes[k], .scale = 3};
-      hs_model *m = hs_compile(F, &co, msg, sizeof msg);
+      hs_model *m = hs_compile(F, &co, &he);
       if (!m) continue; /* refused in this mode (a one-line reason) */
       size_t n = 1 + hs_rng_next(&r) % 40;
       hs_random_string(&r, w, n);
       hs_run_opts o = {.precision = HS_PREC_F64, .want_attn_error = 1};
       hs_run_result res;
-      assert_int_equal(hs_forward(m, w, n, &o, &res, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, w, n, &o, &res, &he), 0);
       for (int l = 0; l < m->nlayers; l++) check_layer(m, l, w, n, res.attn_error[l]);
       hs_run_result_free(&res);
       hs_model_free(m);
@@ -182,17 +181,14 @@ static void test_errors(void **state) {
   (void)state;
   hs_model *m = one_head(HS_ATTN_HARD_LEFT, HS_MASK_LE, 1);
   double W[4];
-  char msg[256];
-  assert_int_equal(hs_attention(m, (const uint8_t *)"a", 1, NULL, 1, W, NULL, NULL, msg,
-                                sizeof msg), -1);
-  assert_string_equal(msg, "layer 1 does not exist (the model has 1, numbered from 0)");
-  assert_int_equal(hs_attention(m, (const uint8_t *)"a", 1, NULL, -1, W, NULL, NULL, msg,
-                                sizeof msg), -1);
+  hs_error he;
+  assert_int_equal(hs_attention(m, (const uint8_t *)"a", 1, NULL, 1, W, NULL, NULL, &he), -1);
+  assert_string_equal(he.msg, "layer 1 does not exist (the model has 1, numbered from 0)");
+  assert_int_equal(hs_attention(m, (const uint8_t *)"a", 1, NULL, -1, W, NULL, NULL, &he), -1);
   assert_int_equal(hs_attention(m, (const uint8_t *)"a", HS_ATTENTION_MAX_N + 1, NULL, 0,
-                                W, NULL, NULL, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "too long"));
-  assert_int_equal(hs_attention(m, (const uint8_t *)"a", 1, NULL, 0, W, NULL, NULL, msg,
-                                sizeof msg), 0);
+                                W, NULL, NULL, &he), -1);
+  assert_non_null(strstr(he.msg, "too long"));
+  assert_int_equal(hs_attention(m, (const uint8_t *)"a", 1, NULL, 0, W, NULL, NULL, &he), 0);
   assert_true(W[0] == 1 && W[1] == 0 && W[2] == 0 && W[3] == 1); /* BOS; the a */
   hs_model_free(m);
 }
@@ -200,10 +196,11 @@ static void test_errors(void **state) {
 static void test_describe_and_info(void **state) {
   (void)state;
   hs_error e;
-  char msg[256], small[16], *full;
+  char small[16], *full;
+  hs_error he;
   hs_formula *F = hs_formula_parse("a S b", &e);
   hs_compile_opts co = {.mode = HS_MODE_PE, .scale = 4};
-  hs_model *m = hs_compile(F, &co, msg, sizeof msg);
+  hs_model *m = hs_compile(F, &co, &he);
   assert_non_null(m);
   size_t n = hs_model_describe(m, NULL, 0);
   assert_true(n > 100);

@@ -375,7 +375,7 @@ static void lowered_equals_interp(prog *g, int maxlen) {
       for (int i = 0; i < L; i++) w[i] = g->sym[idx[i]];
       int64_t *vals = interp(g->p, w, (size_t)L);
       for (int k = 0; k < K; k++) {
-        assert_int_equal(hs_truth_eval(f[k], hs_formula_root(f[k]), w, (size_t)L, truth), 0);
+        assert_int_equal(hs_truth_eval(f[k], hs_formula_root(f[k]), w, (size_t)L, truth, NULL), 0);
         for (int i = 0; i < L; i++)
           if (truth[i] != (vals[(size_t)k * L + i] != 0))
             fail_msg("%s statement %s, string %s, position %d: formula %d, "
@@ -521,10 +521,10 @@ static void random_string(hs_rng *r, const prog *g, uint8_t *s, size_t n,
 
 static hs_model *compile_mode(const hs_formula *f, hs_mode mode, double mu,
                               const char *name) {
-  char msg[256];
+  hs_error he;
   hs_compile_opts o = {.mode = mode, .scale = mu};
-  hs_model *m = hs_compile(f, &o, msg, sizeof msg);
-  if (!m) fail_msg("%s: compile in %s: %s", name, hs_mode_name(mode), msg);
+  hs_model *m = hs_compile(f, &o, &he);
+  if (!m) fail_msg("%s: compile in %s: %s", name, hs_mode_name(mode), he.msg);
   return m;
 }
 
@@ -532,10 +532,10 @@ static hs_model *compile_mode(const hs_formula *f, hs_mode mode, double mu,
  * the attention error of every layer against the mode's stated bound. */
 static void model_agrees(const prog *g, const hs_model *m, const char *mode,
                          const uint8_t *w, size_t n) {
-  char msg[256];
+  hs_error he;
   hs_run_opts ro = {.precision = HS_PREC_F32, .want_attn_error = n <= 512};
   hs_run_result res;
-  if (hs_forward(m, w, n, &ro, &res, msg, sizeof msg)) fail_msg("%s", msg);
+  if (hs_forward(m, w, n, &ro, &res, &he)) fail_msg("%s", he.msg);
   for (int l = 0; ro.want_attn_error && l < m->nlayers; l++)
     if (res.attn_error[l] > hs_model_bound_at(m, n) * (1 + 1e-3) + 1e-6)
       fail_msg("%s mode %s, n = %zu, layer %d: attention error %g above the "

@@ -7,7 +7,8 @@
 
 #include <unistd.h>
 
-#include "compile/compile.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 
 static char **formulas;
 static int nformulas;
@@ -27,20 +28,20 @@ static hs_formula *parse(const char *text) {
 /* Comparisons that mix #< and #> are refused in mode fixed (they need a
  * BOS weight growing like n); everything else must compile. */
 static int refused_in(const hs_formula *f, hs_mode mode) {
-  char msg[256] = "";
+  hs_error he;
   hs_compile_opts o = {.mode = mode, .scale = 4};
-  hs_model *m = hs_compile(f, &o, msg, sizeof msg);
+  hs_model *m = hs_compile(f, &o, &he);
   if (m) { hs_model_free(m); return 0; }
-  if (mode != HS_MODE_FIXED || !strstr(msg, "mixing #< and #>"))
-    fail_msg("'%s' (%s): %s", f->text, hs_mode_name(mode), msg);
+  if (mode != HS_MODE_FIXED || !strstr(he.msg, "mixing #< and #>"))
+    fail_msg("'%s' (%s): %s", f->text, hs_mode_name(mode), he.msg);
   return 1;
 }
 
 static hs_model *compile(const hs_formula *f, hs_mode mode, double mu) {
-  char msg[256];
+  hs_error he;
   hs_compile_opts o = {.mode = mode, .scale = mu};
-  hs_model *m = hs_compile(f, &o, msg, sizeof msg);
-  if (!m) fail_msg("compile '%s' (%s): %s", f->text, hs_mode_name(mode), msg);
+  hs_model *m = hs_compile(f, &o, &he);
+  if (!m) fail_msg("compile '%s' (%s): %s", f->text, hs_mode_name(mode), he.msg);
   return m;
 }
 
@@ -49,11 +50,11 @@ static hs_model *compile(const hs_formula *f, hs_mode mode, double mu) {
 static double agree_r(const hs_formula *f, const hs_model *m, hs_runner *run,
                       const uint8_t *s, size_t n, hs_precision prec,
                       const hs_kernels *kt, int want_err) {
-  char msg[256];
+  hs_error he;
   uint8_t *truth = malloc(n + 1);
-  assert_int_equal(hs_truth_eval(f, f->root, s, n, truth), 0);
+  assert_int_equal(hs_truth_eval(f, f->root, s, n, truth, NULL), 0);
   hs_run_result r;
-  assert_int_equal(hs_runner_run(run, s, n, &r, msg, sizeof msg), 0);
+  assert_int_equal(hs_runner_run(run, s, n, &r, &he), 0);
   for (size_t i = 0; i < n; i++)
     if (r.bits[i] != truth[i])
       fail_msg("'%s' mode %s %s isa %s: n = %zu, position %zu: model %d "
@@ -70,10 +71,10 @@ static double agree_r(const hs_formula *f, const hs_model *m, hs_runner *run,
 
 static hs_runner *runner(const hs_model *m, hs_precision prec,
                          const hs_kernels *kt, int want_err) {
-  char msg[256];
+  hs_error he;
   hs_run_opts ro = {.precision = prec, .kernels = kt, .want_attn_error = want_err};
-  hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
-  if (!r) fail_msg("%s", msg);
+  hs_runner *r = hs_runner_new(m, &ro, &he);
+  if (!r) fail_msg("%s", he.msg);
   return r;
 }
 
@@ -164,11 +165,11 @@ static void test_fixed_bound_and_failure(void **state) {
   for (int t = 0; t < 20 && !wrong; t++) {
     hs_random_string(&r, s, sizeof s);
     uint8_t truth[200];
-    char msg[256];
+    hs_error he;
     hs_run_opts ro = {.precision = HS_PREC_F64, .kernels = kt};
     hs_run_result res;
-    hs_truth_eval(f, f->root, s, sizeof s, truth);
-    assert_int_equal(hs_forward(m, s, sizeof s, &ro, &res, msg, sizeof msg), 0);
+    hs_truth_eval(f, f->root, s, sizeof s, truth, NULL);
+    assert_int_equal(hs_forward(m, s, sizeof s, &ro, &res, &he), 0);
     wrong = memcmp(res.bits, truth, sizeof s) != 0;
     hs_run_result_free(&res);
   }
@@ -199,16 +200,16 @@ static void test_save_reload(void **state) {
     hs_formula *f = parse(formulas[fi]);
     for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
       if (refused_in(f, (hs_mode)mode)) continue;
-      char msg[512];
+      hs_error he;
       hs_model *m = compile(f, (hs_mode)mode, 4);
-      assert_int_equal(hs_model_save(m, path, msg, sizeof msg), 0);
-      hs_model *m2 = hs_model_load(path, msg, sizeof msg);
-      if (!m2) fail_msg("reload: %s", msg);
+      assert_int_equal(hs_model_save(m, path, &he), 0);
+      hs_model *m2 = hs_model_load(path, &he);
+      if (!m2) fail_msg("reload: %s", he.msg);
       hs_random_string(&r, s, sizeof s);
       hs_run_opts ro = {.precision = HS_PREC_F32};
       hs_run_result a, b;
-      assert_int_equal(hs_forward(m, s, sizeof s, &ro, &a, msg, sizeof msg), 0);
-      assert_int_equal(hs_forward(m2, s, sizeof s, &ro, &b, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, s, sizeof s, &ro, &a, &he), 0);
+      assert_int_equal(hs_forward(m2, s, sizeof s, &ro, &b, &he), 0);
       assert_memory_equal(a.values, b.values, sizeof s * sizeof(double));
       hs_run_result_free(&a);
       hs_run_result_free(&b);
@@ -230,15 +231,15 @@ static void test_threads_identical(void **state) {
     hs_formula *f = parse(formulas[fi]);
     for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
       if (refused_in(f, (hs_mode)mode)) continue;
-      char msg[256];
+      hs_error he;
       hs_model *m = compile(f, (hs_mode)mode, 4);
       hs_random_string(&r, s, sizeof s);
       hs_run_result base, other;
       hs_run_opts ro = {.precision = HS_PREC_F32, .want_attn_error = 1};
-      assert_int_equal(hs_forward(m, s, sizeof s, &ro, &base, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, s, sizeof s, &ro, &base, &he), 0);
       for (int t = 2; t <= 5; t += 3) {
         ro.threads = t;
-        assert_int_equal(hs_forward(m, s, sizeof s, &ro, &other, msg, sizeof msg), 0);
+        assert_int_equal(hs_forward(m, s, sizeof s, &ro, &other, &he), 0);
         assert_memory_equal(base.values, other.values, sizeof s * sizeof(double));
         assert_memory_equal(base.attn_error, other.attn_error,
                             (size_t)m->nlayers * sizeof(double));
@@ -281,16 +282,16 @@ static void test_counting_mixed(void **state) {
   hs_rng r = {7};
   uint8_t s[3000];
   for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
-    char msg[256] = "";
+    hs_error he;
     hs_compile_opts o = {.mode = (hs_mode)mode, .scale = 4};
-    hs_model *m = hs_compile(f, &o, msg, sizeof msg);
+    hs_model *m = hs_compile(f, &o, &he);
     if (mode == HS_MODE_FIXED) {
       assert_null(m);
-      assert_non_null(strstr(msg, "mixing #< and #>"));
-      assert_non_null(strstr(msg, "fixed"));
+      assert_non_null(strstr(he.msg, "mixing #< and #>"));
+      assert_non_null(strstr(he.msg, "fixed"));
       continue;
     }
-    if (!m) fail_msg("%s: %s", hs_mode_name((hs_mode)mode), msg);
+    if (!m) fail_msg("%s: %s", hs_mode_name((hs_mode)mode), he.msg);
     /* the two weighted count heads and the 1/(n+1) head */
     int weighted = 0, common = 0;
     for (int l = 0; l < m->nlayers; l++)
@@ -306,10 +307,10 @@ static void test_counting_mixed(void **state) {
       size_t n = lens[li];
       hs_random_string(&r, s, n);
       hs_run_opts ro = {.precision = HS_PREC_F64, .kernels = kt, .keep_layers = 1};
-      hs_runner *run = hs_runner_new(m, &ro, msg, sizeof msg);
-      if (!run) fail_msg("%s", msg);
+      hs_runner *run = hs_runner_new(m, &ro, &he);
+      if (!run) fail_msg("%s", he.msg);
       hs_run_result res;
-      assert_int_equal(hs_runner_run(run, s, n, &res, msg, sizeof msg), 0);
+      assert_int_equal(hs_runner_run(run, s, n, &res, &he), 0);
       /* find the coordinates named "#<(a) / (n+1)" and "#>(b) / (n+1)" */
       int ca = -1, cb = -1, c1 = -1;
       for (int c = 0; c < m->d; c++) {
@@ -358,10 +359,10 @@ static void test_counting_temp_sign(void **state) {
     tested++;
     for (int mode = HS_MODE_HARD; mode < HS_MODE_COUNT_; mode++) {
       if (mode == HS_MODE_FIXED) continue;
-      char msg[256];
+      hs_error he;
       hs_compile_opts o = {.mode = (hs_mode)mode, .scale = 16, .sign = HS_SIGN_TEMP};
-      hs_model *m = hs_compile(f, &o, msg, sizeof msg);
-      if (!m) fail_msg("%s", msg);
+      hs_model *m = hs_compile(f, &o, &he);
+      if (!m) fail_msg("%s", he.msg);
       for (int L = 0; L <= 6; L++) {
         int idx[6] = {0};
         for (;;) {
@@ -452,11 +453,11 @@ static void test_rel_every_precision(void **state) {
     hs_model *m = compile(f, HS_MODE_REL, 4);
     for (size_t p = 0; p < sizeof prec / sizeof *prec; p++) {
       if (mixed_counts(f)) continue;
-      char msg[256];
+      hs_error he;
       hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt,
                         .score_round = prec[p].sc, .qkv_round = prec[p].st};
-      hs_runner *run = hs_runner_new(m, &ro, msg, sizeof msg);
-      if (!run) fail_msg("%s", msg);
+      hs_runner *run = hs_runner_new(m, &ro, &he);
+      if (!run) fail_msg("%s", he.msg);
       for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
         hs_random_string(&r, s, lens[li]);
         agree_r(f, m, run, s, lens[li], HS_PREC_F32, kt, 0);
@@ -495,15 +496,15 @@ static void test_rel_long_low_precision(void **state) {
   hs_formula *f = parse("a S b");
   memset(s, 'a', n);
   s[0] = 'b';
-  assert_int_equal(hs_truth_eval(f, f->root, s, n, truth), 0);
+  assert_int_equal(hs_truth_eval(f, f->root, s, n, truth, NULL), 0);
   for (int mode = HS_MODE_PE; mode <= HS_MODE_REL; mode += HS_MODE_REL - HS_MODE_PE) {
     hs_model *m = compile(f, (hs_mode)mode, 4);
     for (hs_score_round st = HS_ROUND_F16; st <= HS_ROUND_BF16; st++) {
-      char msg[256];
+      hs_error he;
       hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt,
                         .qkv_round = st, .last_only = 1};
       hs_run_result res;
-      assert_int_equal(hs_forward(m, s, n, &ro, &res, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, s, n, &ro, &res, &he), 0);
       int ok = res.bits[n - 1] == truth[n - 1];
       if (ok != (mode == HS_MODE_REL))
         fail_msg("a S b %s storage %s at n = 2^17: model %d, logic %d",

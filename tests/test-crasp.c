@@ -12,7 +12,8 @@
 
 #include <unistd.h>
 
-#include "compile/compile.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 
 static const char *const programs[] = {
     "dyck1", "count3", "contains_ab", "copy4", "increment", "aa_star",
@@ -111,12 +112,12 @@ static void test_precedence(void **state) {
       "I = 1 if true else 2 == 1\nR = S && K && I && N");
   uint8_t w[1] = {'b'}, out[1];
   int64_t vals[5];
-  assert_int_equal(hs_program_trace(p, w, 1, vals), 0);
+  assert_int_equal(hs_program_trace(p, w, 1, vals, NULL), 0);
   assert_int_equal(vals[0], 1); /* (5 - 3) + 1 = 3 */
   assert_int_equal(vals[1], 1); /* (!a) && b on "b" */
   assert_int_equal(vals[2], 1);
   assert_int_equal(vals[3], 1); /* (1 if true else 2) == 1 */
-  assert_int_equal(hs_program_truth(p, w, 1, out), 0);
+  assert_int_equal(hs_program_truth(p, w, 1, out, NULL), 0);
   assert_int_equal(out[0], 1);
   hs_program_free(p);
 }
@@ -129,7 +130,7 @@ static void answers(hs_program *p, const char *line, char *got) {
   size_t len = strlen(line);
   uint8_t *w = malloc(len + 1), *out = malloc(len + 1);
   size_t n = hs_program_tokenize(p, line, len, w);
-  assert_int_equal(hs_program_truth(p, w, n, out), 0);
+  assert_int_equal(hs_program_truth(p, w, n, out, NULL), 0);
   for (size_t i = 0; i < n; i++) got[i] = out[i] ? '1' : '0';
   got[n] = 0;
   free(w);
@@ -180,7 +181,7 @@ static void test_trace_counts(void **state) {
   assert_int_equal(k, 7);
   assert_string_equal(hs_program_stmt_name(p, 0), "C_open");
   int64_t vals[7 * 4];
-  assert_int_equal(hs_program_trace(p, w, n, vals), 0);
+  assert_int_equal(hs_program_trace(p, w, n, vals, NULL), 0);
   static const int64_t open[] = {1, 1, 1, 2}, close[] = {0, 1, 2, 2},
                        v[] = {0, 0, 1, 0}, cv[] = {0, 0, 1, 1};
   for (size_t i = 0; i < 4; i++) {
@@ -211,17 +212,17 @@ static uint8_t syms_of(const hs_program *p, uint8_t *sym) {
 static void agree_on(const target *t, const uint8_t *w, size_t n) {
   if (n > t->max_n) return;
   uint8_t *want = malloc(n + 1), *got = malloc(n + 1);
-  assert_int_equal(hs_program_truth(t->p, w, n, want), 0);
+  assert_int_equal(hs_program_truth(t->p, w, n, want, NULL), 0);
   if (t->m) {
     hs_run_opts ro = {.precision = HS_PREC_F32};
     hs_run_result r;
-    char msg[256];
-    if (hs_forward(t->m, w, n, &ro, &r, msg, sizeof msg)) fail_msg("%s", msg);
+    hs_error he;
+    if (hs_forward(t->m, w, n, &ro, &r, &he)) fail_msg("%s", he.msg);
     memcpy(got, r.bits, n);
     hs_run_result_free(&r);
   } else {
     const hs_formula *f = hs_program_formula(t->p);
-    assert_int_equal(hs_truth_eval(f, hs_formula_root(f), w, n, got), 0);
+    assert_int_equal(hs_truth_eval(f, hs_formula_root(f), w, n, got, NULL), 0);
   }
   for (size_t i = 0; i < n; i++)
     if (got[i] != want[i])
@@ -286,10 +287,11 @@ static void test_models_agree(void **state) {
     for (int32_t i = 0; i < f->count; i++) counting |= f->nodes[i].op == HS_F_CMP;
     for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++) {
       if (cfg[c].sign == HS_SIGN_TEMP && !counting) continue;
-      char msg[256], what[128];
+      char what[128];
+      hs_error he;
       hs_compile_opts o = {cfg[c].mode, cfg[c].mu, cfg[c].sign};
-      hs_model *m = hs_compile(f, &o, msg, sizeof msg);
-      if (!m) fail_msg("%s %s: %s", programs[k], hs_mode_name(cfg[c].mode), msg);
+      hs_model *m = hs_compile(f, &o, &he);
+      if (!m) fail_msg("%s %s: %s", programs[k], hs_mode_name(cfg[c].mode), he.msg);
       snprintf(what, sizeof what, "%s %s sign %d", programs[k],
                hs_mode_name(cfg[c].mode), (int)cfg[c].sign);
       /* fixed is exact only up to n = mu / ln 7 (docs/LANGUAGE.md) */
@@ -343,7 +345,7 @@ static void test_api(void **state) {
   assert_int_equal(w[0], 'a');
   assert_int_not_equal(w[2], 'a');
   assert_int_not_equal(w[2], 'b');
-  assert_int_equal(hs_program_truth(l, (const uint8_t *)"abaa", 4, out), 0);
+  assert_int_equal(hs_program_truth(l, (const uint8_t *)"abaa", 4, out, NULL), 0);
   assert_memory_equal(out, "\0\1\1\1", 4);
   hs_program_free(l);
   /* one-byte tokens are their byte, longer ones from 0x80, others one byte */
@@ -370,17 +372,18 @@ static void test_api(void **state) {
 static void test_vocab_file(void **state) {
   (void)state;
   hs_program *p = load("longtok");
-  char msg[256], path[] = "/tmp/hs-test-crasp-XXXXXX";
+  char path[] = "/tmp/hs-test-crasp-XXXXXX";
+  hs_error he;
   int fd = mkstemp(path);
   assert_true(fd >= 0);
   close(fd);
   hs_compile_opts o = {HS_MODE_HARD, 1, HS_SIGN_LAYERNORM};
-  hs_model *m = hs_compile(hs_program_formula(p), &o, msg, sizeof msg);
+  hs_model *m = hs_compile(hs_program_formula(p), &o, &he);
   assert_non_null(m);
-  assert_int_equal(hs_model_set_vocab(m, p), 0);
-  assert_int_equal(hs_model_save(m, path, msg, sizeof msg), 0);
-  hs_model *r = hs_model_load(path, msg, sizeof msg);
-  if (!r) fail_msg("%s", msg);
+  assert_int_equal(hs_model_set_vocab(m, p, NULL), 0);
+  assert_int_equal(hs_model_save(m, path, &he), 0);
+  hs_model *r = hs_model_load(path, &he);
+  if (!r) fail_msg("%s", he.msg);
   assert_int_equal(r->nvocab, 2);
   assert_string_equal(r->vocab_tok[1], "end");
   assert_int_equal(r->vocab_byte[1], 0x81);
@@ -402,13 +405,13 @@ static void test_vocab_file(void **state) {
   fseek(f, 0, SEEK_SET);
   fwrite(buf, 1, n, f);
   fclose(f);
-  assert_null(hs_model_load(path, msg, sizeof msg));
-  assert_non_null(strstr(msg, "__metadata__.vocab[1]"));
+  assert_null(hs_model_load(path, &he));
+  assert_non_null(strstr(he.msg, "__metadata__.vocab[1]"));
   /* a model without a vocabulary reads bytes */
   hs_model_free(m);
-  m = hs_compile(hs_program_formula(p), &o, msg, sizeof msg);
-  assert_int_equal(hs_model_save(m, path, msg, sizeof msg), 0);
-  r = hs_model_load(path, msg, sizeof msg);
+  m = hs_compile(hs_program_formula(p), &o, &he);
+  assert_int_equal(hs_model_save(m, path, &he), 0);
+  r = hs_model_load(path, &he);
   assert_non_null(r);
   assert_int_equal(r->nvocab, 0);
   assert_int_equal(hs_model_tokenize(r, "a bc", 4, w), 2);

@@ -258,14 +258,14 @@ static void test_forward_bits(void **state) {
   static const hs_mode modes[] = {HS_MODE_PE, HS_MODE_TEMP, HS_MODE_REL};
   static uint8_t s[1500];
   hs_rng rg = {15};
-  char msg[256];
+  hs_error he;
   for (size_t fi = 0; fi < sizeof formulas / sizeof *formulas; fi++)
     for (size_t mi = 0; mi < sizeof modes / sizeof *modes; mi++) {
       hs_error e;
       hs_formula *f = hs_formula_parse(formulas[fi], &e);
       assert_non_null(f);
       hs_compile_opts co = {.mode = modes[mi], .scale = 4};
-      hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+      hs_model *m = hs_compile(f, &co, &he);
       assert_non_null(m);
       HS_FOR_EACH_ISA(kt) {
         for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++) {
@@ -277,7 +277,7 @@ static void test_forward_bits(void **state) {
             hs_run_opts o = {.precision = HS_PREC_F32, .kernels = kt,
                              .want_attn_error = 1, .keep_layers = 1,
                              .threads = threads[v], .attn_tile = tiles[v]};
-            assert_int_equal(hs_forward(m, s, n, &o, &res[v], msg, sizeof msg), 0);
+            assert_int_equal(hs_forward(m, s, n, &o, &res[v], &he), 0);
           }
           size_t nl = (size_t)m->nlayers, lb = nl * (n + 1) * (size_t)m->d;
           for (int v = 1; v < 3; v++) {

@@ -211,9 +211,9 @@ static void test_isas_agree(void **state) {
 /* the default table (HARDSOFT_ISA or the best ISA) runs the same kernel */
 static void test_dispatch(void **state) {
   (void)state;
-  char err[256];
-  const hs_kernels *kt = hs_kernels_default(err);
-  if (!kt) fail_msg("hs_kernels_default: %s", err);
+  hs_error err;
+  const hs_kernels *kt = hs_kernels_default(&err);
+  if (!kt) fail_msg("hs_kernels_default: %s", err.msg);
   assert_non_null(kt->f32_vexp);
   assert_non_null(strstr(kt->name[HS_OP_f32_vexp], "vexp"));
   hs_rng r = {6};

@@ -101,9 +101,9 @@ static void test_infinities(void **state) {
 
 static void test_dispatch(void **state) {
   (void)state;
-  char err[256];
-  const hs_kernels *kt = hs_kernels_default(err);
-  if (!kt) fail_msg("hs_kernels_default: %s", err);
+  hs_error err;
+  const hs_kernels *kt = hs_kernels_default(&err);
+  if (!kt) fail_msg("hs_kernels_default: %s", err.msg);
   assert_non_null(strstr(kt->name[HS_OP_f32_rmax], "rmax"));
   const float x[5] = {1, 7, -3, 6.5f, 2};
   assert_true(kt->f32_rmax(5, x) == 7.0f);

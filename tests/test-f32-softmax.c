@@ -334,9 +334,9 @@ static void test_sum_16m(void **state) {
 
 static void test_dispatch(void **state) {
   (void)state;
-  char err[256];
-  const hs_kernels *kt = hs_kernels_default(err);
-  if (!kt) fail_msg("hs_kernels_default: %s", err);
+  hs_error err;
+  const hs_kernels *kt = hs_kernels_default(&err);
+  if (!kt) fail_msg("hs_kernels_default: %s", err.msg);
   assert_non_null(strstr(kt->name[HS_OP_f32_softmax], "softmax"));
   hs_rng r = {26};
   float x[99], y[99];

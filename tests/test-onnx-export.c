@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "compile/compile.h"
+#include "lang/ltl/formula.h"
+#include "model/model.h"
 #include "model/model.h"
 #include "model/pb.h"
 
@@ -127,15 +128,16 @@ static void check_graph(rd g, int *ops_softmax) {
 
 static void test_structure(void **state) {
   (void)state;
-  char msg[256], path[256];
+  char path[256];
+  hs_error he;
   hs_error err;
   hs_formula *f = hs_formula_parse("a S b", &err);
   assert_non_null(f);
   hs_compile_opts co = {.mode = HS_MODE_PE, .scale = 4};
-  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+  hs_model *m = hs_compile(f, &co, &he);
   assert_non_null(m);
   snprintf(path, sizeof path, "%s/asb.onnx", tmpdir);
-  assert_int_equal(hs_model_save_onnx(m, path, msg, sizeof msg), 0);
+  assert_int_equal(hs_model_save_onnx(m, path, &he), 0);
   FILE *fp = fopen(path, "rb");
   assert_non_null(fp);
   static uint8_t data[1 << 20];
@@ -191,24 +193,25 @@ static int entries(const char *dir) {
 
 static void test_errors(void **state) {
   (void)state;
-  char msg[256], path[256];
+  char path[256];
+  hs_error he;
   hs_model *m = hs_model_new(3, 0);
   assert_non_null(m);
   snprintf(path, sizeof path, "%s/x.onnx", tmpdir);
-  assert_int_equal(hs_model_save_onnx(m, "", msg, sizeof msg), -1);
-  assert_string_equal(msg, "save: empty path");
+  assert_int_equal(hs_model_save_onnx(m, "", &he), -1);
+  assert_string_equal(he.msg, "save: empty path");
   m->out_coord = 3; /* out of range */
-  assert_int_equal(hs_model_save_onnx(m, path, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "out_coord"));
+  assert_int_equal(hs_model_save_onnx(m, path, &he), -1);
+  assert_non_null(strstr(he.msg, "out_coord"));
   m->out_coord = 2;
   snprintf(path, sizeof path, "%s/missing/x.onnx", tmpdir);
-  assert_int_equal(hs_model_save_onnx(m, path, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "temporary file"));
+  assert_int_equal(hs_model_save_onnx(m, path, &he), -1);
+  assert_non_null(strstr(he.msg, "temporary file"));
   assert_int_equal(entries(tmpdir), 0); /* no file, no temporary */
   /* a model with no layers is still a graph: out = embed[ids][:, 2] */
   snprintf(path, sizeof path, "%s/x.onnx", tmpdir);
   mode_t um = umask(027);
-  assert_int_equal(hs_model_save_onnx(m, path, msg, sizeof msg), 0);
+  assert_int_equal(hs_model_save_onnx(m, path, &he), 0);
   umask(um);
   struct stat st;
   assert_int_equal(stat(path, &st), 0);

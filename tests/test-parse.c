@@ -835,11 +835,34 @@ static void test_fuzz_tokens(void **state) {
   assert_true(parsed > 100);
 }
 
+/* The one interning path: after parsing (which compacts the DAG and
+ * drops the index), hs_formula_intern rebuilds the index and finds every
+ * parsed node; a new node is added once. */
+static void test_intern_after_parse(void **state) {
+  (void)state;
+  hs_error e;
+  hs_formula *f = hs_formula_parse("(a S b) & X (a S b) | !c", &e);
+  assert_non_null(f);
+  int32_t n0 = f->count;
+  for (int32_t i = 0; i < n0; i++) {
+    hs_node n = f->nodes[i];
+    assert_int_equal(hs_formula_intern(f, &n), i);
+  }
+  assert_int_equal(f->count, n0);
+  hs_node y = {.op = HS_F_YESTERDAY, .a = f->root, .b = -1};
+  int32_t id = hs_formula_intern(f, &y);
+  assert_int_equal(id, n0);
+  assert_int_equal(hs_formula_intern(f, &y), id);
+  assert_int_equal(f->count, n0 + 1);
+  hs_formula_free(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_precedence),
     cmocka_unit_test(test_shapes),
     cmocka_unit_test(test_hash_consing),
+    cmocka_unit_test(test_intern_after_parse),
     cmocka_unit_test(test_cmp_normalise),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_nesting_limits),

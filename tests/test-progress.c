@@ -26,11 +26,11 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total) {
 
 static hs_model *compile(const char *text, hs_mode mode) {
   hs_error e;
-  char msg[256];
+  hs_error he;
   hs_formula *f = hs_formula_parse(text, &e);
   assert_non_null(f);
   hs_compile_opts co = {.mode = mode, .scale = 4};
-  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+  hs_model *m = hs_compile(f, &co, &he);
   hs_formula_free(f);
   assert_non_null(m);
   return m;
@@ -44,14 +44,14 @@ static void test_callback(void **state) {
   for (int fi = 0; fi < 2; fi++)
     for (int threads = 1; threads <= 3; threads += 2) {
       hs_model *m = compile(formulas[fi], HS_MODE_TEMP);
-      char msg[256];
+      hs_error he;
       hs_run_opts o = {.threads = threads, .want_attn_error = 1};
       hs_run_result plain, watched;
-      assert_int_equal(hs_forward(m, s, sizeof s, &o, &plain, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, s, sizeof s, &o, &plain, &he), 0);
       seen sn = {.self = pthread_self()};
       o.progress = on_progress;
       o.progress_ctx = &sn;
-      assert_int_equal(hs_forward(m, s, sizeof s, &o, &watched, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, s, sizeof s, &o, &watched, &he), 0);
       uint64_t total = (uint64_t)m->nlayers * (sizeof s + 1);
       assert_true(sn.calls >= (uint64_t)m->nlayers);
       assert_int_equal(sn.total, total);
@@ -73,14 +73,14 @@ static void test_cost(void **state) {
   hs_model *m = compile("a S b", HS_MODE_HARD);
   hs_run_opts o = {.threads = 1};
   hs_run_cost c;
-  char msg[256];
-  assert_int_equal(hs_run_cost_measure(m, &o, 8192, &c, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_run_cost_measure(m, &o, 8192, &c, &he), 0);
   assert_true(c.per_pos >= 0 && c.per_pair >= 0);
   assert_true(c.per_pos > 0 || c.per_pair > 0);
   assert_true(c.calib_n >= 512 && c.calib_n <= 8192);
   assert_true(hs_run_cost_at(&c, 100000) > hs_run_cost_at(&c, 1000));
   assert_true(hs_run_cost_at(&c, 0) == 0);
-  assert_true(hs_model_run_seconds(m, 1000000, HS_PREC_F32, NULL, 1) > 0);
+  assert_true(hs_model_run_seconds(m, 1000000, HS_PREC_F32, NULL, 1, NULL) > 0);
   hs_model_free(m);
 }
 

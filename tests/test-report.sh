@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# bench/report.py under pytest (tests/py): the growth-exponent fit with
-# its 95% interval and the missed rule, provenance from CSV rows, git
-# freshness, plot stamps, per-mode bound lines, and the boundary table's
-# predictions and its rows from a fixture, issue 14's targets (section m
-# and its rows in section l) from synthetic CSVs; the Python package's tests.
+# bench/report under pytest (tests/py): the growth-exponent fit with its
+# 95% interval and the missed rule, each path's exponent judged against
+# what it should do, provenance from CSV rows, plot stamps clear of the
+# axis labels, per-mode bound lines, the boundary table from a fixture,
+# every target from synthetic CSVs, the default and dense path per ISA and
+# the time-by-phase table, the LaTeX tables, and the check that the
+# published results describe the code that published them; then the
+# Python package's tests.
 set -u
 PY=${PYTHON:-/usr/bin/python3}
 cd "$(dirname "$0")/.." || exit 1

@@ -263,14 +263,14 @@ static void repack(cJSON *root, const unsigned char *data, const char *path) {
 /* Loading path must fail with a message containing each of the given
  * fragments (NULL-terminated list). */
 static void expect_reject_(const char *path, const char *const *want) {
-  char msg[512] = "";
-  hs_model *m = hs_model_load(path, msg, sizeof msg);
+  hs_error he;
+  hs_model *m = hs_model_load(path, &he);
   if (m) fail_msg("loaded a bad file (expected '%s')", want[0] ? want[0] : "");
-  assert_true(msg[0] != 0);
-  assert_null(strchr(msg, '\n'));
-  if (getenv("HS_TEST_VERBOSE")) printf("  rejected: %s\n", msg);
+  assert_true(he.msg[0] != 0);
+  assert_null(strchr(he.msg, '\n'));
+  if (getenv("HS_TEST_VERBOSE")) printf("  rejected: %s\n", he.msg);
   for (int i = 0; want[i]; i++)
-    if (!strstr(msg, want[i])) fail_msg("message '%s' lacks '%s'", msg, want[i]);
+    if (!strstr(he.msg, want[i])) fail_msg("message '%s' lacks '%s'", he.msg, want[i]);
 }
 #define expect_reject(path, ...) \
   expect_reject_(path, (const char *const[]){__VA_ARGS__, NULL})
@@ -281,8 +281,8 @@ static const char *saved_mixed(void) {
   if (p[0]) return p;
   snprintf(p, sizeof p, "%s", tpath("mixed.safetensors"));
   hs_model *m = mixed_model();
-  char msg[256];
-  assert_int_equal(hs_model_save(m, p, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_model_save(m, p, &he), 0);
   hs_model_free(m);
   return p;
 }
@@ -308,17 +308,17 @@ static void edited_reject_(edit_fn edit, const char *const *want) {
 static void test_roundtrip(void **state) {
   (void)state;
   hs_model *m = mixed_model();
-  char msg[256] = "";
-  assert_int_equal(hs_model_validate(m, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_model_validate(m, &he), 0);
   const char *p = tpath("rt.safetensors");
-  assert_int_equal(hs_model_save(m, p, msg, sizeof msg), 0);
-  hs_model *l = hs_model_load(p, msg, sizeof msg);
-  if (!l) fail_msg("load: %s", msg);
+  assert_int_equal(hs_model_save(m, p, &he), 0);
+  hs_model *l = hs_model_load(p, &he);
+  if (!l) fail_msg("load: %s", he.msg);
   assert_models_equal(m, l);
   /* saving what was loaded gives the same bytes: the writer is a
    * function of the model alone */
   const char *p2 = tpath("rt2.safetensors");
-  assert_int_equal(hs_model_save(l, p2, msg, sizeof msg), 0);
+  assert_int_equal(hs_model_save(l, p2, &he), 0);
   bytes a = slurp(p), b = slurp(p2);
   assert_int_equal(a.n, b.n);
   assert_memory_equal(a.p, b.p, a.n);
@@ -330,7 +330,7 @@ static void test_roundtrip(void **state) {
   if (keep) {
     char kp[512];
     snprintf(kp, sizeof kp, "%s/mixed.safetensors", keep);
-    assert_int_equal(hs_model_save(m, kp, msg, sizeof msg), 0);
+    assert_int_equal(hs_model_save(m, kp, &he), 0);
   }
   free(a.p);
   free(b.p);
@@ -380,8 +380,8 @@ static void test_new_and_builders(void **state) {
   assert_int_equal(m->layers[1].hidden, 5);
   assert_int_equal(hs_model_set_ffn(m, 1, 0), 0);
   assert_null(m->layers[1].w1);
-  char msg[128];
-  assert_int_equal(hs_model_validate(m, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_model_validate(m, &he), 0);
   hs_model_free(m);
   hs_model_free(NULL);
 }
@@ -429,19 +429,19 @@ static void test_validate(void **state) {
       case 8: m->d = 0; break;
       case 9: m->layers[1].heads[1].tau_law = HS_TAU_COUNT_; break;
     }
-    char msg[256] = "";
-    assert_int_equal(hs_model_validate(m, msg, sizeof msg), -1);
-    if (!strstr(msg, cases[i].want)) fail_msg("case %zu: '%s'", i, msg);
+    hs_error he;
+    assert_int_equal(hs_model_validate(m, &he), -1);
+    if (!strstr(he.msg, cases[i].want)) fail_msg("case %zu: '%s'", i, he.msg);
     /* an invalid model is never written */
     const char *p = tpath("invalid.safetensors");
-    msg[0] = 0;
-    assert_int_equal(hs_model_save(m, p, msg, sizeof msg), -1);
-    assert_true(msg[0] != 0);
+    he.msg[0] = 0;
+    assert_int_equal(hs_model_save(m, p, &he), -1);
+    assert_true(he.msg[0] != 0);
     assert_int_equal(access(p, F_OK), -1);
     if (i == 8) m->d = 6; /* free needs the true d for coord_names */
     hs_model_free(m);
   }
-  assert_int_equal(hs_model_validate(NULL, NULL, 0), -1);
+  assert_int_equal(hs_model_validate(NULL, NULL), -1);
 }
 
 /* ------------------------------------------------------------ saving */
@@ -460,27 +460,27 @@ static int count_tmp_files(const char *dir) {
 static void test_failed_save_leaves_nothing(void **state) {
   (void)state;
   hs_model *m = mixed_model();
-  char msg[512] = "";
+  hs_error he;
   const char *p = tpath("no-such-dir/m.safetensors");
-  assert_int_equal(hs_model_save(m, p, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "temporary file"));
+  assert_int_equal(hs_model_save(m, p, &he), -1);
+  assert_non_null(strstr(he.msg, "temporary file"));
   assert_int_equal(access(tpath("no-such-dir"), F_OK), -1);
   /* the target is a directory: the temporary file is written, the rename
    * fails, and the temporary file is removed */
   const char *dp = tpath("a-directory");
   assert_int_equal(mkdir(dp, 0755), 0);
-  msg[0] = 0;
-  assert_int_equal(hs_model_save(m, dp, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "rename"));
+  he.msg[0] = 0;
+  assert_int_equal(hs_model_save(m, dp, &he), -1);
+  assert_non_null(strstr(he.msg, "rename"));
   assert_int_equal(count_tmp_files(tmpdir), 0);
   rmdir(dp);
   /* overwriting an existing model works and leaves no temporary file */
   const char *q = tpath("over.safetensors");
   spit(q, "junk", 4);
-  assert_int_equal(hs_model_save(m, q, msg, sizeof msg), 0);
-  assert_int_equal(hs_model_save(m, q, msg, sizeof msg), 0);
+  assert_int_equal(hs_model_save(m, q, &he), 0);
+  assert_int_equal(hs_model_save(m, q, &he), 0);
   assert_int_equal(count_tmp_files(tmpdir), 0);
-  hs_model *l = hs_model_load(q, msg, sizeof msg);
+  hs_model *l = hs_model_load(q, &he);
   assert_non_null(l);
   hs_model_free(l);
   hs_model_free(m);
@@ -490,9 +490,9 @@ static void test_failed_save_leaves_nothing(void **state) {
 
 static void test_short_and_length(void **state) {
   (void)state;
-  char msg[256];
-  assert_null(hs_model_load(tpath("absent.safetensors"), msg, sizeof msg));
-  assert_non_null(strstr(msg, "cannot open: No such file"));
+  hs_error he;
+  assert_null(hs_model_load(tpath("absent.safetensors"), &he));
+  assert_non_null(strstr(he.msg, "cannot open: No such file"));
   const char *p = tpath("bad.safetensors");
   spit(p, "", 0);
   expect_reject(p, "too short");
@@ -543,15 +543,15 @@ static void test_header_flips(void **state) {
       if (old == vals[v]) continue;
       b.p[i] = vals[v];
       spit(p, b.p, b.n);
-      char msg[512] = "";
-      hs_model *m = hs_model_load(p, msg, sizeof msg);
+      hs_error he;
+      hs_model *m = hs_model_load(p, &he);
       total++;
       if (m) {
-        assert_int_equal(hs_model_validate(m, msg, sizeof msg), 0);
+        assert_int_equal(hs_model_validate(m, &he), 0);
         hs_model_free(m);
       } else {
-        assert_true(msg[0] != 0);
-        assert_null(strchr(msg, '\n'));
+        assert_true(he.msg[0] != 0);
+        assert_null(strchr(he.msg, '\n'));
         rejected++;
       }
       b.p[i] = old;
@@ -577,13 +577,13 @@ static void test_random_mutations(void **state) {
       b.p[at] = (unsigned char)hs_rng_next(&r);
     }
     spit(p, b.p, b.n);
-    char msg[512] = "";
-    hs_model *m = hs_model_load(p, msg, sizeof msg);
+    hs_error he;
+    hs_model *m = hs_model_load(p, &he);
     if (m) {
-      assert_int_equal(hs_model_validate(m, msg, sizeof msg), 0);
+      assert_int_equal(hs_model_validate(m, &he), 0);
       hs_model_free(m);
     } else {
-      assert_true(msg[0] != 0);
+      assert_true(he.msg[0] != 0);
     }
   }
   free(orig);
@@ -916,11 +916,11 @@ static void test_half_dtypes(void **state) {
   }
   assert_true(want_bf[0] == 1 && want_bf[1] == -3 && want_bf[4] > 0 && want_bf[4] < FLT_MIN);
   const char *p = tpath("half.safetensors");
-  char msg[256];
+  hs_error he;
   for (int k = 0; k < 2; k++) {
     half_file(k ? "BF16" : "F16", k ? bf16 : f16, p);
-    hs_model *l = hs_model_load(p, msg, sizeof msg);
-    if (!l) fail_msg("%s", msg);
+    hs_model *l = hs_model_load(p, &he);
+    if (!l) fail_msg("%s", he.msg);
     assert_memory_equal(l->layers[0].b2, k ? want_bf : want16, sizeof want16);
     hs_model *m = mixed_model(); /* everything else as saved */
     assert_true(feq(m->embed, l->embed, HS_VOCAB * 6));
@@ -945,9 +945,9 @@ static void test_user_written(void **state) {
   repack(s.root, s.data, p);
   cJSON_Delete(s.root);
   free(b.p);
-  char msg[256];
-  hs_model *l = hs_model_load(p, msg, sizeof msg);
-  if (!l) fail_msg("%s", msg);
+  hs_error he;
+  hs_model *l = hs_model_load(p, &he);
+  if (!l) fail_msg("%s", he.msg);
   hs_model *m = mixed_model();
   assert_true(feq(m->embed, l->embed, HS_VOCAB * 6));
   assert_null(l->formula);
@@ -990,11 +990,11 @@ static void test_bad_utf8_string(void **state) {
   hs_head *h = hs_model_add_head(m, 0, 1, 1);
   h->kind = HS_ATTN_HARD_AVG;
   h->desc = dupstr("\xed\xa0\x80 surrogate \xe2\x82\xac");
-  char msg[256];
+  hs_error he;
   const char *p = tpath("utf8.safetensors");
-  assert_int_equal(hs_model_save(m, p, msg, sizeof msg), 0);
-  hs_model *l = hs_model_load(p, msg, sizeof msg);
-  if (!l) fail_msg("%s", msg);
+  assert_int_equal(hs_model_save(m, p, &he), 0);
+  hs_model *l = hs_model_load(p, &he);
+  if (!l) fail_msg("%s", he.msg);
   assert_string_equal(l->formula, "a?b?");
   assert_string_equal(l->layers[0].heads[0].desc, "??? surrogate \xe2\x82\xac");
   hs_model_free(l);
@@ -1045,10 +1045,11 @@ static void test_peer_models(void **state) {
   hs_model *ms[2] = {yesterday_a(), once_a()};
   const char *names[2] = {"yesterday-a.safetensors", "once-a.safetensors"};
   for (int i = 0; i < 2; i++) {
-    char msg[256], p[512];
+    char p[512];
+    hs_error he;
     snprintf(p, sizeof p, "%s/%s", dir ? dir : tmpdir, names[i]);
-    assert_int_equal(hs_model_save(ms[i], p, msg, sizeof msg), 0);
-    hs_model *l = hs_model_load(p, msg, sizeof msg);
+    assert_int_equal(hs_model_save(ms[i], p, &he), 0);
+    hs_model *l = hs_model_load(p, &he);
     assert_non_null(l);
     assert_models_equal(ms[i], l);
     hs_model_free(l);

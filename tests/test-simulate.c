@@ -41,8 +41,8 @@ static hs_model *one_head(hs_attn_kind kind, hs_mask mask, const float key[D],
   H->wv[C_A] = 1;
   H->wo[C_OUT] = 1;
   m->out_coord = C_OUT;
-  char msg[256];
-  assert_int_equal(hs_model_validate(m, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_model_validate(m, &he), 0);
   return m;
 }
 
@@ -52,11 +52,10 @@ static hs_head_stats stats_of(const hs_model *m, hs_precision p, int count,
   hs_head_stats acc;
   hs_head_stats_init(&acc, 1);
   hs_run_opts o = {.precision = p, .want_gaps = 1};
-  char msg[256];
+  hs_error he;
   for (int s = 0; s < count; s++) {
     hs_run_result r;
-    assert_int_equal(hs_forward(m, (const uint8_t *)w[s], strlen(w[s]), &o, &r, msg,
-                                sizeof msg), 0);
+    assert_int_equal(hs_forward(m, (const uint8_t *)w[s], strlen(w[s]), &o, &r, &he), 0);
     assert_non_null(r.head_stats);
     hs_head_stats_merge(&acc, r.head_stats, 1);
     hs_run_result_free(&r);
@@ -210,7 +209,7 @@ static void test_soft_model(void **state) {
   H2->tau_law = HS_TAU_INV_N;
   H2->tau_c = 0.5;
   H2->target = HS_ATTN_HARD_RIGHT;
-  hs_model *s = hs_simulate_soft_model(m, 0.125);
+  hs_model *s = hs_simulate_soft_model(m, 0.125, NULL);
   assert_non_null(s);
   const hs_head *a = &s->layers[0].heads[0], *b = &s->layers[0].heads[1];
   assert_int_equal(a->kind, HS_ATTN_SOFTMAX);
@@ -225,14 +224,14 @@ static void test_soft_model(void **state) {
   assert_int_equal(b->target, HS_ATTN_HARD_RIGHT);
   /* the original is untouched */
   assert_int_equal(m->layers[0].heads[0].kind, HS_ATTN_HARD_LEFT);
-  char msg[256];
-  assert_int_equal(hs_model_validate(s, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_model_validate(s, &he), 0);
   assert_int_equal(hs_model_nheads(s), 2);
   assert_int_equal(hs_head_classify(s, 1, &(hs_head_stats[2]){0}[0]), HS_HEAD_SOFT);
   hs_model_free(s);
-  assert_null(hs_simulate_soft_model(m, 0));
-  assert_null(hs_simulate_soft_model(m, INFINITY));
-  assert_null(hs_simulate_soft_model(m, NAN));
+  assert_null(hs_simulate_soft_model(m, 0, NULL));
+  assert_null(hs_simulate_soft_model(m, INFINITY, NULL));
+  assert_null(hs_simulate_soft_model(m, NAN, NULL));
   hs_model_free(m);
 }
 
@@ -283,10 +282,11 @@ static const example examples[] = {
 
 static hs_model *load_example(const char *name) {
   const char *dir = getenv("HS_MODELS_DIR");
-  char path[512], msg[512];
+  char path[512];
+  hs_error he;
   snprintf(path, sizeof path, "%s/%s.safetensors", dir && *dir ? dir : "bench/models", name);
-  hs_model *m = hs_model_load(path, msg, sizeof msg);
-  if (!m) fail_msg("%s: %s (run from the repository root or set HS_MODELS_DIR)", path, msg);
+  hs_model *m = hs_model_load(path, &he);
+  if (!m) fail_msg("%s: %s (run from the repository root or set HS_MODELS_DIR)", path, he.msg);
   return m;
 }
 
@@ -313,12 +313,12 @@ static void simulate_example(const example *e, hs_precision prec) {
     }
   /* the hard model is right: its decisions are the model's meaning */
   hs_run_opts ro = {.precision = prec};
-  char msg[256];
+  hs_error he;
   for (int s = 0; s < k; s++) {
     hs_run_result hr;
     uint8_t *want = malloc(len[s]);
     e->want(w[s], len[s], want);
-    assert_int_equal(hs_forward(m, w[s], len[s], &ro, &hr, msg, sizeof msg), 0);
+    assert_int_equal(hs_forward(m, w[s], len[s], &ro, &hr, &he), 0);
     for (size_t i = 0; i < len[s]; i++)
       if (hr.bits[i] != want[i])
         fail_msg("%s: hard run, length %zu, position %zu: %d, want %d", e->file,
@@ -329,8 +329,7 @@ static void simulate_example(const example *e, hs_precision prec) {
   double mu = 4;
   hs_sim_opts so = {.scale = mu, .precision = prec};
   hs_sim_result res;
-  assert_int_equal(hs_simulate(m, (size_t)k, (const uint8_t *const *)w, len, &so, &res,
-                               msg, sizeof msg), 0);
+  assert_int_equal(hs_simulate(m, (size_t)k, (const uint8_t *const *)w, len, &so, &res, &he), 0);
   size_t pos = 0;
   for (int s = 0; s < k; s++) pos += len[s];
   assert_int_equal(res.strings, (size_t)k);
@@ -389,22 +388,22 @@ static void test_gamma_override(void **state) {
   size_t len[] = {4, 5};
   hs_sim_opts so = {.scale = 4, .gamma = 2};
   hs_sim_result r;
-  char msg[256];
-  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, &he), 0);
   assert_true(r.gamma_measured == 1);
   assert_true(r.gamma == 2);
   assert_true(fabs(r.tau - 2 / (4 + log(6.0))) < 1e-15);
   assert_true(fabs(r.bound - 6 * exp(-1 / r.tau)) < 1e-12);
   hs_sim_result_free(&r);
   so.scale = 0;
-  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "mu"));
+  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, &he), -1);
+  assert_non_null(strstr(he.msg, "mu"));
   so.scale = 4, so.gamma = -1;
-  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, msg, sizeof msg), -1);
-  assert_non_null(strstr(msg, "gamma"));
+  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, &he), -1);
+  assert_non_null(strstr(he.msg, "gamma"));
   /* no strings: nothing measured, tau = 1 */
   so.gamma = 0;
-  assert_int_equal(hs_simulate(m, 0, w, len, &so, &r, msg, sizeof msg), 0);
+  assert_int_equal(hs_simulate(m, 0, w, len, &so, &r, &he), 0);
   assert_true(isinf(r.gamma) && r.tau == 1 && r.positions == 0);
   hs_sim_result_free(&r);
   hs_model_free(m);
@@ -422,8 +421,8 @@ static void test_tied_unique_broken(void **state) {
   size_t len[] = {3, 3};
   hs_sim_opts so = {.scale = 4};
   hs_sim_result r;
-  char msg[256];
-  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, &he), 0);
   assert_int_equal(hs_head_classify(m, 0, r.heads_before), HS_HEAD_UNIFORM);
   assert_true(hs_head_tied_unique(m, 0, r.heads_before));
   assert_int_equal(r.ties_broken, 1);
@@ -436,7 +435,7 @@ static void test_tied_unique_broken(void **state) {
   hs_sim_result_free(&r);
   /* the same head average-hard is simulated as it is, no ties broken */
   m->layers[0].heads[0].kind = m->layers[0].heads[0].target = HS_ATTN_HARD_AVG;
-  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, msg, sizeof msg), 0);
+  assert_int_equal(hs_simulate(m, 2, w, len, &so, &r, &he), 0);
   assert_int_equal(r.ties_broken, 0);
   assert_false(hs_head_tied_unique(m, 0, r.heads));
   assert_int_equal(r.agree, r.positions);
@@ -457,8 +456,8 @@ static void test_tie_gap_law(void **state) {
   size_t len[] = {5};
   hs_sim_opts so = {.scale = 4, .precision = HS_PREC_F64};
   hs_sim_result r;
-  char msg[256];
-  assert_int_equal(hs_simulate(m, 1, w, len, &so, &r, msg, sizeof msg), 0);
+  hs_error he;
+  assert_int_equal(hs_simulate(m, 1, w, len, &so, &r, &he), 0);
   assert_int_equal(r.ties_broken, 1);
   assert_float_equal(r.gamma_before, 2, 0);
   assert_float_equal(r.gamma_measured, 1.0 / 5, 1e-12); /* delta / n, delta = 1 */
@@ -476,9 +475,9 @@ static void simulate_compiled(const char *text, const size_t *ns, int count) {
   hs_formula *f = hs_formula_parse(text, &e);
   assert_non_null(f);
   hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
-  char msg[256];
-  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
-  if (!m) fail_msg("%s: %s", text, msg);
+  hs_error he;
+  hs_model *m = hs_compile(f, &co, &he);
+  if (!m) fail_msg("%s: %s", text, he.msg);
   hs_rng rng = {0x5eed + strlen(text)};
   for (int k = 0; k < count; k++) {
     uint8_t *buf[3];
@@ -490,8 +489,8 @@ static void simulate_compiled(const char *text, const size_t *ns, int count) {
     }
     hs_sim_opts so = {.scale = 4};
     hs_sim_result r;
-    if (hs_simulate(m, 3, (const uint8_t *const *)buf, len, &so, &r, msg, sizeof msg))
-      fail_msg("%s: %s", text, msg);
+    if (hs_simulate(m, 3, (const uint8_t *const *)buf, len, &so, &r, &he))
+      fail_msg("%s: %s", text, he.msg);
     for (int h = 0; h < r.nheads; h++)
       if (hs_head_tied_unique(m, h, r.heads)) fail_msg("%s: head %d still tied", text, h);
     if (r.agree != r.positions)

@@ -192,11 +192,11 @@ static void load_formulas(void) {
 
 
 static hs_runner *runner(const hs_model *m, hs_skip skip, int threads) {
-  char msg[256];
+  hs_error he;
   hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = hs_kernels_default(NULL),
                     .skip = skip, .threads = threads};
-  hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
-  if (!r) fail_msg("%s", msg);
+  hs_runner *r = hs_runner_new(m, &ro, &he);
+  if (!r) fail_msg("%s", he.msg);
   return r;
 }
 
@@ -216,9 +216,9 @@ static void test_forward_identical(void **state) {
     if (!f) fail_msg("parse '%s': %s", formulas[fi], e.msg);
     for (int mode = 0; mode < HS_MODE_COUNT_; mode++)
       for (int mi = 0; mi < 2; mi++) {
-        char msg[256];
+        hs_error he;
         hs_compile_opts co = {.mode = (hs_mode)mode, .scale = mus[mi]};
-        hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+        hs_model *m = hs_compile(f, &co, &he);
         if (!m) continue; /* refused by the compiler */
         models++;
         for (int th = 1; th <= 2; th++) {
@@ -227,8 +227,8 @@ static void test_forward_identical(void **state) {
             size_t n = lens[li];
             hs_random_string(&r, s, n);
             hs_run_result a, b;
-            assert_int_equal(hs_runner_run(on, s, n, &a, msg, sizeof msg), 0);
-            assert_int_equal(hs_runner_run(off, s, n, &b, msg, sizeof msg), 0);
+            assert_int_equal(hs_runner_run(on, s, n, &a, &he), 0);
+            assert_int_equal(hs_runner_run(off, s, n, &b, &he), 0);
             if (memcmp(a.values, b.values, n * sizeof(double)) ||
                 memcmp(a.bits, b.bits, n))
               fail_msg("'%s' %s mu = %g n = %zu threads %d: skip on and off differ",
@@ -248,7 +248,7 @@ static void test_forward_identical(void **state) {
             total += a.tiles_total, skipped += a.tiles_skipped;
             if (mode == HS_MODE_PE || mode == HS_MODE_TEMP || mode == HS_MODE_REL ||
                 mode == HS_MODE_HARD) {
-              assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth), 0);
+              assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth, NULL), 0);
               for (size_t i = 0; i < n; i++)
                 if (a.bits[i] != truth[i])
                   fail_msg("'%s' %s mu = %g n = %zu: position %zu: model %d, logic %d",
@@ -284,9 +284,9 @@ static void test_forward_identical_isas(void **state) {
     hs_formula *f = hs_formula_parse(formulas[fi], &e);
     assert_non_null(f);
     for (int mode = HS_MODE_HARD; mode <= HS_MODE_TEMP; mode++) {
-      char msg[256];
+      hs_error he;
       hs_compile_opts co = {.mode = (hs_mode)mode, .scale = 32};
-      hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+      hs_model *m = hs_compile(f, &co, &he);
       if (!m) continue;
       for (size_t n = 100; n <= 1000; n += 900)
         for (int pr = 0; pr < 2; pr++) {
@@ -294,9 +294,9 @@ static void test_forward_identical_isas(void **state) {
           hs_random_string(&r, s, n);
           hs_run_opts ro = {.precision = prec, .kernels = kt, .skip = HS_SKIP_ON};
           hs_run_result a, b;
-          assert_int_equal(hs_forward(m, s, n, &ro, &a, msg, sizeof msg), 0);
+          assert_int_equal(hs_forward(m, s, n, &ro, &a, &he), 0);
           ro.skip = HS_SKIP_OFF;
-          assert_int_equal(hs_forward(m, s, n, &ro, &b, msg, sizeof msg), 0);
+          assert_int_equal(hs_forward(m, s, n, &ro, &b, &he), 0);
           if (memcmp(a.values, b.values, n * sizeof(double)) || memcmp(a.bits, b.bits, n))
             fail_msg("%s '%s' %s %s n = %zu: skip on and off differ", hs_isa_name(kt->isa),
                      formulas[fi], hs_mode_name((hs_mode)mode), pr ? "f64" : "f32", n);
@@ -319,9 +319,9 @@ static void test_fraction(void **state) {
   hs_error e;
   hs_formula *f = hs_formula_parse("a S b", &e);
   assert_non_null(f);
-  char msg[256];
+  hs_error he;
   hs_compile_opts co = {.mode = HS_MODE_PE, .scale = 32};
-  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+  hs_model *m = hs_compile(f, &co, &he);
   assert_non_null(m);
   const size_t n = 4096;
   uint8_t *s = malloc(n);
@@ -330,7 +330,7 @@ static void test_fraction(void **state) {
   HS_FOR_EACH_ISA(kt) {
     hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt, .skip = HS_SKIP_ON};
     hs_run_result a;
-    assert_int_equal(hs_forward(m, s, n, &ro, &a, msg, sizeof msg), 0);
+    assert_int_equal(hs_forward(m, s, n, &ro, &a, &he), 0);
     double frac = (double)a.tiles_skipped / (double)a.tiles_total;
     printf("  %s: a S b pe mu = 32 n = 4096: %.4f of %llu tiles skipped\n",
            hs_isa_name(kt->isa), frac, (unsigned long long)a.tiles_total);
@@ -338,7 +338,7 @@ static void test_fraction(void **state) {
     /* the online default reports no tiles */
     ro.skip = HS_SKIP_ONLINE;
     hs_run_result b;
-    assert_int_equal(hs_forward(m, s, n, &ro, &b, msg, sizeof msg), 0);
+    assert_int_equal(hs_forward(m, s, n, &ro, &b, &he), 0);
     assert_true(b.tiles_total == 0 && b.tiles_skipped == 0);
     assert_memory_equal(a.bits, b.bits, n);
     hs_run_result_free(&a);
@@ -360,7 +360,7 @@ static void test_auto(void **state) {
   hs_error e;
   hs_formula *f = hs_formula_parse("a S b", &e);
   assert_non_null(f);
-  char msg[256];
+  hs_error he;
   const size_t n = 4096;
   uint8_t *s = malloc(n);
   hs_rng r = {23};
@@ -370,14 +370,14 @@ static void test_auto(void **state) {
       {HS_MODE_PE, 32, 100, HS_SKIP_ONLINE}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     hs_compile_opts co = {.mode = cases[c].mode, .scale = cases[c].mu};
-    hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+    hs_model *m = hs_compile(f, &co, &he);
     assert_non_null(m);
     HS_FOR_EACH_ISA(kt) {
       hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = kt};
       hs_run_result a, b;
-      assert_int_equal(hs_forward(m, s, cases[c].n, &ro, &a, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, s, cases[c].n, &ro, &a, &he), 0);
       ro.skip = cases[c].same_as;
-      assert_int_equal(hs_forward(m, s, cases[c].n, &ro, &b, msg, sizeof msg), 0);
+      assert_int_equal(hs_forward(m, s, cases[c].n, &ro, &b, &he), 0);
       assert_int_equal(a.tiles_total, b.tiles_total);
       assert_int_equal(a.tiles_skipped, b.tiles_skipped);
       assert_memory_equal(a.values, b.values, cases[c].n * sizeof(double));

@@ -24,13 +24,13 @@ static void random_string(hs_rng *r, uint8_t *s, size_t n) {
 
 static void check_runner(const hs_model *m, const hs_kernels *kt,
                          hs_precision prec, hs_skip skip) {
-  char msg[256];
+  hs_error he;
   hs_run_opts o1 = {.precision = prec, .kernels = kt, .skip = skip,
                     .want_attn_error = 1, .threads = 1};
   hs_run_opts o3 = o1;
   o3.threads = 3;
-  hs_runner *r1 = hs_runner_new(m, &o1, msg, sizeof msg);
-  hs_runner *r3 = hs_runner_new(m, &o3, msg, sizeof msg);
+  hs_runner *r1 = hs_runner_new(m, &o1, &he);
+  hs_runner *r3 = hs_runner_new(m, &o3, &he);
   assert_non_null(r1);
   assert_non_null(r3);
   hs_rng rng = {41};
@@ -39,8 +39,8 @@ static void check_runner(const hs_model *m, const hs_kernels *kt,
     size_t n = lengths[li];
     random_string(&rng, s, n);
     hs_run_result a, b;
-    assert_int_equal(hs_runner_run(r1, s, n, &a, msg, sizeof msg), 0);
-    assert_int_equal(hs_runner_run(r3, s, n, &b, msg, sizeof msg), 0);
+    assert_int_equal(hs_runner_run(r1, s, n, &a, &he), 0);
+    assert_int_equal(hs_runner_run(r3, s, n, &b, &he), 0);
     if (n) assert_memory_equal(a.values, b.values, n * sizeof(double));
     assert_memory_equal(a.attn_error, b.attn_error, (size_t)m->nlayers * sizeof(double));
     assert_true(a.tiles_skipped == b.tiles_skipped && a.tiles_total == b.tiles_total);
@@ -57,9 +57,9 @@ static void test_pool_runs_identical(void **state) {
     hs_error e;
     hs_formula *f = hs_formula_parse(formulas[fi], &e);
     assert_non_null(f);
-    char msg[256];
+    hs_error he;
     hs_compile_opts co = {.mode = HS_MODE_PE, .scale = 4};
-    hs_model *m = hs_compile(f, &co, msg, sizeof msg);
+    hs_model *m = hs_compile(f, &co, &he);
     assert_non_null(m);
     HS_FOR_EACH_ISA(kt) {
       check_runner(m, kt, HS_PREC_F32, HS_SKIP_ONLINE);

@@ -111,7 +111,7 @@ static void check_string(const hs_formula *f, const uint8_t *w, size_t n) {
       }
   }
   uint8_t *out = malloc(n + 1);
-  assert_int_equal(hs_truth_eval(f, f->root, w, n, out), 0);
+  assert_int_equal(hs_truth_eval(f, f->root, w, n, out, NULL), 0);
   if (n) assert_memory_equal(out, rows[f->root], n);
   free(out);
   for (int32_t id = 0; id < f->count; id++) free(rows[id]);
@@ -213,7 +213,7 @@ static void expect_row(const char *formula, const char *w, const char *want) {
   hs_formula *f = must_parse(formula);
   size_t n = strlen(w);
   uint8_t *out = malloc(n + 1);
-  assert_int_equal(hs_truth_eval(f, f->root, (const uint8_t *)w, n, out), 0);
+  assert_int_equal(hs_truth_eval(f, f->root, (const uint8_t *)w, n, out, NULL), 0);
   for (size_t i = 0; i < n; i++)
     if (out[i] != want[i] - '0')
       fail_msg("\"%s\" on \"%s\": position %zu is %d, want %s", formula, w,
@@ -263,17 +263,17 @@ static void test_edges(void **state) {
   assert_non_null(v);
   free(v);
   uint8_t out[4] = {7, 7, 7, 7};
-  assert_int_equal(hs_truth_eval(f, f->root, NULL, 0, out), 0);
+  assert_int_equal(hs_truth_eval(f, f->root, NULL, 0, out, NULL), 0);
   assert_int_equal(out[0], 7);
   /* bad arguments */
-  assert_int_equal(hs_truth_eval(f, -1, (const uint8_t *)"a", 1, out), -1);
-  assert_int_equal(hs_truth_eval(f, f->count, (const uint8_t *)"a", 1, out), -1);
-  assert_int_equal(hs_truth_eval(NULL, 0, (const uint8_t *)"a", 1, out), -1);
+  assert_int_equal(hs_truth_eval(f, -1, (const uint8_t *)"a", 1, out, NULL), -1);
+  assert_int_equal(hs_truth_eval(f, f->count, (const uint8_t *)"a", 1, out, NULL), -1);
+  assert_int_equal(hs_truth_eval(NULL, 0, (const uint8_t *)"a", 1, out, NULL), -1);
   assert_null(hs_truth_eval_all(NULL, (const uint8_t *)"a", 1));
   /* n * count overflows size_t: NULL, and w is never read */
   assert_null(hs_truth_eval_all(f, (const uint8_t *)"a", SIZE_MAX / 2 + 1));
   /* length 1 */
-  assert_int_equal(hs_truth_eval(f, f->root, (const uint8_t *)"b", 1, out), 0);
+  assert_int_equal(hs_truth_eval(f, f->root, (const uint8_t *)"b", 1, out, NULL), 0);
   assert_int_equal(out[0], 0);
   hs_formula_free(f);
   /* hs_truth_eval of an inner node matches the row from eval_all */
@@ -283,7 +283,7 @@ static void test_edges(void **state) {
   v = hs_truth_eval_all(f, w, n);
   uint8_t row[16];
   for (int32_t id = 0; id < f->count; id++) {
-    assert_int_equal(hs_truth_eval(f, id, w, n, row), 0);
+    assert_int_equal(hs_truth_eval(f, id, w, n, row, NULL), 0);
     assert_memory_equal(row, v + (size_t)id * n, n);
   }
   free(v);
@@ -295,7 +295,7 @@ static void test_edges(void **state) {
   hs_rng r = {5};
   for (size_t i = 0; i < N; i++) big[i] = (uint8_t)"ab"[hs_rng_next(&r) % 2];
   uint8_t *res = malloc(N);
-  assert_int_equal(hs_truth_eval(f, f->root, big, N, res), 0);
+  assert_int_equal(hs_truth_eval(f, f->root, big, N, res, NULL), 0);
   free(res);
   free(big);
   hs_formula_free(f);

@@ -219,8 +219,9 @@ int main(int argc, char **argv) {
   int f64 = prec[1] == '6';
 
   char msg[512];
-  hs_model *m = hs_model_load(model, msg, sizeof msg);
-  if (!m) die("%s: %s", model, msg);
+  hs_error he;
+  hs_model *m = hs_model_load(model, &he);
+  if (!m) die("%s: %s", model, he.msg);
   openblas_set_num_threads(1);
 
   int rc;

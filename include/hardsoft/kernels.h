@@ -227,11 +227,11 @@ struct hs_kernels {
   const char *name[HS_OP_COUNT];
 };
 
-extern const char *const hs_op_names[HS_OP_COUNT];
+extern HS_API const char *const hs_op_names[HS_OP_COUNT];
 
 /* Whether MXCSR flush-to-zero / denormals-are-zero are on in this thread. */
-int hs_ftz_enabled(void);
-int hs_daz_enabled(void);
+HS_API int hs_ftz_enabled(void);
+HS_API int hs_daz_enabled(void);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "model/model.h"
 
 #define PIC_MAX_N 256 /* a heatmap of more keys is not readable */
 #define PIC_MAX_SCALES 16
@@ -149,29 +148,31 @@ static void json_panel(FILE *f, const hs_model *m, int l, int h,
 static int pic_write(FILE *f, hs_model **ms, int nm, const pic_opts *p,
                      const cli_opts *o, const uint8_t *w, size_t n) {
   size_t np = n + 1;
-  int nl = ms[0]->nlayers, rows = 0, rc = 0;
+  hs_model_info mi;
+  hs_model_get_info(ms[0], &mi);
+  int nl = mi.nlayers, rows = 0, rc = 0;
   pic_layer *L = calloc((size_t)nm * (size_t)(nl ? nl : 1), sizeof *L);
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .threads = o->threads};
-  char msg[512];
+  hs_error he;
   if (!L) return cli_error("out of memory");
   for (int k = 0; k < nm && rc == 0; k++)
     for (int l = 0; l < nl && rc == 0; l++) {
       pic_layer *x = &L[k * nl + l];
-      size_t nh = (size_t)ms[k]->layers[l].nheads, cells = (nh ? nh : 1) * np * np;
+      size_t nh = (size_t)hs_model_layer_nheads(ms[k], l), cells = (nh ? nh : 1) * np * np;
       x->w = malloc(cells * sizeof(double));
       x->hard = malloc(cells * sizeof(double));
       if (!x->w || !x->hard) rc = cli_error("out of memory");
-      else if (hs_attention(ms[k], w, n, &ro, l, x->w, x->hard, NULL, msg, sizeof msg))
-        rc = cli_error("attention: %s", msg);
+      else if (hs_attention(ms[k], w, n, &ro, l, x->w, x->hard, NULL, &he))
+        rc = cli_error("attention: %s", he.msg);
     }
   fputs("{\"string\":", f);
   json_str(f, (const char *)w, n);
   fputs(",\"formula\":", f);
-  if (ms[0]->formula) json_str(f, ms[0]->formula, strlen(ms[0]->formula));
+  if (mi.formula) json_str(f, mi.formula, strlen(mi.formula));
   else fputs("null", f);
   fputs(",\"panels\":[", f);
   for (int l = 0; l < nl && rc == 0; l++)
-    for (int h = 0; h < ms[0]->layers[l].nheads; h++) {
+    for (int h = 0; h < hs_model_layer_nheads(ms[0], l); h++) {
       if ((p->layer >= 0 && l != p->layer) || (p->head >= 0 && h != p->head)) continue;
       fputs(rows++ ? ",[" : "[", f);
       for (int k = 0; k < nm; k++) {
@@ -240,12 +241,12 @@ static int pic_draw(const char *json, const char *out) {
 
 /* The models to draw: the file, or the formula at each scale. */
 static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *nm) {
-  char msg[512];
+  hs_error he;
   *nm = 0;
   if (p->model) {
     if (p->nscales) return cli_error("attention: --scales needs a FORMULA (a model file has its own mu)");
-    if (!(ms[0] = hs_model_load(p->model, msg, sizeof msg)))
-      return cli_error("%s: %s", p->model, msg);
+    if (!(ms[0] = hs_model_load(p->model, &he)))
+      return cli_error("%s: %s", p->model, he.msg);
     *nm = 1;
     return 0;
   }
@@ -261,9 +262,9 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   for (int k = 0; k < (p->nscales ? p->nscales : 1) && rc == 0; k++) {
     hs_compile_opts co = {.mode = (hs_mode)o->mode, .sign = o->sign,
                           .scale = p->nscales ? p->scales[k] : o->scale};
-    if ((ms[k] = hs_compile(f, &co, msg, sizeof msg))) ++*nm;
-    else rc = cli_error("%s", msg);
-    if (ms[k] && hs_model_set_vocab(ms[k], prog) != 0) rc = cli_error("out of memory");
+    if ((ms[k] = hs_compile(f, &co, &he))) ++*nm;
+    else rc = cli_error("%s", he.msg);
+    if (ms[k] && hs_model_set_vocab(ms[k], prog, &he) != 0) rc = cli_error("%s", he.msg);
   }
   hs_program_free(prog);
   return rc;
@@ -302,7 +303,7 @@ int cmd_attention(int argc, char **argv) {
     uint8_t *w = NULL;
     size_t n = strlen(s);
     /* a model with a vocabulary reads its STRING as tokens */
-    if (nm > 0 && ms[0]->nvocab > 0 &&
+    if (nm > 0 && hs_model_vocab_size(ms[0]) > 0 &&
         cli_as_tokens(NULL, ms[0], (const uint8_t *)s, n, &w, &n))
       rc = HS_EXIT_ERROR;
     else if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");

@@ -299,19 +299,19 @@ static double agreement(const uint8_t *bits, const uint8_t *truth, size_t n) {
 /* hardsoft's own forward pass on one ISA. */
 static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
                          const uint8_t *s, const uint8_t *truth, point *p) {
-  char msg[256];
+  hs_error he;
   double secs[1000];
   hs_run_opts ro = {.precision = p->prec, .kernels = hs_kernels_for(isa),
                     .threads = p->threads,
                     .skip = p->skip >= SKIP_ROWS ? HS_SKIP_ONLINE : (hs_skip)p->skip,
                     .attn_tile = p->skip == SKIP_ROWS ? -1 : p->skip == SKIP_TILES ? 1 : 0};
-  hs_runner *r = hs_runner_new(m, &ro, msg, sizeof msg);
-  if (!r) return cli_error("%s", msg);
+  hs_runner *r = hs_runner_new(m, &ro, &he);
+  if (!r) return cli_error("%s", he.msg);
   hs_run_result res;
   int rc = 0;
   for (int k = -1; k < b->repeat && rc == 0; k++) {
     double t0 = now();
-    rc = hs_runner_run(r, s, p->n, &res, msg, sizeof msg);
+    rc = hs_runner_run(r, s, p->n, &res, &he);
     if (rc) break;
     if (k >= 0) secs[k] = now() - t0;
     else {
@@ -322,14 +322,14 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
     hs_run_result_free(&res);
   }
   hs_runner_free(r);
-  if (rc) return cli_error("%s", msg);
+  if (rc) return cli_error("%s", he.msg);
   summarize(p, secs, b->repeat);
   p->err = NAN;
   if (p->n <= b->error_max_n) {
     ro.want_attn_error = 1;
-    if (hs_forward(m, s, p->n, &ro, &res, msg, sizeof msg)) return cli_error("%s", msg);
+    if (hs_forward(m, s, p->n, &ro, &res, &he)) return cli_error("%s", he.msg);
     p->err = 0;
-    for (int l = 0; l < m->nlayers; l++)
+    for (int l = 0; hs_model_layer_nheads(m, l) >= 0; l++)
       if (res.attn_error[l] > p->err) p->err = res.attn_error[l];
     hs_run_result_free(&res);
   }
@@ -362,12 +362,13 @@ static void peers_dir(char *buf, size_t len) {
 static int ort_command(const bench_opts *b, const char *model_path,
                        const char *input_path, const char *dir, char *cmd,
                        size_t len) {
-  char msg[512], onnx[4096], exe[4096];
+  char onnx[4096], exe[4096];
+  hs_error he;
   snprintf(onnx, sizeof onnx, "%s.onnx", model_path);
-  hs_model *m = hs_model_load(model_path, msg, sizeof msg);
-  int rc = !m || hs_model_save_onnx(m, onnx, msg, sizeof msg);
+  hs_model *m = hs_model_load(model_path, &he);
+  int rc = !m || hs_model_save_onnx(m, onnx, &he);
   hs_model_free(m);
-  if (rc) return cli_error("bench: ort: %s", msg);
+  if (rc) return cli_error("bench: ort: %s", he.msg);
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[k > 0 ? k : 0] = 0;
   char *slash = strrchr(exe, '/');
@@ -569,12 +570,12 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
   int rc = 0;
   for (int mi = 0; mi < b->nmodes && !rc; mi++)
     for (int si = 0; si < (b->modes[mi] == HS_MODE_HARD ? 1 : b->nscales) && !rc; si++) {
-      char msg[512];
+      hs_error he;
       hs_compile_opts co = {.mode = (hs_mode)b->modes[mi], .scale = b->scales[si],
                             .sign = b->sign};
-      hs_model *m = hs_compile(f, &co, msg, sizeof msg);
-      if (!m) { rc = cli_error("%s: %s", text, msg); break; }
-      if (hs_model_save(m, model_path, msg, sizeof msg)) rc = cli_error("%s", msg);
+      hs_model *m = hs_compile(f, &co, &he);
+      if (!m) { rc = cli_error("%s: %s", text, he.msg); break; }
+      if (hs_model_save(m, model_path, &he)) rc = cli_error("%s", he.msg);
       for (int li = 0; li < b->nlengths && !rc; li++) {
         size_t n = b->lengths[li];
         uint8_t *s = malloc(n + 1), *truth = malloc(n + 1);
@@ -582,7 +583,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
         if (!s || !truth) rc = cli_error("out of memory for n = %zu", n);
         if (!rc) {
           random_string(&seed, s, n, sym, k);
-          rc = hs_program_truth(prog, s, n, truth) ? cli_error("out of memory") : 0;
+          rc = hs_program_truth(prog, s, n, truth, &he) ? cli_error("%s", he.msg) : 0;
         }
         FILE *in = rc ? NULL : fopen(input_path, "w");
         if (in) { fwrite(s, 1, n, in); fputc('\n', in); fclose(in); }

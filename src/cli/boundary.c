@@ -66,6 +66,7 @@ typedef struct bnd {
 static int exact_at(bnd *b, size_t n) {
   uint8_t *s = malloc(n), *truth = malloc(n);
   char msg[256];
+  hs_error he;
   int ok = 1;
   snprintf(msg, sizeof msg, "n = %zu", n);
   if (b->tried >= b->total) b->total = b->tried + 1;
@@ -80,8 +81,8 @@ static int exact_at(bnd *b, size_t n) {
         memset(s, b->sym[y], n);
         s[at[shape]] = b->sym[x];
         hs_run_result r;
-        if (hs_program_truth(b->p, s, n, truth) != 0 ||
-            hs_runner_run(b->run, s, n, &r, msg, sizeof msg) != 0) {
+        if (hs_program_truth(b->p, s, n, truth, &he) != 0 ||
+            hs_runner_run(b->run, s, n, &r, &he) != 0) {
           ok = -1;
           break;
         }
@@ -96,43 +97,143 @@ static int exact_at(bnd *b, size_t n) {
   return ok;
 }
 
-int cmd_boundary(int argc, char **argv) {
-  /* --precision here also takes f16 and bf16, so strip it before the
-   * shared parser sees it */
-  hs_score_round rnd = HS_ROUND_NONE, qkv = HS_ROUND_NONE;
-  hs_precision prec = HS_PREC_F32;
-  const char *pname = "f32";
-  size_t max_n = 1u << 20;
-  int header = 0;
-  char **args = calloc((size_t)argc + 1, sizeof *args);
-  int na = 0;
-  if (!args) return cli_error("out of memory");
+/* The options only boundary takes (its --precision also names f16 and
+ * bf16), taken out of argv before the shared parser sees the rest. */
+typedef struct bnd_opts {
+  hs_score_round rnd, qkv;
+  hs_precision prec;
+  const char *pname;
+  size_t max_n;
+  int header;
+} bnd_opts;
+
+static int strip_opts(int argc, char **argv, char **args, int *na, bnd_opts *bo) {
   for (int i = 0; i < argc; i++) {
     if (i >= 2 && strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
-      pname = argv[++i];
-      if (hs_precision_parse(pname, &prec, &rnd, &qkv) != 0) {
-        free(args);
+      bo->pname = argv[++i];
+      if (hs_precision_parse(bo->pname, &bo->prec, &bo->rnd, &bo->qkv) != 0)
         return cli_error("--precision '%s' is not f64, f32, f16, bf16, f16s or "
-                         "bf16s", pname);
-      }
+                         "bf16s", bo->pname);
       continue;
     }
     if (i >= 2 && strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) {
       char *e;
       unsigned long long v = strtoull(argv[++i], &e, 10);
-      if (*e || v < 1 || v > (1ull << 30) || argv[i][0] == '-') {
-        free(args);
+      if (*e || v < 1 || v > (1ull << 30) || argv[i][0] == '-')
         return cli_error("--max-n expects 1 to 2^30, got '%s'", argv[i]);
-      }
-      max_n = (size_t)v;
+      bo->max_n = (size_t)v;
       continue;
     }
-    if (i >= 2 && strcmp(argv[i], "--header") == 0) { header = 1; continue; }
-    args[na++] = argv[i];
+    if (i >= 2 && strcmp(argv[i], "--header") == 0) { bo->header = 1; continue; }
+    args[(*na)++] = argv[i];
+  }
+  return 0;
+}
+
+/* The symbols the adversarial strings are made of: a program's tokens'
+ * bytes and that of every other token, or a formula's atoms and '#'. */
+static void alphabet(bnd *b, const hs_program *p, const hs_formula *f) {
+  uint8_t set[256];
+  if (hs_program_lang(p) != HS_LANG_LTL) {
+    for (; b->k < hs_program_vocab_size(p); b->k++)
+      b->sym[b->k] = (uint8_t)hs_program_token_byte(p, b->k);
+    b->sym[b->k++] = (uint8_t)hs_program_other_byte(p);
+  } else {
+    hs_formula_alphabet(f, set);
+    for (int c = 0; c < 256; c++)
+      if (set[c]) b->sym[b->k++] = (uint8_t)c;
+    b->sym[b->k++] = '#';
+  }
+}
+
+/* Doubling (n = 2^q - 1, 2^q, 2^q + 1) up to max_n, then bisection between
+ * the last good and the first bad length; returns exact_at's last answer
+ * (-1: an error). */
+static int search(bnd *b, size_t max_n, size_t *good, size_t *bad) {
+  size_t n = 0;
+  int e = 1;
+  for (size_t p = 1; p <= max_n && e == 1; p *= 2)
+    for (n = p > 1 ? p - 1 : p; n <= p + 1 && n <= max_n; n++) {
+      if ((e = exact_at(b, n)) != 1) break;
+      *good = n;
+    }
+  if (e != 0) return e;
+  *bad = n;
+  b->total = b->tried;
+  for (size_t w = *bad - *good; w > 1; w = (w + 1) / 2) b->total++;
+  while (*bad - *good > 1 && e >= 0) {
+    size_t mid = *good + (*bad - *good) / 2;
+    if ((e = exact_at(b, mid)) == 1) *good = mid;
+    else if (e == 0) *bad = mid;
+  }
+  return e;
+}
+
+static void print_row(const cli_opts *o, const bnd_opts *bo, const hs_formula *f,
+                      size_t good, size_t bad) {
+  char real[32];
+  double max_n = hs_mode_exact_max_n((hs_mode)o->mode, o->scale);
+  if (o->mode == HS_MODE_FIXED)
+    snprintf(real, sizeof real, "%.0f", max_n);
+  else if (isinf(max_n))
+    snprintf(real, sizeof real, "inf");
+  else
+    snprintf(real, sizeof real, "none");
+  if (bo->header)
+    printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
+           "real_bound_n" CLI_META_HEADER "\n");
+  printf("\"%s\",%s,%g,%s,", o->file ? o->file : hs_formula_text(f),
+         hs_mode_name((hs_mode)o->mode), o->mode == HS_MODE_HARD ? 0 : o->scale,
+         bo->pname);
+  if (bad) printf("%zu,%zu,%s", good, bad, real);
+  else printf(">%zu,,%s", good, real);
+  cli_meta_columns(stdout);
+  putchar('\n');
+}
+
+/* The search on a compiled model: 0, or HS_EXIT_ERROR (reported). */
+static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p,
+                      const hs_formula *f, const hs_model *m) {
+  hs_error he;
+  hs_run_opts ro = {.precision = bo->prec, .kernels = o->kt, .edges_only = 1,
+                    .score_round = bo->rnd, .qkv_round = bo->qkv};
+  bnd b = {p, hs_runner_new(m, &ro, &he), {0}, 0, {0}, 0, 0};
+  if (!b.run) return cli_error("%s", he.msg);
+  alphabet(&b, p, f);
+  /* the doubling search's lengths, each run on k^2 * 6 strings at most
+   * (bisection adds at most log2 of the last step more) */
+  size_t ns[96];
+  double times[96];
+  int nn = 0;
+  for (size_t q = 1; q <= bo->max_n && nn < 93; q *= 2)
+    for (size_t n = q > 1 ? q - 1 : q; n <= q + 1 && n <= bo->max_n; n++)
+      ns[nn] = n, times[nn++] = 6.0 * b.k * b.k;
+  b.total = (uint64_t)nn;
+  int rc = HS_EXIT_ERROR;
+  if (!cli_predict_many(o, m, &ro, nn, ns, times, "the doubling search")) {
+    cli_progress_start(&b.prog, o, "lengths");
+    size_t good = 0, bad = 0;
+    int e = search(&b, bo->max_n, &good, &bad);
+    cli_progress_end(&b.prog);
+    if (e >= 0) print_row(o, bo, f, good, bad), rc = 0;
+  }
+  hs_runner_free(b.run);
+  return rc;
+}
+
+int cmd_boundary(int argc, char **argv) {
+  bnd_opts bo = {HS_ROUND_NONE, HS_ROUND_NONE, HS_PREC_F32, "f32", 1u << 20, 0};
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  int na = 0;
+  if (!args) return cli_error("out of memory");
+  int rc = strip_opts(argc, argv, args, &na, &bo);
+  if (rc) {
+    free(args);
+    return rc;
   }
   cli_opts o;
-  int rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA | O_PROG | O_MAXTIME | O_QUIET,
-                     boundary_usage, &o);
+  rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA | O_PROG | O_MAXTIME | O_QUIET,
+                 boundary_usage, &o);
   if (rc) { free(o.args); free(args); return rc == 1 ? 0 : rc; }
   if (o.nargs != (o.file ? 0 : 1) || o.mode == HS_MODE_TRUTH) {
     free(o.args);
@@ -143,82 +244,12 @@ int cmd_boundary(int argc, char **argv) {
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
   const hs_formula *f = p ? hs_program_formula(p) : NULL;
-  char msg[256];
+  hs_error he;
   hs_compile_opts co = {.mode = (hs_mode)o.mode, .scale = o.scale, .sign = o.sign};
-  hs_model *m = f ? hs_compile(f, &co, msg, sizeof msg) : NULL;
+  hs_model *m = f ? hs_compile(f, &co, &he) : NULL;
   rc = HS_EXIT_ERROR;
-  if (f && !m) cli_error("%s", msg);
-  if (m) {
-    hs_run_opts ro = {.precision = prec, .kernels = o.kt, .edges_only = 1,
-                      .score_round = rnd, .qkv_round = qkv};
-    bnd b = {p, hs_runner_new(m, &ro, msg, sizeof msg), {0}, 0, {0}, 0, 0};
-    uint8_t set[256];
-    if (hs_program_lang(p) != HS_LANG_LTL) {
-      /* a program: its tokens' bytes and that of every other token */
-      for (; b.k < hs_program_vocab_size(p); b.k++)
-        b.sym[b.k] = (uint8_t)hs_program_token_byte(p, b.k);
-      b.sym[b.k++] = (uint8_t)hs_program_other_byte(p);
-    } else {
-      hs_formula_alphabet(f, set);
-      for (int c = 0; c < 256; c++)
-        if (set[c]) b.sym[b.k++] = (uint8_t)c;
-      b.sym[b.k++] = '#';
-    }
-    /* the doubling search's lengths, each run on k^2 * 6 strings at most
-     * (bisection adds at most log2 of the last step more) */
-    size_t ns[96];
-    double times[96];
-    int nn = 0;
-    for (size_t q = 1; q <= max_n && nn < 93; q *= 2)
-      for (size_t n = q > 1 ? q - 1 : q; n <= q + 1 && n <= max_n; n++)
-        ns[nn] = n, times[nn++] = 6.0 * b.k * b.k;
-    b.total = (uint64_t)nn;
-    if (!b.run) {
-      cli_error("%s", msg);
-    } else if (cli_predict_many(&o, m, &ro, nn, ns, times, "the doubling search")) {
-      hs_runner_free(b.run);
-    } else {
-      cli_progress_start(&b.prog, &o, "lengths");
-      size_t good = 0, bad = 0, n;
-      int e = 1;
-      for (size_t p = 1; p <= max_n && e == 1; p *= 2)
-        for (n = p > 1 ? p - 1 : p; n <= p + 1 && n <= max_n; n++) {
-          if ((e = exact_at(&b, n)) != 1) break;
-          good = n;
-        }
-      if (e == 0) {
-        bad = n;
-        b.total = b.tried;
-        for (size_t w = bad - good; w > 1; w = (w + 1) / 2) b.total++;
-        while (bad - good > 1 && e >= 0) {
-          size_t mid = good + (bad - good) / 2;
-          if ((e = exact_at(&b, mid)) == 1) good = mid;
-          else if (e == 0) bad = mid;
-        }
-      }
-      cli_progress_end(&b.prog);
-      if (e >= 0) {
-        char real[32];
-        if (co.mode == HS_MODE_FIXED)
-          snprintf(real, sizeof real, "%.0f", floor(o.scale / log(7.0)));
-        else if (co.mode == HS_MODE_HARD || o.scale >= log(7.0))
-          snprintf(real, sizeof real, "inf");
-        else
-          snprintf(real, sizeof real, "none");
-        if (header)
-          printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
-                 "real_bound_n" CLI_META_HEADER "\n");
-        printf("\"%s\",%s,%g,%s,", o.file ? o.file : f->text, hs_mode_name(co.mode),
-               co.mode == HS_MODE_HARD ? 0 : o.scale, pname);
-        if (bad) printf("%zu,%zu,%s", good, bad, real);
-        else printf(">%zu,,%s", good, real);
-        cli_meta_columns(stdout);
-        putchar('\n');
-        rc = 0;
-      }
-      hs_runner_free(b.run);
-    }
-  }
+  if (f && !m) cli_error("%s", he.msg);
+  if (m) rc = run_search(&o, &bo, p, f, m);
   hs_model_free(m);
   hs_program_free(p);
   free(o.args);

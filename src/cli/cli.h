@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "compile/compile.h"
+#include "hardsoft.h"
+#include "hardsoft/kernels.h"
 
 /* Exit codes: 0 success, 1 a check found a disagreement, 2 usage, input or
  * file error. */
@@ -154,7 +155,5 @@ void cli_kernel(char *buf, size_t len);
 
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);
-/* compile --print's "exact region" text, or NULL when none is proven. */
-const char *cli_exact_region(const hs_model *m);
 
 #endif

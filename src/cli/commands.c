@@ -73,19 +73,22 @@ static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
  * where neighbouring positions' scores round together. It still runs. */
 static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
   static int warned;
-  if (warned || !m || !m->mode) return;
-  const char *mode = m->mode;
+  if (warned || !m || !hs_model_mode(m)) return;
+  const char *mode = hs_model_mode(m);
+  hs_model_info mi;
+  hs_model_get_info(m, &mi);
   int fixed = !strcmp(mode, "fixed");
   int absolute = fixed || !strcmp(mode, "pe") || !strcmp(mode, "temp");
-  if (fixed && (double)n > floor(m->scale / log(7.0))) {
+  double max_n = hs_mode_exact_max_n(HS_MODE_FIXED, mi.scale);
+  if (fixed && (double)n > max_n) {
     warned = fprintf(stderr, "hardsoft: warning: mode fixed at mu = %g is proven exact "
                      "only up to n = %.0f; the answer at n = %zu is not guaranteed "
                      "(--mode pe, temp or rel are exact at every n)\n",
-                     m->scale, floor(m->scale / log(7.0)), n);
-  } else if (!fixed && m->min_scale > 0 && m->scale < m->min_scale) {
+                     mi.scale, max_n, n);
+  } else if (!fixed && mi.min_scale > 0 && mi.scale < mi.min_scale) {
     warned = fprintf(stderr, "hardsoft: warning: mu = %g is below %.4g, the smallest mu "
                      "this model is proven exact for; the answer is not guaranteed "
-                     "(use --scale %.4g or more)\n", m->scale, m->min_scale, m->min_scale);
+                     "(use --scale %.4g or more)\n", mi.scale, mi.min_scale, mi.min_scale);
   } else if (absolute && o->prec == HS_PREC_F32 && n > ((size_t)1 << 23)) {
     warned = fprintf(stderr, "hardsoft: warning: at n = %zu absolute positions pass "
                      "float32's 24-bit significand; the answer is not guaranteed "
@@ -109,11 +112,12 @@ static int run_one(const uint8_t *s, size_t n, void *ctx) {
 
 static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   char msg[256];
+  hs_error he;
   if (c->o->trace && c->program && cli_trace(c->program, s, n)) return HS_EXIT_ERROR;
   if (!c->m) {
     uint8_t *out = malloc(n ? n : 1);
-    if (!out || (c->program ? hs_program_truth(c->program, s, n, out)
-                         : hs_truth_eval(c->f, c->f->root, s, n, out)) != 0) {
+    if (!out || (c->program ? hs_program_truth(c->program, s, n, out, &he)
+                         : hs_truth_eval(c->f, hs_formula_root(c->f), s, n, out, &he)) != 0) {
       free(out);
       return cli_error("out of memory evaluating a string of %zu symbols", n);
     }
@@ -128,9 +132,9 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   if (cli_predict(c->o, c->m, &c->ro, n, 1, msg) != 0) return HS_EXIT_ERROR;
   warn_unproven(c->o, c->m, n);
   cli_progress_start(&c->prog, c->o, "rows");
-  int fail = hs_runner_run(c->run, s, n, &r, msg, sizeof msg);
+  int fail = hs_runner_run(c->run, s, n, &r, &he);
   cli_progress_end(&c->prog);
-  if (fail) return cli_error("%s", msg);
+  if (fail) return cli_error("%s", he.msg);
   int rc = c->json ? cli_json_result(c->json, c->o, s, n, r.bits, r.values)
                    : print_bits(c, r.bits, n);
   hs_run_result_free(&r);
@@ -138,10 +142,10 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
 }
 
 static hs_model *compile_or_report(const hs_formula *f, const cli_opts *o) {
-  char msg[256];
+  hs_error he;
   hs_compile_opts co = {.mode = (hs_mode)o->mode, .scale = o->scale, .sign = o->sign};
-  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
-  if (!m) cli_error("%s", msg);
+  hs_model *m = hs_compile(f, &co, &he);
+  if (!m) cli_error("%s", he.msg);
   return m;
 }
 
@@ -151,10 +155,10 @@ static void cli_free(cli_opts *o) { free(o->args); }
  * the strings start at positional argument `skip`. */
 static int run_strings(const cli_opts *o, const hs_program *p,
                        const hs_model *m, int skip) {
-  char msg[256];
+  hs_error he;
   const hs_formula *f = p ? hs_program_formula(p) : NULL;
   run_ctx c = {o, f, m, NULL, NULL, 0, p,
-               p ? cli_tokens_default(o, p) : (o->tokens || (m && m->nvocab > 0)),
+               p ? cli_tokens_default(o, p) : (o->tokens || (m && hs_model_vocab_size(m) > 0)),
                {0}, {0}, NULL};
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last,
                     .threads = o->threads};
@@ -162,8 +166,8 @@ static int run_strings(const cli_opts *o, const hs_program *p,
   /* the runner reports rows only when someone will see them */
   cli_progress_start(&c.prog, o, "rows");
   if (c.prog.on) ro.progress = cli_progress_rows, ro.progress_ctx = &c.prog;
-  if (m && !(c.run = hs_runner_new(m, &ro, msg, sizeof msg)))
-    return cli_error("%s", msg);
+  if (m && !(c.run = hs_runner_new(m, &ro, &he)))
+    return cli_error("%s", he.msg);
   cJSON *doc = NULL;
   if (o->json) {
     doc = cli_json_run_header(o, f, m);
@@ -260,7 +264,7 @@ static const char *const run_usage =
 
 int cmd_run(int argc, char **argv) {
   cli_opts o;
-  char msg[512];
+  hs_error he;
   int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG | O_MAXTIME | O_QUIET | O_JSON, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.file || o.lang >= 0) {
@@ -271,9 +275,9 @@ int cmd_run(int argc, char **argv) {
     cli_free(&o);
     return cli_error("run: missing FILE (see 'hardsoft run --help')");
   }
-  hs_model *m = hs_model_load(o.args[0], msg, sizeof msg);
+  hs_model *m = hs_model_load(o.args[0], &he);
   if (!m) {
-    rc = cli_error("%s: %s", o.args[0], msg);
+    rc = cli_error("%s: %s", o.args[0], he.msg);
   } else {
     rc = run_strings(&o, NULL, m, 1);
   }
@@ -299,10 +303,6 @@ static const char *const compile_usage =
     "                scale, layers and heads with kind, mask, dk, dv, tau law,\n"
     "                bound, smallest exact mu, coordinates)\n";
 
-/* The region where the answer is proven (the library's text, which
- * compile --print shows too), for --json. */
-const char *cli_exact_region(const hs_model *m) { return hs_model_exact_region(m); }
-
 /* The text is the library's (hs_model_describe), so the CLI and the
  * Python package print the same description. */
 void cli_describe_model(FILE *f, const hs_model *m) {
@@ -319,7 +319,7 @@ void cli_describe_model(FILE *f, const hs_model *m) {
 
 int cmd_compile(int argc, char **argv) {
   cli_opts o;
-  char msg[512];
+  hs_error he;
   int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG | O_JSON,
                      compile_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
@@ -341,12 +341,12 @@ int cmd_compile(int argc, char **argv) {
   hs_program *p = cli_program(&o, o.file, &skip);
   hs_model *m = p ? compile_or_report(hs_program_formula(p), &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
-  if (m && hs_model_set_vocab(m, p) != 0) rc = cli_error("out of memory");
+  if (m && hs_model_set_vocab(m, p, &he) != 0) rc = cli_error("%s", he.msg);
   if (m && rc == 0 && o.out && cli_is_onnx_path(o.out)) {
-    if (hs_model_save_onnx(m, o.out, msg, sizeof msg) != 0)
-      rc = cli_error("%s: %s", o.out, msg);
-  } else if (m && rc == 0 && o.out && hs_model_save(m, o.out, msg, sizeof msg) != 0)
-    rc = cli_error("%s: %s", o.out, msg);
+    if (hs_model_save_onnx(m, o.out, &he) != 0)
+      rc = cli_error("%s: %s", o.out, he.msg);
+  } else if (m && rc == 0 && o.out && hs_model_save(m, o.out, &he) != 0)
+    rc = cli_error("%s: %s", o.out, he.msg);
   if (m && rc == 0 && o.print && o.json) {
     cJSON *doc = cli_json_model(m);
     rc = doc ? cli_json_print(doc) : cli_error("out of memory");
@@ -398,8 +398,9 @@ typedef struct check_ctx {
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
   check_ctx *c = ctx;
   char msg[256];
+  hs_error he;
   uint8_t *truth = malloc(n ? n : 1);
-  if (!truth || hs_program_truth(c->p, s, n, truth) != 0) {
+  if (!truth || hs_program_truth(c->p, s, n, truth, &he) != 0) {
     free(truth);
     return cli_error("out of memory checking a string of %zu symbols", n);
   }
@@ -409,14 +410,14 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
     free(truth);
     return HS_EXIT_ERROR;
   }
-  if (hs_runner_run(c->run, s, n, &r, msg, sizeof msg) != 0) {
+  if (hs_runner_run(c->run, s, n, &r, &he) != 0) {
     free(truth);
-    return cli_error("%s", msg);
+    return cli_error("%s", he.msg);
   }
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < n; i++)
     if (r.bits[i] != truth[i] && bad++ == 0) first = i;
-  for (int l = 0; l < c->m->nlayers; l++)
+  for (int l = 0; hs_model_layer_nheads(c->m, l) >= 0; l++)
     if (r.attn_error[l] > c->max_err) c->max_err = r.attn_error[l];
   c->positions += n;
   c->agree += n - bad;
@@ -532,7 +533,7 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
 /* check --json: what the text says, as fields; 0, 1 on a disagreement. */
 static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   const cli_opts *o = c->o;
-  cJSON_AddStringToObject(doc, "formula", c->f->text);
+  cJSON_AddStringToObject(doc, "formula", hs_formula_text(c->f));
   cJSON_AddStringToObject(doc, "mode", hs_mode_name((hs_mode)o->mode));
   if (o->mode != HS_MODE_HARD) cli_json_num(doc, "scale", o->scale);
   cJSON_AddStringToObject(doc, "precision", o->prec == HS_PREC_F64 ? "f64" : "f32");
@@ -556,6 +557,42 @@ static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   cJSON_AddItemToObject(doc, "disagreements", c->dis);
   int rc = cli_json_print(doc);
   if (rc) return rc;
+  return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
+}
+
+/* check's text: what is checked, before the strings run. */
+static void print_check_header(const check_ctx *c, const uint8_t *sym, int k) {
+  if (c->tokens) printf("program: %s (%s)\nmode: %s", c->o->file ? c->o->file : "(argument)",
+                       hs_lang_name(hs_program_lang(c->p)), hs_mode_name((hs_mode)c->o->mode));
+  else printf("formula: %s\nmode: %s", hs_formula_text(c->f), hs_mode_name((hs_mode)c->o->mode));
+  if (c->o->mode != HS_MODE_HARD) printf(" (scale mu = %g)", c->o->scale);
+  printf(", precision %s, isa %s\n", c->o->prec == HS_PREC_F64 ? "f64" : "f32",
+         hs_isa_name(c->o->kt->isa));
+  if (c->tokens) {
+    printf("tokens:");
+    for (int t = 0; t < hs_program_vocab_size(c->p); t++) printf(" %s", hs_program_token(c->p, t));
+    printf(" and one token the program does not name\n");
+  } else {
+    printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
+  }
+}
+
+/* check's text: the counts and the worst attention error; 0, or
+ * HS_EXIT_DISAGREE. */
+static int print_check_summary(const check_ctx *c) {
+  printf("strings: %llu (every string up to length %d; %d random at each of",
+         (unsigned long long)c->strings, c->o->max_len, c->o->samples);
+  for (int i = 0; i < c->o->nlengths; i++)
+    printf("%s%zu", i ? "," : " ", c->o->lengths[i]);
+  printf(")\npositions checked: %llu\nagreement: %llu/%llu (%.6f%%)\n",
+         (unsigned long long)c->positions, (unsigned long long)c->agree,
+         (unsigned long long)c->positions,
+         c->positions ? 100.0 * (double)c->agree / (double)c->positions : 100.0);
+  size_t longest = (size_t)c->o->max_len;
+  for (int i = 0; i < c->o->nlengths; i++)
+    if (c->o->lengths[i] > longest) longest = c->o->lengths[i];
+  printf("largest attention error: %.3g (the construction's bound for n "
+         "<= %zu: %.3g)\n", c->max_err, longest, hs_model_bound_at(c->m, longest));
   return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
 }
 
@@ -588,10 +625,10 @@ int cmd_check(int argc, char **argv) {
   if (m) {
     uint8_t sym[257];
     int k = check_symbols(p, sym);
-    char msg[256];
+    hs_error he;
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
-    check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, msg, sizeof msg), 0, 0, 0, 0, 0,
+    check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, &he), 0, 0, 0, 0, 0,
                    hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0};
     cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
     if (doc) c.dis = cJSON_CreateArray();
@@ -599,48 +636,20 @@ int cmd_check(int argc, char **argv) {
       cJSON_Delete(doc);
       cJSON_Delete(c.dis);
       hs_runner_free(c.run);
-      if (c.run) snprintf(msg, sizeof msg, "out of memory");
       hs_model_free(m);
       hs_program_free(p);
       cli_free(&o);
-      return cli_error("%s", msg);
+      return cli_error("%s", c.run ? "out of memory" : he.msg);
     }
     rc = check_plan(&c, k);
-    if (!doc && rc == 0) {
-      if (c.tokens) printf("program: %s (%s)\nmode: %s", o.file ? o.file : "(argument)",
-                           hs_lang_name(hs_program_lang(p)), hs_mode_name((hs_mode)o.mode));
-      else printf("formula: %s\nmode: %s", f->text, hs_mode_name((hs_mode)o.mode));
-      if (o.mode != HS_MODE_HARD) printf(" (scale mu = %g)", o.scale);
-      printf(", precision %s, isa %s\n", o.prec == HS_PREC_F64 ? "f64" : "f32",
-             hs_isa_name(o.kt->isa));
-      if (c.tokens) {
-        printf("tokens:");
-        for (int t = 0; t < hs_program_vocab_size(p); t++) printf(" %s", hs_program_token(p, t));
-        printf(" and one token the program does not name\n");
-      } else {
-        printf("symbols: %.*s (the last names no atom)\n", k, (const char *)sym);
-      }
-    }
+    if (!doc && rc == 0) print_check_header(&c, sym, k);
     if (rc == 0) rc = check_run(&c, sym, k);
     cli_progress_end(&c.prog);
     if (rc == 0 && doc) {
       rc = check_json(doc, &c, sym, k);
       c.dis = NULL; /* now inside doc */
     } else if (rc == 0) {
-      printf("strings: %llu (every string up to length %d; %d random at each of",
-             (unsigned long long)c.strings, o.max_len, o.samples);
-      for (int i = 0; i < o.nlengths; i++)
-        printf("%s%zu", i ? "," : " ", o.lengths[i]);
-      printf(")\npositions checked: %llu\nagreement: %llu/%llu (%.6f%%)\n",
-             (unsigned long long)c.positions, (unsigned long long)c.agree,
-             (unsigned long long)c.positions,
-             c.positions ? 100.0 * (double)c.agree / (double)c.positions : 100.0);
-      size_t longest = (size_t)o.max_len;
-      for (int i = 0; i < o.nlengths; i++)
-        if (o.lengths[i] > longest) longest = o.lengths[i];
-      printf("largest attention error: %.3g (the construction's bound for n "
-             "<= %zu: %.3g)\n", c.max_err, longest, hs_model_bound_at(m, longest));
-      rc = c.agree == c.positions ? 0 : HS_EXIT_DISAGREE;
+      rc = print_check_summary(&c);
     }
     cJSON_Delete(doc);
     cJSON_Delete(c.dis);
@@ -656,7 +665,7 @@ int cmd_check(int argc, char **argv) {
 
 int cmd_info(int argc, char **argv) {
   cli_opts o;
-  char brand[64], err[256];
+  char brand[64];
   int rc = cli_parse(argc, argv, 2, O_ISA,
                      "usage: hardsoft info [--isa ISA]\n"
                      "Prints the CPU, the instruction sets it supports and the "
@@ -678,7 +687,7 @@ int cmd_info(int argc, char **argv) {
     if (hs_isa_supported((hs_isa)i)) printf(" %s", hs_isa_name((hs_isa)i));
   const char *env = getenv("HARDSOFT_ISA");
   printf("\nchosen: %s (%s)\n", hs_isa_name(o.kt->isa),
-         env && *env ? "HARDSOFT_ISA" : (o.kt != hs_kernels_default(err) ? "--isa" : "best supported"));
+         env && *env ? "HARDSOFT_ISA" : (o.kt != hs_kernels_default(NULL) ? "--isa" : "best supported"));
   printf("flush-to-zero: %s, denormals-are-zero: %s\nkernels:\n",
          hs_ftz_enabled() ? "on" : "off", hs_daz_enabled() ? "on" : "off");
   for (int op = 0; op < HS_OP_COUNT; op++)

@@ -20,7 +20,7 @@ int cli_is_onnx_path(const char *path) {
 
 int cmd_export(int argc, char **argv) {
   cli_opts o;
-  char msg[512];
+  hs_error he;
   int rc = cli_parse(argc, argv, 2, O_OUT, export_usage, &o);
   if (rc) { free(o.args); return rc == 1 ? 0 : rc; }
   if (o.nargs != 1 || !o.out) {
@@ -28,13 +28,13 @@ int cmd_export(int argc, char **argv) {
     return cli_error("export: expected one MODEL file and -o FILE.onnx (see "
                      "'hardsoft export --help')");
   }
-  hs_model *m = hs_model_load(o.args[0], msg, sizeof msg);
+  hs_model *m = hs_model_load(o.args[0], &he);
   if (!m)
-    rc = cli_error("%s: %s%s", o.args[0], msg,
+    rc = cli_error("%s: %s%s", o.args[0], he.msg,
                    cli_is_onnx_path(o.args[0]) ? " (export reads a hardsoft model "
                    "file, .safetensors, not an ONNX graph)" : "");
-  else if (hs_model_save_onnx(m, o.out, msg, sizeof msg) != 0)
-    rc = cli_error("%s: %s", o.out, msg);
+  else if (hs_model_save_onnx(m, o.out, &he) != 0)
+    rc = cli_error("%s: %s", o.out, he.msg);
   hs_model_free(m);
   free(o.args);
   return rc;

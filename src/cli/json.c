@@ -66,11 +66,14 @@ cJSON *cli_json_run_header(const cli_opts *o, const hs_formula *f, const hs_mode
   cJSON *d = cJSON_CreateObject();
   if (!d) return NULL;
   cJSON_AddStringToObject(d, "command", o->cmd);
-  if (f) cJSON_AddStringToObject(d, "formula", f->text);
-  else if (m && m->formula) cJSON_AddStringToObject(d, "formula", m->formula);
+  hs_model_info mi = {0};
+  if (m) hs_model_get_info(m, &mi);
+  const char *mode = m ? hs_model_mode(m) : NULL;
+  if (f) cJSON_AddStringToObject(d, "formula", hs_formula_text(f));
+  else if (m && mi.formula) cJSON_AddStringToObject(d, "formula", mi.formula);
   if (!m) cJSON_AddStringToObject(d, "mode", "truth");
-  else if (m->mode) cJSON_AddStringToObject(d, "mode", m->mode);
-  if (m && m->mode && strcmp(m->mode, "hard")) cli_json_num(d, "scale", m->scale);
+  else if (mode) cJSON_AddStringToObject(d, "mode", mode);
+  if (mode && strcmp(mode, "hard")) cli_json_num(d, "scale", mi.scale);
   if (m) add_run_opts(d, o);
   cJSON_AddBoolToObject(d, "last_only", o->last);
   return d;
@@ -105,22 +108,22 @@ int cli_json_result(cJSON *arr, const cli_opts *o, const uint8_t *s, size_t n,
   return 0;
 }
 
-static const char *tau_law_text(const hs_head *H) {
-  return H->tau_law == HS_TAU_INV_N ? "tau(n) = c/n"
-         : H->tau_law == HS_TAU_INV_NLOGN ? "tau(n) = c/(n ln(n+1))" : "tau = c";
+static const char *tau_law_text(const hs_head_info *H) {
+  return !strcmp(H->tau_law, "inv_n") ? "tau(n) = c/n"
+         : !strcmp(H->tau_law, "inv_nlogn") ? "tau(n) = c/(n ln(n+1))" : "tau = c";
 }
 
-static cJSON *json_head(const hs_head *H) {
+static cJSON *json_head(const hs_head_info *H) {
   cJSON *h = cJSON_CreateObject();
   if (!h) return NULL;
-  cJSON_AddStringToObject(h, "kind", hs_attn_kind_name(H->kind));
-  if (H->kind == HS_ATTN_SOFTMAX) {
-    cJSON_AddStringToObject(h, "target", hs_attn_kind_name(H->target));
-    cJSON_AddStringToObject(h, "tau_law", hs_tau_law_name(H->tau_law));
+  cJSON_AddStringToObject(h, "kind", H->kind);
+  if (!strcmp(H->kind, "softmax")) {
+    cJSON_AddStringToObject(h, "target", H->target);
+    cJSON_AddStringToObject(h, "tau_law", H->tau_law);
     cJSON_AddStringToObject(h, "tau_law_text", tau_law_text(H));
     cli_json_num(h, "tau_c", H->tau_c);
   }
-  cJSON_AddStringToObject(h, "mask", hs_mask_name(H->mask));
+  cJSON_AddStringToObject(h, "mask", H->mask);
   cJSON_AddNumberToObject(h, "dk", H->dk);
   cJSON_AddNumberToObject(h, "dv", H->dv);
   if (H->bias_slope > 0) cli_json_num(h, "bias_slope", H->bias_slope);
@@ -135,33 +138,41 @@ cJSON *cli_json_model(const hs_model *m) {
     cJSON_Delete(d), cJSON_Delete(layers);
     return NULL;
   }
-  if (m->formula) cJSON_AddStringToObject(d, "formula", m->formula);
-  if (m->mode) cJSON_AddStringToObject(d, "mode", m->mode);
-  if (m->mode && strcmp(m->mode, "hard")) cli_json_num(d, "scale", m->scale);
-  cJSON_AddNumberToObject(d, "d", m->d);
-  for (int l = 0; l < m->nlayers; l++) {
-    const hs_layer *L = &m->layers[l];
+  hs_model_info mi;
+  hs_model_get_info(m, &mi);
+  const char *mode = hs_model_mode(m);
+  if (mi.formula) cJSON_AddStringToObject(d, "formula", mi.formula);
+  if (mode) cJSON_AddStringToObject(d, "mode", mode);
+  if (mode && strcmp(mode, "hard")) cli_json_num(d, "scale", mi.scale);
+  cJSON_AddNumberToObject(d, "d", mi.d);
+  for (int l = 0; l < mi.nlayers; l++) {
     cJSON *lj = cJSON_CreateObject(), *heads = cJSON_CreateArray();
-    for (int h = 0; lj && heads && h < L->nheads; h++)
-      cJSON_AddItemToArray(heads, json_head(&L->heads[h]));
+    for (int h = 0; lj && heads && h < hs_model_layer_nheads(m, l); h++) {
+      hs_head_info H;
+      hs_model_head_info(m, l, h, &H);
+      cJSON_AddItemToArray(heads, json_head(&H));
+    }
     cJSON_AddItemToObject(lj, "heads", heads);
-    cJSON_AddNumberToObject(lj, "hidden", L->hidden);
+    cJSON_AddNumberToObject(lj, "hidden", hs_model_layer_hidden(m, l));
     cJSON_AddItemToArray(layers, lj);
   }
   cJSON_AddItemToObject(d, "layers", layers);
-  cJSON_AddNumberToObject(d, "out_coord", m->out_coord);
-  cli_json_num(d, "bound", m->bound);
-  if (m->bound_desc) cJSON_AddStringToObject(d, "bound_desc", m->bound_desc);
-  if (m->min_scale > 0) cli_json_num(d, "min_exact_scale", m->min_scale);
-  else if (m->min_scale < 0) cJSON_AddStringToObject(d, "min_exact_scale", "depends on n");
+  cJSON_AddNumberToObject(d, "out_coord", mi.out_coord);
+  cli_json_num(d, "bound", mi.bound);
+  if (hs_model_bound_desc(m)) cJSON_AddStringToObject(d, "bound_desc", hs_model_bound_desc(m));
+  if (mi.min_scale > 0) cli_json_num(d, "min_exact_scale", mi.min_scale);
+  else if (mi.min_scale < 0) cJSON_AddStringToObject(d, "min_exact_scale", "depends on n");
   else cJSON_AddNullToObject(d, "min_exact_scale");
-  const char *region = cli_exact_region(m);
+  const char *region = hs_model_exact_region(m);
   if (region) cJSON_AddStringToObject(d, "exact_region", region);
-  if (m->coord_names) {
+  int named = 0;
+  for (int k = 0; k < mi.d; k++) named |= hs_model_coord_name(m, k) != NULL;
+  if (named) {
     cJSON *c = cJSON_AddArrayToObject(d, "coordinates");
-    for (int k = 0; c && k < m->d; k++)
-      cJSON_AddItemToArray(c, m->coord_names[k] ? cJSON_CreateString(m->coord_names[k])
-                                                : cJSON_CreateNull());
+    for (int k = 0; c && k < mi.d; k++) {
+      const char *name = hs_model_coord_name(m, k);
+      cJSON_AddItemToArray(c, name ? cJSON_CreateString(name) : cJSON_CreateNull());
+    }
   }
   return d;
 }

@@ -150,9 +150,120 @@ static const char *value_of(int argc, char **argv, int *i, const char *name) {
   return argv[++*i];
 }
 
-int cli_parse(int argc, char **argv, int first, unsigned allowed,
-              const char *usage, cli_opts *o) {
-  char err[256];
+/* The argument being parsed (argv[*i]) and the options the command takes;
+ * an option's parser returns 0 (taken), an exit status (an error, said),
+ * or NOT_MINE. */
+typedef struct argp { int argc; char **argv; int *i; unsigned allowed; } argp;
+#define NOT_MINE (-1)
+#define TAKES(flag, name) \
+  ((P->allowed & (flag)) && (v = value_of(P->argc, P->argv, P->i, name)))
+#define NEEDV(name) if (!*v) return cli_error("%s needs a value", name)
+
+/* The model and how it runs: --mode, --scale, --sign, --precision, --isa,
+ * --threads, --max-memory; NOT_MINE when the option is none of them. */
+static int model_option(const argp *P, cli_opts *o) {
+  const char *v;
+  uint64_t u;
+  if (TAKES(O_MODE, "--mode")) {
+    NEEDV("--mode");
+    if (strcmp(v, "truth") == 0) o->mode = HS_MODE_TRUTH;
+    else if ((o->mode = hs_mode_parse(v)) < 0)
+      return cli_error("--mode '%s' is not a mode (expected hard, pe, temp, "
+                       "fixed, rel%s)", v, strcmp(o->cmd, "eval") ? "" : " or truth");
+  } else if (TAKES(O_SCALE, "--scale")) {
+    NEEDV("--scale");
+    if (parse_double("--scale", v, &o->scale)) return HS_EXIT_ERROR;
+  } else if (TAKES(O_SIGN, "--sign")) {
+    NEEDV("--sign");
+    if (strcmp(v, "layernorm") == 0) o->sign = HS_SIGN_LAYERNORM;
+    else if (strcmp(v, "temp") == 0) o->sign = HS_SIGN_TEMP;
+    else return cli_error("--sign '%s' is not layernorm or temp", v);
+  } else if (TAKES(O_PREC, "--precision")) {
+    NEEDV("--precision");
+    if (strcmp(v, "f32") == 0) o->prec = HS_PREC_F32;
+    else if (strcmp(v, "f64") == 0) o->prec = HS_PREC_F64;
+    else return cli_error("--precision '%s' is not f32 or f64", v);
+  } else if (TAKES(O_ISA, "--isa")) {
+    NEEDV("--isa");
+    if (set_isa(v, o)) return HS_EXIT_ERROR;
+  } else if (TAKES(O_THREADS, "--threads")) {
+    NEEDV("--threads");
+    if (parse_uint_in("--threads", v, 1, 256, &u)) return HS_EXIT_ERROR;
+    o->threads = (int)u;
+  } else if (TAKES(O_MAXMEM, "--max-memory")) {
+    NEEDV("--max-memory");
+    if (parse_uint_in("--max-memory", v, 1, (uint64_t)1 << 40, &u)) return HS_EXIT_ERROR;
+    o->max_mem = (size_t)u * 1048576;
+  } else {
+    return NOT_MINE;
+  }
+  return 0;
+}
+
+/* The sweeps of check and bench: --max-len, --lengths, --samples, --seed; NOT_MINE when the option is none of them. */
+static int sweep_option(const argp *P, cli_opts *o) {
+  const char *v;
+  uint64_t u;
+  if (TAKES(O_MAXLEN, "--max-len")) {
+    NEEDV("--max-len");
+    if (parse_uint("--max-len", v, 16, &u)) return HS_EXIT_ERROR;
+    o->max_len = (int)u;
+  } else if (TAKES(O_LENGTHS, "--lengths")) {
+    NEEDV("--lengths");
+    if (parse_lengths(v, o)) return HS_EXIT_ERROR;
+  } else if (TAKES(O_SAMPLES, "--samples")) {
+    NEEDV("--samples");
+    if (parse_uint("--samples", v, 1000000, &u)) return HS_EXIT_ERROR;
+    o->samples = (int)u;
+  } else if (TAKES(O_SEED, "--seed")) {
+    NEEDV("--seed");
+    if (parse_uint("--seed", v, UINT64_MAX, &o->seed)) return HS_EXIT_ERROR;
+  } else {
+    return NOT_MINE;
+  }
+  return 0;
+}
+
+/* Input, output and what is shown: -o, -f, --lang, --tokens, --trace,
+ * --print, --last, --max-time, --quiet, --json; NOT_MINE when the option is none of them. */
+static int io_option(const argp *P, cli_opts *o) {
+  const char *v;
+  if ((P->allowed & O_OUT) && (v = value_of(P->argc, P->argv, P->i, "-o"))) {
+    NEEDV("-o");
+    o->out = v;
+  } else if ((P->allowed & O_PROG) && (v = value_of(P->argc, P->argv, P->i, "-f"))) {
+    NEEDV("-f");
+    if (o->file) return cli_error("-f given twice ('%s' and '%s')", o->file, v);
+    o->file = v;
+  } else if (TAKES(O_PROG, "--lang")) {
+    NEEDV("--lang");
+    if ((o->lang = hs_lang_parse(v)) < 0)
+      return cli_error("--lang '%s' is not a language (expected ltl, crasp or brasp)", v);
+  } else if ((P->allowed & O_PROG) && strcmp(P->argv[*P->i], "--tokens") == 0) {
+    o->tokens = 1;
+  } else if ((P->allowed & O_TRACE) && strcmp(P->argv[*P->i], "--trace") == 0) {
+    o->trace = 1;
+  } else if ((P->allowed & O_PRINT) && strcmp(P->argv[*P->i], "--print") == 0) {
+    o->print = 1;
+  } else if ((P->allowed & O_LAST) && strcmp(P->argv[*P->i], "--last") == 0) {
+    o->last = 1;
+  } else if (TAKES(O_MAXTIME, "--max-time")) {
+    NEEDV("--max-time");
+    if (parse_double("--max-time", v, &o->max_time)) return HS_EXIT_ERROR;
+  } else if ((P->allowed & O_QUIET) && strcmp(P->argv[*P->i], "--quiet") == 0) {
+    o->quiet = 1;
+  } else if ((P->allowed & O_JSON) && strcmp(P->argv[*P->i], "--json") == 0) {
+    o->json = 1;
+  } else {
+    return NOT_MINE;
+  }
+  return 0;
+}
+
+#undef TAKES
+#undef NEEDV
+
+static void set_defaults(cli_opts *o, char **argv, int first) {
   memset(o, 0, sizeof *o);
   o->cmd = argv[first - 1];
   o->mode = HS_MODE_TEMP;
@@ -163,17 +274,22 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
   o->lengths[0] = 100;
   o->lengths[1] = 1000;
   o->nlengths = 2;
-  o->kt = hs_kernels_default(err);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->threads = cores > 0 && cores <= 256 ? (int)cores : 1;
   o->max_mem = default_max_mem();
   o->lang = -1;
+}
+
+int cli_parse(int argc, char **argv, int first, unsigned allowed,
+              const char *usage, cli_opts *o) {
+  hs_error err;
+  set_defaults(o, argv, first);
+  o->kt = hs_kernels_default(&err);
   o->args = calloc((size_t)argc + 1, sizeof(char *));
   if (!o->args) return cli_error("out of memory");
   int only_args = 0;
   for (int i = first; i < argc; i++) {
-    const char *a = argv[i], *v;
-    uint64_t u;
+    const char *a = argv[i];
     if (only_args || a[0] != '-' || a[1] == 0) {
       o->args[o->nargs++] = argv[i];
       continue;
@@ -183,86 +299,16 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
       fputs(usage, stdout);
       return 1;
     }
-#define TAKES(flag, name) ((allowed & (flag)) && (v = value_of(argc, argv, &i, name)))
-#define NEEDV(name) if (!*v) return cli_error("%s needs a value", name)
-    if (TAKES(O_MODE, "--mode")) {
-      NEEDV("--mode");
-      if (strcmp(v, "truth") == 0) o->mode = HS_MODE_TRUTH;
-      else if ((o->mode = hs_mode_parse(v)) < 0)
-        return cli_error("--mode '%s' is not a mode (expected hard, pe, temp, "
-                         "fixed, rel%s)", v, strcmp(o->cmd, "eval") ? "" : " or truth");
-    } else if (TAKES(O_SCALE, "--scale")) {
-      NEEDV("--scale");
-      if (parse_double("--scale", v, &o->scale)) return HS_EXIT_ERROR;
-    } else if (TAKES(O_SIGN, "--sign")) {
-      NEEDV("--sign");
-      if (strcmp(v, "layernorm") == 0) o->sign = HS_SIGN_LAYERNORM;
-      else if (strcmp(v, "temp") == 0) o->sign = HS_SIGN_TEMP;
-      else return cli_error("--sign '%s' is not layernorm or temp", v);
-    } else if (TAKES(O_PREC, "--precision")) {
-      NEEDV("--precision");
-      if (strcmp(v, "f32") == 0) o->prec = HS_PREC_F32;
-      else if (strcmp(v, "f64") == 0) o->prec = HS_PREC_F64;
-      else return cli_error("--precision '%s' is not f32 or f64", v);
-    } else if (TAKES(O_ISA, "--isa")) {
-      NEEDV("--isa");
-      if (set_isa(v, o)) return HS_EXIT_ERROR;
-    } else if (TAKES(O_THREADS, "--threads")) {
-      NEEDV("--threads");
-      if (parse_uint_in("--threads", v, 1, 256, &u)) return HS_EXIT_ERROR;
-      o->threads = (int)u;
-    } else if (TAKES(O_MAXMEM, "--max-memory")) {
-      NEEDV("--max-memory");
-      if (parse_uint_in("--max-memory", v, 1, (uint64_t)1 << 40, &u)) return HS_EXIT_ERROR;
-      o->max_mem = (size_t)u * 1048576;
-    } else if (TAKES(O_MAXLEN, "--max-len")) {
-      NEEDV("--max-len");
-      if (parse_uint("--max-len", v, 16, &u)) return HS_EXIT_ERROR;
-      o->max_len = (int)u;
-    } else if (TAKES(O_LENGTHS, "--lengths")) {
-      NEEDV("--lengths");
-      if (parse_lengths(v, o)) return HS_EXIT_ERROR;
-    } else if (TAKES(O_SAMPLES, "--samples")) {
-      NEEDV("--samples");
-      if (parse_uint("--samples", v, 1000000, &u)) return HS_EXIT_ERROR;
-      o->samples = (int)u;
-    } else if (TAKES(O_SEED, "--seed")) {
-      NEEDV("--seed");
-      if (parse_uint("--seed", v, UINT64_MAX, &o->seed)) return HS_EXIT_ERROR;
-    } else if ((allowed & O_OUT) && (v = value_of(argc, argv, &i, "-o"))) {
-      NEEDV("-o");
-      o->out = v;
-    } else if ((allowed & O_PROG) && (v = value_of(argc, argv, &i, "-f"))) {
-      NEEDV("-f");
-      if (o->file) return cli_error("-f given twice ('%s' and '%s')", o->file, v);
-      o->file = v;
-    } else if (TAKES(O_PROG, "--lang")) {
-      NEEDV("--lang");
-      if ((o->lang = hs_lang_parse(v)) < 0)
-        return cli_error("--lang '%s' is not a language (expected ltl, crasp or brasp)", v);
-    } else if ((allowed & O_PROG) && strcmp(a, "--tokens") == 0) {
-      o->tokens = 1;
-    } else if ((allowed & O_TRACE) && strcmp(a, "--trace") == 0) {
-      o->trace = 1;
-    } else if ((allowed & O_PRINT) && strcmp(a, "--print") == 0) {
-      o->print = 1;
-    } else if ((allowed & O_LAST) && strcmp(a, "--last") == 0) {
-      o->last = 1;
-    } else if (TAKES(O_MAXTIME, "--max-time")) {
-      NEEDV("--max-time");
-      if (parse_double("--max-time", v, &o->max_time)) return HS_EXIT_ERROR;
-    } else if ((allowed & O_QUIET) && strcmp(a, "--quiet") == 0) {
-      o->quiet = 1;
-    } else if ((allowed & O_JSON) && strcmp(a, "--json") == 0) {
-      o->json = 1;
-    } else {
+    argp P = {argc, argv, &i, allowed};
+    int rc = model_option(&P, o);
+    if (rc == NOT_MINE) rc = sweep_option(&P, o);
+    if (rc == NOT_MINE) rc = io_option(&P, o);
+    if (rc == NOT_MINE)
       return cli_error("%s: unknown option '%s' (see 'hardsoft %s --help')",
                        o->cmd, a, o->cmd);
-    }
-#undef TAKES
-#undef NEEDV
+    if (rc) return rc;
   }
-  if (!o->kt) return cli_error("%s", err);
+  if (!o->kt) return cli_error("%s", err.msg);
   return 0;
 }
 

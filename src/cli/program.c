@@ -92,7 +92,7 @@ int cli_trace(const hs_program *p, const uint8_t *w, size_t n) {
   if (__builtin_mul_overflow((size_t)k, n, &cells) || cells > SIZE_MAX / 8)
     return cli_error("out of memory tracing a string of %zu tokens", n);
   int64_t *vals = malloc((cells ? cells : 1) * sizeof *vals);
-  if (!vals || hs_program_trace(p, w, n, vals)) {
+  if (!vals || hs_program_trace(p, w, n, vals, NULL)) {
     free(vals);
     return cli_error("out of memory tracing a string of %zu tokens", n);
   }

@@ -52,10 +52,11 @@ int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro
     if (b > bytes) bytes = b;
   }
   if (longest < CLI_PREDICT_MIN_N && o->max_time <= 0) return 0;
-  char msg[256], t[32], b[32];
+  char t[32], b[32];
+  hs_error he;
   if (measured != m) {
-    if (hs_run_cost_measure(m, ro, longest, &cost, msg, sizeof msg) != 0)
-      return cli_error("%s", msg);
+    if (hs_run_cost_measure(m, ro, longest, &cost, &he) != 0)
+      return cli_error("%s", he.msg);
     measured = m;
   }
   double secs = 0;

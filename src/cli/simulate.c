@@ -144,15 +144,17 @@ typedef struct sim_cfg {
 } sim_cfg;
 
 /* A layer/head label for head h counted over all layers. */
-static const hs_head *head_of(const hs_model *m, int h, int *layer, int *idx) {
-  for (int l = 0; l < m->nlayers; l++) {
-    if (h < m->layers[l].nheads) {
+static hs_head_info head_of(const hs_model *m, int h, int *layer, int *idx) {
+  hs_head_info H = {0};
+  for (int l = 0, nh; (nh = hs_model_layer_nheads(m, l)) >= 0; l++) {
+    if (h < nh) {
       *layer = l, *idx = h;
-      return &m->layers[l].heads[h];
+      hs_model_head_info(m, l, h, &H);
+      return H;
     }
-    h -= m->layers[l].nheads;
+    h -= nh;
   }
-  return NULL;
+  return H;
 }
 
 static void print_csv(const sim_cfg *c, const hs_model *m, const hs_sim_result *r) {
@@ -179,34 +181,15 @@ static void print_csv(const sim_cfg *c, const hs_model *m, const hs_sim_result *
   putchar('\n');
 }
 
-static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
-                       const strs *v) {
-  const cli_opts *o = c->o;
-  double mu = o->scale;
-  if (!c->shown_model) {
-    int hard = 0;
-    for (int h = 0; h < r->nheads; h++)
-      hard += hs_head_classify(m, h, r->heads) != HS_HEAD_SOFT;
-    printf("model: %s (d = %d, %d layer(s), %d head(s): %d hard, %d softmax)\n",
-           c->path, m->d, m->nlayers, r->nheads, hard, r->nheads - hard);
-    c->shown_model = 1;
-  } else {
-    putchar('\n');
-  }
-  if (c->alphabet)
-    printf("strings: %zu random over '%s' of length %zu (seed %llu)", r->strings,
-           c->alphabet, r->n, (unsigned long long)o->seed);
-  else
-    printf("strings: %zu (longest n = %zu)", r->strings, r->n);
-  printf("; positions: %zu; precision %s, isa %s\n", r->positions,
-         o->prec == HS_PREC_F64 ? "f64" : "f32", hs_isa_name(o->kt->isa));
+/* simulate's text: each head's class and gap on the hard run. */
+static void print_heads(const sim_cfg *c, const hs_model *m, const hs_sim_result *r) {
   printf("heads (measured on the hard run):\n");
   for (int h = 0; h < r->nheads; h++) {
     int l, k;
-    const hs_head *H = head_of(m, h, &l, &k);
+    hs_head_info H = head_of(m, h, &l, &k);
     hs_head_class cls = hs_head_classify(m, h, r->heads);
-    printf("  layer %d head %d %s, mask %s: ", l, k, hs_attn_kind_name(H->kind),
-           hs_mask_name(H->mask));
+    printf("  layer %d head %d %s, mask %s: ", l, k, H.kind,
+           H.mask);
     const hs_head_stats *st = &r->heads[h];
     switch (cls) {
       case HS_HEAD_SOFT: printf("softmax, kept as it is\n"); continue;
@@ -228,17 +211,18 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
              "so this head is not simulated\n");
       fprintf(stderr, "hardsoft: warning: %s: layer %d head %d (%s) had tied maximal "
               "scores; softmax averages tied maxima, so it does not simulate a "
-              "unique-hard head\n", c->path, l, k, hs_attn_kind_name(H->kind));
+              "unique-hard head\n", c->path, l, k, H.kind);
     } else if (cls == HS_HEAD_TIED) {
       printf(" (average-hard: softmax averages the tied maxima too)\n");
     } else {
       putchar('\n');
     }
   }
-  if (r->ties_broken)
-    printf("ties: %d unique-hard head(s) had tied maxima; each got delta*j/n "
-           "(delta = its gap/2, or 1) added to its scores, same choice, gap >= "
-           "gamma/(2n); gamma before: %.6g\n", r->ties_broken, r->gamma_before);
+}
+
+/* simulate's text: gamma, the temperature it gives, and the bound. */
+static void print_gamma(const sim_cfg *c, const hs_sim_result *r) {
+  double mu = c->o->scale;
   if (isinf(r->gamma_measured))
     printf("gamma: inf (no hard head ever saw two distinct scores: softmax "
            "weights are exactly uniform at any temperature)\n");
@@ -263,6 +247,36 @@ static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
     printf("bound: weight off the maximal positions <= (n+1) e^(-gamma/tau) = "
            "e^(-mu) = %.3g per head; measured weight off the hard choice: %.3g\n",
            r->bound, r->attn_error);
+}
+
+static void print_text(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
+                       const strs *v) {
+  const cli_opts *o = c->o;
+  if (!c->shown_model) {
+    int hard = 0;
+    for (int h = 0; h < r->nheads; h++)
+      hard += hs_head_classify(m, h, r->heads) != HS_HEAD_SOFT;
+    hs_model_info mi;
+    hs_model_get_info(m, &mi);
+    printf("model: %s (d = %d, %d layer(s), %d head(s): %d hard, %d softmax)\n",
+           c->path, mi.d, mi.nlayers, r->nheads, hard, r->nheads - hard);
+    c->shown_model = 1;
+  } else {
+    putchar('\n');
+  }
+  if (c->alphabet)
+    printf("strings: %zu random over '%s' of length %zu (seed %llu)", r->strings,
+           c->alphabet, r->n, (unsigned long long)o->seed);
+  else
+    printf("strings: %zu (longest n = %zu)", r->strings, r->n);
+  printf("; positions: %zu; precision %s, isa %s\n", r->positions,
+         o->prec == HS_PREC_F64 ? "f64" : "f32", hs_isa_name(o->kt->isa));
+  print_heads(c, m, r);
+  if (r->ties_broken)
+    printf("ties: %d unique-hard head(s) had tied maxima; each got delta*j/n "
+           "(delta = its gap/2, or 1) added to its scores, same choice, gap >= "
+           "gamma/(2n); gamma before: %.6g\n", r->ties_broken, r->gamma_before);
+  print_gamma(c, r);
   for (int l = 0; l < r->nlayers; l++)
     printf("layer %d: max |softmax - hard| = %.3g\n", l, r->deviation[l]);
   printf("decisions: %zu/%zu agree", r->agree, r->positions);
@@ -294,12 +308,12 @@ static int json_group(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
   cli_json_num(g, "mu", c->o->scale);
   for (int h = 0; h < r->nheads; h++) {
     int l = 0, k = 0;
-    const hs_head *H = head_of(m, h, &l, &k);
+    hs_head_info H = head_of(m, h, &l, &k);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "layer", l);
     cJSON_AddNumberToObject(o, "head", k);
-    cJSON_AddStringToObject(o, "kind", hs_attn_kind_name(H->kind));
-    cJSON_AddStringToObject(o, "mask", hs_mask_name(H->mask));
+    cJSON_AddStringToObject(o, "kind", H.kind);
+    cJSON_AddStringToObject(o, "mask", H.mask);
     cJSON_AddStringToObject(o, "class", class_names[hs_head_classify(m, h, r->heads)]);
     cli_json_num(o, "gap", r->heads[h].gap);
     cJSON_AddBoolToObject(o, "ties_broken", hs_head_tied_unique(m, h, r->heads_before));
@@ -338,6 +352,7 @@ static int json_group(sim_cfg *c, const hs_model *m, const hs_sim_result *r,
  * HS_EXIT_ERROR. */
 static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   char msg[512];
+  hs_error he;
   hs_sim_opts so = {.scale = c->o->scale, .gamma = c->gamma,
                     .precision = c->o->prec, .kernels = c->o->kt};
   hs_sim_result r;
@@ -355,10 +370,9 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
   cli_progress prog;
   cli_progress_start(&prog, c->o, "passes");
   if (prog.on) so.progress = cli_progress_rows, so.progress_ctx = &prog;
-  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, msg,
-                    sizeof msg) != 0;
+  bad = hs_simulate(m, v->count, (const uint8_t *const *)v->s, v->n, &so, &r, &he) != 0;
   cli_progress_end(&prog);
-  if (bad) return cli_error("%s: %s", c->path, msg);
+  if (bad) return cli_error("%s: %s", c->path, he.msg);
   int rc = 0;
   if (c->groups) rc = json_group(c, m, &r, v);
   else if (c->csv) print_csv(c, m, &r);
@@ -410,6 +424,38 @@ static int strip_own(int argc, char **argv, char **rest, int *nrest,
   return 0;
 }
 
+/* The combinations simulate refuses, as its one-line message, or NULL. */
+static const char *usage_error(const sim_cfg *c, const cli_opts *o, int header,
+                               int random_opts) {
+  if (o->nargs < 1) return "simulate: missing MODEL (see 'hardsoft simulate --help')";
+  if (c->alphabet && o->nargs > 1) return "simulate: give STRINGs or --alphabet, not both";
+  if (random_opts && !c->alphabet)
+    return "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
+  if (header && !c->csv) return "simulate: --header goes with --csv";
+  if (c->alphabet && o->samples < 1) return "simulate: --samples must be at least 1";
+  if (o->json && c->csv) return "simulate: --json and --csv are two formats; give one";
+  return NULL;
+}
+
+/* --alphabet: a group of random strings at each length; the worst exit
+ * status of the groups. */
+static int random_groups(sim_cfg *c, const hs_model *m, strs *v, int header) {
+  const cli_opts *o = c->o;
+  uint64_t seed = o->seed;
+  if (c->csv && header) printf(CSV_HEADER "\n");
+  int worst = 0;
+  for (int li = 0; li < o->nlengths && worst != HS_EXIT_ERROR; li++) {
+    strs_clear(v);
+    if (random_group(v, c->alphabet, o->lengths[li], o->samples, &seed)) {
+      worst = HS_EXIT_ERROR;
+      break;
+    }
+    int g = simulate_group(c, m, v);
+    if (g > worst) worst = g;
+  }
+  return worst;
+}
+
 int cmd_simulate(int argc, char **argv) {
   sim_cfg c = {0};
   int header = 0, random_opts = 0, nrest = 0;
@@ -423,14 +469,7 @@ int cmd_simulate(int argc, char **argv) {
                  simulate_usage, &o);
   if (rc) { free(o.args); free(rest); return rc == 1 ? 0 : rc; }
   c.o = &o;
-  const char *err = NULL;
-  if (o.nargs < 1) err = "simulate: missing MODEL (see 'hardsoft simulate --help')";
-  else if (c.alphabet && o.nargs > 1) err = "simulate: give STRINGs or --alphabet, not both";
-  else if (random_opts && !c.alphabet)
-    err = "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
-  else if (header && !c.csv) err = "simulate: --header goes with --csv";
-  else if (c.alphabet && o.samples < 1) err = "simulate: --samples must be at least 1";
-  else if (o.json && c.csv) err = "simulate: --json and --csv are two formats; give one";
+  const char *err = usage_error(&c, &o, header, random_opts);
   if (err) {
     free(o.args);
     free(rest);
@@ -445,21 +484,23 @@ int cmd_simulate(int argc, char **argv) {
   if (bl > sl && strcmp(name + bl - sl, ".safetensors") == 0) name[bl - sl] = 0;
   c.name = name;
 
-  char msg[512];
-  hs_model *m = hs_model_load(c.path, msg, sizeof msg);
+  hs_error he;
+  hs_model *m = hs_model_load(c.path, &he);
   strs v = {0};
   cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
   if (doc) {
     cJSON_AddStringToObject(doc, "model", c.path);
     if (m) {
-      cJSON_AddNumberToObject(doc, "d", m->d);
-      cJSON_AddNumberToObject(doc, "layers", m->nlayers);
+      hs_model_info mi;
+      hs_model_get_info(m, &mi);
+      cJSON_AddNumberToObject(doc, "d", mi.d);
+      cJSON_AddNumberToObject(doc, "layers", mi.nlayers);
       cJSON_AddNumberToObject(doc, "heads", hs_model_nheads(m));
     }
     c.groups = cJSON_AddArrayToObject(doc, "groups");
   }
   if (!m) {
-    rc = cli_error("%s: %s", c.path, msg);
+    rc = cli_error("%s: %s", c.path, he.msg);
   } else if (!c.alphabet) {
     rc = cli_each_string(&o, 1, collect, &v);
     if (rc == 0) {
@@ -467,19 +508,7 @@ int cmd_simulate(int argc, char **argv) {
       rc = simulate_group(&c, m, &v);
     }
   } else {
-    uint64_t seed = o.seed;
-    if (c.csv && header) printf(CSV_HEADER "\n");
-    int worst = 0;
-    for (int li = 0; li < o.nlengths && worst != HS_EXIT_ERROR; li++) {
-      strs_clear(&v);
-      if (random_group(&v, c.alphabet, o.lengths[li], o.samples, &seed)) {
-        worst = HS_EXIT_ERROR;
-        break;
-      }
-      int g = simulate_group(&c, m, &v);
-      if (g > worst) worst = g;
-    }
-    rc = worst;
+    rc = random_groups(&c, m, &v, header);
   }
   if (doc && (rc == 0 || rc == HS_EXIT_DISAGREE)) {
     int prc = cli_json_print(doc);

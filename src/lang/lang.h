@@ -2,7 +2,7 @@
 /* What the front ends share (internal). Each language (src/lang/ltl,
  * src/lang/crasp, src/lang/brasp) is a parser, a direct interpreter (the
  * ground truth) and a lowering to the LTL formula DAG of
- * src/lang/ltl/formula.h, from which src/compile builds every mode: nothing
+ * src/lang/ltl/formula.h, from which hs_compile builds every mode: nothing
  * downstream of the lowering knows which language a model came from.
  *
  * Programs read tokens, formulas read bytes; both reach the model as

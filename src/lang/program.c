@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "lang/brasp/brasp.h"
 #include "lang/crasp/crasp.h"
 #include "lang/lang.h"
@@ -36,7 +37,7 @@ static int rasp_parse(hs_program *p, const char *text, size_t len,
     p->f = hs_brasp_lower(p->rasp, err);
     return p->f ? 0 : -1;
   default:
-    snprintf(err->msg, sizeof err->msg, "unknown language (ltl, crasp or brasp)");
+    hs_errorf(err, HS_ERR_ARG, "unknown language (ltl, crasp or brasp)");
     return -1;
   }
 }
@@ -111,14 +112,13 @@ void hs_program_free(hs_program *p) {
 
 static hs_formula *parse_ltl(const char *text, size_t len, hs_error *err) {
   if (memchr(text, 0, len)) {
-    snprintf(err->msg, sizeof err->msg, "NUL byte in the formula at column %zu",
-             (size_t)((const char *)memchr(text, 0, len) - text) + 1);
-    err->column = (int)((const char *)memchr(text, 0, len) - text) + 1;
+    int column = (int)((const char *)memchr(text, 0, len) - text) + 1;
+    hs_error_at(err, HS_ERR_PARSE, 0, column, "NUL byte in the formula at column %d", column);
     return NULL;
   }
   char *z = malloc(len + 1);
   if (!z) {
-    snprintf(err->msg, sizeof err->msg, "out of memory");
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory");
     return NULL;
   }
   memcpy(z, text, len);
@@ -134,17 +134,17 @@ hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
   if (!text) {
-    snprintf(err->msg, sizeof err->msg, "no program");
+    hs_errorf(err, HS_ERR_ARG, "no program");
     return NULL;
   }
   hs_program *p = calloc(1, sizeof *p);
   if (!p) {
-    snprintf(err->msg, sizeof err->msg, "out of memory");
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory");
     return NULL;
   }
   p->lang = lang;
   if ((int)lang < HS_LANG_LTL || lang > HS_LANG_BRASP)
-    snprintf(err->msg, sizeof err->msg, "unknown language %d", (int)lang);
+    hs_errorf(err, HS_ERR_ARG, "unknown language %d", (int)lang);
   else if (lang == HS_LANG_LTL)
     p->f = parse_ltl(text, len, err);
   else if (rasp_parse(p, text, len, err))
@@ -171,11 +171,17 @@ const char *hs_program_stmt_name(const hs_program *p, int k) {
 }
 
 int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
-                     int64_t *vals) {
-  if (!p || (n && (!w || !vals))) return -1;
-  if (p->rasp) return rasp_eval_all(p, w, n, vals);
+                     int64_t *vals, hs_error *err) {
+  HS_RETURN_ERROR_IF(!p || (n && (!w || !vals)), err, HS_ERR_ARG,
+                     "hs_program_trace: NULL argument");
+  if (p->rasp) {
+    HS_RETURN_ERROR_IF(rasp_eval_all(p, w, n, vals), err, HS_ERR_NOMEM,
+                       "out of memory running the program on %zu tokens", n);
+    return 0;
+  }
   uint8_t *out = malloc(n ? n : 1);
-  if (!out || hs_truth_eval(p->f, p->f->root, w, n, out)) {
+  if (!out) return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
+  if (hs_truth_eval(p->f, p->f->root, w, n, out, err)) {
     free(out);
     return -1;
   }
@@ -185,16 +191,18 @@ int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
 }
 
 int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
-                     uint8_t *out) {
-  if (!p || (n && (!w || !out))) return -1;
+                     uint8_t *out, hs_error *err) {
+  HS_RETURN_ERROR_IF(!p || (n && (!w || !out)), err, HS_ERR_ARG,
+                     "hs_program_truth: NULL argument");
   if (n == 0) return 0;
-  if (!p->rasp) return hs_truth_eval(p->f, p->f->root, w, n, out);
+  if (!p->rasp) return hs_truth_eval(p->f, p->f->root, w, n, out, err);
   size_t k = (size_t)rasp_nstmts(p), cells;
-  if (__builtin_mul_overflow(k, n, &cells) || cells > SIZE_MAX / 8) return -1;
+  HS_RETURN_ERROR_IF(__builtin_mul_overflow(k, n, &cells) || cells > SIZE_MAX / 8,
+                     err, HS_ERR_LIMIT, "a string of %zu tokens is too long for the program", n);
   int64_t *vals = malloc(cells * sizeof *vals);
   if (!vals || rasp_eval_all(p, w, n, vals)) {
     free(vals);
-    return -1;
+    return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
   }
   for (size_t i = 0; i < n; i++) out[i] = vals[(k - 1) * n + i] != 0;
   free(vals);
@@ -236,8 +244,10 @@ size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
   return n;
 }
 
-int hs_model_set_vocab(hs_model *m, const hs_program *p) {
-  if (!m || !p) return -1;
-  return hs_model_vocab_set(m, p->vocab.n, (const char *const *)p->vocab.tok,
-                            p->vocab.byte);
+int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err) {
+  HS_RETURN_ERROR_IF(!m || !p, err, HS_ERR_ARG, "hs_model_set_vocab: NULL argument");
+  HS_RETURN_ERROR_IF(hs_model_vocab_set(m, p->vocab.n, (const char *const *)p->vocab.tok,
+                                        p->vocab.byte),
+                     err, HS_ERR_NOMEM, "out of memory copying the vocabulary");
+  return 0;
 }

@@ -107,6 +107,19 @@ size_t hs_model_describe(const hs_model *m, char *buf, size_t len) {
   return t.at;
 }
 
+const char *hs_model_mode(const hs_model *m) { return m->mode; }
+const char *hs_model_bound_desc(const hs_model *m) { return m->bound_desc; }
+int hs_model_vocab_size(const hs_model *m) { return m->nvocab; }
+
+const char *hs_model_coord_name(const hs_model *m, int k) {
+  return m->coord_names && k >= 0 && k < m->d ? m->coord_names[k] : NULL;
+}
+
+int hs_model_layer_hidden(const hs_model *m, int layer) {
+  if (layer < 0 || layer >= m->nlayers) return -1;
+  return m->layers[layer].hidden;
+}
+
 void hs_model_get_info(const hs_model *m, hs_model_info *info) {
   memset(info, 0, sizeof *info);
   info->d = m->d;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "model/model.h"
 
 /* ------------------------------------------------------------ enum names */
@@ -35,6 +36,13 @@ static int parse_in(const char *const *t, int n, const char *s) {
     if (strcmp(t[i], s) == 0) return i;
   return -1;
 }
+
+static const char *const mode_names[HS_MODE_COUNT_] = {"hard", "pe", "temp",
+                                                       "fixed", "rel"};
+const char *hs_mode_name(hs_mode m) {
+  return name_of(mode_names, HS_MODE_COUNT_, (int)m);
+}
+int hs_mode_parse(const char *s) { return parse_in(mode_names, HS_MODE_COUNT_, s); }
 
 const char *hs_mask_name(hs_mask m) {
   return name_of(mask_names, HS_MASK_COUNT_, (int)m);
@@ -255,105 +263,94 @@ int hs_model_widen(hs_model *m, int32_t extra) {
 
 /* ------------------------------------------------------------- validate */
 
-int hs_fail(char *msg, size_t len, const char *fmt, ...) {
-  if (msg && len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
 static int valid_enum(int v, int count) { return v >= 0 && v < count; }
 
 static int validate_head(const hs_model *m, const hs_head *h, int32_t l,
-                         int32_t i, char *msg, size_t len) {
+                         int32_t i, hs_error *err) {
   if (!valid_enum((int)h->kind, HS_ATTN_COUNT_))
-    return hs_fail(msg, len, "layers.%d.heads.%d.kind: invalid kind %d", l, i,
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d.kind: invalid kind %d", l, i,
                 (int)h->kind);
   if (!valid_enum((int)h->target, HS_ATTN_COUNT_))
-    return hs_fail(msg, len, "layers.%d.heads.%d.target: invalid kind %d", l, i,
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d.target: invalid kind %d", l, i,
                 (int)h->target);
   if (!valid_enum((int)h->mask, HS_MASK_COUNT_))
-    return hs_fail(msg, len, "layers.%d.heads.%d.mask: invalid mask %d", l, i,
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d.mask: invalid mask %d", l, i,
                 (int)h->mask);
   if (!valid_enum((int)h->tau_law, HS_TAU_COUNT_))
-    return hs_fail(msg, len, "layers.%d.heads.%d.tau_law: invalid law %d", l, i,
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d.tau_law: invalid law %d", l, i,
                 (int)h->tau_law);
   /* tau divides the scores; a hard head never reads it */
   if (h->kind == HS_ATTN_SOFTMAX && !(isfinite(h->tau_c) && h->tau_c > 0))
-    return hs_fail(msg, len,
+    return hs_errorf(err, HS_ERR_FORMAT,
                 "layers.%d.heads.%d.tau_c: %g, a softmax head needs a finite "
                 "tau_c > 0", l, i, h->tau_c);
   if (!(h->bias_slope >= 0 && h->bias_slope <= 0x1p20f))
-    return hs_fail(msg, len, "layers.%d.heads.%d.bias_slope: %g, expected a "
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d.bias_slope: %g, expected a "
                 "number in [0, 2^20]", l, i, (double)h->bias_slope);
   if (h->bias_slope > 0 &&
       (h->kind != HS_ATTN_SOFTMAX || h->mask == HS_MASK_NONE))
-    return hs_fail(msg, len, "layers.%d.heads.%d.bias_slope: %g needs a softmax "
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d.bias_slope: %g needs a softmax "
                 "head with mask le, lt, ge or gt", l, i, (double)h->bias_slope);
   if (h->dk < 1 || h->dk > HS_ATTN_MAX_D || h->dv < 1 || h->dv > HS_ATTN_MAX_D)
-    return hs_fail(msg, len, "layers.%d.heads.%d: dk=%d dv=%d, both must be in "
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d: dk=%d dv=%d, both must be in "
                 "[1, %d]", l, i, h->dk, h->dv, HS_ATTN_MAX_D);
   if (!h->wq || !h->wk || !h->wv || !h->wo)
-    return hs_fail(msg, len, "layers.%d.heads.%d: missing weight matrix", l, i);
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.heads.%d: missing weight matrix", l, i);
   (void)m;
   return 0;
 }
 
-static int validate_layer(const hs_model *m, int32_t l, char *msg,
-                          size_t len) {
+static int validate_layer(const hs_model *m, int32_t l, hs_error *err) {
   const hs_layer *L = &m->layers[l];
   if (L->nheads < 0 || (L->nheads > 0 && !L->heads))
-    return hs_fail(msg, len, "layers.%d: bad head count %d", l, L->nheads);
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d: bad head count %d", l, L->nheads);
   for (int32_t i = 0; i < L->nheads; i++)
-    if (validate_head(m, &L->heads[i], l, i, msg, len)) return -1;
+    if (validate_head(m, &L->heads[i], l, i, err)) return -1;
   if (L->hidden < 0)
-    return hs_fail(msg, len, "layers.%d.hidden: %d < 0", l, L->hidden);
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.hidden: %d < 0", l, L->hidden);
   if (L->hidden > 0 && (!L->w1 || !L->b1 || !L->w2 || !L->b2))
-    return hs_fail(msg, len, "layers.%d.ffn: missing weight matrix", l);
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.ffn: missing weight matrix", l);
   if (L->ln_pairs < 0 || (int64_t)L->ln_pairs * 2 > L->hidden)
-    return hs_fail(msg, len, "layers.%d.ln_pairs: %d pairs need %d hidden units, "
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.ln_pairs: %d pairs need %d hidden units, "
                 "the layer has %d", l, L->ln_pairs, 2 * L->ln_pairs, L->hidden);
   if (!(L->ln_eps >= 0) || !isfinite(L->ln_eps))
-    return hs_fail(msg, len, "layers.%d.ln_eps: %g, must be finite and >= 0", l,
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.ln_eps: %g, must be finite and >= 0", l,
                 L->ln_eps);
   if (L->ln_pairs > 0 && (!L->ln_g || !L->ln_b))
-    return hs_fail(msg, len, "layers.%d.ln_gain/ln_bias: missing", l);
+    return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.ln_gain/ln_bias: missing", l);
   for (int32_t k = 0; k < 2 * L->ln_pairs; k++)
     if (!isfinite(L->ln_g[k]) || !isfinite(L->ln_b[k]))
-      return hs_fail(msg, len, "layers.%d.ln_gain/ln_bias: element %d not finite",
+      return hs_errorf(err, HS_ERR_FORMAT, "layers.%d.ln_gain/ln_bias: element %d not finite",
                   l, k);
   return 0;
 }
 
-int hs_model_validate(const hs_model *m, char *msg, size_t len) {
-  if (!m) return hs_fail(msg, len, "no model");
+int hs_model_validate(const hs_model *m, hs_error *err) {
+  if (!m) return hs_errorf(err, HS_ERR_FORMAT, "no model");
   if (m->d <= 0 || m->d > HS_MODEL_MAX_D)
-    return hs_fail(msg, len, "d: %d, must be in [1, %d]", m->d, HS_MODEL_MAX_D);
-  if (!m->embed) return hs_fail(msg, len, "embed: missing");
+    return hs_errorf(err, HS_ERR_FORMAT, "d: %d, must be in [1, %d]", m->d, HS_MODEL_MAX_D);
+  if (!m->embed) return hs_errorf(err, HS_ERR_FORMAT, "embed: missing");
   if (m->out_coord < 0 || m->out_coord >= m->d)
-    return hs_fail(msg, len, "out_coord: %d out of range [0, %d)", m->out_coord,
+    return hs_errorf(err, HS_ERR_FORMAT, "out_coord: %d out of range [0, %d)", m->out_coord,
                 m->d);
   if (m->npf < 0 || (m->npf > 0 && !m->pf))
-    return hs_fail(msg, len, "pos_features: bad count %d", m->npf);
+    return hs_errorf(err, HS_ERR_FORMAT, "pos_features: bad count %d", m->npf);
   for (int32_t i = 0; i < m->npf; i++) {
     const hs_posfeat *p = &m->pf[i];
     if (!valid_enum((int)p->kind, HS_PF_COUNT_))
-      return hs_fail(msg, len, "pos_features.%d.kind: invalid kind %d", i,
+      return hs_errorf(err, HS_ERR_FORMAT, "pos_features.%d.kind: invalid kind %d", i,
                   (int)p->kind);
     if (p->coord < 0 || p->coord >= m->d)
-      return hs_fail(msg, len, "pos_features.%d.coord: %d out of range [0, %d)",
+      return hs_errorf(err, HS_ERR_FORMAT, "pos_features.%d.coord: %d out of range [0, %d)",
                   i, p->coord, m->d);
     if (p->kind == HS_PF_MOD && (p->k < 1 || p->r < 0))
-      return hs_fail(msg, len, "pos_features.%d: mod needs k >= 1 and r >= 0 "
+      return hs_errorf(err, HS_ERR_FORMAT, "pos_features.%d: mod needs k >= 1 and r >= 0 "
                   "(k=%lld r=%lld)", i, (long long)p->k, (long long)p->r);
   }
   if (m->nlayers < 0 || (m->nlayers > 0 && !m->layers))
-    return hs_fail(msg, len, "layers: bad count %d", m->nlayers);
+    return hs_errorf(err, HS_ERR_FORMAT, "layers: bad count %d", m->nlayers);
   for (int32_t l = 0; l < m->nlayers; l++)
-    if (validate_layer(m, l, msg, len)) return -1;
+    if (validate_layer(m, l, err)) return -1;
   return 0;
 }
 

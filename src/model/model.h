@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A compiled transformer (internal): weights plus the little metadata the
  * forward pass needs. This is exactly what a model file holds; see
- * src/model/safetensors.c for the on-disk names.
+ * docs/MODEL-FORMAT.md for the on-disk names.
  *
  * Residual stream x_i in R^d at positions 0..n (0 = BOS). Per layer:
  *   x += sum_h W_O^h attn_h(x)          (skipped when nheads == 0)
@@ -52,7 +52,7 @@ typedef enum hs_pf_kind {
   HS_PF_I_OVER_N, /* i / n    (bounded; 0 when n = 0) */
   HS_PF_INV_I1,   /* 1/(i+1)  (bounded) */
   HS_PF_MOD,      /* [i mod k = r] */
-  /* BOS weights for counts over a common denominator (src/compile/compile.c,
+  /* BOS weights for counts over a common denominator (src/circuit/weights.c,
    * mixed #< / #> comparisons): e^{score} must be n + 1 - i or i. */
   HS_PF_LN_REST,        /* ln(n + 1 - i)              (unbounded) */
   HS_PF_LN_I,           /* ln(max(i, 1))              (unbounded) */
@@ -136,13 +136,9 @@ typedef struct hs_model {
 hs_model *hs_model_new(int32_t d, int32_t nlayers);
 /* Deep copy. */
 hs_model *hs_model_clone(const hs_model *m);
-/* Writes the printf-style message into msg (when msg and len are given) and
- * returns -1: the one error path of the model checks and the loader. */
-int hs_fail(char *msg, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Consistency check (coordinates in range, dims > 0, dk,dv <= 64, kinds
  * and masks valid): 0 ok, -1 with msg filled. */
-int hs_model_validate(const hs_model *m, char *msg, size_t len);
+int hs_model_validate(const hs_model *m, hs_error *err);
 
 const char *hs_mask_name(hs_mask m);      /* "le", "lt", "ge", "gt", "none" */
 const char *hs_attn_kind_name(hs_attn_kind k); /* "softmax", "hard_left", "hard_right", "hard_avg" */
@@ -184,19 +180,8 @@ int hs_model_widen(hs_model *m, int32_t extra);
  * 255). 0, or -1 (bad vocabulary or out of memory; model unchanged). */
 int hs_model_vocab_set(hs_model *m, int32_t n, const char *const *tok,
                        const uint8_t *byte);
-/* Whitespace-separated tokens of line[0..len) as the model's bytes into
- * out (room for len): a token of the vocabulary is its byte, any other a
- * byte no token uses; without a vocabulary a one-byte token is its byte.
- * Returns how many. */
-size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
-                         uint8_t *out);
-
 /* Append a positional feature. */
 int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
                     int64_t r);
-
-/* The region where a model's answer is proven exact (src/model/describe.c;
- * compile --print shows it after "exact region: "), or NULL. */
-const char *hs_model_exact_region(const hs_model *m);
 
 #endif

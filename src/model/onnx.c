@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "model/model.h"
 #include "model/pb.h"
 
@@ -462,16 +463,15 @@ static int model_bytes(const hs_model *m, hs_pb_buf *mp) {
 
 /* data into path by a temporary file beside it and rename(), mode 0666
  * minus the umask, as hs_model_save: never a partial file at path. */
-static int write_atomic(const char *path, const hs_pb_buf *data, char *msg,
-                        size_t len) {
+static int write_atomic(const char *path, const hs_pb_buf *data, hs_error *err) {
   size_t plen = strlen(path);
   char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
-  if (!tmp) return hs_fail(msg, len, "save: out of memory");
+  if (!tmp) return hs_errorf(err, HS_ERR_NOMEM, "save: out of memory");
   memcpy(tmp, path, plen);
   memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
   int rc = -1, fd = mkstemp(tmp);
   if (fd < 0) {
-    hs_fail(msg, len, "cannot create a temporary file beside it: %s", strerror(errno));
+    hs_errorf(err, HS_ERR_IO, "cannot create a temporary file beside it: %s", strerror(errno));
     free(tmp);
     return -1;
   }
@@ -483,9 +483,9 @@ static int write_atomic(const char *path, const hs_pb_buf *data, char *msg,
   int werr = !f || fwrite(data->p, 1, data->n, f) != data->n || fflush(f);
   int e = errno;
   if ((f && fclose(f)) || werr)
-    hs_fail(msg, len, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
+    hs_errorf(err, HS_ERR_IO, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
   else if (rename(tmp, path))
-    hs_fail(msg, len, "cannot rename the temporary file into place: %s", strerror(errno));
+    hs_errorf(err, HS_ERR_IO, "cannot rename the temporary file into place: %s", strerror(errno));
   else
     rc = 0;
   if (rc) remove(tmp);
@@ -493,17 +493,17 @@ static int write_atomic(const char *path, const hs_pb_buf *data, char *msg,
   return rc;
 }
 
-int hs_model_save_onnx(const hs_model *m, const char *path, char *msg, size_t len) {
-  char vmsg[256];
-  if (!path || !*path) return hs_fail(msg, len, "save: empty path");
-  if (hs_model_validate(m, vmsg, sizeof vmsg))
-    return hs_fail(msg, len, "cannot export an invalid model: %s", vmsg);
+int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err) {
+  hs_error ve;
+  if (!path || !*path) return hs_errorf(err, HS_ERR_ARG, "save: empty path");
+  if (hs_model_validate(m, &ve))
+    return hs_errorf(err, HS_ERR_FORMAT, "cannot export an invalid model: %s", ve.msg);
   hs_pb_buf mp = {0};
   if (model_bytes(m, &mp)) {
     hs_pb_free(&mp);
-    return hs_fail(msg, len, "export: out of memory");
+    return hs_errorf(err, HS_ERR_NOMEM, "export: out of memory");
   }
-  int rc = write_atomic(path, &mp, msg, len);
+  int rc = write_atomic(path, &mp, err);
   hs_pb_free(&mp);
   return rc;
 }

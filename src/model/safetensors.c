@@ -1,100 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Model files: hs_model_save / hs_model_load.
- *
- * FILE FORMAT "hardsoft-1" (a public contract: anyone may write a
- * hard-attention model with numpy and run it with hardsoft).
- *
- * The container is safetensors:
- *   bytes 0..8      header length N, unsigned 64-bit little-endian
- *   bytes 8..8+N    JSON header, UTF-8 (may end in spaces, as the official
- *                   writer pads it to a multiple of 8)
- *   bytes 8+N..     data buffer: the tensors, little-endian, packed
- *                   back to back with no gaps and no overlap, covering the
- *                   whole rest of the file
- * Header: {"__metadata__": {string: string},
- *          "<tensor name>": {"dtype": "F32", "shape": [..],
- *                            "data_offsets": [begin, end]}, ...}
- * with begin/end relative to the data buffer start, end - begin =
- * product(shape) * the dtype's size. hardsoft writes F32. It reads F32,
- * F16 and BF16 (widened to F32 exactly: every half and bfloat16 value is a
- * float) and F64 (rounded to the nearest F32; values beyond the F32 range
- * are rejected). A tensor it needs in any other safetensors dtype (BOOL,
- * U8, I8, F8_E5M2, F8_E4M3, I16, U16, I32, U32, I64, U64) is an error
- * naming the tensor and the dtype; a dtype safetensors does not define is
- * an error for every tensor.
- *
- * Tensors (row-major, [rows, cols]):
- *   embed                     [257, d]      row b = byte b, row 256 = BOS
- *   layers.L.attn.H.wq        [dk, d]       query of head H of layer L
- *   layers.L.attn.H.wk        [dk, d]
- *   layers.L.attn.H.wv        [dv, d]
- *   layers.L.attn.H.wo        [d, dv]       back into the residual stream
- *   layers.L.ffn.w1           [hidden, d]   absent when hidden == 0
- *   layers.L.ffn.b1           [hidden]
- *   layers.L.ffn.w2           [d, hidden]
- *   layers.L.ffn.b2           [d]
- * Exactly these tensors: a missing or duplicated one is an error, and so
- * is an extra one named "embed..." or "layers...." (the metadata and the
- * tensors disagree). Tensors under other names (what another program
- * stored beside the model) are ignored, still checked for their offsets
- * and packing.
- *
- * __metadata__ (safetensors allows only string values there):
- *   "format":   "hardsoft-1" ("pt" and "np", which the Python safetensors
- *               library's users write, are accepted too)
- *   "hardsoft": a JSON document, serialized as a string:
- *   { "d": int, "out_coord": int,
- *     "pos_features": [{"kind": "one"|"bos"|"last"|"i"|"n"|"i_over_n"|
- *                                "inv_i1"|"mod"|"ln_rest"|"ln_i"|
- *                                "ln_rest_over_n"|"ln_i_over_n",
- *                       "coord": int, "k": int, "r": int}],  k, r: mod only
- *     "layers": [{"heads": [{"kind": K, "target": K, "mask": M,
- *                            "tau_law": "const"|"inv_n"|"inv_nlogn",
- *                            "tau_c": number, "dk": int, "dv": int,
- *                            "desc": string,
- *                            optional: "bias_slope": number}],
- *                 "hidden": int,
- *                 optional: "ln_pairs": int, "ln_eps": number,
- *                           "ln_gain", "ln_bias": [2 ln_pairs numbers]}],
- *   ("bias_slope": the relative-position bias -slope |i - j| added to a
- *   softmax head's logits, mode rel; BOS at position 0 for masks le, lt
- *   and at n + 1 for ge, gt; 0 or absent: none; see hs_head in
- *   src/model/model.h. Must be in [0, 2^20], and 0 unless the head is softmax
- *   with mask le, lt, ge or gt.)
- *   (layer normalization of hidden-unit pairs, see src/model/model.h; the gains
- *   and biases are few, so they live here rather than as tensors)
- *     optional: "formula", "mode", "bound_desc": string;
- *               "scale", "bound", "min_scale": number (or "inf", "-inf",
- *               "nan", since JSON has no non-finite numbers);
- *               "coord_names": [d strings or nulls] }
- *   K = "softmax"|"hard_left"|"hard_right"|"hard_avg",
- *   M = "none"|"le"|"lt"|"ge"|"gt" (j <= i, j < i, j >= i, j > i; BOS
- *   is always visible).
- *   Defaults for user-written files: "target" = the kind itself for hard
- *   heads, "hard_avg" for softmax heads; hard heads may omit "tau_law"
- *   ("const") and "tau_c" (1); "desc" may be omitted. Softmax heads need
- *   both and tau_c > 0. Unknown keys are ignored (room for later fields);
- *   other __metadata__ keys are ignored too.
- *   "vocab" (optional): a JSON array of [token, byte] pairs serialized as
- *   a string, the vocabulary of the program the model was compiled from
- *   (src/lang/lang.h; tokens distinct, non-empty, no whitespace; bytes
- *   distinct, 0..255; at most 255 pairs). Absent: the model reads bytes.
- *
- * LIMITS (the loader rejects anything beyond, before allocating for it):
- * file 4 GiB, header 64 MiB and 65536 tensors (hs_limits: raised by
- * hs_set_limits, --max-header-mib, --max-tensors), d 65536 (HS_MODEL_MAX_D), 4096 layers,
- * 4096 heads per layer, dk and dv 64 (HS_ATTN_MAX_D), hidden 2^24, 65536
- * positional features, mod k and r below 2^53 (exact in JSON numbers),
- * tensor rank 8. Every weight must be finite.
- *
- * Messages name the tensor or field, never the path: callers prefix it.
- *
- * Saving writes `path.tmp.XXXXXX` in the same directory, then rename()s
- * it over `path`, so `path` is never a partial file; the file gets mode
- * 0644 (no fsync: atomic against crashes of the process, not against
- * power loss). Strings that are not valid UTF-8 are written with '?' for each
- * bad byte, since JSON readers (Python's included) reject invalid UTF-8.
- */
+/* Model files: hs_model_save / hs_model_load. The format ("hardsoft-1":
+ * safetensors with the model's structure in its metadata), its dtypes,
+ * tensors, metadata keys and limits are docs/MODEL-FORMAT.md; this file
+ * implements that page and nothing more. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -106,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/error.h"
 #include "model/model.h"
 
 #define ST_MAX_FILE (4ull << 30)
@@ -397,20 +306,20 @@ static int write_all(FILE *f, const char *hdr, size_t hlen, const st_out *t,
   return 0;
 }
 
-int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
-  char vmsg[256];
-  if (!path || !*path) return hs_fail(msg, len, "save: empty path");
-  if (hs_model_validate(m, vmsg, sizeof vmsg))
-    return hs_fail(msg, len, "cannot save an invalid model: %s", vmsg);
+int hs_model_save(const hs_model *m, const char *path, hs_error *err) {
+  hs_error ve;
+  if (!path || !*path) return hs_errorf(err, HS_ERR_ARG, "save: empty path");
+  if (hs_model_validate(m, &ve))
+    return hs_errorf(err, HS_ERR_FORMAT, "cannot save an invalid model: %s", ve.msg);
   for (int32_t i = 0; i < m->npf; i++)
     if (m->pf[i].kind == HS_PF_MOD &&
         (m->pf[i].k > (int64_t)ST_MAX_EXACT || m->pf[i].r > (int64_t)ST_MAX_EXACT))
-      return hs_fail(msg, len, "pos_features.%d: k or r above 2^53", (int)i);
+      return hs_errorf(err, HS_ERR_FORMAT, "pos_features.%d: k or r above 2^53", (int)i);
   size_t maxt = 1;
   for (int32_t l = 0; l < m->nlayers; l++)
     maxt += 4 * ((size_t)m->layers[l].nheads + 1);
   st_out *t = malloc(maxt * sizeof *t);
-  if (!t) return hs_fail(msg, len, "save: out of memory");
+  if (!t) return hs_errorf(err, HS_ERR_NOMEM, "save: out of memory");
   size_t nt = list_tensors(m, t), hlen = 0;
   char *hdr = build_header(m, t, nt, &hlen);
   size_t plen = strlen(path);
@@ -419,13 +328,13 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
     free(t);
     free(hdr);
     free(tmp);
-    return hs_fail(msg, len, "save: out of memory");
+    return hs_errorf(err, HS_ERR_NOMEM, "save: out of memory");
   }
   memcpy(tmp, path, plen);
   memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
   int rc = -1, fd = mkstemp(tmp);
   if (fd < 0) {
-    hs_fail(msg, len, "cannot create a temporary file beside it: %s",
+    hs_errorf(err, HS_ERR_IO, "cannot create a temporary file beside it: %s",
          strerror(errno));
   } else {
     /* mkstemp gives 0600; like every file a Unix tool creates, a model
@@ -441,9 +350,9 @@ int hs_model_save(const hs_model *m, const char *path, char *msg, size_t len) {
     int werr = !f || write_all(f, hdr, hlen, t, nt) || fflush(f);
     int e = errno;
     if ((f && fclose(f)) || werr) {
-      hs_fail(msg, len, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
+      hs_errorf(err, HS_ERR_IO, "cannot write %s: %s", tmp, strerror(werr ? e : errno));
     } else if (rename(tmp, path)) {
-      hs_fail(msg, len, "cannot rename the temporary file into place: %s",
+      hs_errorf(err, HS_ERR_IO, "cannot rename the temporary file into place: %s",
            strerror(errno));
     } else {
       rc = 0;
@@ -487,7 +396,7 @@ static int json_int(const cJSON *v, double lo, double hi, int64_t *out) {
   return 0;
 }
 
-static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
+static int parse_shape(const cJSON *o, st_in *e, hs_error *err) {
   /* a named copy: shown() returns a temporary */
   shown_t nm_ = shown(e->name);
   const char *nm = nm_.s;
@@ -495,18 +404,18 @@ static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
   const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shape");
   const cJSON *of = cJSON_GetObjectItemCaseSensitive(o, "data_offsets");
   if (!cJSON_IsString(dt))
-    return hs_fail(msg, len, "tensor %s: missing dtype", nm);
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: missing dtype", nm);
   e->dt = -1;
   for (int k = 0; k < (int)(sizeof st_dtypes / sizeof *st_dtypes); k++)
     if (!strcmp(dt->valuestring, st_dtypes[k].name)) e->dt = k;
   if (e->dt < 0)
-    return hs_fail(msg, len, "tensor %s: dtype %s is not a safetensors dtype",
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: dtype %s is not a safetensors dtype",
                    nm, shown(dt->valuestring).s);
   if (!cJSON_IsArray(sh))
-    return hs_fail(msg, len, "tensor %s: missing shape", nm);
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: missing shape", nm);
   int nd = cJSON_GetArraySize(sh);
   if (nd > ST_MAX_RANK)
-    return hs_fail(msg, len, "tensor %s: rank %d above %d", nm, nd, ST_MAX_RANK);
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: rank %d above %d", nm, nd, ST_MAX_RANK);
   e->ndim = nd;
   uint64_t count = 1;
   int k = 0;
@@ -514,28 +423,28 @@ static int parse_shape(const cJSON *o, st_in *e, char *msg, size_t len) {
   cJSON_ArrayForEach(v, sh) {
     int64_t x;
     if (json_int(v, 0, ST_MAX_EXACT, &x))
-      return hs_fail(msg, len, "tensor %s: shape entry %d is not a "
+      return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: shape entry %d is not a "
                   "non-negative integer", nm, k);
     e->dim[k++] = (uint64_t)x;
     /* overflow is checked before multiplying: the product bounds bytes */
     if (x && count > UINT64_MAX / 8 / (uint64_t)x)
-      return hs_fail(msg, len, "tensor %s: shape product overflows", nm);
+      return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: shape product overflows", nm);
     count *= (uint64_t)x;
   }
   int64_t b, en;
   if (!cJSON_IsArray(of) || cJSON_GetArraySize(of) != 2 ||
       json_int(of->child, 0, ST_MAX_EXACT, &b) ||
       json_int(of->child->next, 0, ST_MAX_EXACT, &en))
-    return hs_fail(msg, len, "tensor %s: data_offsets must be [begin, end], "
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: data_offsets must be [begin, end], "
                 "two non-negative integers", nm);
   if (en < b)
-    return hs_fail(msg, len, "tensor %s: data_offsets [%lld, %lld] end before "
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: data_offsets [%lld, %lld] end before "
                 "begin", nm, (long long)b, (long long)en);
   e->begin = (uint64_t)b;
   e->end = (uint64_t)en;
   uint64_t need = count * (uint64_t)st_dtypes[e->dt].size;
   if (e->end - e->begin != need)
-    return hs_fail(msg, len, "tensor %s: data_offsets span %llu bytes, shape "
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: data_offsets span %llu bytes, shape "
                 "needs %llu", nm, (unsigned long long)(e->end - e->begin),
                 (unsigned long long)need);
   return 0;
@@ -553,19 +462,18 @@ static int cmp_begin(const void *a, const void *b) {
 /* Tensor table: every entry checked on its own, then sorted by name for
  * lookup, with no duplicates. */
 static int parse_tensors(const cJSON *root, st_in *e, size_t ne,
-                         uint64_t dlen, uint64_t dstart, char *msg,
-                         size_t len) {
+                         uint64_t dlen, uint64_t dstart, hs_error *err) {
   size_t i = 0;
   const cJSON *o;
   cJSON_ArrayForEach(o, root) {
     if (strcmp(o->string, "__metadata__") == 0) continue;
     e[i] = (st_in){.name = o->string};
     if (!cJSON_IsObject(o))
-      return hs_fail(msg, len, "tensor %s: entry is not an object",
+      return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: entry is not an object",
                   shown(o->string).s);
-    if (parse_shape(o, &e[i], msg, len)) return -1;
+    if (parse_shape(o, &e[i], err)) return -1;
     if (e[i].end > dlen)
-      return hs_fail(msg, len, "tensor %s: data_offsets [%llu, %llu] beyond the "
+      return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: data_offsets [%llu, %llu] beyond the "
                   "data buffer (%llu bytes from file offset %llu)",
                   shown(e[i].name).s, (unsigned long long)e[i].begin,
                   (unsigned long long)e[i].end, (unsigned long long)dlen,
@@ -575,7 +483,7 @@ static int parse_tensors(const cJSON *root, st_in *e, size_t ne,
   qsort(e, ne, sizeof *e, cmp_name);
   for (i = 1; i < ne; i++)
     if (strcmp(e[i - 1].name, e[i].name) == 0)
-      return hs_fail(msg, len, "duplicate tensor %s", shown(e[i].name).s);
+      return hs_errorf(err, HS_ERR_FORMAT, "duplicate tensor %s", shown(e[i].name).s);
   return 0;
 }
 
@@ -583,26 +491,26 @@ static int parse_tensors(const cJSON *root, st_in *e, size_t ne,
  * sharing bytes), no gap, nothing after the last (as the official reader
  * demands). */
 static int check_packing(const st_in *e, size_t ne, uint64_t dlen,
-                         uint64_t dstart, char *msg, size_t len) {
+                         uint64_t dstart, hs_error *err) {
   st_in *s = malloc((ne ? ne : 1) * sizeof *s);
-  if (!s) return hs_fail(msg, len, "out of memory");
+  if (!s) return hs_errorf(err, HS_ERR_NOMEM, "out of memory");
   memcpy(s, e, ne * sizeof *s);
   qsort(s, ne, sizeof *s, cmp_begin);
   uint64_t pos = 0;
   int rc = 0;
   for (size_t i = 0; !rc && i < ne; i++) {
     if (s[i].begin < pos)
-      rc = hs_fail(msg, len, "tensors %s and %s overlap at file offset %llu",
+      rc = hs_errorf(err, HS_ERR_FORMAT, "tensors %s and %s overlap at file offset %llu",
                 shown(s[i - 1].name).s, shown(s[i].name).s,
                 (unsigned long long)(dstart + s[i].begin));
     else if (s[i].begin > pos)
-      rc = hs_fail(msg, len, "data buffer has unused bytes at file offset %llu "
+      rc = hs_errorf(err, HS_ERR_FORMAT, "data buffer has unused bytes at file offset %llu "
                 "(before tensor %s)", (unsigned long long)(dstart + pos),
                 shown(s[i].name).s);
     pos = s[i].end;
   }
   if (!rc && pos != dlen)
-    rc = hs_fail(msg, len, "data buffer has %llu unused bytes at file offset "
+    rc = hs_errorf(err, HS_ERR_FORMAT, "data buffer has %llu unused bytes at file offset "
               "%llu (after the last tensor)", (unsigned long long)(dlen - pos),
               (unsigned long long)(dstart + pos));
   free(s);
@@ -617,57 +525,57 @@ static const char *dot(const char *path) { return *path ? "." : ""; }
 
 static int get_int(const cJSON *o, const char *path, const char *key,
                    int required, int64_t lo, int64_t hi, int64_t *out,
-                   char *msg, size_t len) {
+                   hs_error *err) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   if (!v) {
     if (required)
-      return hs_fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+      return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: missing", path, dot(path), key);
     return 0;
   }
   if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
       !isfinite(v->valuedouble))
-    return hs_fail(msg, len, "%s%s%s: not an integer", path, dot(path), key);
+    return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: not an integer", path, dot(path), key);
   if (json_int(v, (double)lo, (double)hi, out))
-    return hs_fail(msg, len, "%s%s%s: %.17g out of range [%lld, %lld]", path,
+    return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: %.17g out of range [%lld, %lld]", path,
                 dot(path), key, v->valuedouble, (long long)lo, (long long)hi);
   return 0;
 }
 
 static int get_i32(const cJSON *o, const char *path, const char *key,
                    int required, int64_t lo, int64_t hi, int32_t *out,
-                   char *msg, size_t len) {
+                   hs_error *err) {
   int64_t x = *out;
-  if (get_int(o, path, key, required, lo, hi, &x, msg, len)) return -1;
+  if (get_int(o, path, key, required, lo, hi, &x, err)) return -1;
   *out = (int32_t)x;
   return 0;
 }
 
 /* A number, or "inf" / "-inf" / "nan" standing in for what JSON lacks. */
 static int get_num(const cJSON *o, const char *path, const char *key,
-                   int required, double *out, char *msg, size_t len) {
+                   int required, double *out, hs_error *err) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   if (!v) {
     if (required)
-      return hs_fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+      return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: missing", path, dot(path), key);
     return 0;
   }
   if (cJSON_IsNumber(v)) *out = v->valuedouble;
   else if (cJSON_IsString(v) && !strcmp(v->valuestring, "inf")) *out = INFINITY;
   else if (cJSON_IsString(v) && !strcmp(v->valuestring, "-inf")) *out = -INFINITY;
   else if (cJSON_IsString(v) && !strcmp(v->valuestring, "nan")) *out = NAN;
-  else return hs_fail(msg, len, "%s%s%s: not a number", path, dot(path), key);
+  else return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: not a number", path, dot(path), key);
   return 0;
 }
 
 /* An optional string, copied; JSON null counts as absent. */
 static int get_str(const cJSON *v, const char *path, const char *key,
-                   char **out, char *msg, size_t len) {
+                   char **out, hs_error *err) {
   *out = NULL;
   if (!v || cJSON_IsNull(v)) return 0;
   if (!cJSON_IsString(v))
-    return hs_fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
+    return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: not a string", path, dot(path), key);
   size_t n = strlen(v->valuestring) + 1;
-  if (!(*out = malloc(n))) return hs_fail(msg, len, "out of memory");
+  if (!(*out = malloc(n))) return hs_errorf(err, HS_ERR_NOMEM, "out of memory");
   memcpy(*out, v->valuestring, n);
   return 0;
 }
@@ -675,64 +583,63 @@ static int get_str(const cJSON *v, const char *path, const char *key,
 /* An enum spelled by name: -1 when absent and optional. */
 static int get_enum(const cJSON *o, const char *path, const char *key,
                     int required, int (*parse)(const char *),
-                    const char *what, int *out, char *msg, size_t len) {
+                    const char *what, int *out, hs_error *err) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   *out = -1;
   if (!v) {
     if (required)
-      return hs_fail(msg, len, "%s%s%s: missing", path, dot(path), key);
+      return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: missing", path, dot(path), key);
     return 0;
   }
   if (!cJSON_IsString(v))
-    return hs_fail(msg, len, "%s%s%s: not a string", path, dot(path), key);
+    return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: not a string", path, dot(path), key);
   if ((*out = parse(v->valuestring)) < 0)
-    return hs_fail(msg, len, "%s%s%s: unknown %s '%s'", path, dot(path), key,
+    return hs_errorf(err, HS_ERR_FORMAT, "%s%s%s: unknown %s '%s'", path, dot(path), key,
                 what, shown(v->valuestring).s);
   return 0;
 }
 
 static int parse_pf(const cJSON *o, hs_posfeat *p, int32_t d, int i,
-                    char *msg, size_t len) {
+                    hs_error *err) {
   char path[48];
   snprintf(path, sizeof path, "pos_features.%d", i);
   int kind;
-  if (!cJSON_IsObject(o)) return hs_fail(msg, len, "%s: not an object", path);
+  if (!cJSON_IsObject(o)) return hs_errorf(err, HS_ERR_FORMAT, "%s: not an object", path);
   if (get_enum(o, path, "kind", 1, hs_pf_kind_parse, "positional feature",
-               &kind, msg, len) ||
-      get_i32(o, path, "coord", 1, 0, d - 1, &p->coord, msg, len))
+               &kind, err) ||
+      get_i32(o, path, "coord", 1, 0, d - 1, &p->coord, err))
     return -1;
   p->kind = (hs_pf_kind)kind;
   p->k = p->r = 0;
   if (kind == HS_PF_MOD &&
-      (get_int(o, path, "k", 1, 1, (int64_t)ST_MAX_EXACT, &p->k, msg, len) ||
-       get_int(o, path, "r", 1, 0, (int64_t)ST_MAX_EXACT, &p->r, msg, len)))
+      (get_int(o, path, "k", 1, 1, (int64_t)ST_MAX_EXACT, &p->k, err) ||
+       get_int(o, path, "r", 1, 0, (int64_t)ST_MAX_EXACT, &p->r, err)))
     return -1;
   return 0;
 }
 
-static int parse_head(const cJSON *o, hs_head *h, int l, int i, char *msg,
-                      size_t len) {
+static int parse_head(const cJSON *o, hs_head *h, int l, int i, hs_error *err) {
   char path[48];
   snprintf(path, sizeof path, "layers.%d.heads.%d", l, i);
-  if (!cJSON_IsObject(o)) return hs_fail(msg, len, "%s: not an object", path);
+  if (!cJSON_IsObject(o)) return hs_errorf(err, HS_ERR_FORMAT, "%s: not an object", path);
   int kind, target, mask, law;
   if (get_enum(o, path, "kind", 1, hs_attn_kind_parse, "attention kind",
-               &kind, msg, len) ||
+               &kind, err) ||
       get_enum(o, path, "target", 0, hs_attn_kind_parse, "attention kind",
-               &target, msg, len) ||
-      get_enum(o, path, "mask", 1, hs_mask_parse, "mask", &mask, msg, len))
+               &target, err) ||
+      get_enum(o, path, "mask", 1, hs_mask_parse, "mask", &mask, err))
     return -1;
   int soft = kind == HS_ATTN_SOFTMAX;
   double slope = 0;
   h->tau_c = 1;
   if (get_enum(o, path, "tau_law", soft, hs_tau_law_parse, "tau law", &law,
-               msg, len) ||
-      get_num(o, path, "tau_c", soft, &h->tau_c, msg, len) ||
-      get_num(o, path, "bias_slope", 0, &slope, msg, len) ||
-      get_i32(o, path, "dk", 1, 1, HS_ATTN_MAX_D, &h->dk, msg, len) ||
-      get_i32(o, path, "dv", 1, 1, HS_ATTN_MAX_D, &h->dv, msg, len) ||
+               err) ||
+      get_num(o, path, "tau_c", soft, &h->tau_c, err) ||
+      get_num(o, path, "bias_slope", 0, &slope, err) ||
+      get_i32(o, path, "dk", 1, 1, HS_ATTN_MAX_D, &h->dk, err) ||
+      get_i32(o, path, "dv", 1, 1, HS_ATTN_MAX_D, &h->dv, err) ||
       get_str(cJSON_GetObjectItemCaseSensitive(o, "desc"), path, "desc",
-              &h->desc, msg, len))
+              &h->desc, err))
     return -1;
   h->kind = (hs_attn_kind)kind;
   h->target = (hs_attn_kind)(target >= 0 ? target
@@ -742,31 +649,30 @@ static int parse_head(const cJSON *o, hs_head *h, int l, int i, char *msg,
   /* the slope is kept as a float: it must be one exactly (the kernels
    * multiply by it in f32) */
   if (!(slope >= 0 && slope <= 0x1p20) || (double)(float)slope != slope)
-    return hs_fail(msg, len, "%s.bias_slope: %g, expected a number in [0, "
+    return hs_errorf(err, HS_ERR_FORMAT, "%s.bias_slope: %g, expected a number in [0, "
                 "2^20] exactly representable as a float32", path, slope);
   h->bias_slope = (float)slope;
   if (soft && !(isfinite(h->tau_c) && h->tau_c > 0))
-    return hs_fail(msg, len, "%s.tau_c: %g, a softmax head needs a finite "
+    return hs_errorf(err, HS_ERR_FORMAT, "%s.tau_c: %g, a softmax head needs a finite "
                 "tau_c > 0", path, h->tau_c);
   return 0;
 }
 
-static int parse_layer(const cJSON *o, hs_layer *L, int l, char *msg,
-                       size_t len) {
+static int parse_layer(const cJSON *o, hs_layer *L, int l, hs_error *err) {
   char path[32];
   snprintf(path, sizeof path, "layers.%d", l);
-  if (!cJSON_IsObject(o)) return hs_fail(msg, len, "%s: not an object", path);
+  if (!cJSON_IsObject(o)) return hs_errorf(err, HS_ERR_FORMAT, "%s: not an object", path);
   const cJSON *heads = cJSON_GetObjectItemCaseSensitive(o, "heads");
   if (!cJSON_IsArray(heads))
-    return hs_fail(msg, len, "%s.heads: missing or not an array", path);
+    return hs_errorf(err, HS_ERR_FORMAT, "%s.heads: missing or not an array", path);
   int nh = cJSON_GetArraySize(heads);
   if (nh > ST_MAX_HEADS)
-    return hs_fail(msg, len, "%s.heads: %d heads, limit %d", path, nh,
+    return hs_errorf(err, HS_ERR_LIMIT, "%s.heads: %d heads, limit %d", path, nh,
                 ST_MAX_HEADS);
-  if (get_i32(o, path, "hidden", 1, 0, ST_MAX_HIDDEN, &L->hidden, msg, len))
+  if (get_i32(o, path, "hidden", 1, 0, ST_MAX_HIDDEN, &L->hidden, err))
     return -1;
-  if (get_i32(o, path, "ln_pairs", 0, 0, L->hidden / 2, &L->ln_pairs, msg, len) ||
-      get_num(o, path, "ln_eps", 0, &L->ln_eps, msg, len))
+  if (get_i32(o, path, "ln_pairs", 0, 0, L->hidden / 2, &L->ln_pairs, err) ||
+      get_num(o, path, "ln_eps", 0, &L->ln_eps, err))
     return -1;
   if (L->ln_pairs > 0) {
     static const char *const key[2] = {"ln_gain", "ln_bias"};
@@ -774,87 +680,87 @@ static int parse_layer(const cJSON *o, hs_layer *L, int l, char *msg,
     for (int t = 0; t < 2; t++) {
       const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key[t]), *x;
       if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 2 * L->ln_pairs)
-        return hs_fail(msg, len, "%s.%s: expected an array of %d numbers", path,
+        return hs_errorf(err, HS_ERR_FORMAT, "%s.%s: expected an array of %d numbers", path,
                     key[t], 2 * L->ln_pairs);
       if (!(*dst[t] = calloc(2 * (size_t)L->ln_pairs, sizeof(float))))
-        return hs_fail(msg, len, "out of memory");
+        return hs_errorf(err, HS_ERR_NOMEM, "out of memory");
       int k = 0;
       cJSON_ArrayForEach(x, a) {
         if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) ||
             fabs(x->valuedouble) > FLT_MAX)
-          return hs_fail(msg, len, "%s.%s[%d]: not a finite number", path, key[t], k);
+          return hs_errorf(err, HS_ERR_FORMAT, "%s.%s[%d]: not a finite number", path, key[t], k);
         (*dst[t])[k++] = (float)x->valuedouble;
       }
     }
   }
   if (nh && !(L->heads = calloc((size_t)nh, sizeof(hs_head))))
-    return hs_fail(msg, len, "out of memory");
+    return hs_errorf(err, HS_ERR_NOMEM, "out of memory");
   L->nheads = nh;
   int i = 0;
   const cJSON *h;
   cJSON_ArrayForEach(h, heads) {
-    if (parse_head(h, &L->heads[i], l, i, msg, len)) return -1;
+    if (parse_head(h, &L->heads[i], l, i, err)) return -1;
     i++;
   }
   return 0;
 }
 
 /* The "hardsoft" document into m (no weights yet). */
-static int parse_doc(const cJSON *doc, hs_model *m, char *msg, size_t len) {
+static int parse_doc(const cJSON *doc, hs_model *m, hs_error *err) {
   if (!cJSON_IsObject(doc))
-    return hs_fail(msg, len, "__metadata__.hardsoft: not a JSON object");
-  if (get_i32(doc, "", "d", 1, 1, HS_MODEL_MAX_D, &m->d, msg, len) ||
-      get_i32(doc, "", "out_coord", 1, 0, m->d - 1, &m->out_coord, msg, len))
+    return hs_errorf(err, HS_ERR_FORMAT, "__metadata__.hardsoft: not a JSON object");
+  if (get_i32(doc, "", "d", 1, 1, HS_MODEL_MAX_D, &m->d, err) ||
+      get_i32(doc, "", "out_coord", 1, 0, m->d - 1, &m->out_coord, err))
     return -1;
   const cJSON *pfs = cJSON_GetObjectItemCaseSensitive(doc, "pos_features");
   const cJSON *layers = cJSON_GetObjectItemCaseSensitive(doc, "layers");
   if (!cJSON_IsArray(pfs))
-    return hs_fail(msg, len, "pos_features: missing or not an array");
+    return hs_errorf(err, HS_ERR_FORMAT, "pos_features: missing or not an array");
   if (!cJSON_IsArray(layers))
-    return hs_fail(msg, len, "layers: missing or not an array");
+    return hs_errorf(err, HS_ERR_FORMAT, "layers: missing or not an array");
   int npf = cJSON_GetArraySize(pfs), nl = cJSON_GetArraySize(layers);
   if (npf > ST_MAX_PF)
-    return hs_fail(msg, len, "pos_features: %d features, limit %d", npf,
+    return hs_errorf(err, HS_ERR_LIMIT, "pos_features: %d features, limit %d", npf,
                 ST_MAX_PF);
   if (nl > ST_MAX_LAYERS)
-    return hs_fail(msg, len, "layers: %d layers, limit %d", nl, ST_MAX_LAYERS);
+    return hs_errorf(err, HS_ERR_LIMIT, "layers: %d layers, limit %d", nl, ST_MAX_LAYERS);
   if ((npf && !(m->pf = calloc((size_t)npf, sizeof(hs_posfeat)))) ||
       (nl && !(m->layers = calloc((size_t)nl, sizeof(hs_layer)))))
-    return hs_fail(msg, len, "out of memory");
+    return hs_errorf(err, HS_ERR_NOMEM, "out of memory");
   m->npf = npf;
   m->nlayers = nl;
   int i = 0;
   const cJSON *v;
   cJSON_ArrayForEach(v, pfs) {
-    if (parse_pf(v, &m->pf[i], m->d, i, msg, len)) return -1;
+    if (parse_pf(v, &m->pf[i], m->d, i, err)) return -1;
     i++;
   }
   i = 0;
   cJSON_ArrayForEach(v, layers) {
-    if (parse_layer(v, &m->layers[i], i, msg, len)) return -1;
+    if (parse_layer(v, &m->layers[i], i, err)) return -1;
     i++;
   }
   if (get_str(cJSON_GetObjectItemCaseSensitive(doc, "formula"), "",
-              "formula", &m->formula, msg, len) ||
+              "formula", &m->formula, err) ||
       get_str(cJSON_GetObjectItemCaseSensitive(doc, "mode"), "", "mode",
-              &m->mode, msg, len) ||
+              &m->mode, err) ||
       get_str(cJSON_GetObjectItemCaseSensitive(doc, "bound_desc"), "",
-              "bound_desc", &m->bound_desc, msg, len) ||
-      get_num(doc, "", "scale", 0, &m->scale, msg, len) ||
-      get_num(doc, "", "bound", 0, &m->bound, msg, len) ||
-      get_num(doc, "", "min_scale", 0, &m->min_scale, msg, len))
+              "bound_desc", &m->bound_desc, err) ||
+      get_num(doc, "", "scale", 0, &m->scale, err) ||
+      get_num(doc, "", "bound", 0, &m->bound, err) ||
+      get_num(doc, "", "min_scale", 0, &m->min_scale, err))
     return -1;
   const cJSON *cn = cJSON_GetObjectItemCaseSensitive(doc, "coord_names");
   if (cn && !cJSON_IsNull(cn)) {
     if (!cJSON_IsArray(cn) || cJSON_GetArraySize(cn) != m->d)
-      return hs_fail(msg, len, "coord_names: not an array of d=%d names", m->d);
+      return hs_errorf(err, HS_ERR_FORMAT, "coord_names: not an array of d=%d names", m->d);
     if (!(m->coord_names = calloc((size_t)m->d, sizeof(char *))))
-      return hs_fail(msg, len, "out of memory");
+      return hs_errorf(err, HS_ERR_NOMEM, "out of memory");
     i = 0;
     cJSON_ArrayForEach(v, cn) {
       char key[32];
       snprintf(key, sizeof key, "coord_names.%d", i);
-      if (get_str(v, "", key, &m->coord_names[i], msg, len)) return -1;
+      if (get_str(v, "", key, &m->coord_names[i], err)) return -1;
       i++;
     }
   }
@@ -865,7 +771,7 @@ static int parse_doc(const cJSON *doc, hs_model *m, char *msg, size_t len) {
  * whitespace after it. base is the text's offset in the file, for the
  * message. */
 static cJSON *parse_json(const char *text, size_t n, const char *what,
-                         size_t base, char *msg, size_t len) {
+                         size_t base, hs_error *err) {
   const char *end = NULL;
   cJSON *j = cJSON_ParseWithLengthOpts(text, n, &end, 0);
   size_t at = end && end >= text && (size_t)(end - text) <= n
@@ -874,7 +780,7 @@ static cJSON *parse_json(const char *text, size_t n, const char *what,
     while (at < n && strchr(" \t\r\n", text[at]) && text[at]) at++;
   if (!j || at < n) {
     cJSON_Delete(j);
-    hs_fail(msg, len, "%s: %s at byte offset %zu", what,
+    hs_errorf(err, HS_ERR_FORMAT, "%s: %s at byte offset %zu", what,
          j ? "trailing characters after the JSON value" : "invalid JSON",
          base + at);
     return NULL;
@@ -940,7 +846,7 @@ static void fmt_shape(char *buf, size_t n, const st_in *e) {
   if (at < n) snprintf(buf + at, n - at, "]");
 }
 
-static int match_shape(const want *w, char *msg, size_t len) {
+static int match_shape(const want *w, hs_error *err) {
   const st_in *e = w->found;
   int ok = e->ndim == w->ndim;
   for (int k = 0; ok && k < w->ndim; k++) ok = e->dim[k] == w->dim[k];
@@ -954,7 +860,7 @@ static int match_shape(const want *w, char *msg, size_t len) {
   else
     snprintf(want_s, sizeof want_s, "[%s=%llu]", w->label[0],
              (unsigned long long)w->dim[0]);
-  return hs_fail(msg, len, "tensor %s: shape %s, expected %s", w->name, got,
+  return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: shape %s, expected %s", w->name, got,
               want_s);
 }
 
@@ -983,27 +889,26 @@ static double st_elem(const unsigned char *p, int kind, size_t i) {
   return f;
 }
 
-static int read_tensor(const want *w, const unsigned char *data, char *msg,
-                       size_t len) {
+static int read_tensor(const want *w, const unsigned char *data, hs_error *err) {
   const st_in *e = w->found;
   int kind = st_dtypes[e->dt].kind;
   if (kind == DT_OTHER)
-    return hs_fail(msg, len, "tensor %s: dtype %s not supported (F32, F16, "
+    return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: dtype %s not supported (F32, F16, "
                    "BF16, or F64 rounded to F32)", w->name, st_dtypes[e->dt].name);
   size_t count = (size_t)w->dim[0] * (w->ndim == 2 ? (size_t)w->dim[1] : 1);
   float *f = malloc(count ? count * sizeof(float) : 1);
-  if (!f) return hs_fail(msg, len, "tensor %s: out of memory", w->name);
+  if (!f) return hs_errorf(err, HS_ERR_NOMEM, "tensor %s: out of memory", w->name);
   *w->dst = f;
   const unsigned char *p = data + e->begin;
   for (size_t i = 0; i < count; i++) {
     double x = st_elem(p, kind, i);
     if (isnan(x))
-      return hs_fail(msg, len, "tensor %s contains NaN at element %zu", w->name, i);
+      return hs_errorf(err, HS_ERR_FORMAT, "tensor %s contains NaN at element %zu", w->name, i);
     if (isinf(x))
-      return hs_fail(msg, len, "tensor %s contains infinity at element %zu",
+      return hs_errorf(err, HS_ERR_FORMAT, "tensor %s contains infinity at element %zu",
                   w->name, i);
     if (fabs(x) > FLT_MAX)
-      return hs_fail(msg, len, "tensor %s: element %zu (%g) is beyond the F32 "
+      return hs_errorf(err, HS_ERR_FORMAT, "tensor %s: element %zu (%g) is beyond the F32 "
                   "range", w->name, i, x);
     f[i] = (float)x;
   }
@@ -1020,29 +925,29 @@ static int cmp_key(const void *key, const void *elem) {
  * tensor X" is the more useful message. */
 static int load_weights(hs_model *m, st_in *e, size_t ne,
                         const unsigned char *data, uint64_t dlen,
-                        uint64_t dstart, char *msg, size_t len) {
+                        uint64_t dstart, hs_error *err) {
   size_t nw = 1;
   for (int32_t l = 0; l < m->nlayers; l++)
     nw += 4 * ((size_t)m->layers[l].nheads + 1);
   want *w = malloc(nw * sizeof *w);
-  if (!w) return hs_fail(msg, len, "out of memory");
+  if (!w) return hs_errorf(err, HS_ERR_NOMEM, "out of memory");
   nw = list_wants(m, w);
   int rc = 0;
   for (size_t i = 0; !rc && i < nw; i++) {
     w[i].found = bsearch(w[i].name, e, ne, sizeof *e, cmp_key);
-    if (!w[i].found) rc = hs_fail(msg, len, "missing tensor %s", w[i].name);
+    if (!w[i].found) rc = hs_errorf(err, HS_ERR_FORMAT, "missing tensor %s", w[i].name);
     else {
       w[i].found->used = 1;
-      rc = match_shape(&w[i], msg, len);
+      rc = match_shape(&w[i], err);
     }
   }
   for (size_t i = 0; !rc && i < ne; i++)
     if (!e[i].used && (!strncmp(e[i].name, "embed", 5) ||
                        !strncmp(e[i].name, "layers.", 7)))
-      rc = hs_fail(msg, len, "unexpected tensor %s (not in the model the "
+      rc = hs_errorf(err, HS_ERR_FORMAT, "unexpected tensor %s (not in the model the "
                 "metadata describes)", shown(e[i].name).s);
-  if (!rc) rc = check_packing(e, ne, dlen, dstart, msg, len);
-  for (size_t i = 0; !rc && i < nw; i++) rc = read_tensor(&w[i], data, msg, len);
+  if (!rc) rc = check_packing(e, ne, dlen, dstart, err);
+  for (size_t i = 0; !rc && i < nw; i++) rc = read_tensor(&w[i], data, err);
   free(w);
   return rc;
 }
@@ -1050,26 +955,25 @@ static int load_weights(hs_model *m, st_in *e, size_t ne,
 /* ------------------------------------------------------------ the file */
 
 /* The whole file in memory, size-checked before reading. */
-static unsigned char *read_file(const char *path, size_t *size, char *msg,
-                                size_t len) {
+static unsigned char *read_file(const char *path, size_t *size, hs_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    hs_fail(msg, len, "cannot open: %s", strerror(errno));
+    hs_errorf(err, HS_ERR_IO, "cannot open: %s", strerror(errno));
     return NULL;
   }
   struct stat st;
   unsigned char *buf = NULL;
   if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
-    hs_fail(msg, len, "not a regular file");
+    hs_errorf(err, HS_ERR_FORMAT, "not a regular file");
   else if ((uint64_t)st.st_size > ST_MAX_FILE)
-    hs_fail(msg, len, "%lld bytes, above the 4 GiB limit", (long long)st.st_size);
+    hs_errorf(err, HS_ERR_LIMIT, "%lld bytes, above the 4 GiB limit", (long long)st.st_size);
   else if (st.st_size < 8)
-    hs_fail(msg, len, "file too short (%lld bytes): a safetensors file starts "
+    hs_errorf(err, HS_ERR_FORMAT, "file too short (%lld bytes): a safetensors file starts "
          "with an 8-byte header length", (long long)st.st_size);
   else if (!(buf = malloc((size_t)st.st_size)))
-    hs_fail(msg, len, "out of memory for %lld bytes", (long long)st.st_size);
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory for %lld bytes", (long long)st.st_size);
   else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-    hs_fail(msg, len, "cannot read: %s",
+    hs_errorf(err, HS_ERR_IO, "cannot read: %s",
          ferror(f) ? strerror(errno) : "file shrank while reading");
     free(buf);
     buf = NULL;
@@ -1079,49 +983,48 @@ static unsigned char *read_file(const char *path, size_t *size, char *msg,
   return buf;
 }
 
-static int check_metadata(const cJSON *meta, cJSON **doc, char *msg,
-                          size_t len) {
-  if (!meta) return hs_fail(msg, len, "__metadata__: missing (not a hardsoft "
+static int check_metadata(const cJSON *meta, cJSON **doc, hs_error *err) {
+  if (!meta) return hs_errorf(err, HS_ERR_FORMAT, "__metadata__: missing (not a hardsoft "
                          "model file)");
   if (!cJSON_IsObject(meta))
-    return hs_fail(msg, len, "__metadata__: not an object");
+    return hs_errorf(err, HS_ERR_FORMAT, "__metadata__: not an object");
   const cJSON *v;
   cJSON_ArrayForEach(v, meta) if (!cJSON_IsString(v))
-    return hs_fail(msg, len, "__metadata__.%s: value is not a string "
+    return hs_errorf(err, HS_ERR_FORMAT, "__metadata__.%s: value is not a string "
                 "(safetensors metadata maps strings to strings)",
                 shown(v->string).s);
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(meta, "format");
   const cJSON *hs = cJSON_GetObjectItemCaseSensitive(meta, "hardsoft");
-  if (!fmt) return hs_fail(msg, len, "__metadata__.format: missing");
+  if (!fmt) return hs_errorf(err, HS_ERR_FORMAT, "__metadata__.format: missing");
   /* "pt" and "np": what files written with the safetensors library carry */
   if (strcmp(fmt->valuestring, FORMAT_NAME) && strcmp(fmt->valuestring, "pt") &&
       strcmp(fmt->valuestring, "np"))
-    return hs_fail(msg, len, "__metadata__.format: '%s', expected '%s' (or "
+    return hs_errorf(err, HS_ERR_FORMAT, "__metadata__.format: '%s', expected '%s' (or "
                    "'pt' or 'np')", shown(fmt->valuestring).s, FORMAT_NAME);
-  if (!hs) return hs_fail(msg, len, "__metadata__.hardsoft: missing");
+  if (!hs) return hs_errorf(err, HS_ERR_FORMAT, "__metadata__.hardsoft: missing");
   *doc = parse_json(hs->valuestring, strlen(hs->valuestring),
-                    "__metadata__.hardsoft", 0, msg, len);
+                    "__metadata__.hardsoft", 0, err);
   if (*doc) return 0;
   /* the offset is within the string: say so */
-  size_t n = strlen(msg ? msg : "");
-  if (msg && n + 24 < len) strcat(msg, " of the string");
+  size_t n = err ? strlen(err->msg) : 0;
+  if (err && n + 24 < sizeof err->msg) strcat(err->msg, " of the string");
   return -1;
 }
 
 /* __metadata__.vocab (optional): a JSON array of [token, byte] pairs, the
  * tokens distinct, non-empty and without whitespace, the bytes distinct
  * integers 0..255, at most 255 pairs (src/lang/lang.h). */
-static int load_vocab(const cJSON *meta, hs_model *m, char *msg, size_t len) {
+static int load_vocab(const cJSON *meta, hs_model *m, hs_error *err) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, "vocab");
   if (!v) return 0;
   cJSON *a = parse_json(v->valuestring, strlen(v->valuestring),
-                        "__metadata__.vocab", 0, msg, len);
+                        "__metadata__.vocab", 0, err);
   if (!a) return -1;
   int n = cJSON_GetArraySize(a), rc = -1;
   const char *tok[255];
   uint8_t byte[255];
   if (!cJSON_IsArray(a) || n > 255) {
-    hs_fail(msg, len, "__metadata__.vocab: not an array of at most 255 "
+    hs_errorf(err, HS_ERR_FORMAT, "__metadata__.vocab: not an array of at most 255 "
             "[token, byte] pairs");
     goto out;
   }
@@ -1131,7 +1034,7 @@ static int load_vocab(const cJSON *meta, hs_model *m, char *msg, size_t len) {
     if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 2 || !cJSON_IsString(t) ||
         !cJSON_IsNumber(b) || b->valuedouble < 0 || b->valuedouble > 255 ||
         b->valuedouble != (double)(int)b->valuedouble) {
-      hs_fail(msg, len, "__metadata__.vocab[%d]: not a [token, byte] pair with "
+      hs_errorf(err, HS_ERR_FORMAT, "__metadata__.vocab[%d]: not a [token, byte] pair with "
               "a byte 0..255", k);
       goto out;
     }
@@ -1139,7 +1042,7 @@ static int load_vocab(const cJSON *meta, hs_model *m, char *msg, size_t len) {
     byte[k] = (uint8_t)b->valueint;
   }
   if (hs_model_vocab_set(m, n, tok, byte))
-    hs_fail(msg, len, "__metadata__.vocab: tokens must be distinct, non-empty, "
+    hs_errorf(err, HS_ERR_FORMAT, "__metadata__.vocab: tokens must be distinct, non-empty, "
             "without whitespace, and their bytes distinct");
   else rc = 0;
 out:
@@ -1148,18 +1051,17 @@ out:
 }
 
 /* Everything after the file is read: header, metadata, tensors. */
-static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
-                          size_t len) {
+static hs_model *load_buf(const unsigned char *buf, size_t size, hs_error *err) {
   uint64_t hlen = 0;
   for (int j = 0; j < 8; j++) hlen |= (uint64_t)buf[j] << 8 * j;
   if (hlen > hs_get_limits().max_header) {
-    hs_fail(msg, len, "header length %llu above the %zu MiB limit "
+    hs_errorf(err, HS_ERR_LIMIT, "header length %llu above the %zu MiB limit "
          "(--max-header-mib raises it)", (unsigned long long)hlen,
          hs_get_limits().max_header >> 20);
     return NULL;
   }
   if (hlen > size - 8) {
-    hs_fail(msg, len, "header length %llu larger than the file (%zu bytes "
+    hs_errorf(err, HS_ERR_FORMAT, "header length %llu larger than the file (%zu bytes "
          "after the length)", (unsigned long long)hlen, size - 8);
     return NULL;
   }
@@ -1168,12 +1070,12 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
   const char *nul = memchr(hdr, 0, hlen);
   size_t bad = utf8_bad((const unsigned char *)hdr, hlen);
   if (nul || bad < hlen) {
-    hs_fail(msg, len, "header: %s at byte offset %zu",
+    hs_errorf(err, HS_ERR_FORMAT, "header: %s at byte offset %zu",
          nul ? "NUL byte" : "invalid UTF-8",
          8 + (nul ? (size_t)(nul - hdr) : bad));
     return NULL;
   }
-  cJSON *root = parse_json(hdr, hlen, "header", 8, msg, len), *doc = NULL;
+  cJSON *root = parse_json(hdr, hlen, "header", 8, err), *doc = NULL;
   if (!root) return NULL;
   hs_model *m = calloc(1, sizeof *m);
   st_in *e = NULL;
@@ -1181,39 +1083,38 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, char *msg,
   int rc = -1;
   const cJSON *v, *meta = NULL;
   if (!m) {
-    hs_fail(msg, len, "out of memory");
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory");
     goto out;
   }
   if (!cJSON_IsObject(root)) {
-    hs_fail(msg, len, "header: not a JSON object");
+    hs_errorf(err, HS_ERR_FORMAT, "header: not a JSON object");
     goto out;
   }
   cJSON_ArrayForEach(v, root) {
     if (strcmp(v->string, "__metadata__")) ne++;
     else if (meta) {
-      hs_fail(msg, len, "header: duplicate __metadata__");
+      hs_errorf(err, HS_ERR_FORMAT, "header: duplicate __metadata__");
       goto out;
     } else meta = v;
   }
   if (ne > hs_get_limits().max_tensors) {
-    hs_fail(msg, len, "header: %zu tensors, above the limit of %zu "
+    hs_errorf(err, HS_ERR_LIMIT, "header: %zu tensors, above the limit of %zu "
          "(--max-tensors raises it)", ne, hs_get_limits().max_tensors);
     goto out;
   }
-  if (check_metadata(meta, &doc, msg, len) || parse_doc(doc, m, msg, len) ||
-      load_vocab(meta, m, msg, len))
+  if (check_metadata(meta, &doc, err) || parse_doc(doc, m, err) ||
+      load_vocab(meta, m, err))
     goto out;
   if (!(e = calloc(ne ? ne : 1, sizeof *e))) {
-    hs_fail(msg, len, "out of memory");
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory");
     goto out;
   }
-  if (parse_tensors(root, e, ne, size - 8 - hlen, 8 + hlen, msg, len) ||
-      load_weights(m, e, ne, buf + 8 + hlen, size - 8 - hlen, 8 + hlen, msg,
-                   len))
+  if (parse_tensors(root, e, ne, size - 8 - hlen, 8 + hlen, err) ||
+      load_weights(m, e, ne, buf + 8 + hlen, size - 8 - hlen, 8 + hlen, err))
     goto out;
-  char vmsg[200];
-  if (hs_model_validate(m, vmsg, sizeof vmsg))
-    hs_fail(msg, len, "invalid model: %s", vmsg);
+  hs_error ve;
+  if (hs_model_validate(m, &ve))
+    hs_errorf(err, HS_ERR_FORMAT, "invalid model: %.199s", ve.msg);
   else rc = 0;
 out:
   free(e);
@@ -1226,15 +1127,15 @@ out:
   return m;
 }
 
-hs_model *hs_model_load(const char *path, char *msg, size_t len) {
+hs_model *hs_model_load(const char *path, hs_error *err) {
   if (!path) {
-    hs_fail(msg, len, "load: no path");
+    hs_errorf(err, HS_ERR_FORMAT, "load: no path");
     return NULL;
   }
   size_t size;
-  unsigned char *buf = read_file(path, &size, msg, len);
+  unsigned char *buf = read_file(path, &size, err);
   if (!buf) return NULL;
-  hs_model *m = load_buf(buf, size, msg, len);
+  hs_model *m = load_buf(buf, size, err);
   free(buf);
   return m;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "model/model.h"
 
 /* Whether key j is visible from query i under mask (BOS always). */
@@ -152,8 +153,7 @@ static void head_weights(const hs_head *H, const double *Q, const double *K,
 /* The stream entering `layer` into X[(n+1) d]: the embedding, or the
  * forward pass's stream after layer - 1. */
 static int stream_in(const hs_model *m, const uint8_t *w, size_t n,
-                     const hs_run_opts *o, int layer, double *X, char *msg,
-                     size_t len) {
+                     const hs_run_opts *o, int layer, double *X, hs_error *err) {
   if (layer == 0) {
     embed(m, w, n, X);
     return 0;
@@ -163,7 +163,7 @@ static int stream_in(const hs_model *m, const uint8_t *w, size_t n,
   ro.keep_layers = 1;
   ro.want_gaps = ro.want_attn_error = ro.last_only = ro.edges_only = 0;
   hs_run_result r;
-  if (hs_forward(m, w, n, &ro, &r, msg, len) != 0) return -1;
+  if (hs_forward(m, w, n, &ro, &r, err) != 0) return -1;
   size_t per = (n + 1) * (size_t)m->d;
   memcpy(X, r.layers + (size_t)(layer - 1) * per, per * sizeof *X);
   hs_run_result_free(&r);
@@ -172,15 +172,15 @@ static int stream_in(const hs_model *m, const uint8_t *w, size_t n,
 
 int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
                  const hs_run_opts *o, int layer, double *weights,
-                 double *hard, int32_t *target, char *msg, size_t len) {
+                 double *hard, int32_t *target, hs_error *err) {
   if (layer < 0 || layer >= m->nlayers)
-    return hs_fail(msg, len, "layer %d does not exist (the model has %d, "
+    return hs_errorf(err, HS_ERR_ARG, "layer %d does not exist (the model has %d, "
                    "numbered from 0)", layer, m->nlayers);
   if (n > HS_ATTENTION_MAX_N)
-    return hs_fail(msg, len, "a string of %zu symbols is too long for attention "
+    return hs_errorf(err, HS_ERR_LIMIT, "a string of %zu symbols is too long for attention "
                    "weights (at most %d: each head takes (n+1)^2 doubles)",
                    n, HS_ATTENTION_MAX_N);
-  if (!weights || (n && !w)) return hs_fail(msg, len, "hs_attention: NULL argument");
+  if (!weights || (n && !w)) return hs_errorf(err, HS_ERR_ARG, "hs_attention: NULL argument");
   const hs_layer *L = &m->layers[layer];
   size_t d = (size_t)m->d, np = n + 1, dkmax = 1;
   for (int h = 0; h < L->nheads; h++)
@@ -190,8 +190,8 @@ int hs_attention(const hs_model *m, const uint8_t *w, size_t n,
   double *hrow = malloc(np * sizeof *hrow);
   int rc = -1;
   if (!X || !Q || !K || !s || !hrow) {
-    hs_fail(msg, len, "out of memory for the attention weights of %zu symbols", n);
-  } else if (stream_in(m, w, n, o, layer, X, msg, len) == 0) {
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory for the attention weights of %zu symbols", n);
+  } else if (stream_in(m, w, n, o, layer, X, err) == 0) {
     for (int h = 0; h < L->nheads; h++) {
       const hs_head *H = &L->heads[h];
       size_t at = (size_t)h * np * np;

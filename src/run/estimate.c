@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/error.h"
 #include "model/model.h"
 
 static double clock_s(clockid_t c) {
@@ -34,12 +35,12 @@ static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
  * shared machine moved predictions by a factor of 6 between two calls.
  * A negative value on failure. */
 static double time_pass(hs_runner *r, const uint8_t *s, size_t n, int threads,
-                        char *msg, size_t len) {
+                        hs_error *err) {
   double best = -1;
   for (int k = 0; k < 2; k++) {
     hs_run_result res;
     double t0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-    if (hs_runner_run(r, s, n, &res, msg, len) != 0) return -1;
+    if (hs_runner_run(r, s, n, &res, err) != 0) return -1;
     double t = (clock_s(CLOCK_PROCESS_CPUTIME_ID) - t0) / threads;
     hs_run_result_free(&res);
     if (best < 0 || t < best) best = t;
@@ -61,7 +62,7 @@ static int quadratic(const hs_model *m, const hs_run_opts *o) {
 }
 
 int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,
-                        hs_run_cost *cost, char *msg, size_t len) {
+                        hs_run_cost *cost, hs_error *err) {
   enum { N_MAX = 65536 };
   /* the longer calibration string stays within 1/16 of the run's and the
    * calibration within 0.5 s, so that it costs a fraction of the run
@@ -74,10 +75,10 @@ int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target
   ro.progress_ctx = NULL;
   memset(cost, 0, sizeof *cost);
   uint8_t *s = malloc(2 * N_MAX);
-  hs_runner *r = s ? hs_runner_new(m, &ro, msg, len) : NULL;
+  hs_runner *r = s ? hs_runner_new(m, &ro, err) : NULL;
   if (!r) {
     free(s);
-    if (!s && msg && len) strncpy(msg, "out of memory calibrating", len - 1);
+    if (!s) hs_errorf(err, HS_ERR_NOMEM, "out of memory calibrating");
     return -1;
   }
   /* a fixed mixture of letters and one byte no formula names often */
@@ -90,8 +91,8 @@ int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target
   double t1 = 0, t2 = 0;
   int T = o->threads > 1 ? o->threads : 1;
   for (;;) {
-    t1 = time_pass(r, s, N, T, msg, len);
-    t2 = t1 < 0 ? -1 : time_pass(r, s, 2 * N, T, msg, len);
+    t1 = time_pass(r, s, N, T, err);
+    t2 = t1 < 0 ? -1 : time_pass(r, s, 2 * N, T, err);
     if (t1 < 0 || t2 < 0) {
       hs_runner_free(r);
       free(s);
@@ -123,10 +124,9 @@ double hs_run_cost_at(const hs_run_cost *c, size_t n) {
 }
 
 double hs_model_run_seconds(const hs_model *m, size_t n, hs_precision prec,
-                            const hs_kernels *kt, int threads) {
+                            const hs_kernels *kt, int threads, hs_error *err) {
   hs_run_opts o = {.precision = prec, .kernels = kt, .threads = threads};
   hs_run_cost c;
-  char msg[128];
-  if (hs_run_cost_measure(m, &o, n, &c, msg, sizeof msg) != 0) return -1;
+  if (hs_run_cost_measure(m, &o, n, &c, err) != 0) return -1;
   return hs_run_cost_at(&c, n);
 }

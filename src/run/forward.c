@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile/compile.h"
+#include "base/error.h"
+#include "model/model.h"
 #include "hardsoft/kernels.h"
 
 /* x rounded to nearest even with an 11-bit (f16: 5-bit exponent, max
@@ -223,8 +224,7 @@ void hs_runner_free(hs_runner *r) {
   free(r);
 }
 
-hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
-                         size_t len) {
+hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, hs_error *err) {
   hs_runner *r = calloc(1, sizeof *r);
   if (!r) goto oom;
   r->m = m;
@@ -237,12 +237,12 @@ hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, char *msg,
     return r;
 oom:
   hs_runner_free(r);
-  snprintf(msg, len, "out of memory preparing the model's weights");
+  hs_errorf(err, HS_ERR_NOMEM, "out of memory preparing the model's weights");
   return NULL;
 }
 
 int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
-                  char *msg, size_t len) {
+                  hs_error *err) {
   const hs_model *m = r->m;
   memset(res, 0, sizeof *res);
   res->bits = calloc(n ? n : 1, 1);
@@ -269,7 +269,7 @@ int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
     for (int h = 0; h < m->layers[l].nheads; h++)
       if (m->layers[l].heads[h].bias_slope != 0) {
         hs_run_result_free(res);
-        snprintf(msg, len, "a string of %zu symbols is too long for a model "
+        hs_errorf(err, HS_ERR_LIMIT, "a string of %zu symbols is too long for a model "
                  "with relative positions (at most 2^31 - 4)", n);
         return -1;
       }
@@ -280,17 +280,16 @@ int hs_runner_run(hs_runner *r, const uint8_t *w, size_t n, hs_run_result *res,
   if (rc == 0) return 0;
 oom:
   hs_run_result_free(res);
-  snprintf(msg, len, "out of memory running the model on a string of %zu symbols", n);
+  hs_errorf(err, HS_ERR_NOMEM, "out of memory running the model on a string of %zu symbols", n);
   return -1;
 }
 
 int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
-               const hs_run_opts *o, hs_run_result *res, char *msg,
-               size_t len) {
+               const hs_run_opts *o, hs_run_result *res, hs_error *err) {
   memset(res, 0, sizeof *res);
-  hs_runner *r = hs_runner_new(m, o, msg, len);
+  hs_runner *r = hs_runner_new(m, o, err);
   if (!r) return -1;
-  int rc = hs_runner_run(r, w, n, res, msg, len);
+  int rc = hs_runner_run(r, w, n, res, err);
   hs_runner_free(r);
   return rc;
 }

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "model/model.h"
 
 const char *hs_head_class_name(hs_head_class c) {
@@ -117,10 +118,16 @@ double hs_sim_tau(double gamma, double mu, size_t n) {
   return tau > 0 && isfinite(tau) ? tau : 0;
 }
 
-hs_model *hs_simulate_soft_model(const hs_model *hard, double tau) {
-  if (!hard || !(tau > 0) || !isfinite(tau)) return NULL;
+hs_model *hs_simulate_soft_model(const hs_model *hard, double tau, hs_error *err) {
+  if (!hard || !(tau > 0) || !isfinite(tau)) {
+    hs_errorf(err, HS_ERR_ARG, "no softmax model at tau = %g: tau must be positive and finite", tau);
+    return NULL;
+  }
   hs_model *m = hs_model_clone(hard);
-  if (!m) return NULL;
+  if (!m) {
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory copying the model");
+    return NULL;
+  }
   for (int l = 0; l < m->nlayers; l++)
     for (int h = 0; h < m->layers[l].nheads; h++) {
       hs_head *H = &m->layers[l].heads[h];
@@ -139,6 +146,7 @@ hs_model *hs_simulate_soft_model(const hs_model *hard, double tau) {
     free(mode);
     free(bd);
     hs_model_free(m);
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory copying the model");
     return NULL;
   }
   memcpy(mode, "custom", sizeof "custom");
@@ -173,7 +181,7 @@ static int add_qk_row(hs_head *H, size_t d, int32_t one, int32_t pos, double del
 }
 
 hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
-                            int *broken, char *msg, size_t msglen) {
+                            int *broken, hs_error *err) {
   *broken = 0;
   hs_model *m = hs_model_clone(hard);
   int32_t one = hard->d, pos = hard->d + 1;
@@ -189,7 +197,7 @@ hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
     if (!hs_head_tied_unique(hard, h, st)) continue;
     hs_head *H = head_mut(m, h);
     if (H->dk >= HS_ATTN_MAX_D) {
-      snprintf(msg, msglen, "head %d has dk = %d: no room for the tie-breaking "
+      hs_errorf(err, HS_ERR_ARG, "head %d has dk = %d: no room for the tie-breaking "
                "position term (dk <= %d)", h, H->dk, HS_ATTN_MAX_D);
       hs_model_free(m);
       return NULL;
@@ -202,7 +210,7 @@ hs_model *hs_sim_break_ties(const hs_model *hard, const hs_head_stats *st,
   }
   return m;
 oom:
-  snprintf(msg, msglen, "out of memory breaking the ties of the model");
+  hs_errorf(err, HS_ERR_NOMEM, "out of memory breaking the ties of the model");
   hs_model_free(m);
   return NULL;
 }
@@ -223,14 +231,14 @@ static void sim_tick(const hs_sim_opts *o, uint64_t *done, uint64_t total) {
 /* Merge into st the score gaps of m's hard heads over every string. */
 static int measure_gaps(const hs_model *m, size_t count, const uint8_t *const *w,
                         const size_t *len, const hs_sim_opts *o, hs_head_stats *st,
-                        uint64_t *done, uint64_t total, char *msg, size_t msglen) {
+                        uint64_t *done, uint64_t total, hs_error *err) {
   hs_run_opts ho = {.precision = o->precision, .kernels = o->kernels, .want_gaps = 1};
-  hs_runner *r = hs_runner_new(m, &ho, msg, msglen);
+  hs_runner *r = hs_runner_new(m, &ho, err);
   if (!r) return -1;
   int rc = 0;
   for (size_t s = 0; s < count && rc == 0; s++) {
     hs_run_result out;
-    rc = hs_runner_run(r, w[s], len[s], &out, msg, msglen);
+    rc = hs_runner_run(r, w[s], len[s], &out, err);
     if (rc == 0) {
       hs_head_stats_merge(st, out.head_stats, hs_model_nheads(m));
       hs_run_result_free(&out);
@@ -243,14 +251,14 @@ static int measure_gaps(const hs_model *m, size_t count, const uint8_t *const *w
 
 int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
                 const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
-                char *msg, size_t msglen) {
+                hs_error *err) {
   memset(res, 0, sizeof *res);
   if (!(o->scale > 0) || !isfinite(o->scale)) {
-    snprintf(msg, msglen, "the scale mu must be a positive number");
+    hs_errorf(err, HS_ERR_ARG, "the scale mu must be a positive number");
     return -1;
   }
   if (!(o->gamma >= 0) || !isfinite(o->gamma)) {
-    snprintf(msg, msglen, "gamma must be a positive number (or 0: measure it)");
+    hs_errorf(err, HS_ERR_ARG, "gamma must be a positive number (or 0: measure it)");
     return -1;
   }
   int nh = hs_model_nheads(hard), nl = hard->nlayers;
@@ -268,23 +276,23 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
   /* pass 1: the hard model's score gaps over every string; then again on
    * the model with its ties broken, if a unique-hard head was tied */
   uint64_t done = 0, total = 3 * (uint64_t)count;
-  if (measure_gaps(hard, count, w, len, o, res->heads, &done, total, msg, msglen)) goto fail;
+  if (measure_gaps(hard, count, w, len, o, res->heads, &done, total, err)) goto fail;
   for (size_t s = 0; s < count; s++)
     if (len[s] > res->n) res->n = len[s];
   res->gamma_before = hs_sim_gamma(hard, res->heads);
   memcpy(res->heads_before, res->heads, (size_t)nh * sizeof *res->heads);
-  if (!(tb = hs_sim_break_ties(hard, res->heads_before, &res->ties_broken, msg, msglen)))
+  if (!(tb = hs_sim_break_ties(hard, res->heads_before, &res->ties_broken, err)))
     goto fail;
   if (res->ties_broken) {
     hs_head_stats_init(res->heads, nh);
     total += count;
-    if (measure_gaps(tb, count, w, len, o, res->heads, &done, total, msg, msglen)) goto fail;
+    if (measure_gaps(tb, count, w, len, o, res->heads, &done, total, err)) goto fail;
   }
   res->gamma_measured = hs_sim_gamma(hard, res->heads);
   res->gamma = o->gamma > 0 ? o->gamma : res->gamma_measured;
   res->tau = hs_sim_tau(res->gamma, o->scale, res->n);
   if (!(res->tau > 0)) {
-    snprintf(msg, msglen, "no usable temperature: gamma = %g, mu = %g, n = %zu "
+    hs_errorf(err, HS_ERR_ARG, "no usable temperature: gamma = %g, mu = %g, n = %zu "
              "give tau = %g / (%g + ln %zu), which is not a positive number",
              res->gamma, o->scale, res->n, res->gamma, o->scale, res->n + 1);
     goto fail;
@@ -297,18 +305,18 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
   /* pass 2: the hard and the softmax model side by side, layer by layer.
    * The hard run is repeated rather than kept from pass 1, so memory stays
    * O(n d) per layer for one string at a time. */
-  if (!(soft = hs_simulate_soft_model(res->ties_broken ? tb : hard, res->tau))) goto oom;
+  if (!(soft = hs_simulate_soft_model(res->ties_broken ? tb : hard, res->tau, NULL))) goto oom;
   hs_run_opts ko = {.precision = o->precision, .kernels = o->kernels, .keep_layers = 1};
   hs_run_opts so = ko;
   so.want_attn_error = 1;
-  if (!(rh = hs_runner_new(hard, &ko, msg, msglen))) goto fail;
-  if (!(rs = hs_runner_new(soft, &so, msg, msglen))) goto fail;
+  if (!(rh = hs_runner_new(hard, &ko, err))) goto fail;
+  if (!(rs = hs_runner_new(soft, &so, err))) goto fail;
   for (size_t s = 0; s < count; s++) {
     hs_run_result a, b;
     size_t n = len[s];
-    if (hs_runner_run(rh, w[s], n, &a, msg, msglen) != 0) goto fail;
+    if (hs_runner_run(rh, w[s], n, &a, err) != 0) goto fail;
     sim_tick(o, &done, total);
-    if (hs_runner_run(rs, w[s], n, &b, msg, msglen) != 0) {
+    if (hs_runner_run(rs, w[s], n, &b, err) != 0) {
       hs_run_result_free(&a);
       goto fail;
     }
@@ -348,7 +356,7 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
   hs_model_free(tb);
   return 0;
 oom:
-  snprintf(msg, msglen, "out of memory simulating the model");
+  hs_errorf(err, HS_ERR_NOMEM, "out of memory simulating the model");
 fail:
   hs_runner_free(rh);
   hs_runner_free(rs);

@@ -48,10 +48,10 @@ static inline void hs_fuzz_brasp_agree(const hs_brasp *p, const hs_vocab *v,
   syms[nsym++] = hs_vocab_other(v);
   hs_model *m = NULL;
   if (f->count <= 400) {
-    char msg[256];
+    hs_error he;
     hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
-    m = hs_compile(f, &co, msg, sizeof msg);
-    if (!m) HS_FUZZ_FAIL("a lowered program does not compile in hard mode: %s", msg);
+    m = hs_compile(f, &co, &he);
+    if (!m) HS_FUZZ_FAIL("a lowered program does not compile in hard mode: %s", he.msg);
   }
   static const size_t lens[] = {1, 2, 3, 5, 8, 17};
   int K = hs_brasp_nstmts(p);
@@ -62,7 +62,7 @@ static inline void hs_fuzz_brasp_agree(const hs_brasp *p, const hs_vocab *v,
     int64_t *vals = malloc((size_t)K * n * sizeof *vals);
     if (!vals || hs_brasp_eval_all(p, w, n, vals) != 0)
       HS_FUZZ_FAIL("hs_brasp_eval_all failed");
-    if (hs_truth_eval(f, hs_formula_root(f), w, n, truth) != 0)
+    if (hs_truth_eval(f, hs_formula_root(f), w, n, truth, NULL) != 0)
       HS_FUZZ_FAIL("hs_truth_eval failed");
     const int64_t *root = vals + (size_t)(K - 1) * n;
     for (size_t i = 0; i < n; i++)
@@ -73,9 +73,9 @@ static inline void hs_fuzz_brasp_agree(const hs_brasp *p, const hs_vocab *v,
       hs_run_opts ro;
       memset(&ro, 0, sizeof ro);
       hs_run_result r;
-      char msg[256];
-      if (hs_forward(m, w, n, &ro, &r, msg, sizeof msg) != 0)
-        HS_FUZZ_FAIL("hs_forward failed: %s", msg);
+      hs_error he;
+      if (hs_forward(m, w, n, &ro, &r, &he) != 0)
+        HS_FUZZ_FAIL("hs_forward failed: %s", he.msg);
       for (size_t i = 0; i < n; i++)
         if (r.bits[i] != (root[i] != 0))
           HS_FUZZ_FAIL("hard model %d, interpreter %d at position %zu of %zu",

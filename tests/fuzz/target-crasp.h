@@ -19,22 +19,22 @@ static inline void hs_fuzz_crasp_strings(const hs_program *p, uint64_t seed) {
   sym[k++] = (uint8_t)hs_program_other_byte(p);
   hs_model *m = NULL;
   if (f->count <= 64) {
-    char msg[256];
+    hs_error he;
     hs_compile_opts o = {HS_MODE_HARD, 1, HS_SIGN_LAYERNORM};
-    m = hs_compile(f, &o, msg, sizeof msg);
+    m = hs_compile(f, &o, &he);
   }
   int ns = hs_program_nstmts(p);
   for (int s = 0; s < 6; s++) {
     size_t n = (size_t)(hs_fuzz_next(&seed) % 24);
     for (size_t i = 0; i < n; i++) w[i] = sym[hs_fuzz_next(&seed) % (uint64_t)k];
-    if (hs_program_truth(p, w, n, a) || hs_truth_eval(f, hs_formula_root(f), w, n, b))
+    if (hs_program_truth(p, w, n, a, NULL) || hs_truth_eval(f, hs_formula_root(f), w, n, b, NULL))
       HS_FUZZ_FAIL("crasp: evaluation failed at n = %zu", n);
     for (size_t i = 0; i < n; i++)
       if (a[i] != b[i])
         HS_FUZZ_FAIL("crasp: lowering %d, interpreter %d at position %zu of %zu",
                      b[i], a[i], i + 1, n);
     int64_t *vals = malloc(((size_t)ns * n + 1) * sizeof *vals);
-    if (!vals || hs_program_trace(p, w, n, vals)) HS_FUZZ_FAIL("crasp: trace failed");
+    if (!vals || hs_program_trace(p, w, n, vals, NULL)) HS_FUZZ_FAIL("crasp: trace failed");
     for (size_t i = 0; i < n; i++)
       if ((vals[(size_t)(ns - 1) * n + i] != 0) != a[i])
         HS_FUZZ_FAIL("crasp: trace's last statement differs at %zu", i + 1);
@@ -42,8 +42,8 @@ static inline void hs_fuzz_crasp_strings(const hs_program *p, uint64_t seed) {
     if (m && n) {
       hs_run_opts ro = {.precision = HS_PREC_F32};
       hs_run_result r;
-      char msg[256];
-      if (hs_forward(m, w, n, &ro, &r, msg, sizeof msg)) HS_FUZZ_FAIL("crasp: %s", msg);
+      hs_error he;
+      if (hs_forward(m, w, n, &ro, &r, &he)) HS_FUZZ_FAIL("crasp: %s", he.msg);
       for (size_t i = 0; i < n; i++)
         if (r.bits[i] != a[i])
           HS_FUZZ_FAIL("crasp: hard model %d, interpreter %d at %zu of %zu",

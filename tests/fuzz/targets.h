@@ -131,7 +131,7 @@ static inline int hs_fuzz_parse(const uint8_t *data, size_t size) {
     uint8_t *all = hs_truth_eval_all(f, w, n);
     uint8_t *allg = hs_truth_eval_all(g, w, n);
     if (!all || !allg) HS_FUZZ_FAIL("hs_truth_eval_all failed (n %zu)", n);
-    if (hs_truth_eval(f, root, w, n, out) != 0)
+    if (hs_truth_eval(f, root, w, n, out, NULL) != 0)
       HS_FUZZ_FAIL("hs_truth_eval failed (n %zu)", n);
     const uint8_t *rf = all + (size_t)root * n;
     const uint8_t *rg = allg + (size_t)hs_formula_root(g) * n;
@@ -198,27 +198,27 @@ static inline void hs_fuzz_run(const hs_model *m, const uint8_t *w, size_t n,
   ro.precision = prec;
   ro.want_attn_error = 1;
   hs_run_result r;
-  char msg[256];
-  if (hs_forward(m, w, n, &ro, &r, msg, sizeof msg) != 0)
+  hs_error he;
+  if (hs_forward(m, w, n, &ro, &r, &he) != 0)
     HS_FUZZ_FAIL("%s: hs_forward failed on a string of length %zu: %s", what,
-                 n, msg);
+                 n, he.msg);
   for (size_t i = 0; i < n; i++)
     if (r.bits[i] > 1) HS_FUZZ_FAIL("%s: decision %d", what, r.bits[i]);
   hs_run_result_free(&r);
 }
 
 static inline int hs_fuzz_model(const uint8_t *data, size_t size) {
-  char msg[512];
+  hs_error he;
   hs_fuzz_write_model(data, size);
-  memset(msg, 0x55, sizeof msg);
-  hs_model *m = hs_model_load(hs_fuzz_model_path, msg, sizeof msg);
+  memset(he.msg, 0x55, sizeof he.msg);
+  hs_model *m = hs_model_load(hs_fuzz_model_path, &he);
   if (!m) {
-    if (!memchr(msg, 0, sizeof msg) || msg[0] == 0)
+    if (!memchr(he.msg, 0, sizeof he.msg) || he.msg[0] == 0)
       HS_FUZZ_FAIL("hs_model_load failed without a message");
     return 0;
   }
-  if (hs_model_validate(m, msg, sizeof msg) != 0)
-    HS_FUZZ_FAIL("a loaded model does not validate: %s", msg);
+  if (hs_model_validate(m, &he) != 0)
+    HS_FUZZ_FAIL("a loaded model does not validate: %s", he.msg);
   static const uint8_t ab[] = "ab\xff";
   hs_fuzz_run(m, ab, 2, HS_PREC_F32, "loaded model f32");
   hs_fuzz_run(m, ab, 0, HS_PREC_F32, "loaded model f32, empty string");
@@ -226,12 +226,12 @@ static inline int hs_fuzz_model(const uint8_t *data, size_t size) {
   /* save and load again: must succeed and validate */
   char saved[80];
   snprintf(saved, sizeof saved, "%s.saved", hs_fuzz_model_path);
-  if (hs_model_save(m, saved, msg, sizeof msg) != 0)
-    HS_FUZZ_FAIL("a loaded model does not save: %s", msg);
-  hs_model *m2 = hs_model_load(saved, msg, sizeof msg);
-  if (!m2) HS_FUZZ_FAIL("a saved model does not load back: %s", msg);
-  if (hs_model_validate(m2, msg, sizeof msg) != 0)
-    HS_FUZZ_FAIL("a reloaded model does not validate: %s", msg);
+  if (hs_model_save(m, saved, &he) != 0)
+    HS_FUZZ_FAIL("a loaded model does not save: %s", he.msg);
+  hs_model *m2 = hs_model_load(saved, &he);
+  if (!m2) HS_FUZZ_FAIL("a saved model does not load back: %s", he.msg);
+  if (hs_model_validate(m2, &he) != 0)
+    HS_FUZZ_FAIL("a reloaded model does not validate: %s", he.msg);
   if (m2->d != m->d || m2->nlayers != m->nlayers || m2->npf != m->npf ||
       m2->out_coord != m->out_coord)
     HS_FUZZ_FAIL("reloaded model differs (d %d/%d, layers %d/%d)", m->d,
@@ -274,23 +274,23 @@ static inline int hs_fuzz_input(const uint8_t *data, size_t size) {
   co.mode = (hs_mode)(ctl & 3);
   co.scale = scales[(ctl >> 2) & 3];
   hs_precision prec = (ctl >> 4) & 1 ? HS_PREC_F64 : HS_PREC_F32;
-  char msg[256];
-  hs_model *m = hs_compile(f, &co, msg, sizeof msg);
-  if (!m) { /* unsupported features: the eval path stops with msg */
-    if (msg[0] == 0) HS_FUZZ_FAIL("hs_compile failed without a message");
+  hs_error he;
+  hs_model *m = hs_compile(f, &co, &he);
+  if (!m) { /* unsupported features: the eval path stops with he.msg */
+    if (he.msg[0] == 0) HS_FUZZ_FAIL("hs_compile failed without a message");
     hs_formula_free(f);
     free(text);
     return 0;
   }
-  if (hs_model_validate(m, msg, sizeof msg) != 0)
-    HS_FUZZ_FAIL("compiled model does not validate: %s (%s, %s)", msg,
+  if (hs_model_validate(m, &he) != 0)
+    HS_FUZZ_FAIL("compiled model does not validate: %s (%s, %s)", he.msg,
                  text, hs_mode_name(co.mode));
   hs_run_opts ro;
   memset(&ro, 0, sizeof ro);
   ro.precision = prec;
   ro.last_only = (ctl >> 5) & 1;
-  hs_runner *run = hs_runner_new(m, &ro, msg, sizeof msg);
-  if (!run) HS_FUZZ_FAIL("hs_runner_new failed: %s", msg);
+  hs_runner *run = hs_runner_new(m, &ro, &he);
+  if (!run) HS_FUZZ_FAIL("hs_runner_new failed: %s", he.msg);
 
   /* each '\n'-separated line, like cli_each_string (a trailing '\r' is
    * dropped); at most 16 lines of at most 256 symbols */
@@ -304,15 +304,15 @@ static inline int hs_fuzz_input(const uint8_t *data, size_t size) {
     if (n > 256) n = 256;
     if (hs_fuzz_cost(m, n) > 2e7) continue;
     uint8_t *truth = malloc(n ? n : 1);
-    if (!truth || hs_truth_eval(f, hs_formula_root(f), s, n, truth) != 0)
+    if (!truth || hs_truth_eval(f, hs_formula_root(f), s, n, truth, NULL) != 0)
       HS_FUZZ_FAIL("hs_truth_eval failed");
     hs_run_result r, r2;
-    if (hs_runner_run(run, s, n, &r, msg, sizeof msg) != 0)
-      HS_FUZZ_FAIL("hs_runner_run failed: %s", msg);
+    if (hs_runner_run(run, s, n, &r, &he) != 0)
+      HS_FUZZ_FAIL("hs_runner_run failed: %s", he.msg);
     hs_run_opts fo = ro;
     fo.last_only = 0;
-    if (hs_forward(m, s, n, &fo, &r2, msg, sizeof msg) != 0)
-      HS_FUZZ_FAIL("hs_forward failed: %s", msg);
+    if (hs_forward(m, s, n, &fo, &r2, &he) != 0)
+      HS_FUZZ_FAIL("hs_forward failed: %s", he.msg);
     for (size_t i = 0; i < n; i++) {
       if (r.bits[i] > 1 || r2.bits[i] > 1) HS_FUZZ_FAIL("decision not 0/1");
       if (ro.last_only && i + 1 < n) continue;

@@ -1,17 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""bench/report.py's boundary section: the significand predictions and the
+"""bench/report's boundary section: the significand predictions and the
 table built from a boundary.csv fixture (every precision name of
 `hardsoft boundary`, rel among the modes)."""
-import importlib.util
 import os
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPORT = os.path.join(HERE, "..", "..", "bench", "report.py")
-spec = importlib.util.spec_from_file_location("report", REPORT)
-report = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(report)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+REPORT = os.path.join(HERE, "..", "..", "bench", "report")
+
+from report.sections import boundary  # noqa: E402
 
 HEADER = ("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
           "real_bound_n,cpu,build,commit,date\n")
@@ -22,7 +21,7 @@ def row(f, m, mu, p, exact, fail="", real="inf"):
 
 
 def test_predictions():
-    sl = report.significand_limit
+    sl = boundary.significand_limit
     assert sl("a S b", "pe", 4, "f16s") == 2 ** 10     # mu (n + j) < 2 mu n
     assert sl("a U b", "pe", 4, "f16s") == 2 ** 11
     assert sl("a S b", "pe", 4, "bf16") == 2 ** 8      # keys hold j
@@ -31,8 +30,8 @@ def test_predictions():
     assert sl("a S b", "rel", 4, "bf16") == 2 ** 24
     assert sl("a S b", "rel", 4, "f64") == 2 ** 53
     assert sl("a S b", "fixed", 4, "f32") is None
-    assert report.fmt_pred(2 ** 10) == "≈2^10"
-    assert report.fmt_pred(1023) == "≈1023"
+    assert boundary.fmt_pred(2 ** 10) == "≈2^10"
+    assert boundary.fmt_pred(1023) == "≈1023"
 
 
 def write(tmp_path, rows):
@@ -43,7 +42,7 @@ def write(tmp_path, rows):
 
 def test_table(tmp_path):
     rows = []
-    for p in report.PRECISIONS:
+    for p in boundary.PRECISIONS:
         low = p not in ("f64", "f32")
         rows.append(row("a S b", "pe", 4, p, "1024" if low else ">65536",
                         "1025" if low else ""))

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""bench/report.py's programs section: the table of sweep-programs.csv (time
+"""bench/report's programs section: the table of sweep-programs.csv (time
 and agreement per program, mode and n), from a fixture."""
 import os
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPORT = os.path.join(HERE, "..", "..", "bench", "report.py")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+REPORT = os.path.join(HERE, "..", "..", "bench", "report")
 
 HEADER = ("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
           "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error,"

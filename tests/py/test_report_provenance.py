@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""bench/report.py: growth exponents with their uncertainty and the rule
-that calls a target missed, the provenance read from CSV rows (fixture
-tests/py/fixtures/provenance/), whether src/ and simd/ changed since the
-data's commit, the stamp in each plot, and each mode's own bound line."""
+"""bench/report: growth exponents with their uncertainty and the rule that
+calls a target missed, the provenance read from CSV rows (fixture
+tests/py/fixtures/provenance/), the stamp in each plot (below the x-axis
+label), each mode's own bound line, and the README's quotation."""
 import csv
-import importlib.util
 import math
 import os
 import random
@@ -15,11 +14,14 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPORT = os.path.join(HERE, "..", "..", "bench", "report.py")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+REPORT = os.path.join(HERE, "..", "..", "bench", "report")
 FIXTURES = os.path.join(HERE, "fixtures", "provenance")
-spec = importlib.util.spec_from_file_location("report", REPORT)
-report = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(report)
+
+from report import fit, plots, reading  # noqa: E402
+from report.context import Report  # noqa: E402
+from report.main import build  # noqa: E402
+from report.sections import accuracy, provenance  # noqa: E402
 
 
 # ------------------------------------------------------------------ the fit
@@ -27,7 +29,7 @@ spec.loader.exec_module(report)
 def test_fit_by_hand():
     # ln x = 0, 1, 2; ln y = 0, 1, 3: slope 3/2, intercept -1/6, residuals
     # 1/6, -1/3, 1/6, SSR = 1/6, s^2 = SSR/(3-2), Sxx = 2, se = sqrt(1/12)
-    f = report.fit_loglog([(1, 1), (math.e, math.e), (math.e ** 2, math.e ** 3)])
+    f = fit.fit_loglog([(1, 1), (math.e, math.e), (math.e ** 2, math.e ** 3)])
     assert f.slope == pytest.approx(1.5)
     assert f.se == pytest.approx(math.sqrt(1 / 12))
     assert f.hi - f.slope == pytest.approx(12.706 * math.sqrt(1 / 12))
@@ -38,11 +40,11 @@ def test_fit_recovers_known_slope():
     ns = [64, 256, 1024, 2048, 4096, 8192]
     rng = random.Random(7)
     pts = [(n, 3e-9 * n ** 2 * math.exp(rng.gauss(0, 0.05))) for n in ns]
-    f = report.fit_loglog(pts)
+    f = fit.fit_loglog(pts)
     assert f.k == 6 and f.decades > 2
     assert f.lo < 2.0 < f.hi
     assert abs(f.slope - 2.0) < 0.05 and f.se > 0
-    exact = report.fit_loglog([(n, 5.0 * n ** 1.5) for n in ns])
+    exact = fit.fit_loglog([(n, 5.0 * n ** 1.5) for n in ns])
     assert exact.slope == pytest.approx(1.5) and exact.se == pytest.approx(0, abs=1e-9)
 
 
@@ -51,62 +53,62 @@ def test_interval_covers_about_95_percent():
     rng = random.Random(1)
     hit = 0
     for _ in range(400):
-        f = report.fit_loglog([(n, n ** 2 * math.exp(rng.gauss(0, 0.2))) for n in ns])
+        f = fit.fit_loglog([(n, n ** 2 * math.exp(rng.gauss(0, 0.2))) for n in ns])
         hit += f.lo <= 2.0 <= f.hi
     assert 0.91 <= hit / 400 <= 0.99
 
 
 def test_t_quantiles():
-    assert report.t975(1) == 12.706 and report.t975(30) == 2.042
-    assert report.t975(40) == pytest.approx(2.0211, abs=2e-3)
-    assert report.t975(120) == pytest.approx(1.9799, abs=1e-3)
-    assert report.t975(0) == math.inf
+    assert fit.t975(1) == 12.706 and fit.t975(30) == 2.042
+    assert fit.t975(40) == pytest.approx(2.0211, abs=2e-3)
+    assert fit.t975(120) == pytest.approx(1.9799, abs=1e-3)
+    assert fit.t975(0) == math.inf
 
 
 def test_two_points_have_no_interval():
-    f = report.fit_loglog([(100, 1.0), (1000, 100.0)])
+    f = fit.fit_loglog([(100, 1.0), (1000, 100.0)])
     assert f.slope == pytest.approx(2.0) and math.isnan(f.se)
     assert f.lo == -math.inf and f.hi == math.inf
-    assert report.fit_loglog([(100, 1.0)]) is None
+    assert fit.fit_loglog([(100, 1.0)]) is None
 
 
 # --------------------------------------------------- missed only outside
 
-def fit(slope, half, k=6, decades=2.1):
-    return report.Fit(slope, half / 2.5, slope - half, slope + half, k, decades)
+def mkfit(slope, half, k=6, decades=2.1):
+    return fit.Fit(slope, half / 2.5, slope - half, slope + half, k, decades)
 
 
 def test_judge_slope():
-    j = report.judge_slope
-    assert j(fit(2.0, 0.05), 1.9, 2.1) == "met"
-    assert j(fit(1.7, 0.1), 1.9, 2.1) == "missed"           # 1.6…1.8
-    assert j(fit(1.7, 0.3), 1.9, 2.1) == "inconclusive"     # 1.4…2.0 reaches 1.9
-    assert j(fit(2.4, 0.25), 1.9, 2.1) == "missed"          # 2.15…2.65
-    assert j(fit(2.4, 0.35), 1.9, 2.1) == "inconclusive"    # 2.05…2.75
-    assert j(fit(2.0, 0.05, k=4), 1.9, 2.1) == "not judged"
-    assert j(fit(2.0, 0.05, decades=1.5), 1.9, 2.1) == "not judged"
+    j = fit.judge_slope
+    assert j(mkfit(2.0, 0.05), 1.9, 2.1) == "met"
+    assert j(mkfit(1.7, 0.1), 1.9, 2.1) == "missed"           # 1.6…1.8
+    assert j(mkfit(1.7, 0.3), 1.9, 2.1) == "inconclusive"     # 1.4…2.0 reaches 1.9
+    assert j(mkfit(2.4, 0.25), 1.9, 2.1) == "missed"          # 2.15…2.65
+    assert j(mkfit(2.4, 0.35), 1.9, 2.1) == "inconclusive"    # 2.05…2.75
+    assert j(mkfit(2.0, 0.05, k=4), 1.9, 2.1) == "not judged"
+    assert j(mkfit(2.0, 0.05, decades=1.5), 1.9, 2.1) == "not judged"
     assert j(None, 1.9, 2.1) is None
 
 
 def test_judge_slope_interval_edges():
     # just outside on either side, and touching the range
-    assert report.judge_slope(fit(2.3, 0.19), 1.9, 2.1) == "missed"
-    assert report.judge_slope(fit(1.6, 0.29), 1.9, 2.1) == "missed"
-    assert report.judge_slope(fit(1.6, 0.3), 1.9, 2.1) == "inconclusive"
+    assert fit.judge_slope(mkfit(2.3, 0.19), 1.9, 2.1) == "missed"
+    assert fit.judge_slope(mkfit(1.6, 0.29), 1.9, 2.1) == "missed"
+    assert fit.judge_slope(mkfit(1.6, 0.3), 1.9, 2.1) == "inconclusive"
 
 
 def test_fmt_fit():
-    s = report.fmt_fit(report.fit_loglog([(n, n ** 2) for n in [64, 256, 1024, 4096, 8192]]),
+    s = fit.fmt_fit(fit.fit_loglog([(n, n ** 2) for n in [64, 256, 1024, 4096, 8192]]),
                        "met")
     assert s.startswith("2.00 ± ") and "(95%: 2.00…2.00; 5 n, 2.1 decades) **met**" in s
-    assert report.fmt_fit(fit(1.7, 0.1), "missed").endswith("**missed**")
-    assert report.fmt_fit(fit(1.7, 0.3), "inconclusive").endswith("*inconclusive*")
+    assert fit.fmt_fit(mkfit(1.7, 0.1), "missed").endswith("**missed**")
+    assert fit.fmt_fit(mkfit(1.7, 0.3), "inconclusive").endswith("*inconclusive*")
 
 
 # ------------------------------------------------------------- the bounds
 
 def test_mode_bound():
-    b = report.mode_bound
+    b = accuracy.mode_bound
     assert b("pe", math.log(7), 10 ** 6) == pytest.approx(0.25)   # S = 1/3
     assert b("temp", 4, 16) == b("pe", 4, 1) == b("rel", 4, 99)
     assert b("fixed", 8, 4) == pytest.approx(b("pe", 2, 1))       # mu/n
@@ -115,10 +117,10 @@ def test_mode_bound():
 
 
 def test_bound_lines_per_mode():
-    assert report.bound_lines("hard", [16, 64]) == []
-    pe = report.bound_lines("pe", [16, 64])
+    assert accuracy.bound_lines("hard", [16, 64]) == []
+    pe = accuracy.bound_lines("pe", [16, 64])
     assert len(pe) == 1 and pe[0].startswith("fbound(x) ")
-    fx = report.bound_lines("fixed", [16, 64, 256])
+    fx = accuracy.bound_lines("fixed", [16, 64, 256])
     assert [c.split()[0] for c in fx] == ["fbound(x/16.0)", "fbound(x/64.0)",
                                           "fbound(x/256.0)"]
     assert "fbound(x)" not in " ".join(fx)
@@ -148,12 +150,12 @@ def test_accuracy_plot_draws_each_modes_bound(tmp_path):
     for m in ["pe", "fixed"]:
         for mu in [1, 4, 16]:
             for n in [16, 64]:
-                err = report.mode_bound(m, mu, n) / 2
+                err = accuracy.mode_bound(m, mu, n) / 2
                 rows.append(f'"a S b",{m},{mu},avx2,f32,1,{n},1e-4,1e-4,1e-4,1e5,1000,1,{err}\n')
     (tmp_path / "sweep-accuracy.csv").write_text(ACC_HEADER + "".join(rows), encoding="utf-8")
-    rep = report.Report(str(tmp_path))
+    rep = Report(str(tmp_path))
     fake = FakePlot()
-    text = rep.build(fake)
+    text = build(rep, fake)
     body = fake.bodies["accuracy-error.png"]
     pe_panel, fixed_panel = body.split("set title")[1:3]
     assert "fbound(x) " in pe_panel and "x/16.0" not in pe_panel
@@ -164,13 +166,14 @@ def test_accuracy_plot_draws_each_modes_bound(tmp_path):
 
 # ------------------------------------------------------------- provenance
 
-def run_report(d):
-    return subprocess.run([sys.executable, REPORT, str(d)], capture_output=True, text=True)
+def run_report(d, *extra):
+    return subprocess.run([sys.executable, REPORT, str(d), *extra], capture_output=True,
+                          text=True)
 
 
 def test_provenance_from_rows(tmp_path):
     shutil.copy(os.path.join(FIXTURES, "sweep-scaling.csv"), tmp_path)
-    rows = report.read_bench(str(tmp_path / "sweep-scaling.csv"))
+    rows = reading.read_bench(str(tmp_path / "sweep-scaling.csv"))
     r = rows[0]
     assert r["cpu"] == "AMD EPYC (family 26 model 2 stepping 1)"
     assert r["cores"] == "2" and r["memory_bytes"] == "25276026880"
@@ -187,9 +190,13 @@ def test_provenance_from_rows(tmp_path):
     assert "| version: PyTorch | PyTorch 2.1.2 eager, 1 thread; NumPy 1.24.2 |" in text
     assert "| version: hardsoft | hardsoft 0.3.0 |" in text
     assert "| version: ONNX Runtime | not measured (no `ort` rows) |" in text
-    # the commit is not one of this checkout: said so, in the table and the headline
-    assert "`0123456789ab` is not a commit of this checkout" in text
-    head = text.split("## a. Headline")[1].split("## b.")[0]
+    # the commit the results were measured at, in the table and the headline,
+    # with the check that holds them to it (no claim about this checkout)
+    assert "| commit the results were measured at | `0123456789ab` |" in text
+    assert "HEAD" not in text
+    head = text.split("## Headline")[1].split("\n## ")[0]
+    assert "at commit `0123456789ab`" in head and "make check" in head
+    assert "`git diff --stat 0123456789ab -- src simd include`" in head
     assert "Measured on AMD EPYC (family 26 model 2 stepping 1) on 2026-11-25" in head
     # what each peer computes, next to its numbers
     assert "**PyTorch** (PyTorch 2.1.2 eager, 1 thread; NumPy 1.24.2)" in head
@@ -197,8 +204,8 @@ def test_provenance_from_rows(tmp_path):
     assert "exp(s − max) / sum" in head
     # AVX2: 6 lengths over 2.1 decades, t ~ n^2: judged and met; the
     # peers stop at 4096 (5 lengths, 1.8 decades): shown, not judged
-    scal = text.split("## b.")[1].split("## c.")[0]
-    avx2 = next(l for l in scal.splitlines() if l.startswith("| AVX2 |"))
+    scal = text.split("## Scaling with n")[1].split("\n## ")[0]
+    avx2 = next(l for l in scal.splitlines() if l.startswith("| AVX2 dense |"))
     assert "6 n, 2.1 decades) **met**" in avx2
     numpy = next(l for l in scal.splitlines() if l.startswith("| NumPy |"))
     assert "5 n, 1.8 decades)" in numpy and "met" not in numpy and "judged" not in numpy
@@ -211,7 +218,7 @@ def test_rows_without_provenance_columns(tmp_path):
     cut = table[0].index("version")
     with open(tmp_path / "sweep-scaling.csv", "w", encoding="utf-8", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows(row[:cut] for row in table)
-    rows = report.read_bench(str(tmp_path / "sweep-scaling.csv"))
+    rows = reading.read_bench(str(tmp_path / "sweep-scaling.csv"))
     assert rows[0]["cpu"] is None and rows[0]["version"] is None
     p = run_report(tmp_path)
     assert p.returncode == 0, p.stderr
@@ -221,56 +228,24 @@ def test_rows_without_provenance_columns(tmp_path):
         in text
 
 
-def git(repo, *args):
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
-                    "-c", "commit.gpgsign=false", *args],
-                   check=True, capture_output=True, text=True)
-
-
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_freshness(tmp_path):
-    repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    (repo / "src" / "a.c").write_text("int a;\n")
-    (repo / "docs.md").write_text("x\n")
-    git(repo, "init", "-q")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "one")
-    first = report.git_run(str(repo), "rev-parse", "--short=12", "HEAD")
-    [s] = report.git_freshness([first], str(repo))
-    assert "is this checkout's HEAD" in s and "nothing under src/ or simd/ differs" in s
-    (repo / "docs.md").write_text("y\n")          # outside src/ and simd/: no matter
-    git(repo, "commit", "-qam", "two")
-    [s] = report.git_freshness([first + "+dirty"], str(repo))
-    assert "1 commit(s) behind" in s and "+dirty" in s
-    assert "nothing under src/ or simd/ differs" in s
-    (repo / "src" / "a.c").write_text("int b;\n")  # uncommitted change under src/
-    [s] = report.git_freshness([first], str(repo))
-    assert "1 file(s) under src/ and simd/ differ from it now: src/a.c" in s
-    assert "may not describe the current code" in s
-    [s] = report.git_freshness(["unknown"], str(repo))
-    assert "not a commit of this checkout" in s
-    [s] = report.git_freshness([first], str(tmp_path))  # not a checkout
-    assert "not run inside a git checkout" in s
-
-
 def test_plot_stamp():
-    p = report.Plotter(".", ".")
+    p = plots.Plotter(".", ".")
     p.stamp = "hardsoft 0123456789ab, AMD EPYC, 2 CPUs, 2026-11-25"
     script = p.script("x.png", 100, 100, "plot x")
     assert ("set label 99 'hardsoft 0123456789ab, AMD EPYC, 2 CPUs, 2026-11-25' at screen "
-            "0.995, screen 0.012 right") in script
+            f"0.995, screen {plots.STAMP_Y} right") in script
+    assert f"set bmargin {plots.STAMP_BMARGIN}\n" in script
     assert script.index("set label 99") < script.index("plot x")
-    rep = report.Report(FIXTURES)
-    assert rep.stamp() == ("hardsoft 0123456789ab, AMD EPYC (family 26 model 2 stepping 1), "
+    rep = Report(FIXTURES)
+    assert provenance.stamp(rep) == ("hardsoft 0123456789ab, AMD EPYC (family 26 model 2 stepping 1), "
                            "2 CPUs, 2026-11-25")
 
 
 def test_stamp_reaches_every_plot(tmp_path):
     shutil.copy(os.path.join(FIXTURES, "sweep-scaling.csv"), tmp_path)
-    rep = report.Report(str(tmp_path))
+    rep = Report(str(tmp_path))
     fake = FakePlot()
-    rep.build(fake)
+    build(rep, fake)
     assert fake.stamp.startswith("hardsoft 0123456789ab, AMD EPYC")
     assert "scaling-time.png" in fake.bodies
 
@@ -301,3 +276,107 @@ def test_readme_quotes_peers_and_provenance(tmp_path):
                        capture_output=True, text=True)
     assert p.returncode != 0 and "lacks 'What each column computes'" in p.stderr
     assert readme.read_text(encoding="utf-8") == text
+
+
+# ------------------------------------------- the stamp clear of the labels
+
+def changed_box(a, b):
+    """The bounding box (rows, columns) of the pixels that differ."""
+    import numpy as np
+    diff = np.any(a != b, axis=-1)
+    rows, cols = np.nonzero(diff)
+    assert rows.size, "the two pictures are the same"
+    return rows.min(), rows.max(), cols.min(), cols.max()
+
+
+def overlaps(p, q):
+    return not (p[1] < q[0] or q[1] < p[0] or p[3] < q[2] or q[3] < p[2])
+
+
+@pytest.mark.skipif(shutil.which("gnuplot") is None, reason="gnuplot is not installed")
+@pytest.mark.parametrize("layout,width,height", [("", 760, 480),
+                                                  ("set multiplot layout 1,2", 1400, 560),
+                                                  ("set multiplot layout 2,2", 1100, 800)])
+def test_stamp_clear_of_the_axis_label(tmp_path, layout, width, height):
+    """The stamp, drawn bottom right, shares no pixel row and column box
+    with the x-axis label of any panel: the pixels each one changes
+    (picture with it against picture without it) lie in disjoint boxes."""
+    np = pytest.importorskip("numpy")
+    image = pytest.importorskip("PIL.Image")
+    p = plots.Plotter(str(tmp_path), str(tmp_path))
+    if not p.term:
+        pytest.skip(p.why_not())
+    panels = 1 if not layout else int(layout[-1]) * int(layout[-3])
+    stamp = "hardsoft 0123456789ab, AMD EPYC (family 26 model 2 stepping 1), 2 CPUs, 2026-11-25"
+
+    def draw(name, with_stamp, xlabel):
+        p.stamp = stamp if with_stamp else ""
+        body = [layout] if layout else []
+        body += [f"set xlabel '{xlabel}'", "set xrange [1:100000]", "set logscale x",
+                 "set ylabel 'time (ms)'"]
+        body += ["plot x with lines title 'a long key entry for the series'"] * panels
+        body += ["unset multiplot"] if layout else []
+        # the label without the stamp keeps the stamp's margin: only the
+        # stamp differs between the two pictures
+        err = p.plot(name, width, height, "\n".join(body) if with_stamp else
+                     f"set bmargin {plots.STAMP_BMARGIN}\n" + "\n".join(body))
+        assert err is None, err
+        return np.asarray(image.open(tmp_path / name).convert("RGB"))
+
+    label = "precision (by significand bits), n (string length) and more words"
+    full = draw("full.png", True, label)
+    stamp_box = changed_box(full, draw("nostamp.png", False, label))
+    label_box = changed_box(full, draw("nolabel.png", True, ""))
+    assert not overlaps(stamp_box, label_box), (stamp_box, label_box)
+
+
+def test_ort_version_from_its_package(tmp_path):
+    """The ort peer prints no version: the report takes onnxruntime-node's
+    from the package.json under the build directory the suite ran."""
+    with open(os.path.join(FIXTURES, "sweep-scaling.csv"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    ort = [l.replace(",numpy,", ",ort,").replace('"NumPy 1.24.2"', '"version not reported"')
+           for l in lines if ",numpy," in l]
+    assert ort
+    (tmp_path / "sweep-scaling.csv").write_text("\n".join(lines + ort) + "\n", encoding="utf-8")
+    build = tmp_path / "build"
+    pkg = build / "node" / "node_modules" / "onnxruntime-node"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text('{"name": "onnxruntime-node", "version": "1.30.0"}')
+    p = run_report(tmp_path, "--build", str(build))
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
+    assert "| version: ONNX Runtime | onnxruntime-node 1.30.0 (from its package.json) |" in text
+    assert "**ONNX Runtime** (onnxruntime-node 1.30.0 (from its package.json))" in text
+    assert "version not reported" not in text
+    # without the package, the rows' own word stays
+    p = run_report(tmp_path, "--build", str(tmp_path / "none"))
+    assert p.returncode == 0, p.stderr
+    assert "| version: ONNX Runtime | version not reported |" in \
+        (tmp_path / "REPORT.md").read_text(encoding="utf-8")
+
+
+def test_every_section_from_the_published_results(tmp_path):
+    """The report of results/'s own data files: every section is written
+    from its file (none reads "not measured" where its file is present) and
+    every plot gets a body."""
+    res = os.path.join(HERE, "..", "..", "results")
+    data = [f for f in os.listdir(res) if f.endswith((".csv", ".json", ".txt"))
+            or f in ("kernels.md", "hyperfine.md")]
+    if "sweep-scaling.csv" not in data:
+        pytest.skip("results/ holds no measurements")
+    for f in data:
+        shutil.copy(os.path.join(res, f), tmp_path)
+    fake = FakePlot()
+    text = build(Report(str(tmp_path)), fake)
+    for f in data:
+        assert f"{f}: not measured" not in text, f
+    for heading in ["## Provenance", "## Headline", "## Scaling with n", "## Accuracy against μ",
+                    "## Formula suite", "## Precision boundary", "## Kernels",
+                    "## Whole-process timings (hyperfine)", "## Simulating hard models",
+                    "## Counting: the two sign methods", "## Threads",
+                    "## Exact skipping of underflowed key tiles", "## Time by phase",
+                    "## Targets", "## Plots"]:
+        assert f"\n{heading}\n" in text, heading
+    assert {"scaling-time.png", "accuracy-error.png", "boundary.png"} <= set(fake.bodies)
+    assert "issue" not in text.lower()

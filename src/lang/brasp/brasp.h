@@ -6,7 +6,7 @@
  * Boolean vector over positions from tokens, Boolean operations and
  * leftmost / rightmost attention. Like every front end (src/lang/lang.h)
  * it has a parser, a direct interpreter (the ground truth) and a lowering
- * to the LTL formula DAG that src/compile turns into a transformer. */
+ * to the LTL formula DAG that hs_compile turns into a transformer. */
 #ifndef HS_BRASP_H
 #define HS_BRASP_H
 

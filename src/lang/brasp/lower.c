@@ -38,7 +38,7 @@
  * its existence formula (O s, Y O s, F s, X F s, or both sides).
  *
  * Every temporal operator here is a since/until/once/eventually of a
- * key-side formula: src/compile turns each into one attention head plus
+ * key-side formula: the circuit (src/circuit/) turns each into one attention head plus
  * a rounding feed-forward layer, in every mode with that mode's guarantee
  * (docs/LANGUAGE.md §5); in pe/temp/rel the head's weight off the hard
  * target is at most S/(1+S), S = 2e^{-μ}/(1-e^{-μ}).
@@ -55,11 +55,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "lang/brasp/ast.h"
 
-int hs_node_equal_(const hs_node *x, const hs_node *y);
-uint64_t hs_node_hash_(const hs_node *n);
-int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 
 #define BR_MAX_QUERY 12
 #define BR_MAX_NODES (1 << 18)
@@ -68,9 +66,8 @@ int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 typedef struct lw {
   const hs_brasp *p;
   hs_formula *f;
-  int32_t *tab;     /* node index + 1, 0 empty; power-of-two capacity */
-  size_t tabcap;
   int32_t *depth;   /* tree depth per node */
+  size_t depcap;
   int32_t *phi;     /* per statement */
   int32_t F, T;     /* the constants */
   const br_stmt *cur;
@@ -86,33 +83,23 @@ static int fail(lw *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 static int fail(lw *l, const char *fmt, ...) {
   if (l->failed) return -1;
   l->failed = 1;
-  char what[180];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
   int line = l->cur ? l->cur->line : 0, col = l->cur ? l->cur->column : 0;
-  snprintf(l->err->msg, sizeof l->err->msg, "%s at line %d, column %d", what,
-           line, col);
-  l->err->line = line;
-  l->err->column = col;
+  hs_text_verror(l->err, strstr(fmt, "out of memory") ? HS_ERR_NOMEM : HS_ERR_UNSUPPORTED,
+                 line, col, fmt, ap);
+  va_end(ap);
   return -1;
 }
 
-static int grow(lw *l) {
-  size_t cap = l->tabcap ? l->tabcap * 2 : 1024;
-  int32_t *t = calloc(cap, sizeof *t);
-  int32_t *d = realloc(l->depth, cap / 2 * sizeof *d);
-  if (d) l->depth = d;
-  if (!t || !d) { free(t); return -1; }
-  for (int32_t i = 0; i < l->f->count; i++) {
-    size_t h = (size_t)hs_node_hash_(&l->f->nodes[i]) & (cap - 1);
-    while (t[h]) h = (h + 1) & (cap - 1);
-    t[h] = i + 1;
-  }
-  free(l->tab);
-  l->tab = t;
-  l->tabcap = cap;
+/* Room in depth[] for one more node. */
+static int grow_depth(lw *l) {
+  if ((size_t)l->f->count < l->depcap) return 0;
+  size_t cap = l->depcap ? l->depcap * 2 : 512;
+  int32_t *d = realloc(l->depth, cap * sizeof *d);
+  if (!d) return -1;
+  l->depth = d;
+  l->depcap = cap;
   return 0;
 }
 
@@ -127,11 +114,8 @@ static int32_t mk_node(lw *l, hs_fop op, int32_t a, int32_t b, uint8_t sym) {
   n.a = a;
   n.b = b;
   n.sym = sym;
-  if ((size_t)l->f->count * 2 >= l->tabcap && grow(l))
-    return fail(l, "out of memory");
-  size_t m = l->tabcap - 1, h = (size_t)hs_node_hash_(&n) & m;
-  for (; l->tab[h]; h = (h + 1) & m)
-    if (hs_node_equal_(&l->f->nodes[l->tab[h] - 1], &n)) return l->tab[h] - 1;
+  int32_t found = hs_formula_find(l->f, &n);
+  if (found != -1) return found >= 0 ? found : fail(l, "out of memory");
   if (l->f->count >= BR_MAX_NODES)
     return fail(l, "program too large to lower (more than %d formula nodes)", BR_MAX_NODES);
   int32_t d = 0;
@@ -139,10 +123,9 @@ static int32_t mk_node(lw *l, hs_fop op, int32_t a, int32_t b, uint8_t sym) {
   if (b >= 0 && l->depth[b] > d) d = l->depth[b];
   if (d + 1 > l->maxdepth)
     return fail(l, "program nests too deeply to lower (formula depth above %d)", l->maxdepth);
-  int32_t id = hs_formula_push_(l->f, &n);
+  int32_t id = grow_depth(l) ? -1 : hs_formula_add(l->f, &n);
   if (id < 0) return fail(l, "out of memory");
   l->depth[id] = d + 1;
-  l->tab[h] = id + 1;
   return id;
 }
 
@@ -341,7 +324,6 @@ hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
     else snprintf(l.f->text, len, "B-RASP program, root %s", root);
     l.f->root = l.phi[p->n - 1];
   }
-  free(l.tab);
   free(l.depth);
   free(l.phi);
   if (l.failed) {

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "lang/brasp/ast.h"
 
 typedef enum tk {
@@ -74,15 +75,10 @@ static int fail_at(parser *q, int line, int col, const char *fmt, ...)
 static int fail_at(parser *q, int line, int col, const char *fmt, ...) {
   if (q->failed) return -1;
   q->failed = 1;
-  char what[200];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
+  hs_text_verror(q->err, HS_ERR_PARSE, line, col, fmt, ap);
   va_end(ap);
-  snprintf(q->err->msg, sizeof q->err->msg, "%s at line %d, column %d", what,
-           line, col);
-  q->err->line = line;
-  q->err->column = col;
   return -1;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Lowering a C-RASP program to the LTL formula DAG (src/lang/ltl/formula.h),
- * from which src/compile builds every mode unchanged.
+ * from which the circuit (src/circuit/) builds every mode unchanged.
  *
  * Positions. The reference interpreter numbers positions from 0, the DAG
  * from 1: position i of the program is position i + 1 of the formula.
@@ -40,12 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
 
-int hs_node_equal_(const hs_node *x, const hs_node *y);
-uint64_t hs_node_hash_(const hs_node *n);
-int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -64,8 +62,6 @@ typedef struct pieces { piece *v; int32_t n, cap; } pieces;
 typedef struct lower {
   const hs_crasp *p;
   hs_formula *f;
-  int32_t *tab;       /* open addressing over node indices, -1 empty */
-  size_t tabcap;
   int32_t *depth;     /* [node]: syntax-tree depth of the DAG node */
   int32_t depcap;
   int32_t *bnode;     /* [nnodes]: DAG node of a Boolean AST node */
@@ -79,45 +75,19 @@ typedef struct lower {
 static int fail(lower *L, const char *fmt, const char *name) {
   if (L->failed) return -1;
   L->failed = 1;
-  if (L->stmt) {
-    snprintf(L->err->msg, sizeof L->err->msg, fmt, name);
-    size_t n = strlen(L->err->msg);
-    snprintf(L->err->msg + n, sizeof L->err->msg - n, " at line %d, column %d",
-             L->stmt->line, L->stmt->col);
-    L->err->line = L->stmt->line;
-    L->err->column = L->stmt->col;
-  } else {
-    snprintf(L->err->msg, sizeof L->err->msg, fmt, name);
-  }
-  return -1;
+  hs_errcode code = strstr(fmt, "out of memory") ? HS_ERR_NOMEM : HS_ERR_UNSUPPORTED;
+  if (L->stmt) return hs_text_error(L->err, code, L->stmt->line, L->stmt->col, fmt, name);
+  return hs_errorf(L->err, code, fmt, name);
 }
 
 static int oom(lower *L) { return fail(L, "out of memory%s", ""); }
 
 /* ------------------------------------------------------ DAG construction */
 
-static int grow(lower *L) {
-  size_t cap = L->tabcap ? L->tabcap * 2 : 1024;
-  int32_t *t = malloc(cap * sizeof *t);
-  if (!t) return oom(L);
-  for (size_t i = 0; i < cap; i++) t[i] = -1;
-  for (int32_t id = 0; id < L->f->count; id++) {
-    size_t h = (size_t)hs_node_hash_(&L->f->nodes[id]) & (cap - 1);
-    while (t[h] >= 0) h = (h + 1) & (cap - 1);
-    t[h] = id;
-  }
-  free(L->tab);
-  L->tab = t;
-  L->tabcap = cap;
-  return 0;
-}
-
 static int32_t intern(lower *L, const hs_node *n) {
   if (L->failed) return -1;
-  if (((size_t)L->f->count + 1) * 2 > L->tabcap && grow(L)) return -1;
-  size_t h = (size_t)hs_node_hash_(n) & (L->tabcap - 1);
-  for (; L->tab[h] >= 0; h = (h + 1) & (L->tabcap - 1))
-    if (hs_node_equal_(&L->f->nodes[L->tab[h]], n)) return L->tab[h];
+  int32_t found = hs_formula_find(L->f, n);
+  if (found != -1) return found >= 0 ? found : oom(L);
   /* The compiler and the printer walk the DAG recursively: a lowered
    * formula stays within the depth limit LTL formulas have (a long chain
    * of && is as deep as it is long). */
@@ -137,10 +107,9 @@ static int32_t intern(lower *L, const hs_node *n) {
     L->depth = nd;
     L->depcap = cap;
   }
-  int32_t id = hs_formula_push_(L->f, n);
+  int32_t id = hs_formula_add(L->f, n);
   if (id < 0) return oom(L);
   L->depth[id] = d + 1;
-  L->tab[h] = id;
   return id;
 }
 
@@ -419,6 +388,7 @@ static int compact(lower *L, int32_t *root) {
   }
   *root = map[*root] - 1;
   f->count = m;
+  hs_formula_drop_index(f);
   free(map);
   return 0;
 }
@@ -478,7 +448,6 @@ hs_formula *hs_crasp_lower(const hs_crasp *p, hs_error *err) {
   for (int32_t id = 0; L->pc && id < p->nnodes; id++) pieces_free(&L->pc[id]);
   free(L->pc);
   free(L->bnode);
-  free(L->tab);
   free(L->depth);
   if (L->failed) {
     hs_formula_free(L->f);

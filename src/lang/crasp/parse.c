@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
 
@@ -88,15 +89,10 @@ static int failat(parser *P, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int failat(parser *P, int line, int col, const char *fmt, ...) {
   if (P->failed) return -1;
-  char what[200];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
+  hs_text_verror(P->err, HS_ERR_PARSE, line, col, fmt, ap);
   va_end(ap);
-  snprintf(P->err->msg, sizeof P->err->msg, "%s at line %d, column %d", what,
-           line, col);
-  P->err->line = line;
-  P->err->column = col;
   P->failed = 1;
   return -1;
 }
@@ -697,11 +693,11 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
   P.vocab = v;
   P.line = 1;
   if (!text || !v) {
-    snprintf(err->msg, sizeof err->msg, "no program");
+    hs_errorf(err, HS_ERR_ARG, "no program");
     return NULL;
   }
   if (len > hs_get_limits().max_formula_len) {
-    snprintf(err->msg, sizeof err->msg, "program too long (%zu bytes; the "
+    hs_errorf(err, HS_ERR_LIMIT, "program too long (%zu bytes; the "
              "limit is %zu, --max-formula-len raises it)", len,
              hs_get_limits().max_formula_len);
     return NULL;
@@ -710,7 +706,7 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
   P.s = text;
   P.n = nul ? (size_t)(nul - text) : len;
   if (!(P.p = calloc(1, sizeof *P.p))) {
-    snprintf(err->msg, sizeof err->msg, "out of memory");
+    hs_errorf(err, HS_ERR_NOMEM, "out of memory");
     return NULL;
   }
   if (lex(&P) == 0)
@@ -720,7 +716,7 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
     FAIL(&P, "NUL byte in the program");
   }
   if (!P.failed && P.p->nstmts == 0)
-    snprintf(err->msg, sizeof err->msg, "empty program (no statement NAME = "
+    hs_errorf(err, HS_ERR_PARSE, "empty program (no statement NAME = "
              "expression)"), P.failed = 1;
   if (!P.failed && !P.p->stmts[P.p->nstmts - 1].is_bool) {
     const cr_stmt *s = &P.p->stmts[P.p->nstmts - 1];

@@ -7,10 +7,8 @@
  * compares k and r, a comparison compares rel, c and its terms, ...). A
  * stored node always has its irrelevant fields canonicalised (children -1,
  * numbers 0, terms NULL), so callers may pass nodes with garbage in fields
- * their op does not use. The parser interns through its own hash table
- * (src/lang/ltl/parse.c); hs_formula_intern, the public entry point, uses a linear
- * search, which is plenty for the few hundred nodes a compiler adds and
- * needs no extra state in hs_formula. */
+ * their op does not use. Every front end interns through the formula's
+ * own hash index (hs_formula_find / hs_formula_add). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,11 +136,52 @@ int32_t hs_formula_push_(hs_formula *f, const hs_node *n) {
   return f->count++;
 }
 
+/* Keeps the index at most half full, rebuilt from every node. */
+static int grow_index(hs_formula *f) {
+  size_t cap = f->tabcap ? f->tabcap * 2 : 64;
+  while (((size_t)f->count + 1) * 2 > cap) cap *= 2;
+  uint32_t *tab = calloc(cap, sizeof *tab);
+  if (!tab) return -1;
+  for (int32_t i = 0; i < f->count; i++) {
+    size_t h = (size_t)hs_node_hash_(&f->nodes[i]) & (cap - 1);
+    while (tab[h]) h = (h + 1) & (cap - 1);
+    tab[h] = (uint32_t)i + 1;
+  }
+  free(f->tab);
+  f->tab = tab;
+  f->tabcap = cap;
+  return 0;
+}
+
+/* The slot of a node equal to n, or the empty one where n goes. */
+static size_t index_slot(const hs_formula *f, const hs_node *n) {
+  size_t mask = f->tabcap - 1, h = (size_t)hs_node_hash_(n) & mask;
+  while (f->tab[h] && !hs_node_equal_(&f->nodes[f->tab[h] - 1], n)) h = (h + 1) & mask;
+  return h;
+}
+
+int32_t hs_formula_find(hs_formula *f, const hs_node *n) {
+  if (((size_t)f->count + 1) * 2 > f->tabcap && grow_index(f)) return -2;
+  return (int32_t)f->tab[index_slot(f, n)] - 1;
+}
+
+int32_t hs_formula_add(hs_formula *f, const hs_node *n) {
+  if (((size_t)f->count + 1) * 2 > f->tabcap && grow_index(f)) return -1;
+  int32_t id = hs_formula_push_(f, n);
+  if (id >= 0) f->tab[index_slot(f, &f->nodes[id])] = (uint32_t)id + 1;
+  return id;
+}
+
+void hs_formula_drop_index(hs_formula *f) {
+  free(f->tab);
+  f->tab = NULL;
+  f->tabcap = 0;
+}
+
 int32_t hs_formula_intern(hs_formula *f, const hs_node *n) {
   if (!f || !n || !node_valid(f, n)) return -1;
-  for (int32_t i = 0; i < f->count; i++)
-    if (hs_node_equal_(&f->nodes[i], n)) return i;
-  return hs_formula_push_(f, n);
+  int32_t id = hs_formula_find(f, n);
+  return id == -1 ? hs_formula_add(f, n) : id < 0 ? -1 : id;
 }
 
 void hs_formula_free(hs_formula *f) {
@@ -150,6 +189,7 @@ void hs_formula_free(hs_formula *f) {
   for (int32_t i = 0; i < f->count; i++) free(f->nodes[i].terms);
   free(f->nodes);
   free(f->text);
+  free(f->tab);
   free(f);
 }
 
@@ -393,3 +433,4 @@ int hs_formula_temporal_depth(const hs_formula *f, int32_t id) {
 }
 
 int32_t hs_formula_root(const hs_formula *f) { return f->root; }
+const char *hs_formula_text(const hs_formula *f) { return f->text; }

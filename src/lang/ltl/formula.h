@@ -63,12 +63,27 @@ typedef struct hs_formula {
   int32_t count, cap;
   int32_t root;
   char *text;          /* the source text, as given */
+  uint32_t *tab;       /* intern index: node + 1, 0 = empty; built on the
+                          first hs_formula_find, dropped by a compaction */
+  size_t tabcap;
 } hs_formula;
 
 
 /* Intern a node (hash-consing): returns the index of an equal node or a
- * new one; -1 on allocation failure. terms are copied. */
+ * new one; -1 on allocation failure. terms are copied. The one interning
+ * path of every front end: those that check a new node before adding it
+ * (depth limits) call its two halves, hs_formula_find then
+ * hs_formula_add. */
 int32_t hs_formula_intern(hs_formula *f, const hs_node *n);
+/* The index of a node equal to n; -1 when there is none, -2 when out of
+ * memory (the index could not grow). */
+int32_t hs_formula_find(hs_formula *f, const hs_node *n);
+/* Append n, which hs_formula_find just did not find, and index it; its
+ * index, or -1 (out of memory, an invalid node). */
+int32_t hs_formula_add(hs_formula *f, const hs_node *n);
+/* Forget the index after nodes were renumbered (it is rebuilt when next
+ * needed). */
+void hs_formula_drop_index(hs_formula *f);
 /* Print node `id` in the concrete syntax (fully parenthesised where
  * needed) into buf; returns the length that would have been written. */
 size_t hs_formula_print(const hs_formula *f, int32_t id, char *buf, size_t len);

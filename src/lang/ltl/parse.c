@@ -65,13 +65,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "lang/ltl/formula.h"
-
-/* From formula.c: equality/hash over the fields an op uses, and append
- * without search. */
-int hs_node_equal_(const hs_node *x, const hs_node *y);
-uint64_t hs_node_hash_(const hs_node *n);
-int32_t hs_formula_push_(hs_formula *f, const hs_node *n);
 
 #define HS_COUNT_NEST_COST 3
 #define NOINLINE __attribute__((noinline))
@@ -95,8 +90,6 @@ typedef struct parser {
   size_t n, pos;   /* text length, scan position */
   token tok;       /* current token (one token of lookahead) */
   hs_formula *f;
-  uint32_t *tab;   /* hash table of node index + 1; 0 = empty */
-  size_t tabcap;   /* power of two */
   int32_t *depth;  /* syntax-tree depth per node */
   size_t depthcap;
   int nest;        /* recursion levels in use */
@@ -116,7 +109,8 @@ static NOINLINE int fail(parser *p, int column, const char *fmt, ...) {
   p->failed = 1;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+  hs_verrorf(p->err, !strcmp(fmt, "out of memory") ? HS_ERR_NOMEM
+                     : strstr(fmt, "too ") ? HS_ERR_LIMIT : HS_ERR_PARSE, fmt, ap);
   va_end(ap);
   p->err->column = column;
   return -1;
@@ -146,6 +140,150 @@ static int is_space(char c) {
          c == '\f';
 }
 
+/* Each lex_* scans one kind of token starting at s[i] into *t and *len
+ * (the token's bytes); 0, or -1 with the error at its column. */
+
+/* atoms (one lowercase letter), true, false */
+static int lex_word(parser *p, size_t i, token *t, size_t *len) {
+  const char *s = p->s;
+  size_t n = p->n;
+  while (i + *len < n && s[i + *len] >= 'a' && s[i + *len] <= 'z') ++*len;
+  if (*len == 1) {
+    t->k = T_ATOM;
+    t->sym = (unsigned char)s[i];
+  } else if (*len == 4 && !memcmp(s + i, "true", 4)) {
+    t->k = T_TRUE;
+  } else if (*len == 5 && !memcmp(s + i, "false", 5)) {
+    t->k = T_FALSE;
+  } else {
+    return fail(p, col(i),
+                "unknown word '%.*s%s' at column %d (atoms are single "
+                "letters; quote other characters)",
+                (int)(*len > 32 ? 32 : *len), s + i, *len > 32 ? "..." : "",
+                col(i));
+  }
+  return 0;
+}
+
+/* the temporal operators X Y F G O H U S */
+static int lex_upper(parser *p, size_t i, token *t) {
+  unsigned char c = (unsigned char)p->s[i];
+  switch (c) {
+  case 'X': t->k = T_X; break;
+  case 'Y': t->k = T_Y; break;
+  case 'F': t->k = T_F; break;
+  case 'G': t->k = T_G; break;
+  case 'O': t->k = T_O; break;
+  case 'H': t->k = T_H; break;
+  case 'U': t->k = T_U; break;
+  case 'S': t->k = T_S; break;
+  default:
+    return fail(p, col(i),
+                "unknown character '%c' at column %d (the uppercase "
+                "letters are X Y F G O H U S; write the atom as '%c')",
+                c, col(i), c);
+  }
+  return 0;
+}
+
+static int lex_int(parser *p, size_t i, token *t, size_t *len) {
+  const char *s = p->s;
+  int64_t v = 0;
+  for (*len = 0; i + *len < p->n && s[i + *len] >= '0' && s[i + *len] <= '9'; ++*len) {
+    int d = s[i + *len] - '0';
+    if (v > (INT64_MAX - d) / 10)
+      return fail(p, col(i), "integer too large at column %d (the limit is "
+                  "%lld)", col(i), (long long)INT64_MAX);
+    v = v * 10 + d;
+  }
+  t->k = T_INT;
+  t->v = v;
+  return 0;
+}
+
+/* 'c': one printable character other than the quote and the backslash */
+static int lex_quote(parser *p, size_t i, token *t, size_t *len) {
+  size_t n = p->n;
+  if (i + 1 >= n)
+    return fail(p, col(i), "unterminated quoted atom at column %d", col(i));
+  unsigned char q = (unsigned char)p->s[i + 1];
+  if (q == '\'')
+    return fail(p, col(i), "empty quoted atom at column %d", col(i));
+  if (q == '\\')
+    return fail(p, col(i + 1), "a backslash cannot be quoted at column %d "
+                "(there is no escape syntax)", col(i + 1));
+  if (q < 0x20 || q > 0x7e)
+    return fail(p, col(i + 1), "quoted atom must be a printable ASCII "
+                "character at column %d", col(i + 1));
+  if (i + 2 >= n || p->s[i + 2] != '\'')
+    return fail(p, col(i + 2), "expected ' to close the quoted atom at "
+                "column %d (a quoted atom is one character)", col(i + 2));
+  t->k = T_ATOM;
+  t->sym = q;
+  *len = 3;
+  return 0;
+}
+
+/* @first, @last, @mod */
+static int lex_at(parser *p, size_t i, token *t, size_t *len) {
+  const char *s = p->s;
+  while (i + *len < p->n && s[i + *len] >= 'a' && s[i + *len] <= 'z') ++*len;
+  if (*len == 6 && !memcmp(s + i, "@first", 6)) t->k = T_FIRST;
+  else if (*len == 5 && !memcmp(s + i, "@last", 5)) t->k = T_LAST;
+  else if (*len == 4 && !memcmp(s + i, "@mod", 4)) t->k = T_MOD;
+  else
+    return fail(p, col(i), "unknown position predicate '%.*s%s' at column "
+                "%d (expected @first, @last or @mod(k,r))",
+                (int)(*len > 32 ? 32 : *len), s + i, *len > 32 ? "..." : "",
+                col(i));
+  return 0;
+}
+
+/* operators and punctuation, the longest match first */
+static int lex_punct(parser *p, size_t i, token *t, size_t *len) {
+  unsigned char c = (unsigned char)p->s[i];
+  char n1 = i + 1 < p->n ? p->s[i + 1] : 0, n2 = i + 2 < p->n ? p->s[i + 2] : 0;
+  switch (c) {
+  case '\'': return lex_quote(p, i, t, len);
+  case '@': return lex_at(p, i, t, len);
+  case '!':
+    if (n1 == '=') { t->k = T_NE; *len = 2; } else t->k = T_NOT;
+    break;
+  case '&': t->k = T_AND; break;
+  case '|': t->k = T_OR; break;
+  case '-':
+    if (n1 == '>') { t->k = T_IMP; *len = 2; } else t->k = T_MINUS;
+    break;
+  case '<':
+    if (n1 == '-' && n2 == '>') { t->k = T_IFF; *len = 3; }
+    else if (n1 == '=') { t->k = T_LE; *len = 2; }
+    else t->k = T_LT;
+    break;
+  case '>':
+    if (n1 == '=') { t->k = T_GE; *len = 2; } else t->k = T_GT;
+    break;
+  case '=': t->k = T_EQ; break;
+  case '(': t->k = T_LP; break;
+  case ')': t->k = T_RP; break;
+  case ',': t->k = T_COMMA; break;
+  case '*': t->k = T_STAR; break;
+  case '+': t->k = T_PLUS; break;
+  case '#':
+    if (n1 == '<') t->k = T_CPAST;
+    else if (n1 == '>') t->k = T_CFUT;
+    else
+      return fail(p, col(i), "'#' must be followed by '<' or '>' at column "
+                  "%d (counting terms are #<(...) and #>(...))", col(i));
+    *len = 2;
+    break;
+  default:
+    if (c >= 0x20 && c <= 0x7e)
+      return fail(p, col(i), "unknown character '%c' at column %d", c, col(i));
+    return fail(p, col(i), "unknown character 0x%02x at column %d", c, col(i));
+  }
+  return 0;
+}
+
 /* Scan the next token into p->tok. -1 (and T_ERR) on a lexical error. */
 static NOINLINE int lex(parser *p) {
   const char *s = p->s;
@@ -160,120 +298,11 @@ static NOINLINE int lex(parser *p) {
   }
   unsigned char c = (unsigned char)s[i];
   size_t len = 1;
-  if (c >= 'a' && c <= 'z') {
-    while (i + len < n && s[i + len] >= 'a' && s[i + len] <= 'z') len++;
-    if (len == 1) {
-      t.k = T_ATOM;
-      t.sym = c;
-    } else if (len == 4 && !memcmp(s + i, "true", 4)) {
-      t.k = T_TRUE;
-    } else if (len == 5 && !memcmp(s + i, "false", 5)) {
-      t.k = T_FALSE;
-    } else {
-      return fail(p, col(i),
-                  "unknown word '%.*s%s' at column %d (atoms are single "
-                  "letters; quote other characters)",
-                  (int)(len > 32 ? 32 : len), s + i, len > 32 ? "..." : "",
-                  col(i));
-    }
-  } else if (c >= 'A' && c <= 'Z') {
-    switch (c) {
-    case 'X': t.k = T_X; break;
-    case 'Y': t.k = T_Y; break;
-    case 'F': t.k = T_F; break;
-    case 'G': t.k = T_G; break;
-    case 'O': t.k = T_O; break;
-    case 'H': t.k = T_H; break;
-    case 'U': t.k = T_U; break;
-    case 'S': t.k = T_S; break;
-    default:
-      return fail(p, col(i),
-                  "unknown character '%c' at column %d (the uppercase "
-                  "letters are X Y F G O H U S; write the atom as '%c')",
-                  c, col(i), c);
-    }
-  } else if (c >= '0' && c <= '9') {
-    int64_t v = 0;
-    for (len = 0; i + len < n && s[i + len] >= '0' && s[i + len] <= '9'; len++) {
-      int d = s[i + len] - '0';
-      if (v > (INT64_MAX - d) / 10)
-        return fail(p, col(i), "integer too large at column %d (the limit is "
-                    "%lld)", col(i), (long long)INT64_MAX);
-      v = v * 10 + d;
-    }
-    t.k = T_INT;
-    t.v = v;
-  } else {
-    char n1 = i + 1 < n ? s[i + 1] : 0, n2 = i + 2 < n ? s[i + 2] : 0;
-    switch (c) {
-    case '\'': {
-      if (i + 1 >= n)
-        return fail(p, col(i), "unterminated quoted atom at column %d", col(i));
-      unsigned char q = (unsigned char)n1;
-      if (q == '\'')
-        return fail(p, col(i), "empty quoted atom at column %d", col(i));
-      if (q == '\\')
-        return fail(p, col(i + 1), "a backslash cannot be quoted at column %d "
-                    "(there is no escape syntax)", col(i + 1));
-      if (q < 0x20 || q > 0x7e)
-        return fail(p, col(i + 1), "quoted atom must be a printable ASCII "
-                    "character at column %d", col(i + 1));
-      if (i + 2 >= n || n2 != '\'')
-        return fail(p, col(i + 2), "expected ' to close the quoted atom at "
-                    "column %d (a quoted atom is one character)", col(i + 2));
-      t.k = T_ATOM;
-      t.sym = q;
-      len = 3;
-      break;
-    }
-    case '!':
-      if (n1 == '=') { t.k = T_NE; len = 2; } else t.k = T_NOT;
-      break;
-    case '&': t.k = T_AND; break;
-    case '|': t.k = T_OR; break;
-    case '-':
-      if (n1 == '>') { t.k = T_IMP; len = 2; } else t.k = T_MINUS;
-      break;
-    case '<':
-      if (n1 == '-' && n2 == '>') { t.k = T_IFF; len = 3; }
-      else if (n1 == '=') { t.k = T_LE; len = 2; }
-      else t.k = T_LT;
-      break;
-    case '>':
-      if (n1 == '=') { t.k = T_GE; len = 2; } else t.k = T_GT;
-      break;
-    case '=': t.k = T_EQ; break;
-    case '(': t.k = T_LP; break;
-    case ')': t.k = T_RP; break;
-    case ',': t.k = T_COMMA; break;
-    case '*': t.k = T_STAR; break;
-    case '+': t.k = T_PLUS; break;
-    case '#':
-      if (n1 == '<') t.k = T_CPAST;
-      else if (n1 == '>') t.k = T_CFUT;
-      else
-        return fail(p, col(i), "'#' must be followed by '<' or '>' at column "
-                    "%d (counting terms are #<(...) and #>(...))", col(i));
-      len = 2;
-      break;
-    case '@': {
-      while (i + len < n && s[i + len] >= 'a' && s[i + len] <= 'z') len++;
-      if (len == 6 && !memcmp(s + i, "@first", 6)) t.k = T_FIRST;
-      else if (len == 5 && !memcmp(s + i, "@last", 5)) t.k = T_LAST;
-      else if (len == 4 && !memcmp(s + i, "@mod", 4)) t.k = T_MOD;
-      else
-        return fail(p, col(i), "unknown position predicate '%.*s%s' at column "
-                    "%d (expected @first, @last or @mod(k,r))",
-                    (int)(len > 32 ? 32 : len), s + i, len > 32 ? "..." : "",
-                    col(i));
-      break;
-    }
-    default:
-      if (c >= 0x20 && c <= 0x7e)
-        return fail(p, col(i), "unknown character '%c' at column %d", c, col(i));
-      return fail(p, col(i), "unknown character 0x%02x at column %d", c, col(i));
-    }
-  }
+  int rc = c >= 'a' && c <= 'z'   ? lex_word(p, i, &t, &len)
+           : c >= 'A' && c <= 'Z' ? lex_upper(p, i, &t)
+           : c >= '0' && c <= '9' ? lex_int(p, i, &t, &len)
+                                  : lex_punct(p, i, &t, &len);
+  if (rc) return -1;
   t.len = len;
   p->tok = t;
   p->pos = i + len;
@@ -281,21 +310,6 @@ static NOINLINE int lex(parser *p) {
 }
 
 /* ------------------------------------------------------------- interning */
-
-static int grow_table(parser *p) {
-  size_t cap = p->tabcap ? p->tabcap * 2 : 64;
-  uint32_t *tab = calloc(cap, sizeof *tab);
-  if (!tab) return -1;
-  for (int32_t i = 0; i < p->f->count; i++) {
-    size_t h = (size_t)hs_node_hash_(&p->f->nodes[i]) & (cap - 1);
-    while (tab[h]) h = (h + 1) & (cap - 1);
-    tab[h] = (uint32_t)i + 1;
-  }
-  free(p->tab);
-  p->tab = tab;
-  p->tabcap = cap;
-  return 0;
-}
 
 static int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
 
@@ -311,10 +325,8 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
   if (d > hs_get_limits().max_depth)
     return fail(p, col(pos), "formula nested too deeply at column %d (the "
                 "limit is %d levels; --max-depth raises it)", col(pos), hs_get_limits().max_depth);
-  if (((size_t)f->count + 1) * 2 > p->tabcap && grow_table(p)) return oom(p);
-  size_t mask = p->tabcap - 1, h = (size_t)hs_node_hash_(n) & mask;
-  for (; p->tab[h]; h = (h + 1) & mask)
-    if (hs_node_equal_(&f->nodes[p->tab[h] - 1], n)) return (int32_t)p->tab[h] - 1;
+  int32_t found = hs_formula_find(f, n);
+  if (found != -1) return found >= 0 ? found : oom(p);
   if ((size_t)f->count >= p->depthcap) {
     size_t cap = p->depthcap ? p->depthcap * 2 : 64;
     int32_t *nd = realloc(p->depth, cap * sizeof *nd);
@@ -322,9 +334,8 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
     p->depth = nd;
     p->depthcap = cap;
   }
-  int32_t id = hs_formula_push_(f, n);
+  int32_t id = hs_formula_add(f, n);
   if (id < 0) return oom(p);
-  p->tab[h] = (uint32_t)id + 1;
   p->depth[id] = d;
   return id;
 }
@@ -672,6 +683,7 @@ static int compact(parser *p, int32_t *root) {
   }
   *root = map[*root];
   f->count = m;
+  hs_formula_drop_index(f);
   free(map);
   return 0;
 }
@@ -679,9 +691,7 @@ static int compact(parser *p, int32_t *root) {
 hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   hs_error dummy;
   if (!err) err = &dummy;
-  err->msg[0] = 0;
-  err->column = 0;
-  err->line = 0;
+  hs_error_clear(err);
   parser P;
   memset(&P, 0, sizeof P);
   P.err = err;
@@ -722,7 +732,6 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   if (!P.f->text) { oom(p); goto out; }
   memcpy(P.f->text, text, n + 1);
 out:
-  free(P.tab);
   free(P.depth);
   if (P.failed) {
     hs_formula_free(P.f);

@@ -16,7 +16,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "lang/ltl/formula.h"
+
+/* A comparison: #<(φ) at i = φ-count over 1..i (running), #>(φ) at i =
+ * the total minus the count over 1..i-1. */
+static int eval_cmp(const hs_node *nd, size_t n, const uint8_t *vals, uint8_t *o) {
+  int32_t T = nd->nterms;
+  uint64_t *run = calloc(T ? (size_t)T * 2 : 1, sizeof *run);
+  if (!run) return -1;
+  uint64_t *tot = run + T;
+  for (int32_t t = 0; t < T; t++) {
+    const uint8_t *v = vals + (size_t)nd->terms[t].arg * n;
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += v[i];
+    tot[t] = s;
+  }
+  for (size_t i = 0; i < n; i++) {
+    hs_i128 sum = nd->c;
+    for (int32_t t = 0; t < T; t++) {
+      uint8_t vi = vals[(size_t)nd->terms[t].arg * n + i];
+      uint64_t before = run[t];          /* count over 1..i-1 */
+      run[t] += vi;
+      uint64_t cnt = nd->terms[t].past ? run[t] : tot[t] - before;
+      sum += (hs_i128)nd->terms[t].coef * (hs_i128)cnt;
+    }
+    o[i] = (uint8_t)hs_rel_holds(nd->rel, sum);
+  }
+  free(run);
+  return 0;
+}
+
+/* i mod k = r with i from 1; k < 1 (only from a hand-built node) or r
+ * outside [0, k) never holds. */
+static void eval_mod(const hs_node *nd, size_t n, uint8_t *o) {
+  if (nd->k < 1 || nd->r < 0 || nd->r >= nd->k) {
+    memset(o, 0, n);
+    return;
+  }
+  uint64_t k = (uint64_t)nd->k, r = (uint64_t)nd->r, m = 1 % k;
+  for (size_t i = 0; i < n; i++) { /* m = (i+1) mod k, incrementally */
+    o[i] = m == r;
+    if (++m == k) m = 0;
+  }
+}
 
 /* Evaluate node `id` into o[0..n), its children's rows already in vals. */
 static int eval_node(const hs_formula *f, int32_t id, const uint8_t *w,
@@ -36,18 +79,7 @@ static int eval_node(const hs_formula *f, int32_t id, const uint8_t *w,
     break;
   case HS_F_FIRST: memset(o, 0, n); o[0] = 1; break;
   case HS_F_LAST: memset(o, 0, n); o[n - 1] = 1; break;
-  case HS_F_MOD:
-    /* i mod k = r with i from 1; k < 1 (only from a hand-built node) or
-     * r outside [0, k) never holds. */
-    if (nd->k < 1 || nd->r < 0 || nd->r >= nd->k) { memset(o, 0, n); break; }
-    {
-      uint64_t k = (uint64_t)nd->k, r = (uint64_t)nd->r, m = 1 % k;
-      for (i = 0; i < n; i++) { /* m = (i+1) mod k, incrementally */
-        o[i] = m == r;
-        if (++m == k) m = 0;
-      }
-    }
-    break;
+  case HS_F_MOD: eval_mod(nd, n, o); break;
   case HS_F_NOT: for (i = 0; i < n; i++) o[i] = !a[i]; break;
   case HS_F_AND: for (i = 0; i < n; i++) o[i] = a[i] & b[i]; break;
   case HS_F_OR: for (i = 0; i < n; i++) o[i] = a[i] | b[i]; break;
@@ -79,33 +111,7 @@ static int eval_node(const hs_formula *f, int32_t id, const uint8_t *w,
   case HS_F_SINCE:
     for (acc = 0, i = 0; i < n; i++) o[i] = acc = b[i] | (a[i] & acc);
     break;
-  case HS_F_CMP: {
-    /* #<(φ) at i = φ-count over 1..i (running), #>(φ) at i = total minus
-     * the count over 1..i-1. */
-    int32_t T = nd->nterms;
-    uint64_t *run = calloc(T ? (size_t)T * 2 : 1, sizeof *run);
-    if (!run) return -1;
-    uint64_t *tot = run + T;
-    for (int32_t t = 0; t < T; t++) {
-      const uint8_t *v = vals + (size_t)nd->terms[t].arg * n;
-      uint64_t s = 0;
-      for (i = 0; i < n; i++) s += v[i];
-      tot[t] = s;
-    }
-    for (i = 0; i < n; i++) {
-      hs_i128 sum = nd->c;
-      for (int32_t t = 0; t < T; t++) {
-        uint8_t vi = vals[(size_t)nd->terms[t].arg * n + i];
-        uint64_t before = run[t];          /* count over 1..i-1 */
-        run[t] += vi;
-        uint64_t cnt = nd->terms[t].past ? run[t] : tot[t] - before;
-        sum += (hs_i128)nd->terms[t].coef * (hs_i128)cnt;
-      }
-      o[i] = (uint8_t)hs_rel_holds(nd->rel, sum);
-    }
-    free(run);
-    break;
-  }
+  case HS_F_CMP: return eval_cmp(nd, n, vals, o);
   default: memset(o, 0, n); break;
   }
   return 0;
@@ -148,12 +154,14 @@ uint8_t *hs_truth_eval_all(const hs_formula *f, const uint8_t *w, size_t n) {
 }
 
 int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
-                  uint8_t *out) {
-  if (!f || id < 0 || id >= f->count) return -1;
+                  uint8_t *out, hs_error *err) {
+  HS_RETURN_ERROR_IF(!f || id < 0 || id >= f->count, err, HS_ERR_ARG,
+                     "hs_truth_eval: no node %d in the formula", (int)id);
   if (n == 0) return 0;
-  if (!w || !out) return -1;
+  HS_RETURN_ERROR_IF(!w || !out, err, HS_ERR_ARG, "hs_truth_eval: NULL argument");
   uint8_t *vals = eval_upto(f, id, w, n, 1);
-  if (!vals) return -1;
+  HS_RETURN_ERROR_IF(!vals, err, HS_ERR_NOMEM,
+                     "out of memory evaluating the formula on %zu symbols", n);
   memcpy(out, vals + (size_t)id * n, n);
   free(vals);
   return 0;

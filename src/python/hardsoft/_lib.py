@@ -16,7 +16,9 @@ _lib: Optional[C.CDLL] = None
 
 
 class HsError(C.Structure):
-    _fields_ = [("msg", C.c_char * 256), ("column", C.c_int), ("line", C.c_int)]
+    # include/hardsoft.h, struct hs_error: every fallible call fills one
+    _fields_ = [("msg", C.c_char * 256), ("column", C.c_int), ("line", C.c_int),
+                ("code", C.c_int)]
 
 
 class HsCompileOpts(C.Structure):
@@ -57,22 +59,22 @@ class HsHeadInfo(C.Structure):
 
 P = C.c_void_p          # opaque hs_formula *, hs_model *, hs_program *
 BYTES = C.POINTER(C.c_uint8)
-MSG = 512               # bytes of every message buffer handed to C
 
 # name: (restype, argtypes); the optional ones are looked up only if present
 _PROTOS = {
     "hs_version": (C.c_char_p, []),
+    "hs_strerror": (C.c_char_p, [C.c_int]),
     "hs_formula_parse": (P, [C.c_char_p, C.POINTER(HsError)]),
     "hs_formula_free": (None, [P]),
     "hs_formula_root": (C.c_int32, [P]),
-    "hs_truth_eval": (C.c_int, [P, C.c_int32, BYTES, C.c_size_t, BYTES]),
+    "hs_truth_eval": (C.c_int, [P, C.c_int32, BYTES, C.c_size_t, BYTES, C.POINTER(HsError)]),
     "hs_mode_parse": (C.c_int, [C.c_char_p]),
-    "hs_compile": (P, [P, C.POINTER(HsCompileOpts), C.c_char_p, C.c_size_t]),
+    "hs_compile": (P, [P, C.POINTER(HsCompileOpts), C.POINTER(HsError)]),
     "hs_model_free": (None, [P]),
-    "hs_model_save": (C.c_int, [P, C.c_char_p, C.c_char_p, C.c_size_t]),
-    "hs_model_load": (P, [C.c_char_p, C.c_char_p, C.c_size_t]),
+    "hs_model_save": (C.c_int, [P, C.c_char_p, C.POINTER(HsError)]),
+    "hs_model_load": (P, [C.c_char_p, C.POINTER(HsError)]),
     "hs_forward": (C.c_int, [P, BYTES, C.c_size_t, C.POINTER(HsRunOpts),
-                             C.POINTER(HsRunResult), C.c_char_p, C.c_size_t]),
+                             C.POINTER(HsRunResult), C.POINTER(HsError)]),
     "hs_run_result_free": (None, [C.POINTER(HsRunResult)]),
     "hs_model_get_info": (None, [P, C.POINTER(HsModelInfo)]),
     "hs_model_layer_nheads": (C.c_int, [P, C.c_int]),
@@ -81,13 +83,13 @@ _PROTOS = {
     "hs_struct_size": (C.c_size_t, [C.c_char_p]),
     "hs_attention": (C.c_int, [P, BYTES, C.c_size_t, C.POINTER(HsRunOpts), C.c_int,
                                C.POINTER(C.c_double), C.POINTER(C.c_double),
-                               C.POINTER(C.c_int32), C.c_char_p, C.c_size_t]),
+                               C.POINTER(C.c_int32), C.POINTER(HsError)]),
 }
 # the program API (C-RASP / B-RASP front ends), in builds that have it
 _OPTIONAL = {
     "hs_program_parse": (P, [C.c_char_p, C.c_size_t, C.c_int, C.POINTER(HsError)]),
     "hs_program_formula": (P, [P]),
-    "hs_program_truth": (C.c_int, [P, BYTES, C.c_size_t, BYTES]),
+    "hs_program_truth": (C.c_int, [P, BYTES, C.c_size_t, BYTES, C.POINTER(HsError)]),
     "hs_program_free": (None, [P]),
 }
 

@@ -43,8 +43,8 @@ def _buf(s: bytes):
     return (C.c_uint8 * max(len(s), 1)).from_buffer_copy(s or b"\0")
 
 
-def _msg(buf) -> str:
-    return buf.value.decode("utf-8", "replace")
+def _msg(err: _lib.HsError) -> str:
+    return err.msg.decode("utf-8", "replace")
 
 
 def _run_opts(precision: str, threads: int = 0) -> _lib.HsRunOpts:
@@ -170,8 +170,8 @@ class Model:
     def _forward(self, w: bytes, precision: str):
         lib, n = _lib.lib(), len(w)
         o, r = _run_opts(precision), _lib.HsRunResult()
-        msg = C.create_string_buffer(_lib.MSG)
-        if lib.hs_forward(self._ptr, _buf(w), n, C.byref(o), C.byref(r), msg, _lib.MSG) != 0:
+        msg = _lib.HsError()
+        if lib.hs_forward(self._ptr, _buf(w), n, C.byref(o), C.byref(r), C.byref(msg)) != 0:
             raise Error(_msg(msg))
         try:
             bits = np.ctypeslib.as_array(r.bits, (max(n, 1),))[:n].copy()
@@ -191,13 +191,14 @@ class Model:
                 raise Error("this model carries no formula, so it has no truth to compare with")
             self._formula = _parse_ltl(self.formula)   # a loaded model: its source
         out = (C.c_uint8 * max(len(w), 1))()
+        err = _lib.HsError()
         if self._program is not None:
-            rc = lib.hs_program_truth(self._program, _buf(w), len(w), out)
+            rc = lib.hs_program_truth(self._program, _buf(w), len(w), out, C.byref(err))
         else:
             rc = lib.hs_truth_eval(self._formula, lib.hs_formula_root(self._formula),
-                                   _buf(w), len(w), out)
+                                   _buf(w), len(w), out, C.byref(err))
         if rc != 0:
-            raise Error("out of memory evaluating a string of %d symbols" % len(w))
+            raise Error(_msg(err))
         return np.frombuffer(out, dtype=np.uint8)[:len(w)].copy()
 
     def attention(self, s: Text, precision: str = "f32") -> List[LayerAttention]:
@@ -208,7 +209,7 @@ class Model:
         w, lib = _bytes(s), _lib.lib()
         n, out = len(w), []
         o = _run_opts(precision)
-        msg = C.create_string_buffer(_lib.MSG)
+        msg = _lib.HsError()
         for layer in range(self.nlayers):
             nh = lib.hs_model_layer_nheads(self._ptr, layer)
             weights = np.zeros((nh, n + 1, n + 1))
@@ -218,7 +219,7 @@ class Model:
             if lib.hs_attention(self._ptr, _buf(w), n, C.byref(o), layer,
                                 weights.ctypes.data_as(dp), hard.ctypes.data_as(dp),
                                 target.ctypes.data_as(C.POINTER(C.c_int32)),
-                                msg, _lib.MSG) != 0:
+                                C.byref(msg)) != 0:
                 raise Error(_msg(msg))
             heads = [self.head_info(layer, h) for h in range(nh)]
             out.append(LayerAttention(layer, weights, hard, target, heads))
@@ -227,9 +228,9 @@ class Model:
     # ---------------------------------------------------------- files
     def save(self, path: Union[str, bytes, os.PathLike]) -> None:
         """Write the model file (safetensors), atomically."""
-        msg = C.create_string_buffer(_lib.MSG)
+        msg = _lib.HsError()
         p = os.fsencode(path)
-        if _lib.lib().hs_model_save(self._ptr, p, msg, _lib.MSG) != 0:
+        if _lib.lib().hs_model_save(self._ptr, p, C.byref(msg)) != 0:
             raise Error("%s: %s" % (os.fsdecode(p), _msg(msg)))
 
     def to_torch(self, dtype=np.float64):
@@ -307,8 +308,8 @@ def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl
     else:
         f, program = _parse_program(text, lang)
     o = _lib.HsCompileOpts(lib.hs_mode_parse(mode.encode()), mu, SIGNS[sign])
-    msg = C.create_string_buffer(_lib.MSG)
-    m = lib.hs_compile(f, C.byref(o), msg, _lib.MSG)
+    msg = _lib.HsError()
+    m = lib.hs_compile(f, C.byref(o), C.byref(msg))
     src = text if isinstance(text, str) else _bytes(text).decode("utf-8", "replace")
     if not m:
         if program is not None:
@@ -324,11 +325,11 @@ def load(path: Union[str, bytes, os.PathLike]) -> Model:
     `hardsoft compile -o`."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise Error("path must be str, bytes or os.PathLike, not %s" % type(path).__name__)
-    msg = C.create_string_buffer(_lib.MSG)
+    msg = _lib.HsError()
     p = os.fsencode(path)
     if b"\0" in p:
         raise Error("path contains a NUL byte")
-    m = _lib.lib().hs_model_load(p, msg, _lib.MSG)
+    m = _lib.lib().hs_model_load(p, C.byref(msg))
     if not m:
         raise Error("%s: %s" % (os.fsdecode(p), _msg(msg)))
     return Model(m)

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""bench/report.py's issue 14 targets (section m, repeated in section l):
-auto against online on sweep-skip.csv and on every formula
-(sweep-skip-suite.csv), the growth of a S b to n = 2^20 (sweep-growth.csv,
-sweep-growth-stopped.txt), hard beside pe and f64 beside f32
-(sweep-hardf64.csv), the depth-6 aim (sweep-depth6.csv); each from small
+"""bench/report's targets, each in the section that measures it and again in
+section Targets: online against auto on sweep-skip.csv and auto against
+online on every formula (sweep-skip-suite.csv), the growth of a S b to
+n = 2^20 (sweep-growth.csv, sweep-growth-stopped.txt), hard beside pe and
+f64 beside f32 (sweep-hardf64.csv), the depth-6 aims (sweep-depth6.csv),
+the default and dense paths per ISA (sweep-paths.csv); each from small
 synthetic CSVs, each also absent. And bench/readme-results.py carrying the
 rows into the README."""
 import math
@@ -12,7 +13,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPORT = os.path.join(HERE, "..", "..", "bench", "report.py")
+REPORT = os.path.join(HERE, "..", "..", "bench", "report")
 README_RESULTS = os.path.join(HERE, "..", "..", "bench", "readme-results.py")
 
 HEADER = ("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,seconds_max,"
@@ -51,11 +52,13 @@ def line(text, *parts):
 
 def test_every_file_absent(tmp_path):
     text = run(tmp_path, {})
-    m = section(text, "## m. Issue 14")
-    for name in ["sweep-skip-suite.csv", "sweep-growth.csv", "sweep-hardf64.csv"]:
-        assert f"{name}: not measured." in m
-    l6 = section(text, "## l. Forward-pass targets")
-    for target in ["online / auto >= 5x, mu=8, n=16384", "online / auto >= 2x, mu=8, n=16384",
+    for name in ["sweep-skip.csv", "sweep-hardf64.csv", "sweep-paths.csv", "sweep-depth6.csv"]:
+        assert f"{name}: not measured." in text
+    l6 = section(text, "## Targets")
+    for target in ["online / auto >= 20x, mu=8, n=16384", "online / auto >= 12x, mu=8, n=16384",
+                   "default path: AVX2 / scalar speed-up >= 2x",
+                   "default path: AVX-512 / scalar speed-up >= 3x",
+                   "dense path: AVX-512 / scalar speed-up >= 8x, n=4096",
                    "auto <= 1.05x online, every formula", "t(n=262144) / t(n=16384) <= 64x",
                    "n=1048576 runs (agreement 1)", "hard / pe <= 1.0x, f32",
                    "f64 / f32 <= 2.5x, pe", "depth 6, n = 65536, 1 core: <= 0.56 s"]:
@@ -63,34 +66,34 @@ def test_every_file_absent(tmp_path):
     absent = line(text, "| files absent |")
     assert "sweep-skip-suite.csv" in absent and "sweep-growth.csv" in absent
     assert "sweep-hardf64.csv" in absent
-    # information rows belong to section m only, and with no data there is none
+    # information rows belong to their own section only, and with no data there is none
     assert "(information)" not in text
 
 
 def test_auto_against_online_at_16384(tmp_path):
     rows = [row("a S b", 0.01, n=16384, skip="auto", frac="0.95"),
-            row("a S b", 0.06, n=16384, skip="online"),
-            row(DEPTH4, 0.10, n=16384, skip="auto"), row(DEPTH4, 0.15, n=16384, skip="online"),
-            # mu = 32 and n = 4096 are section k's, not the target's
+            row("a S b", 0.21, n=16384, skip="online"),
+            row(DEPTH4, 0.10, n=16384, skip="auto"), row(DEPTH4, 1.15, n=16384, skip="online"),
+            # mu = 32 and n = 4096 belong to the skipping table, not to the target
             row("a S b", 0.01, n=16384, mu=32, skip="auto"),
             row("a S b", 0.99, n=16384, mu=32, skip="online")]
     text = run(tmp_path, {"sweep-skip.csv": rows})
-    l6 = section(text, "## l. Forward-pass targets")
-    asb = line(l6, "online / auto >= 5x")
-    assert "| 60.0 vs 10.0 ms | 6.00× | **met** |" in asb
-    d4 = line(l6, "online / auto >= 2x")
-    assert "| 150 vs 100 ms | 1.50× | **missed** |" in d4
-    assert line(section(text, "## m. Issue 14"), "online / auto >= 5x") == asb
+    l6 = section(text, "## Targets")
+    asb = line(l6, "online / auto >= 20x")
+    assert "| 210 vs 10.0 ms | 21.00× | **met** |" in asb
+    d4 = line(l6, "online / auto >= 12x")
+    assert "| 1150 vs 100 ms | 11.50× | **missed** |" in d4
+    assert line(section(text, "## Exact skipping"), "online / auto >= 20x") == asb
 
 
 def test_suite_every_formula(tmp_path):
     ok = [row("a S b", 0.00104, skip="auto", frac="0.9"), row("a S b", 0.001, skip="online"),
           row("X a", 0.002, skip="auto"), row("X a", 0.0021, skip="online")]
     text = run(tmp_path, {"sweep-skip-suite.csv": ok})
-    m = section(text, "## m. Issue 14")
+    m = section(text, "## Exact skipping")
     assert line(m, "| `a S b` | avx2 | 4096 |").endswith("| 1.04 | 1.00 | 0.96× | 0.900 | no |")
     assert line(m, "| `X a` | avx2 | 4096 |").endswith("| 2.00 | 2.10 | 1.05× | — | no |")
-    target = line(section(text, "## l. Forward-pass targets"), "auto <= 1.05x online")
+    target = line(section(text, "## Targets"), "auto <= 1.05x online")
     assert "worst of 2: `a S b`, avx2; 0 formula(s) over" in target
     assert target.endswith("| 1.04 vs 1.00 ms | 1.04× | **met** |")
 
@@ -98,10 +101,10 @@ def test_suite_every_formula(tmp_path):
                  # another n: in the table, not in the target
                  row("G a", 0.009, n=256, skip="auto"), row("G a", 0.001, n=256, skip="online")]
     text = run(tmp_path, {"sweep-skip-suite.csv": slow})
-    m = section(text, "## m. Issue 14")
+    m = section(text, "## Exact skipping")
     assert line(m, "| `Y a` |").endswith("| 0.67× | — | **auto slower** |")
     assert line(m, "| `G a` | avx2 | 256 |").endswith("| **auto slower** |")
-    target = line(section(text, "## l. Forward-pass targets"), "auto <= 1.05x online")
+    target = line(section(text, "## Targets"), "auto <= 1.05x online")
     assert "worst of 3: `Y a`, avx2; 1 formula(s) over" in target
     assert target.endswith("| 1.50 vs 1.00 ms | 1.50× | **missed** |")
 
@@ -116,19 +119,19 @@ def growth(t18, big_agree=1, big=True):
 
 def test_growth(tmp_path):
     text = run(tmp_path, {"sweep-growth.csv": growth(1.0)})
-    m = section(text, "## m. Issue 14")
+    m = section(text, "## Exact skipping")
     assert line(m, "| 16384 | avx2 |").endswith("| 20.0 | 879 KiB | 1 | 0.950 | — | — |")
     assert line(m, "| 262144 | avx2 |").endswith(
         f"| 1000 | 15.0 MiB | 1 | — | 50.00× | {math.log(50) / math.log(16):.3g} |")
     assert line(m, "| 1048576 | avx2 |").endswith(f"| 5.00× | {math.log(5) / math.log(4):.3g} |")
-    l6 = section(text, "## l. Forward-pass targets")
+    l6 = section(text, "## Targets")
     assert line(l6, "t(n=262144) / t(n=16384) <= 64x (dense: 256x)").endswith(
         "| 1000 vs 20.0 ms | 50.00× | **met** |")
     big = line(l6, "n=1048576 runs (agreement 1)")
     assert "agreement 1 | 5.00 s, 60.0 MiB peak | — | **met** |" in big
 
     text = run(tmp_path, {"sweep-growth.csv": growth(1.4, big_agree=0.99)})
-    l6 = section(text, "## l. Forward-pass targets")
+    l6 = section(text, "## Targets")
     assert line(l6, "t(n=262144) / t(n=16384)").endswith("| 70.00× | **missed** |")
     assert line(l6, "n=1048576 runs").endswith("| **missed** |")
     assert "agreement 0.9900" in line(l6, "n=1048576 runs")
@@ -138,14 +141,14 @@ def test_growth_stopped(tmp_path):
     stop = "n = 1048576: stopped by the suite after 60 s (timeout; HS_BENCH_GROWTH_LIMIT)\n"
     text = run(tmp_path, {"sweep-growth.csv": growth(1.0, big=False),
                           "sweep-growth-stopped.txt": stop})
-    m = section(text, "## m. Issue 14")
+    m = section(text, "## Exact skipping")
     assert "sweep-growth-stopped.txt: n = 1048576: stopped by the suite after 60 s" in m
-    big = line(section(text, "## l. Forward-pass targets"), "n=1048576 runs")
+    big = line(section(text, "## Targets"), "n=1048576 runs")
     assert big.endswith("| n = 1048576: stopped by the suite after 60 s (timeout; "
                         "HS_BENCH_GROWTH_LIMIT) | — | **missed** |")
     # a smoke run's stop names another n: the target's run is simply absent
     text = run(tmp_path, {"sweep-growth-stopped.txt": "n = 4096: stopped by the suite\n"})
-    assert line(section(text, "## l. Forward-pass targets"),
+    assert line(section(text, "## Targets"),
                 "n=1048576 runs").endswith("| **not measured** |")
 
 
@@ -156,10 +159,10 @@ def test_hard_and_f64(tmp_path):
         rows += [row(f, hard32, mode="hard", mu=0), row(f, pe32, mu=4),
                  row(f, hard64, mode="hard", mu=0, prec="f64"), row(f, pe64, mu=4, prec="f64")]
     text = run(tmp_path, {"sweep-hardf64.csv": rows})
-    m = section(text, "## m. Issue 14")
+    m = section(text, "## hard beside pe")
     assert line(m, "| `a S b` | avx2 | 4096 |").endswith(
         "| 2.00 | 2.50 | 4.00 | 5.00 | 0.80× | 0.80× | 2.00× | 2.00× |")
-    l6 = section(text, "## l. Forward-pass targets")
+    l6 = section(text, "## Targets")
     assert line(l6, "hard / pe <= 1.0x", "`a S b`").endswith("| 0.80× | **met** |")
     assert line(l6, "hard / pe <= 1.0x", "G (b").endswith("| 1.50× | **missed** |")
     assert line(l6, "f64 / f32 <= 2.5x", "`a S b`").endswith("| 2.00× | **met** |")
@@ -173,7 +176,7 @@ def test_depth6_aim(tmp_path):
     for sec, status in [(0.5, "**met**"), (0.6, "**missed**")]:
         text = run(tmp_path, {"sweep-depth6.csv": [row(DEPTH6, sec, n=65536, mu=4,
                                                        peak=9 * 2 ** 20)]})
-        l6 = section(text, "## l. Forward-pass targets")
+        l6 = section(text, "## Targets")
         assert line(l6, "<= 0.56 s (5x under 2.8 s)").endswith(
             f"| {sec:.2f} s, 9.0 MiB peak | — | {status} |")
         # the older depth-6 target stays
@@ -185,7 +188,7 @@ def test_bad_cell(tmp_path):
                                                encoding="utf-8")
     r = subprocess.run([sys.executable, REPORT, str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 1
-    assert r.stderr.strip() == ("report.py: error: sweep-growth.csv:2: column "
+    assert r.stderr.strip() == ("report: error: sweep-growth.csv:2: column "
                                 "seconds_median: 'fast' is not a number")
 
 
@@ -210,7 +213,7 @@ def test_readme_carries_the_rows(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     text = readme.read_text(encoding="utf-8")
-    assert "(issue 14)" in text
+    assert "issue" not in text.lower()
     assert line(text, "<= 0.56 s (5x under 2.8 s)").endswith("| **met** |")
     assert line(text, "t(n=262144) / t(n=16384)").endswith("| 50.00× | **met** |")
     assert line(text, "auto <= 1.05x online").endswith("| **not measured** |")

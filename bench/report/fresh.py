@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: MIT
+"""Do the published results describe the code that publishes them?
+
+A file cannot name the commit that contains it, so results/ names the
+commit its numbers were measured at (every CSV row's `commit`, kernels.json,
+hyperfine.md), and this check compares that commit with the commit that
+last changed the measured data under results/ (the CSVs, kernels.json,
+hyperfine.md, sweep-growth-stopped.txt; not REPORT.md, the plots or the
+LaTeX tables, which bench/report regenerates from the data at any time).
+Between the two, nothing that affects the numbers may differ: src/ (but
+the Python binding), simd/, include/, the suite's run code (bench/ but the
+report, the peers' code, bench/formulas.txt and bench/models/, the ort
+peer in tests/onnx/, the C-RASP programs it times) and the Makefile's
+compiler and flag variables.
+
+The check reads git objects only, so it answers the same for every
+checkout of a commit: code committed after the results is not a failure
+(later code is described by the next `make bench`), and neither is a
+working tree changed by a local `make bench`. It fails when a commit
+publishes results measured at a commit whose code differs, measured on
+uncommitted code (+dirty), or measured at a commit this history lacks.
+It is skipped where it cannot be answered: outside a git checkout, in a
+shallow clone that lacks the measured commit, or before any results are
+committed.
+
+    python3 bench/report --check-fresh [REPO]
+"""
+import csv
+import io
+import json
+import re
+import subprocess
+
+
+def policy(commit):
+    """The sentence REPORT.md and the README's results block carry."""
+    return ("These numbers describe the code of the commit they were measured at: "
+            "`make check` (tests/py/test_report_fresh.py) fails when a file that "
+            "affects them — src/, simd/, include/, the suite's run code, the "
+            "Makefile's compiler flags — differs between that commit and the commit "
+            "that published these CSVs. What changed since: "
+            f"`git diff --stat {commit} -- src simd include`.")
+
+
+MEASURED = ["src", ":(exclude)src/python", "simd", "include", "bench",
+            ":(exclude)bench/report", ":(exclude)bench/readme-results.py",
+            ":(exclude)bench/kernels-report.py", ":(exclude)bench/kernels.gp",
+            "tests/onnx/ort-run.js", "tests/programs"]
+DATA = ["results/*.csv", "results/*.json", "results/hyperfine.md",
+        "results/sweep-growth-stopped.txt"]
+# Makefile variables whose value reaches the measured binaries or peers
+FLAG_VARS = ["CC", "CXX", "OPT", "CFLAGS_ALL", "CXXFLAGS_ALL", "LDFLAGS_ALL", "AVX2_FLAGS",
+             "AVX512_FLAGS", "LIBS", "BENCH_LIBS", "OPENBLAS_FLAGS", "OPENBLAS_LIBS",
+             "ORT_NODE_VERSION"]
+
+
+class Unanswerable(Exception):
+    """The check cannot be made here (reason in the message)."""
+
+
+def git(repo, *args, check=True):
+    p = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True,
+                       timeout=60)
+    if check and p.returncode != 0:
+        raise Unanswerable(f"git {' '.join(args)}: {p.stderr.strip() or p.returncode}")
+    return p.stdout if p.returncode == 0 else None
+
+
+def commits_in(name, text):
+    """The commits a data file names: the `commit` column of a CSV,
+    kernels.json's context, hyperfine.md's commit row."""
+    if name.endswith(".csv"):
+        rows = csv.DictReader(io.StringIO(text))
+        if not rows.fieldnames or "commit" not in rows.fieldnames:
+            return set()
+        return {r["commit"] for r in rows if r.get("commit")}
+    if name.endswith(".json"):
+        try:
+            g = json.loads(text)["context"]["hardsoft"]["git"]
+        except (ValueError, KeyError, TypeError):
+            return set()
+        return {g["commit"] + ("+dirty" if g.get("dirty") else "")} if g.get("commit") \
+            else set()
+    m = re.search(r"^\| commit \| `([^`]+)` \|", text, re.M)
+    return {m.group(1)} if m else set()
+
+
+def flag_lines(makefile):
+    """{variable: its definition, continuation lines joined} of FLAG_VARS."""
+    logical, cur = [], ""
+    for line in makefile.splitlines():
+        cur += line.rstrip("\\").rstrip() + " " if line.endswith("\\") else line
+        if not line.endswith("\\"):
+            logical.append(cur)
+            cur = ""
+    out = {}
+    for line in logical:
+        m = re.match(r"^([A-Z0-9_]+)\s*[?:]?=\s*(.*)$", line)
+        if m and m.group(1) in FLAG_VARS:
+            out[m.group(1)] = " ".join(m.group(2).split())
+    return out
+
+
+def check(repo):
+    """(publishing commit, measured commits, problems); Unanswerable
+    where the question cannot be answered in this checkout."""
+    if git(repo, "rev-parse", "--is-inside-work-tree", check=False) is None:
+        raise Unanswerable("not a git checkout")
+    pub = (git(repo, "log", "-1", "--format=%H", "--", *DATA) or "").strip()
+    if not pub:
+        raise Unanswerable("no commit has published results/ yet")
+    names = git(repo, "ls-tree", "--name-only", pub, "results/").split()
+    commits = set()
+    for path in names:
+        base = path.rsplit("/", 1)[-1]
+        if base.endswith((".csv", ".json")) or base == "hyperfine.md":
+            commits |= commits_in(base, git(repo, "show", f"{pub}:{path}"))
+    problems = []
+    if not commits:
+        problems.append(f"the results published by {pub[:12]} name no commit")
+    shallow = (git(repo, "rev-parse", "--is-shallow-repository", check=False) or "").strip()
+    for c in sorted(commits):
+        base = c.split("+")[0]
+        if "+dirty" in c:
+            problems.append(f"{c}: measured on uncommitted changes, which no commit holds")
+            continue
+        full = git(repo, "rev-parse", "--verify", "--quiet", base + "^{commit}", check=False)
+        if full is None:
+            if shallow == "true":
+                raise Unanswerable(f"shallow clone: the measured commit {base} is not in it")
+            problems.append(f"{base}: the measured commit is not in this repository")
+            continue
+        full = full.strip()
+        changed = git(repo, "diff", "--name-only", full, pub, "--", *MEASURED).split()
+        if changed:
+            problems.append(f"{base}: {len(changed)} file(s) that affect the results differ "
+                            f"in {pub[:12]}, which publishes them: " + ", ".join(changed[:8])
+                            + (" ..." if len(changed) > 8 else ""))
+        was = flag_lines(git(repo, "show", f"{full}:Makefile", check=False) or "")
+        now = flag_lines(git(repo, "show", f"{pub}:Makefile", check=False) or "")
+        flags = sorted(v for v in set(was) | set(now) if was.get(v) != now.get(v))
+        if flags:
+            problems.append(f"{base}: the Makefile's {', '.join(flags)} differ in "
+                            f"{pub[:12]}, which publishes the results")
+    return pub, sorted(commits), problems
+
+
+def main(repo):
+    try:
+        pub, commits, problems = check(repo)
+    except Unanswerable as e:
+        print(f"results freshness: not checked: {e}")
+        return 0
+    for p in problems:
+        print(f"results freshness: {p}")
+    if not problems:
+        print(f"results freshness: measured at {', '.join(commits)}; nothing that affects "
+              f"them differs in {pub[:12]}, which publishes them")
+    return 1 if problems else 0

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#include "base/error.h"
+
+#include <stdio.h>
+
+int hs_verrorf(hs_error *e, hs_errcode code, const char *fmt, va_list ap) {
+  if (!e) return -1;
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  e->code = code;
+  e->line = e->column = 0;
+  return -1;
+}
+
+int hs_errorf(hs_error *e, hs_errcode code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  hs_verrorf(e, code, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int hs_error_at(hs_error *e, hs_errcode code, int line, int column,
+                const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  hs_verrorf(e, code, fmt, ap);
+  va_end(ap);
+  if (e) {
+    e->line = line;
+    e->column = column;
+  }
+  return -1;
+}
+
+void hs_error_clear(hs_error *e) {
+  if (!e) return;
+  e->msg[0] = 0;
+  e->code = HS_OK;
+  e->line = e->column = 0;
+}
+
+const char *hs_strerror(hs_errcode code) {
+  switch (code) {
+  case HS_OK: return "no error";
+  case HS_ERR_PARSE: return "syntax error";
+  case HS_ERR_UNSUPPORTED: return "not supported";
+  case HS_ERR_ARG: return "invalid argument";
+  case HS_ERR_LIMIT: return "input limit exceeded";
+  case HS_ERR_NOMEM: return "out of memory";
+  case HS_ERR_IO: return "input/output error";
+  case HS_ERR_FORMAT: return "invalid model file";
+  case HS_ERR_ISA: return "instruction set not available";
+  default: return "unknown error code";
+  }
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* The library's one way to fail: fill an hs_error (code, message, line and
+ * column) and return -1 or NULL. Every fallible public call takes an
+ * hs_error * (NULL when the caller does not want the message); internal
+ * functions pass the same pointer down, so the innermost failure names
+ * what went wrong and the callers only forward it. */
+#ifndef HS_BASE_ERROR_H
+#define HS_BASE_ERROR_H
+
+#include <stdarg.h>
+
+#include "hardsoft.h"
+
+/* Fills e (when non-NULL) with code and the printf-style message, line and
+ * column 0; returns -1. */
+int hs_errorf(hs_error *e, hs_errcode code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int hs_verrorf(hs_error *e, hs_errcode code, const char *fmt, va_list ap);
+/* The same at a place in a text (1-based line and column; 0: none). */
+int hs_error_at(hs_error *e, hs_errcode code, int line, int column,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* An empty report (code HS_OK), for calls that succeed. */
+void hs_error_clear(hs_error *e);
+
+/* Return -1 with e filled when cond holds. */
+#define HS_RETURN_ERROR_IF(cond, e, code, ...)                                  \
+  do {                                                                          \
+    if (cond) return hs_errorf((e), (code), __VA_ARGS__);                       \
+  } while (0)
+/* Pass a callee's failure (a negative return; e already filled) on. */
+#define HS_FORWARD_IF_ERROR(call)                                               \
+  do {                                                                          \
+    if ((call) < 0) return -1;                                                  \
+  } while (0)
+
+#endif

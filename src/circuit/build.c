@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* Building a circuit: nodes are hash-consed, so a sub-computation two
+ * constructs share (the same gate, head or count) is computed once; and
+ * naming them for people. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "circuit/circuit.h"
+
+void hs_circuit_init(hs_circuit *B, const hs_compile_opts *o) {
+  memset(B, 0, sizeof *B);
+  B->o = *o;
+  for (int k = 0; k < HS_PF_COUNT_; k++) B->pf_coord[k] = -1;
+}
+
+void hs_circuit_free(hs_circuit *B) {
+  for (int i = 0; i < B->n; i++) {
+    free(B->c[i].ins);
+    free(B->c[i].coef);
+  }
+  free(B->c);
+  free(B->slot);
+  free(B->mods);
+}
+
+/* Equality is what makes two nodes one: a sign by its source and variant
+ * (its terms follow from them), anything else by every field that shapes
+ * its value. The hash reads the same fields. */
+static int cnode_eq(const hs_cnode *x, const hs_cnode *y) {
+  if (x->kind == HS_C_SIGN || y->kind == HS_C_SIGN)
+    return x->kind == y->kind && x->src == y->src && x->k == y->k;
+  return x->kind == y->kind && x->g == y->g && x->a == y->a && x->b == y->b &&
+         x->sym == y->sym && x->pf == y->pf && x->k == y->k && x->r == y->r &&
+         x->right == y->right && x->mask == y->mask && x->sel == y->sel &&
+         x->val == y->val;
+}
+
+static uint64_t mix(uint64_t h, int64_t v) {
+  h ^= (uint64_t)v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+
+static uint64_t cnode_hash(const hs_cnode *x) {
+  uint64_t h = mix(0, x->kind);
+  if (x->kind == HS_C_SIGN) return mix(mix(h, x->src), x->k);
+  int64_t f[] = {x->g, x->a, x->b, x->sym, x->pf, x->k, x->r, x->right, x->mask,
+                 x->sel, x->val};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++) h = mix(h, f[i]);
+  return h;
+}
+
+/* The slot holding a node equal to n, or the empty slot where it goes. */
+static size_t find_slot(const hs_circuit *B, const hs_cnode *n) {
+  size_t i = (size_t)cnode_hash(n) & (B->nslot - 1);
+  while (B->slot[i] >= 0 && !cnode_eq(&B->c[B->slot[i]], n))
+    i = (i + 1) & (B->nslot - 1);
+  return i;
+}
+
+/* Keeps the table at most half full. */
+static int grow_slots(hs_circuit *B) {
+  if ((size_t)(B->n + 1) * 2 <= B->nslot) return 0;
+  size_t ns = B->nslot ? 2 * B->nslot : 128;
+  int *s = malloc(ns * sizeof *s);
+  if (!s) return -1;
+  free(B->slot);
+  B->slot = s;
+  B->nslot = ns;
+  for (size_t i = 0; i < ns; i++) s[i] = -1;
+  for (int id = 0; id < B->n; id++) s[find_slot(B, &B->c[id])] = id;
+  return 0;
+}
+
+int hs_circuit_add(hs_circuit *B, hs_cnode n) {
+  if (B->nslot) {
+    int id = B->slot[find_slot(B, &n)];
+    if (id >= 0) {
+      if (B->c[id].src < 0) B->c[id].src = n.src;
+      return id;
+    }
+  }
+  if (grow_slots(B) != 0) { B->oom = 1; return 0; }
+  if (B->n == B->cap) {
+    int cap = B->cap ? 2 * B->cap : 64;
+    hs_cnode *c = realloc(B->c, (size_t)cap * sizeof *c);
+    if (!c) { B->oom = 1; return 0; }
+    B->c = c;
+    B->cap = cap;
+  }
+  n.coord = n.scratch = -1;
+  B->c[B->n] = n;
+  B->slot[find_slot(B, &n)] = B->n;
+  return B->n++;
+}
+
+hs_cnode hs_cnode_blank(hs_ckind k, int32_t src) {
+  hs_cnode n;
+  memset(&n, 0, sizeof n);
+  n.kind = k;
+  n.a = n.b = n.sel = n.val = -1;
+  n.src = src;
+  return n;
+}
+
+int hs_circuit_gate(hs_circuit *B, hs_gkind g, int a, int b, int32_t src) {
+  hs_cnode n = hs_cnode_blank(HS_C_GATE, src);
+  n.g = g;
+  n.a = a;
+  n.b = b;
+  return hs_circuit_add(B, n);
+}
+
+int hs_circuit_head(hs_circuit *B, int right, hs_mask mask, int sel, int val,
+                int32_t src) {
+  hs_cnode n = hs_cnode_blank(HS_C_HEAD, src);
+  n.right = right;
+  n.mask = mask;
+  n.sel = sel;
+  n.val = val;
+  return hs_circuit_add(B, n);
+}
+
+int hs_circuit_pf(hs_circuit *B, hs_pf_kind kind, int64_t k, int64_t r,
+                   int32_t src) {
+  hs_cnode n = hs_cnode_blank(HS_C_PF, src);
+  n.pf = kind;
+  n.k = k;
+  n.r = r;
+  return hs_circuit_add(B, n);
+}
+
+int hs_circuit_count(hs_circuit *B, int past, int val, int common) {
+  hs_cnode n = hs_cnode_blank(HS_C_COUNT, -1);
+  n.right = past;
+  n.val = val;
+  n.k = common;
+  return hs_circuit_add(B, n);
+}
+
+int hs_circuit_sign(hs_circuit *B, int32_t src, int variant, int r, int nin,
+                    const int *ins, const double *coef) {
+  hs_cnode n = hs_cnode_blank(HS_C_SIGN, src);
+  n.k = variant;
+  n.a = r;
+  int at = hs_circuit_add(B, n);
+  if (B->oom || B->c[at].ins) return at;
+  hs_cnode *s = &B->c[at];
+  s->nin = nin;
+  s->ins = malloc((size_t)nin * sizeof *s->ins);
+  s->coef = malloc((size_t)nin * sizeof *s->coef);
+  if (!s->ins || !s->coef) { B->oom = 1; return at; }
+  memcpy(s->ins, ins, (size_t)nin * sizeof *ins);
+  memcpy(s->coef, coef, (size_t)nin * sizeof *coef);
+  return at;
+}
+
+/* ------------------------------------------------------ naming */
+
+char *hs_cstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+void hs_circuit_name(const hs_circuit *B, int id, char *buf, size_t len) {
+  const hs_cnode *n = &B->c[id];
+  if (n->src >= 0 && B->name_src) {
+    B->name_src(B->name_ctx, n->src, buf, len);
+    return;
+  }
+  char x[200] = "", y[200] = "";
+  if (n->a >= 0) hs_circuit_name(B, n->a, x, sizeof x);
+  if (n->b >= 0) hs_circuit_name(B, n->b, y, sizeof y);
+  switch (n->kind) {
+    case HS_C_GATE:
+      if (n->g == HS_G_NOT) snprintf(buf, len, "!(%s)", x);
+      else if (n->g == HS_G_IMPLIES) snprintf(buf, len, "(%s) -> (%s)", x, y);
+      else snprintf(buf, len, "hs_circuit_gate(%s, %s)", x, y);
+      return;
+    case HS_C_HEAD:
+      hs_circuit_name(B, n->val, x, sizeof x);
+      snprintf(buf, len, "%s(%s)", n->right ? "O" : "F", x);
+      return;
+    case HS_C_PF: snprintf(buf, len, "%s", hs_pf_kind_name(n->pf)); return;
+    case HS_C_COUNT: {
+      const char *den = n->k || n->right == 2 ? "(n+1)"
+                        : n->right ? "(i+1)" : "(n-i+2)";
+      if (n->val >= 0) hs_circuit_name(B, n->val, x, sizeof x);
+      if (n->val >= 0)
+        snprintf(buf, len, "#%c(%s) / %s", n->right ? '<' : '>', x, den);
+      else
+        snprintf(buf, len, "1 / %s", den);
+      return;
+    }
+    default: snprintf(buf, len, "?"); return;
+  }
+}
+
+const char *hs_mask_text(hs_mask m) {
+  switch (m) {
+    case HS_MASK_LE: return "j <= i";
+    case HS_MASK_LT: return "j < i";
+    case HS_MASK_GE: return "j >= i";
+    case HS_MASK_GT: return "j > i";
+    default: return "all j";
+  }
+}
+
+char *hs_head_desc(const hs_circuit *B, const hs_cnode *n) {
+  char sel[256] = "any position", val[256], buf[700];
+  if (n->sel >= 0) hs_circuit_name(B, n->sel, sel, sizeof sel);
+  hs_circuit_name(B, n->val, val, sizeof val);
+  snprintf(buf, sizeof buf, "%s %s where %s; reads %s",
+           n->right ? "rightmost" : "leftmost", hs_mask_text(n->mask), sel, val);
+  return hs_cstrdup(buf);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* The circuit: the language-free middle of the compiler, what every front
+ * end lowers into and what the stages turn into a model:
+ *   build.c     nodes, added through one hash-consing hs_circuit_add
+ *   schedule.c  coordinates of the residual stream, and the sublayer each
+ *               node runs in
+ *   weights.c   each node's ReLU units and attention heads, per mode, with
+ *               the error bounds of the constructions
+ *   assemble.c  circuit -> hs_model: layers, positional features, names,
+ *               the bound in words
+ *
+ * Every node owns one coordinate of the residual stream holding exactly
+ * 0 or 1 at every position i >= 1 and exactly 0 at BOS (i = 0), except the
+ * counts (#/D, see HS_C_COUNT):
+ *   - embedded: atoms, true, false, position features (no layer);
+ *   - gates: Boolean functions of 0/1 inputs, one feed-forward sublayer
+ *     with one or two ReLU units each;
+ *   - heads: "the rightmost j <= i (or < i) where sel holds" or "the
+ *     leftmost j >= i (or > i) where sel holds", reading one coordinate
+ *     there; one attention sublayer, then a rounding gate in the
+ *     feed-forward sublayer of the same layer;
+ *   - counts and signs: the counting comparisons (weights.c).
+ * A node may stand for a construct of the source (src >= 0, an id the
+ * front end chooses); the circuit only compares such ids and asks the
+ * front end to name them (name_src). */
+#ifndef HS_CIRCUIT_H
+#define HS_CIRCUIT_H
+
+#include <stdint.h>
+
+#include "base/error.h"
+#include "model/model.h"
+
+typedef enum { HS_C_ATOM, HS_C_TRUE, HS_C_FALSE, HS_C_PF, HS_C_GATE, HS_C_HEAD,
+               HS_C_COUNT, HS_C_SIGN } hs_ckind;
+typedef enum {
+  HS_G_NOT, HS_G_AND, HS_G_OR, HS_G_IMPLIES, HS_G_IFF,
+  HS_G_NONBOS, /* a feature, forced to 0 at BOS */
+  HS_G_FIRST,  /* [i = 1] from the 1/(i+1) feature */
+} hs_gkind;
+
+typedef struct hs_cnode {
+  hs_ckind kind;
+  hs_gkind g;
+  int a, b;        /* inputs (circuit ids), -1 if absent */
+  uint8_t sym;     /* HS_C_ATOM */
+  hs_pf_kind pf;   /* HS_C_PF */
+  int64_t k, r;
+  int right;       /* HS_C_HEAD: 1 = rightmost (past), 0 = leftmost (future) */
+  hs_mask mask;
+  int sel, val;    /* HS_C_HEAD: selector (-1: every position), value read */
+  int32_t src;     /* the source construct this stands for, or -1 */
+  int coord, scratch;
+  int ready;       /* sublayer after which coord is final; -1 = embedded */
+  int attn_at, ffn_at; /* sublayers holding its head / its ReLU units */
+  /* HS_C_COUNT: attention over the past (right = 1: j <= i), the future
+   * (right = 0: j >= i) or every position (right = 2), plus BOS, reading
+   * val, or the BOS indicator when val < 0; uniform (k = 0: #/D with D the
+   * number of visible keys) or BOS-weighted (k = 1: #/(n+1), see
+   * hs_fill_aux_head). HS_C_SIGN: [u > 0] for u = sum coef[t] x[ins[t]]
+   * with ins counts and the BOS reader a; src and k (the variant)
+   * identify it. */
+  int nin;
+  int *ins;
+  double *coef;
+} hs_cnode;
+
+typedef struct hs_circuit {
+  hs_compile_opts o;
+  hs_cnode *c;
+  int n, cap;
+  int *slot;       /* hash table of node ids (-1: empty), nslot a power of 2 */
+  size_t nslot;
+  /* positional feature coordinates, allocated on first use */
+  int pf_coord[HS_PF_COUNT_];
+  struct { int64_t k, r; int coord; } *mods;
+  int nmods;
+  int d;
+  int oom;
+  const char *source; /* the source text, for the model's metadata */
+  /* names the construct src for people (coordinate names, head text) */
+  void (*name_src)(const void *ctx, int32_t src, char *buf, size_t len);
+  const void *name_ctx;
+} hs_circuit;
+
+/* ---- build.c */
+void hs_circuit_init(hs_circuit *B, const hs_compile_opts *o);
+void hs_circuit_free(hs_circuit *B);
+hs_cnode hs_cnode_blank(hs_ckind k, int32_t src);
+/* Adds a node unless an equal one exists (sharing), returns its id; on
+ * allocation failure sets B->oom and returns 0. */
+int hs_circuit_add(hs_circuit *B, hs_cnode n);
+int hs_circuit_gate(hs_circuit *B, hs_gkind g, int a, int b, int32_t src);
+int hs_circuit_head(hs_circuit *B, int right, hs_mask mask, int sel, int val,
+                    int32_t src);
+int hs_circuit_pf(hs_circuit *B, hs_pf_kind kind, int64_t k, int64_t r,
+                  int32_t src);
+int hs_circuit_count(hs_circuit *B, int past, int val, int common);
+/* [u > 0], u = sum coef[t] x[ins[t]] (t < nin), identified by (src,
+ * variant); r is the count node whose coordinate carries the constant. */
+int hs_circuit_sign(hs_circuit *B, int32_t src, int variant, int r, int nin,
+                    const int *ins, const double *coef);
+/* A person's name of node id, cut to len - 1 bytes. */
+void hs_circuit_name(const hs_circuit *B, int id, char *buf, size_t len);
+const char *hs_mask_text(hs_mask m);
+char *hs_head_desc(const hs_circuit *B, const hs_cnode *n);
+char *hs_cstrdup(const char *s);
+
+/* ---- schedule.c */
+int hs_circuit_coord(hs_circuit *B);
+int hs_circuit_feature(hs_circuit *B, hs_pf_kind kind, int64_t k, int64_t r);
+/* Every node's coordinates (features first); -1 when out of memory. */
+int hs_circuit_coords(hs_circuit *B);
+/* Every node's sublayers; returns the number of layers. */
+int hs_circuit_schedule(hs_circuit *B);
+
+/* ---- weights.c */
+/* One ReLU unit: out_coord += out * ReLU(w . x[in] + bias). */
+typedef struct hs_unit { int in[3]; float w[3]; float bias, out; } hs_unit;
+int hs_gate_units(const hs_circuit *B, const hs_cnode *n, hs_unit u[2]);
+int hs_round_units(const hs_circuit *B, const hs_cnode *n, hs_unit u[2]);
+void hs_ln_sign_units(const hs_circuit *B, const hs_cnode *n, hs_layer *L,
+                      int pair, int nu, int d);
+int hs_fill_head(const hs_circuit *B, const hs_cnode *n, hs_head *H, int d);
+int hs_fill_aux_head(const hs_circuit *B, const hs_cnode *n, hs_head *H, int d);
+hs_pf_kind hs_weight_feature(const hs_circuit *B, const hs_cnode *n);
+/* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1. */
+double hs_sign_bound(double mu, size_t n);
+
+/* ---- assemble.c */
+/* The model computing node root at every position; NULL when out of
+ * memory. */
+hs_model *hs_circuit_assemble(hs_circuit *B, int root);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* The one error report (hs_error): every kind of failure a public call can
+ * meet fills the code, one line of message, and the place in the text for
+ * the parsers; the code's description comes from hs_strerror. Uses only
+ * the public header. */
+#include <unistd.h>
+
+#include "common.h"
+
+static void test_strerror(void **state) {
+  (void)state;
+  const hs_errcode all[] = {HS_OK, HS_ERR_PARSE, HS_ERR_UNSUPPORTED, HS_ERR_ARG,
+                            HS_ERR_LIMIT, HS_ERR_NOMEM, HS_ERR_IO, HS_ERR_FORMAT,
+                            HS_ERR_ISA};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    for (size_t j = 0; j < i; j++)
+      assert_string_not_equal(hs_strerror(all[i]), hs_strerror(all[j]));
+  assert_string_equal(hs_strerror(HS_ERR_NOMEM), "out of memory");
+  assert_string_equal(hs_strerror((hs_errcode)999), "unknown error code");
+}
+
+static void test_parse_errors(void **state) {
+  (void)state;
+  hs_error e;
+  assert_null(hs_formula_parse("a & (b", &e));
+  assert_int_equal(e.code, HS_ERR_PARSE);
+  assert_int_equal(e.line, 0);
+  assert_true(e.column > 0);
+  assert_null(strchr(e.msg, '\n'));
+  const char *prog = "A = #\"a\" > 1\nB = A &&& \"b\"\n";
+  assert_null(hs_program_parse(prog, strlen(prog), HS_LANG_CRASP, &e));
+  assert_int_equal(e.code, HS_ERR_PARSE);
+  assert_int_equal(e.line, 2);
+  assert_non_null(strstr(e.msg, "at line 2, column"));
+  prog = "x = token \"a\"\ny = leftmost j < i : x ? x\n";
+  assert_null(hs_program_parse(prog, strlen(prog), HS_LANG_BRASP, &e));
+  assert_int_equal(e.code, HS_ERR_PARSE);
+  assert_int_equal(e.line, 2);
+  /* a NULL report is allowed */
+  assert_null(hs_formula_parse("(", NULL));
+}
+
+static void test_call_errors(void **state) {
+  (void)state;
+  hs_error e;
+  hs_formula *f = hs_formula_parse("(#<(a) > #>(b))", &e);
+  assert_non_null(f);
+  hs_compile_opts o = {.mode = HS_MODE_FIXED, .scale = 4};
+  assert_null(hs_compile(f, &o, &e));
+  assert_int_equal(e.code, HS_ERR_UNSUPPORTED);
+  o.mode = HS_MODE_PE;
+  o.scale = -1;
+  assert_null(hs_compile(f, &o, &e));
+  assert_int_equal(e.code, HS_ERR_ARG);
+  uint8_t out[4];
+  assert_int_equal(hs_truth_eval(f, 1000, (const uint8_t *)"ab", 2, out, &e), -1);
+  assert_int_equal(e.code, HS_ERR_ARG);
+  o.scale = 4;
+  hs_model *m = hs_compile(f, &o, &e);
+  assert_non_null(m);
+  assert_null(hs_simulate_soft_model(m, -1, &e));
+  assert_int_equal(e.code, HS_ERR_ARG);
+  double w[4];
+  assert_int_equal(hs_attention(m, (const uint8_t *)"a", 1, NULL, 99, w, NULL, NULL, &e), -1);
+  assert_int_equal(e.code, HS_ERR_ARG);
+  assert_int_equal(hs_model_save(m, "/nonexistent-dir/x.st", &e), -1);
+  assert_int_equal(e.code, HS_ERR_IO);
+  hs_model_free(m);
+  hs_formula_free(f);
+  assert_null(hs_model_load("/nonexistent-dir/x.st", &e));
+  assert_int_equal(e.code, HS_ERR_IO);
+  assert_non_null(strstr(e.msg, "cannot open"));
+  char path[] = "/tmp/hs-test-error-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  /* a header of 5 bytes that is not JSON */
+  assert_int_equal(write(fd, "\5\0\0\0\0\0\0\0{oops", 13), 13);
+  close(fd);
+  assert_null(hs_model_load(path, &e));
+  assert_int_equal(e.code, HS_ERR_FORMAT);
+  remove(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_strerror),
+    cmocka_unit_test(test_parse_errors),
+    cmocka_unit_test(test_call_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
