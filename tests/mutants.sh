@@ -32,8 +32,8 @@ m() { MUTANTS="$MUTANTS$(printf '%s\037' "$@")
 
 # --- the bugs an audit found no test catching
 m onnx-refuses-fixed src/model/onnx.c \
-  'if (!path || !*path) return hs_fail(msg, len, "save: empty path");' \
-  'if (!path || !*path || !strcmp(m->mode, "fixed")) return hs_fail(msg, len, "save: empty path");' \
+  'if (!path || !*path) return hs_errorf(err, HS_ERR_ARG, "save: empty path");' \
+  'if (!path || !*path || !strcmp(m->mode, "fixed")) return hs_errorf(err, HS_ERR_ARG, "save: empty path");' \
   test-onnx.sh
 m openblas-peer-decision bench/peers/openblas.c \
   'bits[i - 1] = X[i * d + (size_t)m->out_coord] > (REAL)0.5;' \
@@ -88,23 +88,23 @@ m hard-attn-right-tie simd/f32-attn-hard-scalar.c \
   test-f32-attn-hard test-compile
 
 # --- one per mode's compiler
-m hard-bos src/compile/compile.c \
+m hard-bos src/circuit/weights.c \
   'if (!n->right) t[k++] = (term){one, 1, bos, -2};\n      if (k == 0)' \
   'if (!n->right) t[k++] = (term){one, 1, bos, 0};\n      if (k == 0)' \
   test-compile test-cli.sh
-m pe-direction src/compile/compile.c \
+m pe-direction src/circuit/weights.c \
   't[k++] = (term){one, mu, pi, n->right ? 1.0f : -1.0f};' \
   't[k++] = (term){one, mu, pi, n->right ? -1.0f : 1.0f};' \
   test-compile test-cli.sh
-m temp-constant-tau src/compile/compile.c \
+m temp-constant-tau src/circuit/weights.c \
   'H->tau_law = B->o.mode == HS_MODE_TEMP || B->o.mode == HS_MODE_REL' \
   'H->tau_law = B->o.mode == HS_MODE_REL' \
   test-compile test-cli.sh
-m fixed-bound src/compile/compile.c \
+m fixed-bound src/circuit/weights.c \
   'if (strcmp(mode, "fixed") == 0) mu = scale / (double)(n ? n : 1);' \
   'if (strcmp(mode, "fixed") == 0) mu = scale;' \
   test-compile test-cli.sh
-m rel-slope src/compile/compile.c \
+m rel-slope src/circuit/weights.c \
   'H->bias_slope = (float)B->o.scale;' 'H->bias_slope = (float)B->o.scale * 0.5f;' \
   test-compile test-cli.sh
 
@@ -120,7 +120,7 @@ m brasp-mask-le src/lang/brasp/eval.c \
   'case BR_MASK_LE: *hi = i; break;' 'case BR_MASK_LE: *hi = i - 1; break;' \
   test-brasp test-programs.sh
 
-names() { printf '%s' "$MUTANTS" | while IFS= read -r line; do printf '%s\n' "${line%%$(printf '\037')*}"; done; }
+names() { printf '%s' "$MUTANTS" | while IFS= read -r line; do printf '%s\n' "${line%%"$(printf '\037')"*}"; done; }
 if [ "${1:-}" = --list ]; then names; exit 0; fi
 for want in "$@"; do
   names | grep -qx -- "$want" || { echo "mutants.sh: error: no mutant named '$want' (see --list)" >&2; exit 2; }
@@ -182,7 +182,7 @@ PYEOF
       if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then by=$t; break; fi
     done
     if [ -n "$by" ]; then
-      echo "killed    $name ($file) by $by: $(grep -m1 -E 'FAIL|ERROR|rror' "$tmp/out" | cut -c1-100)"
+      echo "killed    $name ($file) by $by: $(grep -m1 -E 'FAIL|ERROR|Assert|error:' "$tmp/out" | cut -c1-100)"
       killed=$((killed + 1))
     else
       echo "SURVIVED  $name ($file): $* all pass"; survived=$((survived + 1))
