@@ -62,5 +62,21 @@ grep -q "warning: at n = 5100 the counting comparisons' coefficients pass the fl
 "$HS" compile '#<(a) > #<(b)' --mode pe --print | grep -q "region of the counting" &&
   { echo "FAIL small coefficients: a counting region line"; fail=1; }
 
+# a B-RASP attention reading 11 query-side vectors: refused in one line
+# before its 2^m expansion is built (the maximum is 10)
+awk 'BEGIN { for (k = 1; k <= 11; k++) printf "v%d = token \"t%d\"\n", k, k
+             printf "r = rightmost j < i : "
+             for (k = 1; k <= 11; k++) printf "%s(v%d[j] & v%d[i])", (k > 1 ? " | " : ""), k, k
+             print " ? true : false" }' >"$t/q11.brasp"
+expect_err "11 query-side vectors" "more than 10 query-side vectors" \
+  "$HS" compile -f "$t/q11.brasp" --mode hard -o "$t/q.safetensors"
+
+# importing a predicate twice is the same as once (as in the C-RASP
+# reference); a statement of that name still clashes
+printf '#import pos_even\n#import pos_even\nA = pos_even && "a"\n' >"$t/imp.cr"
+expect "import twice" 0 1010 "$HS" eval -f "$t/imp.cr" "a a a a"
+printf '#import pos_even\npos_even = "a"\n' >"$t/clash.cr"
+expect_err "import then assign" "already defined" "$HS" eval -f "$t/clash.cr" "a"
+
 [ "$fail" = 0 ] && echo "limits: all passed"
 exit "$fail"
