@@ -58,6 +58,9 @@ grep -q "warning: at n = 5100 the counting comparisons' coefficients pass the fl
   { echo "FAIL k warning: '$(cat "$t/err")'"; fail=1; }
 "$HS" eval --lang crasp -f "$t/k.cr" --tokens --mode pe --precision f64 "$s" >/dev/null 2>"$t/err"
 [ -s "$t/err" ] && { echo "FAIL k f64 warned: $(cat "$t/err")"; fail=1; }
+"$HS" boundary -f "$t/k.cr" --mode pe --max-n 2000 --quiet >/dev/null 2>"$t/err"
+grep -q "note: the counting comparisons' coefficients keep the sign exact only up to n = 1677 in f32" "$t/err" ||
+  { echo "FAIL k boundary: '$(cat "$t/err")'"; fail=1; }
 # coefficient 1 keeps the positions' limit: no extra line
 "$HS" compile '#<(a) > #<(b)' --mode pe --print | grep -q "region of the counting" &&
   { echo "FAIL small coefficients: a counting region line"; fail=1; }
