@@ -601,6 +601,13 @@ static int print_check_summary(const check_ctx *c) {
     if (c->o->lengths[i] > longest) longest = c->o->lengths[i];
   printf("largest attention error: %.3g (the construction's bound for n "
          "<= %zu: %.3g)\n", c->max_err, longest, hs_model_bound_at(c->m, longest));
+  /* the rounding gates absorb any attention error below 1/4, so such a
+   * disagreement comes from elsewhere: never leave a small error beside it
+   * unexplained */
+  if (c->agree != c->positions && c->max_err < 0.25)
+    printf("the disagreements do not come from attention weights (every error is "
+           "below the 1/4 the rounding absorbs): finite-precision rounding decided "
+           "them; see the exact region in 'hardsoft compile --print'\n");
   return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
 }
 
