@@ -347,6 +347,14 @@ HS_API const char *hs_model_bound_desc(const hs_model *m);
 /* Where the model's answer is proven, also in finite precision, in words,
  * or NULL (hard mode, models from elsewhere). */
 HS_API const char *hs_model_exact_region(const hs_model *m);
+/* The largest n at which the model's counting comparisons keep their sign
+ * in a forward pass of `bits` significand bits (24: f32, 53: f64): a
+ * comparison sum c_t #_t + c is decided from sum c_t #_t / D, whose
+ * rounding grows with n sum |c_t|, kept within 2^(bits+1) (half where f32
+ * was first measured wrong).
+ * INFINITY without comparisons. Read from the weights, so it holds for
+ * loaded models too. */
+HS_API double hs_model_count_max_n(const hs_model *m, int bits);
 /* The name of coordinate k of the residual stream, or NULL (no names, or
  * k out of range). */
 HS_API const char *hs_model_coord_name(const hs_model *m, int k);

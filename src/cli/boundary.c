@@ -199,6 +199,13 @@ static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p
                     .score_round = bo->rnd, .qkv_round = bo->qkv};
   bnd b = {p, hs_runner_new(m, &ro, &he), {0}, 0, {0}, 0, 0};
   if (!b.run) return cli_error("%s", he.msg);
+  /* large counting coefficients end the exact region before the search
+   * does: say so before its answer (float16 storage rounds sooner still) */
+  double cmax = hs_model_count_max_n(m, bo->prec == HS_PREC_F64 ? 53 : 24);
+  if (cmax < (double)bo->max_n)
+    fprintf(stderr, "hardsoft: note: the counting comparisons' coefficients keep "
+            "the sign exact only up to n = %.0f in %s; beyond it the search "
+            "measures rounding\n", cmax, bo->prec == HS_PREC_F64 ? "f64" : "f32");
   alphabet(&b, p, f);
   /* the doubling search's lengths, each run on k^2 * 6 strings at most
    * (bisection adds at most log2 of the last step more) */

@@ -69,8 +69,10 @@ static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
 /* Once per run, on standard error: the answer at length n is outside what
  * the construction proves exact (docs/LANGUAGE.md, "Modes"): mu below the
  * model's smallest exact mu (pe, temp, rel; --sign temp needs mu > 12),
- * fixed mode past n = mu / ln 7, or absolute positions in f32 past 2^23,
- * where neighbouring positions' scores round together. It still runs. */
+ * fixed mode past n = mu / ln 7, counting comparisons whose coefficients
+ * times n outgrow the significand (hs_model_count_max_n), or absolute
+ * positions in f32 past 2^23, where neighbouring positions' scores round
+ * together. It still runs. */
 static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
   static int warned;
   if (warned || !m || !hs_model_mode(m)) return;
@@ -89,6 +91,12 @@ static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
     warned = fprintf(stderr, "hardsoft: warning: mu = %g is below %.4g, the smallest mu "
                      "this model is proven exact for; the answer is not guaranteed "
                      "(use --scale %.4g or more)\n", mi.scale, mi.min_scale, mi.min_scale);
+  } else if ((double)n > hs_model_count_max_n(m, o->prec == HS_PREC_F64 ? 53 : 24)) {
+    warned = fprintf(stderr, "hardsoft: warning: at n = %zu the counting comparisons' "
+                     "coefficients pass the %s significand (exact up to n = %.0f); the "
+                     "answer is not guaranteed\n", n,
+                     o->prec == HS_PREC_F64 ? "float64" : "float32",
+                     hs_model_count_max_n(m, o->prec == HS_PREC_F64 ? 53 : 24));
   } else if (absolute && o->prec == HS_PREC_F32 && n > ((size_t)1 << 23)) {
     warned = fprintf(stderr, "hardsoft: warning: at n = %zu absolute positions pass "
                      "float32's 24-bit significand; the answer is not guaranteed "
@@ -593,6 +601,13 @@ static int print_check_summary(const check_ctx *c) {
     if (c->o->lengths[i] > longest) longest = c->o->lengths[i];
   printf("largest attention error: %.3g (the construction's bound for n "
          "<= %zu: %.3g)\n", c->max_err, longest, hs_model_bound_at(c->m, longest));
+  /* the rounding gates absorb any attention error below 1/4, so such a
+   * disagreement comes from elsewhere: never leave a small error beside it
+   * unexplained */
+  if (c->agree != c->positions && c->max_err < 0.25)
+    printf("the disagreements do not come from attention weights (every error is "
+           "below the 1/4 the rounding absorbs): finite-precision rounding decided "
+           "them; see the exact region in 'hardsoft compile --print'\n");
   return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
 }
 

@@ -36,11 +36,14 @@ static const char *const simulate_usage =
     "unique maximum with gap >= gamma/(2n); gamma is then measured again.\n"
     "Strings: the STRINGs, else standard input one per line, else (with\n"
     "--alphabet) random strings, one group per length, each with its own gamma\n"
-    "and tau. Exit 0 when every decision agrees, 1 when one does not, 2 on errors.\n"
+    "and tau. A model with a vocabulary (a compiled program) reads each STRING\n"
+    "as space-separated tokens, as run does. Exit 0 when every decision agrees,\n"
+    "1 when one does not, 2 on errors (a model without hard heads is one).\n"
     "  --scale MU        the bound e^(-mu) per head (mu > 0, default 4)\n"
     "  --gamma auto|G    the gap to use instead of the measured one (default auto)\n"
     "  --precision f32|f64   working precision of both runs (f32)\n"
     "  --isa scalar|avx2|avx512   kernels (default: HARDSOFT_ISA, else the best)\n"
+    "  --tokens          read STRINGs as space-separated tokens for any model\n"
     "  --alphabet SYMS   random strings over these bytes (e.g. ab) instead of STRINGs\n"
     "  --lengths L1,...  their lengths (default 100,1000)\n"
     "  --samples K       strings per length (default 3; odd-numbered ones draw one\n"
@@ -137,6 +140,7 @@ typedef struct sim_cfg {
   const char *path, *name; /* name: the file's base name, for CSV rows */
   const char *alphabet;    /* NULL: strings given */
   int csv;
+  int tokens;              /* --tokens: STRINGs are token lists */
   double gamma;            /* 0: measure */
   int shown_model;         /* the "model:" line is printed once, with the
                               first result, so errors leave stdout empty */
@@ -394,6 +398,7 @@ static int strip_own(int argc, char **argv, char **rest, int *nrest,
     if (strcmp(a, "--") == 0) { only = 1; rest[(*nrest)++] = argv[i]; continue; }
     if (strcmp(a, "--csv") == 0) { c->csv = 1; continue; }
     if (strcmp(a, "--header") == 0) { *header = 1; continue; }
+    if (strcmp(a, "--tokens") == 0) { c->tokens = 1; continue; }
     for (const char *p = "--lengths\0--samples\0--seed\0"; *p; p += strlen(p) + 1)
       if (strncmp(a, p, strlen(p)) == 0 && (a[strlen(p)] == 0 || a[strlen(p)] == '='))
         *random_opts = 1;
@@ -435,6 +440,30 @@ static const char *usage_error(const sim_cfg *c, const cli_opts *o, int header,
   if (c->alphabet && o->samples < 1) return "simulate: --samples must be at least 1";
   if (o->json && c->csv) return "simulate: --json and --csv are two formats; give one";
   return NULL;
+}
+
+/* The model's hard heads (unique- or average-hard kinds). */
+static int hard_heads(const hs_model *m) {
+  int hard = 0;
+  hs_head_info H;
+  for (int l = 0, nh; (nh = hs_model_layer_nheads(m, l)) >= 0; l++)
+    for (int h = 0; h < nh; h++)
+      hard += hs_model_head_info(m, l, h, &H) == 0 && strcmp(H.kind, "softmax") != 0;
+  return hard;
+}
+
+/* A model with a vocabulary (a compiled program), or --tokens, reads each
+ * STRING as space-separated tokens, as run and attention do. */
+static int as_tokens(const hs_model *m, strs *v) {
+  for (size_t i = 0; i < v->count; i++) {
+    uint8_t *w;
+    size_t len;
+    if (cli_as_tokens(NULL, m, v->s[i], v->n[i], &w, &len)) return HS_EXIT_ERROR;
+    free(v->s[i]);
+    v->s[i] = w;
+    v->n[i] = len;
+  }
+  return 0;
 }
 
 /* --alphabet: a group of random strings at each length; the worst exit
@@ -501,8 +530,14 @@ int cmd_simulate(int argc, char **argv) {
   }
   if (!m) {
     rc = cli_error("%s: %s", c.path, he.msg);
+  } else if (hard_heads(m) == 0) {
+    rc = cli_error("%s: nothing to simulate: the model has no hard attention head "
+                   "(simulate replaces hard heads by softmax)", c.path);
+  } else if (c.tokens && c.alphabet) {
+    rc = cli_error("simulate: --tokens reads given STRINGs; --alphabet draws symbols");
   } else if (!c.alphabet) {
     rc = cli_each_string(&o, 1, collect, &v);
+    if (rc == 0 && (c.tokens || hs_model_vocab_size(m) > 0)) rc = as_tokens(m, &v);
     if (rc == 0) {
       if (c.csv && header) printf(CSV_HEADER "\n");
       rc = simulate_group(&c, m, &v);

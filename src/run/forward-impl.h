@@ -215,6 +215,9 @@ static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
   for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
     size_t j = t == 0 ? 0 : lo + t - 1;
     double s = SCORE(j);
+    /* an overflowed score decides nothing: report the whole weight lost
+     * rather than an error of 0 beside a wrong answer */
+    if (!(s < INFINITY)) return 1;
     if (s > m) m = s, firstmax = lastmax = j;
     else if (s == m) lastmax = j;
   }

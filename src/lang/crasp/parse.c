@@ -597,6 +597,9 @@ static int parse_import(parser *P) {
   if (predicate(P->s + t.pos, t.len, &im))
     return FAIL(P, "unknown predicate '%.*s' (known: pred, predK, pos_even, "
                 "pos_odd, pos_modK_R)", (int)(t.len > 64 ? 64 : t.len), P->s + t.pos);
+  /* importing a predicate again changes nothing (the reference
+   * interpreter accepts it too); only a statement of that name clashes */
+  if (find_import(P, P->s + t.pos, t.len)) return lex(P);
   if (defined(P, P->s + t.pos, t.len))
     return FAIL(P, "'%.*s' is already defined", (int)t.len, P->s + t.pos);
   if (P->nimp == P->capimp) {
