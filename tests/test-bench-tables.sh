@@ -59,5 +59,13 @@ grep ' \\\\$' "$tex" | sed 's/\\&//g' | awk -F'&' -v n="$ncol" 'NF != n { print 
 grep -q '^\\texttt{\\#\\textless{}(a) \\textgreater{} \\#\\textless{}(b) \\& c} & ' "$tex" ||
   { echo "FAIL latex: the formula's special characters"; fail=1; }
 tail -1 "$tex" | grep -q '^\\end{tabular}$' || { echo "FAIL latex: no \\end{tabular}"; fail=1; }
+# an output that is a pipe stays one (written in place, not renamed over)
+mkfifo "$t/pipe"
+cat "$t/pipe" >"$t/piped" &
+"$HS" bench --formula a --modes pe --lengths 8 --isas scalar --repeat 1 --quiet \
+  --csv "$t/p.csv" --latex "$t/pipe" || { echo "FAIL bench --latex into a pipe"; fail=1; }
+wait
+[ -p "$t/pipe" ] || { echo "FAIL bench --latex replaced a pipe with a file"; fail=1; }
+grep -q '^\\bottomrule$' "$t/piped" || { echo "FAIL bench --latex into a pipe: no table came through"; fail=1; }
 [ $fail = 0 ] && echo "test-bench-tables: ok"
 exit $fail

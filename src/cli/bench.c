@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -656,26 +657,6 @@ static void md_text(FILE *f, const char *s) {
   }
 }
 
-static void write_md(FILE *f, const table *t) {
-  for (int c = 0; c < NCOL; c++) fprintf(f, "| %s ", col_md[c]);
-  fputs("|\n", f);
-  for (int c = 0; c < NCOL; c++) fputs(col_align[c] == 'r' ? "|---:" : "|---", f);
-  fputs("|\n", f);
-  for (int i = 0; i < t->n; i++) {
-    char cell[NCOL][200];
-    row_cells(t, &t->p[i], cell);
-    fputs("| `", f);
-    md_text(f, cell[0]);
-    fputs("` ", f);
-    for (int c = 1; c < NCOL; c++) {
-      fputs("| ", f);
-      md_text(f, cell[c]);
-      fputc(' ', f);
-    }
-    fputs("|\n", f);
-  }
-}
-
 /* Text in LaTeX: its special characters spelled so any document with
  * booktabs typesets them (< and > too, which OT1 fonts misprint). */
 static void tex_text(FILE *f, const char *s) {
@@ -694,26 +675,52 @@ static void tex_text(FILE *f, const char *s) {
   }
 }
 
-/* A booktabs tabular with the columns of the Markdown table, for a paper
- * to \input unchanged (\usepackage{booktabs}). */
-static void write_latex(FILE *f, const table *t) {
-  fprintf(f, "%% hardsoft %s bench: %d points\n\\begin{tabular}{%s}\n\\toprule\n",
-          hs_version(), t->n, col_align);
-  for (int c = 0; c < NCOL; c++) fprintf(f, "%s%s", c ? " & " : "", col_tex[c]);
-  fputs(" \\\\\n\\midrule\n", f);
+/* How a table is spelled: the text before a row (before the header row),
+ * around the formula, between cells and after a row, the escaping of a
+ * cell, and what stands for a missing value. */
+typedef struct dialect {
+  const char *open, *head_open, *code0, *code1, *sep, *end, *missing;
+  void (*text)(FILE *, const char *);
+} dialect;
+
+static void table_body(FILE *f, const table *t, const dialect *d) {
+  fputs(d->head_open, f);
+  for (int c = 0; c < NCOL; c++)
+    fprintf(f, "%s%s", c ? d->sep : "", d->text == md_text ? col_md[c] : col_tex[c]);
+  fputs(d->end, f);
+  if (d->text == md_text) {
+    for (int c = 0; c < NCOL; c++) fputs(col_align[c] == 'r' ? "|---:" : "|---", f);
+    fputs("|\n", f);
+  } else {
+    fputs("\\midrule\n", f);
+  }
   for (int i = 0; i < t->n; i++) {
     char cell[NCOL][200];
     row_cells(t, &t->p[i], cell);
-    fputs("\\texttt{", f);
-    tex_text(f, cell[0]);
-    fputc('}', f);
+    fprintf(f, "%s%s", d->open, d->code0);
+    d->text(f, cell[0]);
+    fputs(d->code1, f);
     for (int c = 1; c < NCOL; c++) {
-      fputs(" & ", f);
-      if (!strcmp(cell[c], "-")) fputs("--", f);
-      else tex_text(f, cell[c]);
+      fputs(d->sep, f);
+      if (!strcmp(cell[c], "-")) fputs(d->missing, f);
+      else d->text(f, cell[c]);
     }
-    fputs(" \\\\\n", f);
+    fputs(d->end, f);
   }
+}
+
+static void write_md(FILE *f, const table *t) {
+  static const dialect md = {"| ", "| ", "`", "`", " | ", " |\n", "-", md_text};
+  table_body(f, t, &md);
+}
+
+/* A booktabs tabular with the columns of the Markdown table, for a paper
+ * to \input unchanged (\usepackage{booktabs}). */
+static void write_latex(FILE *f, const table *t) {
+  static const dialect tex = {"", "", "\\texttt{", "}", " & ", " \\\\\n", "--", tex_text};
+  fprintf(f, "%% hardsoft %s bench: %d points\n\\begin{tabular}{%s}\n\\toprule\n",
+          hs_version(), t->n, col_align);
+  table_body(f, t, &tex);
   fputs("\\bottomrule\n\\end{tabular}\n", f);
 }
 
@@ -871,6 +878,15 @@ static int sweep_file(const bench_opts *b, const char *path, FILE *csv,
 
 /* Output goes to FILE.tmp and is renamed into place only when complete. */
 static FILE *open_tmp(const char *path, char *tmp, size_t len) {
+  struct stat st;
+  /* a device or pipe (/dev/null, /dev/stdout) is written in place: a
+   * rename would replace it with a regular file */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    tmp[0] = 0;
+    FILE *f = fopen(path, "w");
+    if (!f) cli_error("%s: %s", path, strerror(errno));
+    return f;
+  }
   snprintf(tmp, len, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) cli_error("%s: %s", path, strerror(errno));
@@ -880,6 +896,7 @@ static FILE *open_tmp(const char *path, char *tmp, size_t len) {
 static int finish(FILE *f, const char *tmp, const char *path, int rc) {
   if (!f) return rc;
   if (fclose(f) != 0 && rc == 0) rc = cli_error("%s: write failed", path);
+  if (!tmp[0]) return rc; /* written in place */
   if (rc == 0 && rename(tmp, path) != 0) rc = cli_error("%s: %s", path, strerror(errno));
   if (rc) unlink(tmp);
   return rc;
