@@ -10,6 +10,7 @@ set -u
 fail=0
 command -v bash >/dev/null 2>&1 || { echo "test-completion: no bash"; exit 77; }
 HS=${BUILD:-build}/hardsoft
+hs_abs=$(cd "$(dirname "$HS")" && pwd)/$(basename "$HS")
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 : >"$t/model.safetensors"
@@ -59,7 +60,7 @@ offered=$(complete_words hardsoft "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\
 [ -n "$cmds" ] && [ "$cmds" = "$offered" ] || { echo "FAIL commands: --help lists '$cmds', completion offers '$offered'"; fail=1; }
 # every option the completion offers is one the command's --help names,
 # as a whole word (not the prefix of a longer option), and one its parser
-# takes (given before --help, a known option never gets "unknown option")
+# takes (a known option never gets "unknown option")
 for c in $cmds; do
   opts=$(bash -c 'source docs/hardsoft.bash-completion; _hardsoft_opts "$1"' x "$c")
   [ -n "$opts" ] || { echo "FAIL $c: the completion offers no options"; fail=1; }
@@ -70,7 +71,9 @@ for c in $cmds; do
       *) echo "FAIL $c: completion offers $o, its --help does not name it"; fail=1 ;;
     esac
     case $o in --max-formula-len|--max-depth|--max-header-mib|--max-tensors) continue ;; esac
-    "$HS" "$c" "$o" --help >/dev/null 2>"$t/err"
+    # a value option takes the first --help as its value, the second
+    # stops the command before it runs; in the scratch directory anyway
+    (cd "$t" && "$hs_abs" "$c" "$o" --help --help >/dev/null 2>"$t/err")
     grep -q "unknown option" "$t/err" && { echo "FAIL $c: completion offers $o, the parser refuses it"; fail=1; }
   done
   # the other way: what --help lists as an option (an option is -x or
