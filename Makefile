@@ -371,6 +371,10 @@ DOCDIR  = $(DESTDIR)$(PREFIX)/share/doc/hardsoft
 PYDIR   = $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/hardsoft
 PY_SRC  = $(sort $(wildcard src/python/hardsoft/*.py))
 COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+# what `hardsoft bench` reads, in the source tree's layout, found from
+# PREFIX/bin/hardsoft as ../share/hardsoft
+DATADIR = $(DESTDIR)$(PREFIX)/share/hardsoft
+DATA    = bench/formulas.txt bench/peers/forward.py tests/onnx/ort-run.js
 install: lib cli
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(MAN1DIR) $(DOCDIR)
@@ -391,6 +395,7 @@ install: lib cli
 	install -m 644 $(PY_SRC) $(PYDIR)/
 	install -d $(COMPDIR)
 	install -m 644 docs/hardsoft.bash-completion $(COMPDIR)/hardsoft
+	for f in $(DATA); do install -D -m 644 $$f $(DATADIR)/$$f || exit 1; done
 
 uninstall:
 	rm -f $(LIBDIR)/libhardsoft.a $(LIBDIR)/libhardsoft.so $(LIBDIR)/libhardsoft.so.$(SOMAJOR) \
@@ -404,6 +409,9 @@ uninstall:
 	rm -rf $(PYDIR)/__pycache__
 	-rmdir $(PYDIR) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages $(DESTDIR)$(PREFIX)/lib/python3 2>/dev/null
 	rm -f $(COMPDIR)/hardsoft
+	rm -f $(addprefix $(DATADIR)/,$(DATA))
+	-rmdir $(DATADIR)/bench/peers $(DATADIR)/bench $(DATADIR)/tests/onnx $(DATADIR)/tests \
+	  $(DATADIR) 2>/dev/null
 
 clean:
 	rm -rf build build-sanitize build-tsan

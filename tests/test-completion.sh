@@ -1,11 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # docs/hardsoft.bash-completion: commands, options per command, the values
-# of --mode / --precision / --isa, file names for -o and run's model.
+# of --mode / --precision / --isa / --lang, bench's comma lists, file
+# names for -o, -f and run's model. It cannot drift from the command line:
+# every option a command's --help lists (at the start of a line, in its
+# usage, or after a comma or bracket) is offered, and every option
+# offered is one the command's parser takes.
 set -u
 fail=0
 command -v bash >/dev/null 2>&1 || { echo "test-completion: no bash"; exit 77; }
 HS=${BUILD:-build}/hardsoft
+hs_abs=$(cd "$(dirname "$HS")" && pwd)/$(basename "$HS")
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 : >"$t/model.safetensors"
@@ -38,12 +43,24 @@ expect "run string" "" hardsoft run "$t/model.safetensors" "$t/mo"
 expect "attention png" "$t/model.safetensors " hardsoft attention a ab --png "$t/mo"
 expect "export model" "$t/model.safetensors " hardsoft export "$t/mo"
 expect "export -o" "-o " hardsoft export m -o
+expect "commands a" "attention " hardsoft at
+expect "commands e" "eval export " hardsoft e
+expect "eval program options" "--threads --tokens --trace " hardsoft eval -f x --t
+expect "-f file" "$t/model.safetensors " hardsoft eval -f "$t/mo"
+expect "bench -f file" "$t/model.safetensors " hardsoft bench -f "$t/mo"
+expect "--latex file" "$t/model.safetensors " hardsoft bench --latex "$t/mo"
+expect "lang" "brasp crasp ltl " hardsoft eval -f x --lang ""
+expect "bench isas" "avx2 avx512 numpy openblas ort scalar torch " hardsoft bench --isas ""
+expect "bench isas list" "scalar,torch " hardsoft bench --isas scalar,to
+expect "bench modes list" "pe,temp " hardsoft bench --modes pe,te
+expect "bench skip" "off on online " hardsoft bench --skip o
 # the commands offered are those 'hardsoft --help' lists, all of them
 cmds=$("$HS" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p' | sort | tr '\n' ' ')
 offered=$(complete_words hardsoft "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ')
 [ -n "$cmds" ] && [ "$cmds" = "$offered" ] || { echo "FAIL commands: --help lists '$cmds', completion offers '$offered'"; fail=1; }
 # every option the completion offers is one the command's --help names,
-# as a whole word (not the prefix of a longer option)
+# as a whole word (not the prefix of a longer option), and one its parser
+# takes (a known option never gets "unknown option")
 for c in $cmds; do
   opts=$(bash -c 'source docs/hardsoft.bash-completion; _hardsoft_opts "$1"' x "$c")
   [ -n "$opts" ] || { echo "FAIL $c: the completion offers no options"; fail=1; }
@@ -53,7 +70,30 @@ for c in $cmds; do
       --help|--max-formula-len|--max-depth|--max-header-mib|--max-tensors) ;;
       *) echo "FAIL $c: completion offers $o, its --help does not name it"; fail=1 ;;
     esac
+    case $o in --max-formula-len|--max-depth|--max-header-mib|--max-tensors) continue ;; esac
+    # a value option takes the first --help as its value, the second
+    # stops the command before it runs; in the scratch directory anyway
+    (cd "$t" && "$hs_abs" "$c" "$o" --help --help >/dev/null 2>"$t/err")
+    grep -q "unknown option" "$t/err" && { echo "FAIL $c: completion offers $o, the parser refuses it"; fail=1; }
   done
+  # the other way: what --help lists as an option (an option is -x or
+  # --word, standing at a line's start, after a bracket, bar, comma or
+  # semicolon, and before a space, bracket, '=' or the line's end)
+  listed=$(grep -oE -- '(^|[][ ,|(;])(-[a-zA-Z]|--[a-z][a-z0-9-]*)([][ ,|)=;]|$)' "$t/help" |
+    sed 's/^[][ ,|(;]//; s/[][ ,|)=;]$//' | sort -u)
+  for o in $listed; do
+    case " $opts " in *" $o "*) ;; *) echo "FAIL $c: --help lists $o, the completion does not offer it"; fail=1 ;; esac
+  done
+done
+# the --help of the whole tool and the man page name -f FILE and programs
+"$HS" --help | grep -q -- '-f FILE' || { echo "FAIL hardsoft --help does not mention -f FILE"; fail=1; }
+"$HS" --help | grep -qi 'program' || { echo "FAIL hardsoft --help does not mention programs"; fail=1; }
+sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p' docs/hardsoft.1 | grep -q -- 'Fl f Ar file' ||
+  { echo "FAIL the man page's SYNOPSIS has no -f FILE"; fail=1; }
+grep -qi 'not built into' docs/hardsoft.1 && { echo "FAIL the man page says B-RASP is not built in"; fail=1; }
+for c in $cmds; do
+  grep -Eq "^\.It Cm $c( |$)" docs/hardsoft.1 ||
+    { echo "FAIL the man page does not describe $c"; fail=1; }
 done
 [ $fail = 0 ] && echo "test-completion: ok"
 exit $fail

@@ -38,17 +38,26 @@ coincide); 0 if the profiler gives no memory events. Errors: one line on
 stderr, exit 2.
 """
 import argparse, json, os, struct, sys, time, tracemalloc
-import numpy as np
-
-# the shared pass, from src/python of the checkout this file sits in
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "src", "python"))
-from hardsoft.torch_module import Numpy, Torch, forward, load  # noqa: E402
 
 
 def fail(msg):
     print("forward.py: " + msg, file=sys.stderr)
     sys.exit(2)
+
+
+try:
+    import numpy as np
+except ImportError:
+    fail("needs NumPy, which is not importable (apt-get install python3-numpy)")
+
+# the shared pass, from src/python of the checkout this file sits in, or
+# installed: PREFIX/share/hardsoft/bench/peers is four folders below the
+# package's PREFIX/lib/python3/dist-packages
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_here, "..", "..", "..", "..", "lib", "python3",
+                                "dist-packages"))
+sys.path.insert(0, os.path.join(_here, "..", "..", "src", "python"))
+from hardsoft.torch_module import Numpy, Torch, forward, load  # noqa: E402
 
 
 def mem_available():
@@ -147,7 +156,8 @@ def main():
         try:
             be = Torch(dtype)
         except ImportError:
-            fail("--torch needs PyTorch, which is not importable")
+            fail("--torch needs PyTorch, which is not importable (apt-get install "
+                 "python3-torch, or pip install torch)")
     else:
         be = Numpy(dtype)
     try:

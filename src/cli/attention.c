@@ -143,6 +143,20 @@ static void json_panel(FILE *f, const hs_model *m, int l, int h,
   fputc('}', f);
 }
 
+/* ,"bits":"0101...": the model's decision at each position, which the
+ * picture prints under the string. 0, or exit 2 (said). */
+static int json_bits(FILE *f, const hs_model *m, const hs_run_opts *ro,
+                     const uint8_t *w, size_t n) {
+  hs_run_result res;
+  hs_error he;
+  if (hs_forward(m, w, n, ro, &res, &he)) return cli_error("attention: %s", he.msg);
+  fputs(",\"bits\":\"", f);
+  for (size_t i = 0; i < n; i++) fputc(res.bits[i] ? '1' : '0', f);
+  fputc('"', f);
+  hs_run_result_free(&res);
+  return 0;
+}
+
 /* The weights of every layer of the nm models, then the JSON: a row per
  * (layer, head) that --layer / --head keep, a panel per model. */
 static int pic_write(FILE *f, hs_model **ms, int nm, const pic_opts *p,
@@ -170,6 +184,7 @@ static int pic_write(FILE *f, hs_model **ms, int nm, const pic_opts *p,
   fputs(",\"formula\":", f);
   if (mi.formula) json_str(f, mi.formula, strlen(mi.formula));
   else fputs("null", f);
+  if (rc == 0) rc = json_bits(f, ms[0], &ro, w, n);
   fputs(",\"panels\":[", f);
   for (int l = 0; l < nl && rc == 0; l++)
     for (int h = 0; h < hs_model_layer_nheads(ms[0], l); h++) {
@@ -245,7 +260,7 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   *nm = 0;
   if (p->model) {
     if (p->nscales) return cli_error("attention: --scales needs a FORMULA (a model file has its own mu)");
-    if (!(ms[0] = hs_model_load(p->model, &he)))
+    if (!(ms[0] = cli_model_load(p->model, &he)))
       return cli_error("%s: %s", p->model, he.msg);
     *nm = 1;
     return 0;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,7 +22,8 @@ static const char *const bench_usage =
     "Times the forward pass over a sweep and checks every point against the\n"
     "logic. Lists are comma-separated.\n"
     "  --formula F        a formula (repeatable); default: --formulas\n"
-    "  --formulas FILE    one formula per line, # comments (default bench/formulas.txt)\n"
+    "  --formulas FILE    one formula per line, # comments (default: the suite's\n"
+    "                     bench/formulas.txt, installed or in the source tree)\n"
     "  -f FILE            a formula or program in a file (repeatable, beside\n"
     "                     --formula); the formula column is FILE. Programs read\n"
     "                     random strings of their tokens plus one other token\n"
@@ -53,7 +55,12 @@ static const char *const bench_usage =
     "                     it costs a second O(n^2) pass)\n"
     "  --seed S           seed of the random strings (default 1)\n"
     "  --csv FILE         write the CSV here (default: standard output)\n"
-    "  --md FILE          also write a Markdown table\n"
+    "  --md FILE          also write a Markdown table: the CSV's main columns,\n"
+    "                     peak memory in B, KiB or MiB, and two speed-ups: the\n"
+    "                     scalar row's median over this one (same point, other\n"
+    "                     ISA) and the 1-thread row's (same point, threads 1);\n"
+    "                     - where the sweep has no such row\n"
+    "  --latex FILE       also write that table for LaTeX (booktabs)\n"
     "  --quick            a short default sweep (a S b and one depth-3 formula,\n"
     "                     n = 256,1024, repeat 3)\n"
     "  --quiet            no progress on standard error (shown only when it is\n"
@@ -88,7 +95,8 @@ typedef struct bench_opts {
   hs_sign sign;
   size_t error_max_n;
   uint64_t seed;
-  const char *csv, *md, *file;
+  const char *csv, *md, *latex, *file;
+  char default_file[4096]; /* the suite's formulas (suite_file) */
   int quiet;
 } bench_opts;
 
@@ -181,6 +189,8 @@ static int one_skip(const char *opt, const char *t, int k, void *out) {
   return 0;
 }
 
+static int suite_file(const char *rel, char *path, size_t len);
+
 static int bench_parse(int argc, char **argv, bench_opts *b) {
   memset(b, 0, sizeof *b);
   b->modes[0] = HS_MODE_PE, b->modes[1] = HS_MODE_TEMP, b->nmodes = 2;
@@ -195,7 +205,9 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
   b->repeat = 5;
   b->error_max_n = 4096;
   b->seed = 1;
-  b->file = "bench/formulas.txt";
+  if (suite_file("bench/formulas.txt", b->default_file, sizeof b->default_file) != 0)
+    snprintf(b->default_file, sizeof b->default_file, "bench/formulas.txt");
+  b->file = b->default_file;
   b->lang = -1;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
@@ -247,6 +259,7 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
       else return cli_error("--sign '%s' is not layernorm or temp", v);
     } else if (IS("--csv")) { b->csv = v;
     } else if (IS("--md")) { b->md = v;
+    } else if (IS("--latex")) { b->latex = v;
     } else {
       return cli_error("bench: unknown option '%s' (see 'hardsoft bench --help')", a);
     }
@@ -336,72 +349,137 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
   return 0;
 }
 
-/* Where the peer programs live: $HARDSOFT_PEERS, else bench/peers beside
- * the build directory of this executable, else ./bench/peers. */
+/* ------------------------------------------------------------- data */
+
+/* What bench reads besides its options (the default formulas, the peer
+ * programs) lives in one folder with the source tree's layout: the
+ * installed PREFIX/share/hardsoft beside PREFIX/bin/hardsoft, else the
+ * source tree above the build directory of this executable, else the
+ * current directory. *path is root/rel. 0, or -1 when no root has it. */
+static int suite_file(const char *rel, char *path, size_t len) {
+  char exe[4096];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[k > 0 ? k : 0] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  const char *roots[] = {"/../share/hardsoft/", "/../"};
+  for (int i = 0; slash && i < 2; i++) {
+    snprintf(path, len, "%s%s%s", exe, roots[i], rel);
+    if (access(path, R_OK) == 0) return 0;
+  }
+  snprintf(path, len, "%s", rel);
+  return access(path, R_OK) == 0 ? 0 : -1;
+}
+
+/* The folder of this executable, with its trailing slash. */
+static void exe_dir(char *buf, size_t len) {
+  ssize_t k = readlink("/proc/self/exe", buf, len - 1);
+  buf[k > 0 ? k : 0] = 0;
+  char *slash = strrchr(buf, '/');
+  if (slash) slash[1] = 0;
+}
+
+/* Where the peer programs live: $HARDSOFT_PEERS, else bench/peers of the
+ * data folder (suite_file). */
 static void peers_dir(char *buf, size_t len) {
   const char *env = getenv("HARDSOFT_PEERS");
   if (env && *env) { snprintf(buf, len, "%s", env); return; }
-  char exe[4000];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (k > 0) {
-    exe[k] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = 0;
-      snprintf(buf, len, "%s/../bench/peers", exe);
-      if (access(buf, R_OK) == 0) return;
-    }
+  suite_file("bench/peers", buf, len);
+}
+
+/* The onnxruntime-node package the ort peer loads: $HARDSOFT_ORT_NODE,
+ * else the one make installs into the build directory of this executable,
+ * else node/node_modules/onnxruntime-node of the data folder. */
+static int ort_package(char *buf, size_t len) {
+  const char *env = getenv("HARDSOFT_ORT_NODE");
+  if (env && *env) {
+    snprintf(buf, len, "%s", env);
+    return access(buf, R_OK);
   }
-  snprintf(buf, len, "bench/peers");
+  char dir[3000]; /* leaves room in buf's 4096 for the package's path */
+  exe_dir(dir, sizeof dir);
+  snprintf(buf, len, "%snode/node_modules/onnxruntime-node", dir);
+  if (access(buf, R_OK) == 0) return 0;
+  return suite_file("node/node_modules/onnxruntime-node", buf, len);
+}
+
+/* Whether a program is on PATH. */
+static int on_path(const char *prog) {
+  const char *path = getenv("PATH");
+  char buf[4096];
+  for (const char *p = path ? path : ""; *p;) {
+    size_t n = strcspn(p, ":");
+    snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, prog);
+    if (n && access(buf, X_OK) == 0) return 1;
+    p += n + (p[n] == ':');
+  }
+  return 0;
 }
 
 /* The ort peer's command: the model exported beside model_path (.onnx),
- * run by tests/onnx/ort-run.js (beside the peers' folder, or
- * $HARDSOFT_ORT_RUN) with the onnxruntime-node that make installs into the
- * build directory of this executable. */
+ * run by tests/onnx/ort-run.js of the data folder ($HARDSOFT_ORT_RUN
+ * replaces it) with onnxruntime-node (ort_package). What is missing is
+ * said in one line with how to get it. */
 static int ort_command(const bench_opts *b, const char *model_path,
-                       const char *input_path, const char *dir, char *cmd,
-                       size_t len) {
-  char onnx[4096], exe[4096];
+                       const char *input_path, char *cmd, size_t len) {
+  char onnx[4096], pkg[4096], ortopt[4200] = "";
   hs_error he;
+  const char *js = getenv("HARDSOFT_ORT_RUN");
+  char jsbuf[4200];
+  if (!on_path("node"))
+    return cli_error("bench: the ort peer needs node, which is not on PATH "
+                     "(apt-get install nodejs)");
+  int have = ort_package(pkg, sizeof pkg) == 0;
+  if (have) snprintf(ortopt, sizeof ortopt, "--ort '%s' ", pkg);
+  if (!js || !*js) {
+    if (!have)
+      return cli_error("bench: the ort peer needs onnxruntime-node: run 'make "
+                       "build/node/node_modules/onnxruntime-node' in the source "
+                       "tree, or 'npm install onnxruntime-node' and set "
+                       "HARDSOFT_ORT_NODE to its node_modules/onnxruntime-node");
+    if (suite_file("tests/onnx/ort-run.js", jsbuf, sizeof jsbuf))
+      return cli_error("bench: the ort peer's tests/onnx/ort-run.js is neither "
+                       "installed nor in a source tree (set HARDSOFT_ORT_RUN)");
+    js = jsbuf;
+  }
   snprintf(onnx, sizeof onnx, "%s.onnx", model_path);
   hs_model *m = hs_model_load(model_path, &he);
   int rc = !m || hs_model_save_onnx(m, onnx, &he);
   hs_model_free(m);
   if (rc) return cli_error("bench: ort: %s", he.msg);
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  exe[k > 0 ? k : 0] = 0;
-  char *slash = strrchr(exe, '/');
-  if (slash) slash[1] = 0;
-  const char *js = getenv("HARDSOFT_ORT_RUN");
-  char jsbuf[4200];
-  if (!js || !*js) {
-    snprintf(jsbuf, sizeof jsbuf, "%s/../../tests/onnx/ort-run.js", dir);
-    js = jsbuf;
-  }
-  int w = snprintf(cmd, len, "node '%s' --ort '%snode/node_modules/onnxruntime-node' "
-                   "--time %d --input '%s' '%s'", js, exe, b->repeat, input_path, onnx);
+  int w = snprintf(cmd, len, "node '%s' %s--time %d --input '%s' '%s'", js, ortopt,
+                   b->repeat, input_path, onnx);
   return w < 0 || (size_t)w >= len ? cli_error("bench: ort: paths too long") : 0;
+}
+
+/* The last non-empty line of a peer's standard error (its one-line
+ * reason), or "" when it said nothing. */
+static void last_line(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "r");
+  char line[512];
+  buf[0] = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (line[0]) snprintf(buf, len, "%s", line);
+  }
+  if (f) fclose(f);
 }
 
 /* A peer: runs as a child on the model file and string file, prints one
  * JSON line {"seconds": [...], "peak_bytes": N, "bits": "0101..."}. */
 static int time_peer(const bench_opts *b, const char *model_path,
                      const char *input_path, const uint8_t *truth, point *p) {
-  char dir[4096], cmd[8192], rep[16], *line = NULL;
+  char dir[4096], cmd[8192], rep[16], errpath[4096], why[512], *line = NULL;
   size_t cap = 0;
   const char *py = getenv("PYTHON");
   peers_dir(dir, sizeof dir);
   snprintf(rep, sizeof rep, "%d", b->repeat);
   const char *prec = p->prec == HS_PREC_F64 ? "f64" : "f32";
   if (!strcmp(p->isa, "ort")) {
-    if (ort_command(b, model_path, input_path, dir, cmd, sizeof cmd)) return HS_EXIT_ERROR;
+    if (ort_command(b, model_path, input_path, cmd, sizeof cmd)) return HS_EXIT_ERROR;
   } else if (!strcmp(p->isa, "openblas")) {
     char exe[4096];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[k > 0 ? k : 0] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) slash[1] = 0;
+    exe_dir(exe, sizeof exe);
     snprintf(cmd, sizeof cmd, "'%shs-peer-openblas' '%s' --time %s --precision %s --input '%s'",
              exe, model_path, rep, prec, input_path);
   } else {
@@ -410,12 +488,21 @@ static int time_peer(const bench_opts *b, const char *model_path,
              py && *py ? py : "/usr/bin/python3", dir, model_path, rep, prec,
              input_path, strcmp(p->isa, "torch") ? "" : " --torch");
   }
+  /* the peer's standard error is kept apart: on failure its last line
+   * (its own one-line reason) is said, not a stack trace */
+  snprintf(errpath, sizeof errpath, "%s.stderr", input_path);
+  size_t used = strlen(cmd);
+  snprintf(cmd + used, sizeof cmd - used, " 2>'%s'", errpath);
   FILE *f = popen(cmd, "r");
   if (!f) return cli_error("bench: cannot start peer %s", p->isa);
   ssize_t got = getline(&line, &cap, f);
   int st = pclose(f);
+  cmd[used] = 0;
+  last_line(errpath, why, sizeof why);
+  unlink(errpath);
   if (got <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     free(line);
+    if (why[0]) return cli_error("bench: peer %s failed: %s", p->isa, why);
     return cli_error("bench: peer %s failed (command: %s)", p->isa, cmd);
   }
   cJSON *j = cJSON_Parse(line);
@@ -463,6 +550,12 @@ static void csv_quoted(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+static const char *skip_name(int skip) {
+  return skip == HS_SKIP_ON ? "on" : skip == HS_SKIP_OFF ? "off"
+       : skip == HS_SKIP_AUTO ? "auto" : skip == SKIP_ROWS ? "online-rows"
+       : skip == SKIP_TILES ? "online-tiles" : "online";
+}
+
 static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
   csv_quoted(f, p->formula);
   fprintf(f, ",%s,%g,%s,%s,%d,%zu,%.6e,%.6e,%.6e,%.6e,%zu,%.6f,%.3e", p->mode,
@@ -470,12 +563,7 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
           p->n, p->med, p->min, p->max, p->med > 0 ? (double)p->n / p->med : 0,
           p->peak, p->agree, p->err);
   fprintf(f, ",%d,%s", repeat, sign == HS_SIGN_TEMP ? "temp" : "layernorm");
-  fprintf(f, ",%s,%.6f",
-          p->skip == HS_SKIP_ON ? "on" : p->skip == HS_SKIP_OFF ? "off"
-          : p->skip == HS_SKIP_AUTO ? "auto"
-          : p->skip == SKIP_ROWS ? "online-rows" : p->skip == SKIP_TILES ? "online-tiles"
-          : "online",
-          p->skipped);
+  fprintf(f, ",%s,%.6f", skip_name(p->skip), p->skipped);
   fputc(',', f);
   if (p->version[0]) {
     csv_quoted(f, p->version);
@@ -488,12 +576,152 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
   fputc('\n', f);
 }
 
-static void md_row(FILE *f, const point *p) {
-  fprintf(f, "| `%s` | %s | %g | %s | %s | %d | %zu | %.4g | %.3g | %.1f | %.4f | %.2g |\n",
-          p->formula, p->mode, p->scale, p->isa,
-          p->prec == HS_PREC_F64 ? "f64" : "f32", p->threads, p->n, p->med * 1e3,
-          p->med > 0 ? (double)p->n / p->med : 0, (double)p->peak / 1048576.0,
-          p->agree, p->err);
+/* ------------------------------------------------------------- tables */
+
+/* The points of the sweep, kept for the tables --md and --latex write at
+ * the end (their speed-up columns compare rows with each other). */
+typedef struct table { point *p; int n, cap; } table;
+
+static int table_add(table *t, const point *p) {
+  if (t->n == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 64;
+    point *np = realloc(t->p, (size_t)cap * sizeof *np);
+    if (!np) return cli_error("out of memory");
+    t->p = np, t->cap = cap;
+  }
+  t->p[t->n++] = *p;
+  return 0;
+}
+
+/* The median of the row that is p but for its ISA (scalar) or its thread
+ * count (1), or 0 when the sweep has no such row. Peers run one thread
+ * without skip options: against scalar they compare with its first row
+ * of the same point. */
+static double reference(const table *t, const point *p, int by_threads) {
+  for (int i = 0; i < t->n; i++) {
+    const point *q = &t->p[i];
+    int isa_ok = by_threads ? !strcmp(q->isa, p->isa) : !strcmp(q->isa, "scalar");
+    int thr_ok = by_threads ? q->threads == 1 : q->threads == p->threads;
+    int skip_ok = q->skip == p->skip || (!by_threads && hs_isa_parse(p->isa) < 0);
+    if (isa_ok && thr_ok && skip_ok && q->formula == p->formula &&
+        !strcmp(q->mode, p->mode) && q->scale == p->scale && q->prec == p->prec &&
+        q->n == p->n)
+      return q->med;
+  }
+  return 0;
+}
+
+/* The columns of both tables, and each row's cells as plain text. */
+enum { NCOL = 15 };
+static const char *const col_md[NCOL] = {
+    "formula", "mode", "mu", "isa", "precision", "threads", "skip", "n",
+    "ms (median)", "positions/s", "peak memory", "agree", "max attn error",
+    "speed-up vs scalar", "speed-up vs 1 thread"};
+static const char *const col_tex[NCOL] = {
+    "formula", "mode", "$\\mu$", "ISA", "precision", "threads", "skip", "$n$",
+    "ms (median)", "positions/s", "peak memory", "agree", "max.\\ attn.\\ error",
+    "$\\times$ scalar", "$\\times$ 1 thread"};
+static const char col_align[NCOL + 1] = "llllllllrrrrrrr";
+
+static void peak_text(size_t bytes, char *buf, size_t len) {
+  if (bytes >= 1048576) snprintf(buf, len, "%.1f MiB", (double)bytes / 1048576.0);
+  else if (bytes >= 1024) snprintf(buf, len, "%.1f KiB", (double)bytes / 1024.0);
+  else snprintf(buf, len, "%zu B", bytes);
+}
+
+static void row_cells(const table *t, const point *p, char cell[NCOL][200]) {
+  snprintf(cell[0], 200, "%s", p->formula);
+  snprintf(cell[1], 200, "%s", p->mode);
+  snprintf(cell[2], 200, "%g", p->scale);
+  snprintf(cell[3], 200, "%s", p->isa);
+  snprintf(cell[4], 200, "%s", p->prec == HS_PREC_F64 ? "f64" : "f32");
+  snprintf(cell[5], 200, "%d", p->threads);
+  snprintf(cell[6], 200, "%s", skip_name(p->skip));
+  snprintf(cell[7], 200, "%zu", p->n);
+  snprintf(cell[8], 200, "%.4g", p->med * 1e3);
+  snprintf(cell[9], 200, "%.3g", p->med > 0 ? (double)p->n / p->med : 0);
+  peak_text(p->peak, cell[10], 200);
+  snprintf(cell[11], 200, "%.4f", p->agree);
+  snprintf(cell[12], 200, "%.2g", p->err);
+  for (int k = 0; k < 2; k++) {
+    double ref = reference(t, p, k);
+    if (ref > 0 && p->med > 0) snprintf(cell[13 + k], 200, "%.2f", ref / p->med);
+    else snprintf(cell[13 + k], 200, "-");
+  }
+}
+
+static void md_text(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputc('\\', f);
+    fputc(*s, f);
+  }
+}
+
+/* Text in LaTeX: its special characters spelled so any document with
+ * booktabs typesets them (< and > too, which OT1 fonts misprint). */
+static void tex_text(FILE *f, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+      fputc('\\', f), fputc(*s, f); break;
+    case '~': fputs("\\textasciitilde{}", f); break;
+    case '^': fputs("\\textasciicircum{}", f); break;
+    case '\\': fputs("\\textbackslash{}", f); break;
+    case '<': fputs("\\textless{}", f); break;
+    case '>': fputs("\\textgreater{}", f); break;
+    case '|': fputs("\\textbar{}", f); break;
+    default: fputc(*s, f);
+    }
+  }
+}
+
+/* How a table is spelled: the text before a row (before the header row),
+ * around the formula, between cells and after a row, the escaping of a
+ * cell, and what stands for a missing value. */
+typedef struct dialect {
+  const char *open, *head_open, *code0, *code1, *sep, *end, *missing;
+  void (*text)(FILE *, const char *);
+} dialect;
+
+static void table_body(FILE *f, const table *t, const dialect *d) {
+  fputs(d->head_open, f);
+  for (int c = 0; c < NCOL; c++)
+    fprintf(f, "%s%s", c ? d->sep : "", d->text == md_text ? col_md[c] : col_tex[c]);
+  fputs(d->end, f);
+  if (d->text == md_text) {
+    for (int c = 0; c < NCOL; c++) fputs(col_align[c] == 'r' ? "|---:" : "|---", f);
+    fputs("|\n", f);
+  } else {
+    fputs("\\midrule\n", f);
+  }
+  for (int i = 0; i < t->n; i++) {
+    char cell[NCOL][200];
+    row_cells(t, &t->p[i], cell);
+    fprintf(f, "%s%s", d->open, d->code0);
+    d->text(f, cell[0]);
+    fputs(d->code1, f);
+    for (int c = 1; c < NCOL; c++) {
+      fputs(d->sep, f);
+      if (!strcmp(cell[c], "-")) fputs(d->missing, f);
+      else d->text(f, cell[c]);
+    }
+    fputs(d->end, f);
+  }
+}
+
+static void write_md(FILE *f, const table *t) {
+  static const dialect md = {"| ", "| ", "`", "`", " | ", " |\n", "-", md_text};
+  table_body(f, t, &md);
+}
+
+/* A booktabs tabular with the columns of the Markdown table, for a paper
+ * to \input unchanged (\usepackage{booktabs}). */
+static void write_latex(FILE *f, const table *t) {
+  static const dialect tex = {"", "", "\\texttt{", "}", " & ", " \\\\\n", "--", tex_text};
+  fprintf(f, "%% hardsoft %s bench: %d points\n\\begin{tabular}{%s}\n\\toprule\n",
+          hs_version(), t->n, col_align);
+  table_body(f, t, &tex);
+  fputs("\\bottomrule\n\\end{tabular}\n", f);
 }
 
 /* Points done of the sweep, on standard error (src/cli/progress.c). */
@@ -547,7 +775,7 @@ static void random_string(uint64_t *seed, uint8_t *s, size_t n,
 
 /* One formula or program (text: the label of its CSV rows). */
 static int sweep_program(const bench_opts *b, const hs_program *prog,
-                         const char *text, FILE *csv, FILE *md, int *done,
+                         const char *text, FILE *csv, table *tab, int *done,
                          int total) {
   const hs_formula *f = hs_program_formula(prog);
   uint8_t set[256], sym[257];
@@ -610,7 +838,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
               if (rc) break;
               csv_row(csv, &p, b->repeat, b->sign);
               fflush(csv);
-              if (md) md_row(md, &p);
+              if (tab && (rc = table_add(tab, &p))) break;
               ++*done;
             }
         free(s);
@@ -627,29 +855,38 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
 }
 
 static int sweep_formula(const bench_opts *b, const char *text, FILE *csv,
-                         FILE *md, int *done, int total) {
+                         table *tab, int *done, int total) {
   hs_program *p = cli_program_text(text, strlen(text), HS_LANG_LTL, NULL);
   if (!p) return HS_EXIT_ERROR;
-  int rc = sweep_program(b, p, text, csv, md, done, total);
+  int rc = sweep_program(b, p, text, csv, tab, done, total);
   hs_program_free(p);
   return rc;
 }
 
 static int sweep_file(const bench_opts *b, const char *path, FILE *csv,
-                      FILE *md, int *done, int total) {
+                      table *tab, int *done, int total) {
   cli_opts o;
   memset(&o, 0, sizeof o);
   o.lang = b->lang;
   int skip;
   hs_program *p = cli_program(&o, path, &skip);
   if (!p) return HS_EXIT_ERROR;
-  int rc = sweep_program(b, p, path, csv, md, done, total);
+  int rc = sweep_program(b, p, path, csv, tab, done, total);
   hs_program_free(p);
   return rc;
 }
 
 /* Output goes to FILE.tmp and is renamed into place only when complete. */
 static FILE *open_tmp(const char *path, char *tmp, size_t len) {
+  struct stat st;
+  /* a device or pipe (/dev/null, /dev/stdout) is written in place: a
+   * rename would replace it with a regular file */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    tmp[0] = 0;
+    FILE *f = fopen(path, "w");
+    if (!f) cli_error("%s: %s", path, strerror(errno));
+    return f;
+  }
   snprintf(tmp, len, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) cli_error("%s: %s", path, strerror(errno));
@@ -659,6 +896,7 @@ static FILE *open_tmp(const char *path, char *tmp, size_t len) {
 static int finish(FILE *f, const char *tmp, const char *path, int rc) {
   if (!f) return rc;
   if (fclose(f) != 0 && rc == 0) rc = cli_error("%s: write failed", path);
+  if (!tmp[0]) return rc; /* written in place */
   if (rc == 0 && rename(tmp, path) != 0) rc = cli_error("%s: %s", path, strerror(errno));
   if (rc) unlink(tmp);
   return rc;
@@ -674,29 +912,34 @@ int cmd_bench(int argc, char **argv) {
   for (int i = 0; i < b.nmodes; i++)
     total += (b.modes[i] == HS_MODE_HARD ? 1 : b.nscales);
   total *= (b.nformulas + b.nprogs) * b.nlengths * b.nisas * b.nprecs * b.nthreads * b.nskips;
-  char csv_tmp[4096], md_tmp[4096];
+  char csv_tmp[4096], md_tmp[4096], tex_tmp[4096];
+  table tab = {0};
+  /* every output opened first: one that cannot be written stops the
+   * sweep before it starts */
   FILE *csv = b.csv ? open_tmp(b.csv, csv_tmp, sizeof csv_tmp) : stdout;
   FILE *md = b.md ? open_tmp(b.md, md_tmp, sizeof md_tmp) : NULL;
-  if (!csv || (b.md && !md)) {
+  FILE *tex = b.latex ? open_tmp(b.latex, tex_tmp, sizeof tex_tmp) : NULL;
+  if (!csv || (b.md && !md) || (b.latex && !tex)) {
     rc = HS_EXIT_ERROR;
   } else {
     csv_header(csv);
-    if (md)
-      fputs("| formula | mode | mu | isa | precision | threads | n | ms (median) "
-            "| positions/s | peak MiB | agree | max attn error |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|\n", md);
     int done = 0;
     cli_progress_start(&bench_prog, NULL, "points");
     if (b.quiet) bench_prog.on = 0;
+    table *tp = md || tex ? &tab : NULL;
     for (int i = 0; i < b.nformulas && rc == 0; i++)
-      rc = sweep_formula(&b, b.formulas[i], csv, md, &done, total);
+      rc = sweep_formula(&b, b.formulas[i], csv, tp, &done, total);
     for (int i = 0; i < b.nprogs && rc == 0; i++)
-      rc = sweep_file(&b, b.progs[i], csv, md, &done, total);
+      rc = sweep_file(&b, b.progs[i], csv, tp, &done, total);
     if (rc == 0) progress(total, total, NULL);
     cli_progress_end(&bench_prog);
+    if (rc == 0 && md) write_md(md, &tab);
+    if (rc == 0 && tex) write_latex(tex, &tab);
   }
   if (b.csv) rc = finish(csv, csv_tmp, b.csv, rc);
   rc = finish(md, md_tmp, b.md, rc);
+  rc = finish(tex, tex_tmp, b.latex, rc);
+  free(tab.p);
 out:
   for (int i = 0; i < MAXL; i++) free(store[i]);
   return rc;

@@ -26,12 +26,16 @@
 
 #include "cli/cli.h"
 
+/* The CSV columns, for --header and --help alike. */
+#define BOUNDARY_COLUMNS \
+  "formula,mode,scale,precision,largest_exact_n,first_failing_n,real_bound_n" \
+  CLI_META_HEADER
+
 static const char *const boundary_usage =
     "usage: hardsoft boundary FORMULA [OPTIONS]\n"
     "Finds the largest n at which the model is exact on adversarial strings\n"
-    "(by doubling, then bisection) and prints one CSV row:\n"
-    "formula,mode,scale,precision,largest_exact_n,first_failing_n,real_bound_n,\n"
-    "cpu,build,commit,date\n"
+    "(by doubling, then bisection) and prints one CSV row with the columns\n"
+    BOUNDARY_COLUMNS "\n"
     "(largest_exact_n is '>N' when nothing failed up to --max-n; real_bound_n is\n"
     "where exact arithmetic stops guaranteeing exactness: inf for pe and temp at\n"
     "mu >= ln 7, floor(mu / ln 7) for fixed).\n"
@@ -180,8 +184,7 @@ static void print_row(const cli_opts *o, const bnd_opts *bo, const hs_formula *f
   else
     snprintf(real, sizeof real, "none");
   if (bo->header)
-    printf("formula,mode,scale,precision,largest_exact_n,first_failing_n,"
-           "real_bound_n" CLI_META_HEADER "\n");
+    puts(BOUNDARY_COLUMNS);
   printf("\"%s\",%s,%g,%s,", o->file ? o->file : hs_formula_text(f),
          hs_mode_name((hs_mode)o->mode), o->mode == HS_MODE_HARD ? 0 : o->scale,
          bo->pname);

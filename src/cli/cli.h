@@ -79,6 +79,9 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
 hs_program *cli_program(const cli_opts *o, const char *file, int *skip);
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where);
+/* hs_model_load, but a file in another format (ONNX, gzip, zip, NumPy,
+ * GGUF, HDF5, pickle, text) is named as such in e->msg, with what to use. */
+hs_model *cli_model_load(const char *path, hs_error *e);
 /* Whether input strings are token lists: --tokens, and always for C-RASP
  * and B-RASP programs. */
 int cli_tokens_default(const cli_opts *o, const hs_program *p);

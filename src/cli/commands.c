@@ -283,7 +283,7 @@ int cmd_run(int argc, char **argv) {
     cli_free(&o);
     return cli_error("run: missing FILE (see 'hardsoft run --help')");
   }
-  hs_model *m = hs_model_load(o.args[0], &he);
+  hs_model *m = cli_model_load(o.args[0], &he);
   if (!m) {
     rc = cli_error("%s: %s", o.args[0], he.msg);
   } else {

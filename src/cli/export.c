@@ -28,11 +28,9 @@ int cmd_export(int argc, char **argv) {
     return cli_error("export: expected one MODEL file and -o FILE.onnx (see "
                      "'hardsoft export --help')");
   }
-  hs_model *m = hs_model_load(o.args[0], &he);
+  hs_model *m = cli_model_load(o.args[0], &he);
   if (!m)
-    rc = cli_error("%s: %s%s", o.args[0], he.msg,
-                   cli_is_onnx_path(o.args[0]) ? " (export reads a hardsoft model "
-                   "file, .safetensors, not an ONNX graph)" : "");
+    rc = cli_error("%s: %s", o.args[0], he.msg);
   else if (hs_model_save_onnx(m, o.out, &he) != 0)
     rc = cli_error("%s: %s", o.out, he.msg);
   hs_model_free(m);

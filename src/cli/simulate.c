@@ -514,7 +514,7 @@ int cmd_simulate(int argc, char **argv) {
   c.name = name;
 
   hs_error he;
-  hs_model *m = hs_model_load(c.path, &he);
+  hs_model *m = cli_model_load(c.path, &he);
   strs v = {0};
   cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
   if (doc) {

@@ -57,7 +57,8 @@ static void describe_layers(text *t, const hs_model *m) {
       put(t, ", mask %s, dk = %d, dv = %d\n", hs_mask_name(H->mask), H->dk, H->dv);
       if (H->desc) put(t, "          %s\n", H->desc);
     }
-    if (L->hidden) put(t, "  feed-forward: %d ReLU units\n", L->hidden);
+    if (L->hidden)
+      put(t, "  feed-forward: %d ReLU unit%s\n", L->hidden, L->hidden == 1 ? "" : "s");
   }
 }
 

@@ -15,12 +15,14 @@ matplotlib (python3-matplotlib), not the package. Errors: one line
 The data: {"string": S, "formula": F or null, "panels": [[panel, ...]
 per row], optional "tokens": [n labels] (a program's tokens)}, a row per (layer, head), a panel per mu, each
 {"layer", "head", "kind", "target", "mask", "mode", "scale", "weights":
-[[n+1 floats] * (n+1)], "hard": same shape}.
+[[n+1 floats] * (n+1)], "hard": same shape}, and optionally "bits": the
+model's decisions at positions 1..n as a string of 0 and 1.
 """
 import json
 import os
 import sys
 import tempfile
+import textwrap
 
 import numpy as np
 
@@ -89,17 +91,25 @@ def draw(data, out):
             ax.set_yticks(ticks)
             ax.set_yticklabels([labels[t] for t in ticks], fontsize=7)
     fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.9, label="attention weight")
-    head = "attention over '%s'" % data.get("string", "")
+    # the title wrapped to the figure's width (about 10 characters an inch
+    # at 11 points) and the figure saved with a tight box, so a one-column
+    # picture does not cut it at both edges
+    width = max(24, int((size * ncol + 1.0) * 10))
+    head = []
     if data.get("formula"):
-        head = "%s: %s" % (data["formula"], head)
-    head += "\n(red circles: the hard target; grey: keys the mask hides)"
-    fig.suptitle(head, fontsize=11)
+        head += textwrap.wrap(data["formula"], width, max_lines=4, placeholder=" ...")
+    head.append("attention over '%s'" % data.get("string", ""))
+    if data.get("bits") is not None:
+        head.append("output bits:   %s" % data["bits"])
+    head += textwrap.wrap("(red circles: the hard target each query chooses; "
+                          "grey: keys the mask hides)", width)
+    fig.suptitle("\n".join(head), fontsize=11)
     fmt = "svg" if out.endswith(".svg") else "png"
     d = os.path.dirname(os.path.abspath(out))
     fd, tmp = tempfile.mkstemp(prefix=".attention-", suffix="." + fmt, dir=d)
     os.close(fd)
     try:
-        fig.savefig(tmp, format=fmt, dpi=110)
+        fig.savefig(tmp, format=fmt, dpi=110, bbox_inches="tight")
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)     # as any new file, not mkstemp's 0600
