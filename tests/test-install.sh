@@ -6,7 +6,8 @@
 # the numpy peer there (not in the source tree or the current directory).
 # A peer whose own dependency is missing says so in one line with how to
 # get it (exit 2), for NumPy, PyTorch and onnxruntime-node. make uninstall
-# removes it all again.
+# removes it all again. (-o lib -o cli: the build under test is installed
+# as it is, never rebuilt with other flags.)
 set -u
 BUILD=${BUILD:-build}
 PY=${PYTHON:-/usr/bin/python3}
@@ -15,7 +16,7 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 . tests/lib/expect.sh
 src=$(pwd)
-make -s --no-print-directory install BUILD="$BUILD" PREFIX="$t/p" >"$t/install.log" 2>&1 ||
+make -s --no-print-directory install -o lib -o cli BUILD="$BUILD" PREFIX="$t/p" >"$t/install.log" 2>&1 ||
   { echo "FAIL make install: $(tail -3 "$t/install.log")"; exit 1; }
 HS=$t/p/bin/hardsoft
 for f in bench/formulas.txt bench/peers/forward.py tests/onnx/ort-run.js; do
