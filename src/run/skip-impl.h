@@ -64,8 +64,6 @@
 #define HS_SKIP_REL 1e-5
 #define HS_SKIP_BIG 1e37
 
-#define HARD CAT(CAT(hs_, SFX), _hard)
-
 #ifndef HS_BT_TYPES
 #define HS_BT_TYPES
 /* Group bounds kept between rows: slots of HS_FAN sibling nodes. */
