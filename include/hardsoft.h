@@ -184,8 +184,12 @@ int hs_precision_parse(const char *name, hs_precision *prec,
  * chosen, the same for every thread count. Hard heads whose scores are
  * exact (integer weights and features, as compiled): AUTO and ON skip
  * tiles that cannot hold the chosen key(s), OFF and ONLINE scan every key;
- * the same bits either way. Score rounding, relative-position heads and
- * rows whose gap statistics are wanted (want_gaps) ignore the option. */
+ * the same bits either way. Relative-position heads skip the same way
+ * (f32: f32_attn_row_2pass_bias, the bias in every bound); rows with
+ * rounded scores (f16s, bf16s) and f64 relative-position rows, which have
+ * one scalar row each, skip under ON and AUTO and are dense under OFF and
+ * ONLINE, the same bits. Rows whose gap statistics are wanted (want_gaps)
+ * ignore the option. */
 typedef enum hs_skip { HS_SKIP_AUTO = 0, HS_SKIP_ON = 1, HS_SKIP_OFF = 2,
                        HS_SKIP_ONLINE = 3 } hs_skip;
 

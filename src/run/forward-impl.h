@@ -244,32 +244,35 @@ static void FN(ln_pair)(REAL *h, double eps, const float *g, const float *b) {
 /* A softmax row with every score q.k rounded to f16 / bf16 first (rnd),
  * then divided by tau and given H's relative bias (FN(rel_add)): the
  * score-rounding experiment, and the f64 path of relative-bias heads
- * (there is no f64 bias kernel; this row is scalar). */
+ * (there is no f64 bias kernel; this row is scalar). Its keys are the
+ * segments seg (ns pairs: start, length) in order, BOS as key 0
+ * (FN(rounded_segs)); the sums run key by key in that order, so a key
+ * whose weight is exactly +0 can be left out with the same bits (+0 added
+ * to a sum that is never -0). */
 static void FN(rounded_row)(const hs_kernels *kt, const hs_head *H,
                             const REAL *q, const REAL *K, const REAL *V,
-                            size_t lo, size_t hi, REAL inv_tau,
+                            size_t ns, const size_t *seg, REAL inv_tau,
                             hs_score_round rnd, size_t i, size_t n, REAL *out) {
   size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  size_t cnt = hi >= lo ? hi - lo + 1 : 0;
   REAL m = -INFINITY, sum = 0;
 #define RSCORE(j)                                                          \
   FN(rel_add)(H, i, n, j,                                                  \
               (REAL)hs_round_score((double)KOP(kt, dot)(dk, q, K + (j) * dk), \
                                    rnd) * inv_tau)
-  for (size_t t = 0; t <= cnt; t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    REAL s = RSCORE(j);
-    if (s > m) m = s;
-  }
+  for (size_t g = 0; g < ns; g++)
+    for (size_t j = seg[2 * g]; j < seg[2 * g] + seg[2 * g + 1]; j++) {
+      REAL s = RSCORE(j);
+      if (s > m) m = s;
+    }
   for (size_t c = 0; c < dv; c++) out[c] = 0;
   if (m == -INFINITY) return;
-  for (size_t t = 0; t <= cnt; t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    REAL s = RSCORE(j);
-    REAL e = (REAL)exp((double)(s - m));
-    sum += e;
-    for (size_t c = 0; c < dv; c++) out[c] += e * V[j * dv + c];
-  }
+  for (size_t g = 0; g < ns; g++)
+    for (size_t j = seg[2 * g]; j < seg[2 * g] + seg[2 * g + 1]; j++) {
+      REAL s = RSCORE(j);
+      REAL e = (REAL)exp((double)(s - m));
+      sum += e;
+      for (size_t c = 0; c < dv; c++) out[c] += e * V[j * dv + c];
+    }
 #undef RSCORE
   for (size_t c = 0; c < dv; c++) out[c] /= sum;
 }
@@ -365,24 +368,6 @@ static inline void FN(search_end)(FN(part) *p, uint64_t t0) {
   p->smp.sampled++;
 }
 
-/* One softmax row on the two-pass kernel: the tiles of [a, b] as
- * segments, minus the skippable ones (skip ON, FN(bt_row)). */
-static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
-                             size_t a, size_t b, REAL inv_tau, FN(part) *p,
-                             ONLINE *st, REAL *out) {
-  const hs_head *H = &J->L->heads[h];
-  const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  const FN(btree) *T = J->bt && !p->daz ? J->bt[h] : NULL;
-  uint64_t t0 = FN(search_begin)(p, i);
-  size_t ns = FN(bt_row)(J->kt, T, &p->btc[h], J->K[h], q, a, b, inv_tau,
-                         SKIP_CUT, p->seg);
-  FN(search_end)(p, t0);
-  p->total += b / HS_TILE - a / HS_TILE + 1;
-  p->skipped += b / HS_TILE - a / HS_TILE + 1 - ns;
-  KOP(J->kt, attn_row_2pass)(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
-                             inv_tau, st, out);
-}
-
 /* 1 / tau of head H at string length n. */
 static REAL FN(head_inv_tau)(const hs_head *H, size_t n) {
   double nn = (double)(n ? n : 1), tau = H->tau_c;
@@ -407,84 +392,181 @@ static void FN(head_range)(const hs_head *H, size_t i, size_t n, size_t *lo_,
   *hi_ = hi;
 }
 
-/* Head h's attention of row i into out[0..dv). */
-static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
-                            FN(part) *p) {
-  double *err = &p->err;
-  hs_head_stats *stats = p->stats;
-  const hs_layer *L = J->L;
+/* The cut of rounded rows (FN(rounded_row)): there a weight is
+ * (REAL)exp((double)(s - m)), exactly +0 in float once s - m <= -105
+ * (e^-105 < 2^-150, half the smallest subnormal) and in double once
+ * s - m <= -746 (e^-746 < 2^-1075); the extra 1e-4 as for SKIP_CUT. */
+#if REAL_F32
+#define ROUNDED_CUT 105.0001
+#else
+#define ROUNDED_CUT 746.0001
+#endif
+
+/* Row i's visible keys of head h as one range [*a, *b]: [0, hi] for past
+ * masks, [lo, n + 1] (the BOS copy last) for future ones. */
+static int FN(key_span)(const FN(job) *J, const hs_head *H, size_t lo, size_t hi,
+                        size_t *a, size_t *b) {
+  int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
+  *a = past ? 0 : (lo <= J->n ? lo : J->np);
+  *b = past ? (lo <= hi ? hi : 0) : J->np;
+  return past;
+}
+
+/* The segments of row i's keys [a, b] on head h into seg (FN(bt_row):
+ * the skippable tiles left out when the head has a bounds tree), counted
+ * into the part's tiles; returns how many. */
+static size_t FN(skip_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
+                            size_t a, size_t b, REAL inv_tau, FN(part) *p,
+                            double cut, size_t *seg) {
+  const hs_head *H = &J->L->heads[h];
+  const FN(btree) *T = J->bt && !p->daz ? J->bt[h] : NULL;
+  FN(bkind) bk = {0, i, H->kind == HS_ATTN_SOFTMAX ? J->o->score_round : HS_ROUND_NONE};
+  FN(rel_slope)(H, &bk.sk);
+  uint64_t t0 = FN(search_begin)(p, i);
+  size_t ns = FN(bt_row)(J->kt, T, &p->btc[h], J->K[h], q, a, b, inv_tau, &bk, cut, seg);
+  FN(search_end)(p, t0);
+  p->total += b / HS_TILE - a / HS_TILE + 1;
+  p->skipped += b / HS_TILE - a / HS_TILE + 1 - ns;
+  return ns;
+}
+
+/* One softmax row on the two-pass kernel (f32 relative-bias heads: its
+ * bias variant, key j of the buffers at j - i): the tiles of [a, b] as
+ * segments, minus the skippable ones (skip ON, FN(bt_row)). */
+static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
+                             size_t a, size_t b, REAL inv_tau, FN(part) *p,
+                             ONLINE *st, REAL *out) {
+  const hs_head *H = &J->L->heads[h];
+  const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+  size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, SKIP_CUT, p->seg);
+  float sk;
+  FN(rel_slope)(H, &sk);
+#if REAL_F32
+  if (sk != 0) {
+    J->kt->f32_attn_row_2pass_bias(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
+                                   inv_tau, sk, -(int64_t)i, st, out);
+    return;
+  }
+#endif
+  KOP(J->kt, attn_row_2pass)(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
+                             inv_tau, st, out);
+}
+
+/* The online kernel over keys a .. a + h0 + cnt - 1 of head buffers K, V:
+ * a head call of h0 keys first when h0 > 0; f32 relative-bias heads
+ * (sk != 0) its bias variant, key j of the buffers at j - i. */
+static void FN(online_row)(const hs_kernels *kt, size_t dk, size_t dv, const REAL *q,
+                           const REAL *K, const REAL *V, size_t a, size_t h0,
+                           size_t cnt, REAL inv_tau, float sk, size_t i, ONLINE *st,
+                           REAL *out) {
+#if REAL_F32
+  if (sk != 0) {
+    int64_t d0 = (int64_t)a - (int64_t)i;
+    if (h0)
+      kt->f32_attn_row_bias(h0, dk, dv, q, K + a * dk, dk, V + a * dv, dv, inv_tau,
+                            sk, d0, st, out);
+    kt->f32_attn_row_bias(cnt, dk, dv, q, K + (a + h0) * dk, dk, V + (a + h0) * dv, dv,
+                          inv_tau, sk, d0 + (int64_t)h0, st, out);
+    return;
+  }
+#else
+  (void)sk, (void)i;
+#endif
+  if (h0) KOP(kt, attn_row)(h0, dk, dv, q, K + a * dk, dk, V + a * dv, dv, inv_tau, st, out);
+  KOP(kt, attn_row)(cnt, dk, dv, q, K + (a + h0) * dk, dk, V + (a + h0) * dv, dv,
+                    inv_tau, st, out);
+}
+
+/* The keys of a rounded row (FN(rounded_row)) as segments in its order:
+ * BOS (key 0), then lo..hi; on the skipping path (two_pass[h]) those of
+ * FN(skip_segs), the BOS copy that ends a future row's range moved to the
+ * front as key 0 (its twin: the same key and value). *seg points into
+ * p->seg, which has room for the row's tiles and one more. */
+static size_t FN(rounded_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
+                               size_t lo, size_t hi, REAL inv_tau, FN(part) *p,
+                               size_t **seg) {
+  const hs_head *H = &J->L->heads[h];
+  size_t *sg = p->seg, a, b;
+  int past = FN(key_span)(J, H, lo, hi, &a, &b);
+  if (!J->two_pass || !J->two_pass[h]) {
+    size_t ns = 1;
+    sg[0] = 0, sg[1] = past && lo <= hi ? hi + 1 : 1;
+    if (!past && lo <= hi) sg[2] = lo, sg[3] = hi - lo + 1, ns = 2;
+    *seg = sg;
+    return ns;
+  }
+  size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, ROUNDED_CUT, sg + 2);
+  size_t *last = sg + 2 * ns;
+  *seg = sg + 2;
+  if (past || ns == 0 || last[0] + last[1] != J->np + 1) return ns;
+  if (--last[1] == 0) ns--;
+  sg[0] = 0, sg[1] = 1;
+  *seg = sg;
+  return ns + 1;
+}
+
+/* A softmax head's row: rounded scores (FN(rounded_row)), or the
+ * two-pass kernel, or the online one (f32 relative bias: its bias
+ * variant, key j of the buffers at j - i), then normalised; the
+ * attention error when asked for. */
+static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
   const hs_kernels *kt = J->kt;
   const hs_run_opts *o = J->o;
-  size_t n = J->n, np = J->np;
-  const hs_head *H = &L->heads[h];
-  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+  size_t n = J->n, dk = hs_dkp(H), dv = (size_t)H->dv, lo, hi, a, b;
   REAL inv_tau = FN(head_inv_tau)(H, n);
-  size_t lo, hi; /* keys lo..hi (empty when lo > hi), plus BOS */
   FN(head_range)(H, i, n, &lo, &hi);
   const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
   float sk;
   FN(rel_slope)(H, &sk);
-  if (H->kind == HS_ATTN_SOFTMAX &&
-      (o->score_round != HS_ROUND_NONE || (sk != 0 && !REAL_F32))) {
-    FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, i, n, out);
-    /* f64 relative-bias heads take this path too: their error is measured
-     * like the online rows' (scores that are rounded have none defined) */
-    if (o->want_attn_error && i > 0 && o->score_round == HS_ROUND_NONE) {
-      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
-      if (e > *err) *err = e;
-    }
-  } else if (H->kind == HS_ATTN_SOFTMAX) {
+  int past = FN(key_span)(J, H, lo, hi, &a, &b);
+  if (o->score_round != HS_ROUND_NONE || (sk != 0 && !REAL_F32)) {
+    size_t *seg, ns = FN(rounded_segs)(J, h, i, q, lo, hi, inv_tau, p, &seg);
+    FN(rounded_row)(kt, H, q, Kh, Vh, ns, seg, inv_tau, o->score_round, i, n, out);
+  } else {
     ONLINE st = {-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
-    /* the visible keys as one range: [0, hi] or [lo, n + 1] */
-    int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
-               H->mask == HS_MASK_NONE;
-    size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
-#if REAL_F32
-    if (sk != 0) {
-      /* relative bias (f32): the online bias kernel, split as below;
-       * key j of the buffers at j - i (FN(rel_slope)); no tile skipping */
-      size_t h0 = !past ? hs_attn_end_head(b - a + 1) : 0;
-      int64_t d0 = (int64_t)a - (int64_t)i;
-      if (h0)
-        kt->f32_attn_row_bias(h0, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
-                              inv_tau, sk, d0, &st, out);
-      kt->f32_attn_row_bias(b - a + 1 - h0, dk, dv, q, Kh + (a + h0) * dk, dk,
-                            Vh + (a + h0) * dv, dv, inv_tau, sk,
-                            d0 + (int64_t)h0, &st, out);
-    } else
-#endif
-    if (J->two_pass && J->two_pass[h])
+    if (J->two_pass && J->two_pass[h]) {
       FN(two_pass_row)(J, h, i, q, a, b, inv_tau, p, &st, out);
-    else
-    {
+    } else {
       /* f32 future masks: the blocks anchored at the last key (the BOS
        * copy), as f32_attn_tile with end = 1: a head call of
        * hs_attn_end_head keys first. A row's bits depend on its range
        * only, never on tiles, threads or the rows around it. */
       size_t h0 = REAL_F32 && !past ? hs_attn_end_head(b - a + 1) : 0;
-      if (h0)
-        KOP(kt, attn_row)(h0, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
-                          inv_tau, &st, out);
-      KOP(kt, attn_row)(b - a + 1 - h0, dk, dv, q, Kh + (a + h0) * dk, dk,
-                        Vh + (a + h0) * dv, dv, inv_tau, &st, out);
+      FN(online_row)(kt, dk, dv, q, Kh, Vh, a, h0, b - a + 1 - h0, inv_tau, sk, i, &st, out);
     }
     for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
-    if (o->want_attn_error && i > 0) {
-      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
-      if (e > *err) *err = e;
-    }
-  } else {
-    hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
-                        : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
-                                                        : HS_HARD_AVG;
-    const FN(btree) *T = J->bt && !p->daz && !stats ? J->bt[h] : NULL;
-    uint64_t t0 = T ? FN(search_begin)(p, i) : 0;
-    int done = FN(hard_row_skip)(kt, T, &p->btc[h], rule, q, Kh, Vh, dv, lo, hi,
-                                 p->seg, out, &p->total, &p->skipped);
-    FN(search_end)(p, t0);
-    if (!done) FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
   }
+  /* rounded scores have no attention error defined; f64 relative-bias
+   * rows (rounded_row with no rounding) have theirs */
+  if (o->want_attn_error && i > 0 && o->score_round == HS_ROUND_NONE) {
+    double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
+    if (e > p->err) p->err = e;
+  }
+}
+
+/* Head h's attention of row i into out[0..dv). */
+static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
+                            FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
+  if (H->kind == HS_ATTN_SOFTMAX) {
+    FN(softmax_row)(J, h, i, out, p);
+    return;
+  }
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv, lo, hi;
+  FN(head_range)(H, i, J->n, &lo, &hi);
+  const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
+  hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
+                      : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
+                                                      : HS_HARD_AVG;
+  hs_head_stats *stats = p->stats;
+  const FN(btree) *T = J->bt && !p->daz && !stats ? J->bt[h] : NULL;
+  uint64_t t0 = T ? FN(search_begin)(p, i) : 0;
+  int done = FN(hard_row_skip)(J->kt, T, &p->btc[h], rule, q, Kh, Vh, dv, lo, hi,
+                               p->seg, out, &p->total, &p->skipped);
+  FN(search_end)(p, t0);
+  if (!done) FN(hard_row_k)(J->kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
 }
 
 /* The attention of row i, every head: head h's dv outputs at out + (the
@@ -519,7 +601,7 @@ static int FN(tile_head)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   int use = o->attn_tile ? o->attn_tile > 0 : HS_ATTN_TILE_DEFAULT;
   return use && H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-         (!J->two_pass[h] || H->bias_slope != 0);
+         !J->two_pass[h];
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_TILE_ROWS) by
@@ -662,6 +744,7 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   uint64_t total = 0, kept = 0, keys = 0;
   REAL inv_tau = FN(head_inv_tau)(H, n);
   int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
+  int rounded = J->o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
   for (size_t s = 1; seg && C && s <= 8; s++) {
     /* one row in each eighth of the string, half a tile from its end
      * (past) or its start (future): a row's bounds are weakest when its
@@ -676,8 +759,10 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
     size_t ta = a / HS_TILE, tb = b / HS_TILE;
     total += tb - ta + 1;
     keys += b - a + 1;
+    FN(bkind) bk = {0, i, J->o->score_round};
+    FN(rel_slope)(H, &bk.sk);
     kept += FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
-                       inv_tau, SKIP_CUT, seg);
+                       inv_tau, &bk, rounded ? ROUNDED_CUT : SKIP_CUT, seg);
   }
   int use = seg && C && total > 0 && kept * 5 <= total && keys >= 8 * 1024;
   free(seg);
@@ -973,9 +1058,11 @@ static int FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
     else FN(bt_free)(P->bt[h]), P->bt[h] = NULL;
     return 0;
   }
-  int can = o->score_round == HS_ROUND_NONE && H->bias_slope == 0;
-  P->twop[h] = can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF);
-  if (!can || !skipping) return 0;
+  /* rounded rows (score rounding; f64 relative bias) have one kernel:
+   * off is the dense row */
+  int rounded = o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+  P->twop[h] = o->skip == HS_SKIP_ON || (o->skip == HS_SKIP_OFF && !rounded);
+  if (!skipping) return 0;
   P->bt[h] = FN(bt_make)(P->K[h], P->V[h], keys, dk, dv);
   if (!P->bt[h]) return -1;
   if (o->skip == HS_SKIP_AUTO) P->twop[h] = (unsigned char)FN(auto_skip)(J, h);
@@ -1098,3 +1185,4 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
 
 #undef SKIP_CUT
 #undef HS_TILE_ROWS
+#undef ROUNDED_CUT
