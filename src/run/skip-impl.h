@@ -271,8 +271,11 @@ static inline double FN(bt_bias)(const FN(bq) *Bq, unsigned l, size_t idx) {
   size_t w = (size_t)HS_TILE << (HS_FAN_LOG * l), j0 = idx * w, j1 = j0 + w - 1;
   if (j0 < Bq->a) j0 = Bq->a;
   if (j1 > Bq->b) j1 = Bq->b;
+  /* compares, not fmax: fmax is a libm call here, and this runs for
+   * every node a row's walk visits */
   double b0 = Bq->sk * ((double)j0 - Bq->row), b1 = Bq->sk * ((double)j1 - Bq->row);
-  return fmax(b0, b1) + HS_SKIP_BIAS_REL * fmax(fabs(b0), fabs(b1));
+  double a0 = fabs(b0), a1 = fabs(b1);
+  return (b0 > b1 ? b0 : b1) + HS_SKIP_BIAS_REL * (a0 > a1 ? a0 : a1);
 }
 
 /* A lower bound on key j's bias (see FN(bt_bias)). */
