@@ -269,7 +269,7 @@ typedef struct hs_run_result {
   /* hs_run_opts.phases: seconds of the pass by phase (hs_phase), each the
    * mean over the hs_run_opts.threads threads, so that they add up to the
    * pass's wall time; search and attention are split by timing a sample
-   * of the rows (one in 16), the other phases are timed whole. */
+   * of the rows (one in 32), the other phases are timed whole. */
   double phase_s[HS_PHASE_COUNT];
 } hs_run_result;
 

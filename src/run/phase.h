@@ -55,10 +55,10 @@ static inline void hs_ph_merge(hs_phclock *c, uint64_t *sum) {
     if (k != HS_PHASE_WAIT) sum[k] += c->t[k];
 }
 
-/* One row in 16 has its search timed (hs_run_result.phase_s): chosen by a
+/* One row in 32 has its search timed (hs_run_result.phase_s): chosen by a
  * hash of the row, so the sample does not follow the 64-key tiles. */
 static inline int hs_ph_sampled(size_t i) {
-  return ((uint32_t)i * 2654435761u) >> 28 == 0;
+  return ((uint32_t)i * 2654435761u) >> 27 == 0;
 }
 
 /* The search's share of the attention phase, estimated from the sampled
