@@ -25,19 +25,6 @@ static float *fill(hs_rng *r, size_t cnt, double lo, double hi) {
   return b;
 }
 
-/* Segments of at most 64 keys over keys 0..n-1, cut where key first + j
- * is a multiple of 64 (the forward pass's tiles when first = 0). */
-static size_t tile_segs(size_t n, size_t first, size_t *seg) {
-  size_t ns = 0;
-  for (size_t j = 0; j < n;) {
-    size_t end = ((first + j) / 64 + 1) * 64 - first;
-    if (end > n) end = n;
-    seg[2 * ns] = j, seg[2 * ns + 1] = end - j, ns++;
-    j = end;
-  }
-  return ns;
-}
-
 /* One row by the two-pass bias kernel: the keys as one segment (split
  * SPLIT_ONE) or as tiles from offset 37 (SPLIT_TILES); slope 0 checked
  * against the plain two-pass kernel bit for bit. */

@@ -20,19 +20,6 @@
 
 /* ------------------------------------------------------------ kernels */
 
-/* One segment per 64 keys from key `first` (the forward pass's tiles when
- * first is a multiple of 64; arbitrary cuts otherwise). */
-static size_t tile_segs(size_t n, size_t first, size_t *seg) {
-  size_t ns = 0;
-  for (size_t j = 0; j < n;) {
-    size_t end = ((first + j) / 64 + 1) * 64 - first;
-    if (end > n) end = n;
-    seg[2 * ns] = j, seg[2 * ns + 1] = end - j, ns++;
-    j = end;
-  }
-  return ns;
-}
-
 static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
                       const size_t *seg) {
   hs_f32_online st = {0, 0};
