@@ -721,15 +721,17 @@ void register_attn_hard_f64(int64_t max_n) {
 // attn_2pass_f64/<isa>/<n>/<d> is f64_attn_row_2pass; <isa>_online the
 // f64 online row kernel over the same keys (one call), <isa>_f32 the f32
 // two-pass kernel on the same data in float, to set the f64 cost beside
-// both. Checked once: the two f64 kernels agree within 1e-9 relative, and
+// both, and <isa>_f32bias its relative-bias variant
+// (f32_attn_row_2pass_bias, slope 0: the bias FMA's cost on the same
+// scores). Checked once: the two f64 kernels agree within 1e-9 relative, and
 // the output is a convex combination of the values. Items = keys.
 void register_attn_2pass_f64(int64_t max_n) {
   for (int64_t n : kAttnN) {
     if (n > max_n) continue;
     for (int64_t d : {1, 2, 8})
       for (hs_isa isa : kIsas)
-        for (int impl = 0; impl < 3; impl++) {
-          static const char *const sfx[] = {"/", "_online/", "_f32/"};
+        for (int impl = 0; impl < 4; impl++) {
+          static const char *const sfx[] = {"/", "_online/", "_f32/", "_f32bias/"};
           std::string name = std::string("attn_2pass_f64/") + hs_isa_name(isa) +
                              sfx[impl] + std::to_string(n) + "/" + std::to_string(d);
           benchmark::RegisterBenchmark(
@@ -757,9 +759,12 @@ void register_attn_2pass_f64(int64_t max_n) {
                     std::fill(acc, acc + d, 0.0);
                     k->f64_attn_row(n, d, d, q.data(), kk.data(), d, v.data(), d, 1.0,
                                     &st, acc);
-                  } else {
+                  } else if (impl == 2) {
                     k->f32_attn_row_2pass(ns, seg.data(), d, d, qf, kf, d, vf, d, 1.0f,
                                           &stf, accf);
+                  } else {
+                    k->f32_attn_row_2pass_bias(ns, seg.data(), d, d, qf, kf, d, vf, d,
+                                               1.0f, 0.0f, -n, &stf, accf);
                   }
                 };
                 {
@@ -769,8 +774,8 @@ void register_attn_2pass_f64(int64_t max_n) {
                   run();
                   bool ok = true;
                   for (int64_t c = 0; c < d; c++) {
-                    double got = impl == 2 ? (double)accf[c] / stf.sum : acc[c] / st.sum;
-                    double tol = impl == 2 ? 1e-4 : 1e-9;
+                    double got = impl >= 2 ? (double)accf[c] / stf.sum : acc[c] / st.sum;
+                    double tol = impl >= 2 ? 1e-4 : 1e-9;
                     ok = ok && std::fabs(got) <= 1.0 &&
                          std::fabs(got - a2[c] / s2.sum) <= tol;
                   }
@@ -781,7 +786,8 @@ void register_attn_2pass_f64(int64_t max_n) {
                 }
                 state.SetLabel(k->name[impl == 0   ? HS_OP_f64_attn_row_2pass
                                        : impl == 1 ? HS_OP_f64_attn_row
-                                                   : HS_OP_f32_attn_row_2pass]);
+                                       : impl == 2 ? HS_OP_f32_attn_row_2pass
+                                                   : HS_OP_f32_attn_row_2pass_bias]);
                 for (auto _ : state) {
                   run();
                   benchmark::DoNotOptimize(acc);

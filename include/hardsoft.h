@@ -229,8 +229,12 @@ HS_API int hs_precision_parse(const char *name, hs_precision *prec,
  * chosen, the same for every thread count. Hard heads whose scores are
  * exact (integer weights and features, as compiled): AUTO and ON skip
  * tiles that cannot hold the chosen key(s), OFF and ONLINE scan every key;
- * the same bits either way. Score rounding, relative-position heads and
- * rows whose gap statistics are wanted (want_gaps) ignore the option. */
+ * the same bits either way. Relative-position heads skip the same way
+ * (f32: f32_attn_row_2pass_bias, the bias in every bound); rows with
+ * rounded scores (f16s, bf16s) and f64 relative-position rows, which have
+ * one scalar row each, skip under ON and AUTO and are dense under OFF and
+ * ONLINE, the same bits. Rows whose gap statistics are wanted (want_gaps)
+ * ignore the option. */
 typedef enum hs_skip { HS_SKIP_AUTO = 0, HS_SKIP_ON = 1, HS_SKIP_OFF = 2,
                        HS_SKIP_ONLINE = 3 } hs_skip;
 
@@ -266,6 +270,9 @@ typedef struct hs_run_opts {
    * without it. NULL: none. */
   void (*progress)(void *ctx, uint64_t done, uint64_t total);
   void *progress_ctx;
+  int phases;                /* fill hs_run_result.phase_s (costs a clock
+                                read per phase change and per sampled row;
+                                the same bits either way) */
 } hs_run_opts;
 
 /* Scores of one hard head over every query of a run (BOS included). */
@@ -275,6 +282,19 @@ typedef struct hs_head_stats {
   int tied;      /* some query had two or more maximal positions */
   int nonuniform; /* some query saw two distinct scores */
 } hs_head_stats;
+
+/* The phases of a forward pass (hs_run_result.phase_s):
+ *   GEMM    projections, W_o and the feed-forward products;
+ *   BOUNDS  the bounds trees of skipping heads and auto's choice;
+ *   SEARCH  a skipping row's bound search and tree walk (hard rows that
+ *           skip: the whole row);
+ *   ATTN    the attention kernels and the rows' normalisation;
+ *   FINISH  embedding, biases, layer norm, ReLU, residual adds, buffers
+ *           and outputs;
+ *   WAIT    a thread idle while others work (serial phases, imbalance). */
+typedef enum hs_phase { HS_PHASE_GEMM, HS_PHASE_BOUNDS, HS_PHASE_SEARCH,
+                        HS_PHASE_ATTN, HS_PHASE_FINISH, HS_PHASE_WAIT,
+                        HS_PHASE_COUNT } hs_phase;
 
 typedef struct hs_run_result {
   uint8_t *bits;      /* [n]: decision at positions 1..n */
@@ -291,6 +311,11 @@ typedef struct hs_run_result {
                              rows */
   uint64_t tiles_skipped; /* of those, left out (skip ON; hard rows: never
                              given to a kernel) */
+  /* hs_run_opts.phases: seconds of the pass by phase (hs_phase), each the
+   * mean over the hs_run_opts.threads threads, so that they add up to the
+   * pass's wall time; search and attention are split by timing a sample
+   * of the rows (one in 32), the other phases are timed whole. */
+  double phase_s[HS_PHASE_COUNT];
 } hs_run_result;
 
 /* Forward pass over w[0..n). Returns 0, or -1 with err filled (allocation

@@ -61,10 +61,12 @@ static void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) {
   qd->mlast8 = lanes_below(dk % 8);
 }
 
-void hs_f32_attn_row_2pass_ukernel__avx2_rr2_p5(
+/* Both entry points; bias != 0: each score gets the relative bias (one
+ * FMA, as the online _bias kernel), the same instructions otherwise. */
+static inline __attribute__((always_inline)) void run2(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
-    hs_f32_online *st, float *acc) {
+    int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {
   qdesc qd;
   qd_init(&qd, dk, q, inv_tau);
   const __m256i vmask = lanes_below(dv % 8);
@@ -78,7 +80,8 @@ void hs_f32_attn_row_2pass_ukernel__avx2_rr2_p5(
     const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
     for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
       const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
-      vmax = _mm256_max_ps(block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk), vmax);
+      vmax = _mm256_max_ps((bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &qd, sb, dk, slope, d0 + (int64_t)j0)
+                  : block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk)), vmax);
       for (size_t g = 0; g < nb; g += 8) {
         __m256 s = _mm256_load_ps(sb + g);
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(s, s, _CMP_UNORD_Q));
@@ -99,7 +102,8 @@ void hs_f32_attn_row_2pass_ukernel__avx2_rr2_p5(
     const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
     for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
       const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
-      block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk); /* lanes >= nb: -inf */
+      (bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &qd, sb, dk, slope, d0 + (int64_t)j0)
+                  : block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk)); /* lanes >= nb: -inf */
       __m256 bsum = _mm256_setzero_ps();
       if (m != INFINITY) {
         /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
@@ -125,4 +129,21 @@ void hs_f32_attn_row_2pass_ukernel__avx2_rr2_p5(
   }
   st->sum = hsum8(vsum);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
+}
+
+void hs_f32_attn_row_2pass_ukernel__avx2_rr2_p5(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    hs_f32_online *st, float *acc) {
+  run2(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0, st, acc);
+}
+
+/* The relative-bias variant (hs_f32_attn_row_2pass_bias_fn): the error
+ * bound above holds for the biased scores with |ds_j| one rounding
+ * larger. */
+void hs_f32_attn_row_2pass_bias_ukernel__avx2_rr2_p5(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    float slope, int64_t d0, hs_f32_online *st, float *acc) {
+  run2(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st, acc);
 }

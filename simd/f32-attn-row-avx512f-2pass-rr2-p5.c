@@ -53,10 +53,12 @@ static void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) {
   }
 }
 
-void hs_f32_attn_row_2pass_ukernel__avx512f_rr2_p5(
+/* Both entry points; bias != 0: each score gets the relative bias (one
+ * FMA, as the online _bias kernel), the same instructions otherwise. */
+static inline __attribute__((always_inline)) void run2(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
-    hs_f32_online *st, float *acc) {
+    int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {
   qdesc qd;
   qd_init(&qd, dk, q, inv_tau);
   __m256i m8;
@@ -74,7 +76,8 @@ void hs_f32_attn_row_2pass_ukernel__avx512f_rr2_p5(
     const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
     for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
       const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
-      vmax = _mm512_max_ps(block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk), vmax);
+      vmax = _mm512_max_ps((bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &qd, sb, dk, slope, d0 + (int64_t)j0)
+                  : block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk)), vmax);
       for (size_t g = 0; g < nb; g += 16) {
         __m512 s = _mm512_load_ps(sb + g);
         nan |= _mm512_cmp_ps_mask(s, s, _CMP_UNORD_Q);
@@ -96,7 +99,8 @@ void hs_f32_attn_row_2pass_ukernel__avx512f_rr2_p5(
     const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
     for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
       const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
-      block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk); /* lanes >= nb: -inf */
+      (bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &qd, sb, dk, slope, d0 + (int64_t)j0)
+                  : block_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk)); /* lanes >= nb: -inf */
       __m512 bsum = _mm512_setzero_ps();
       if (m != INFINITY) {
         /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
@@ -126,4 +130,21 @@ void hs_f32_attn_row_2pass_ukernel__avx512f_rr2_p5(
   }
   st->sum = _mm512_reduce_add_ps(vsum);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
+}
+
+void hs_f32_attn_row_2pass_ukernel__avx512f_rr2_p5(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    hs_f32_online *st, float *acc) {
+  run2(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0, st, acc);
+}
+
+/* The relative-bias variant (hs_f32_attn_row_2pass_bias_fn): the error
+ * bound above holds for the biased scores with |ds_j| one rounding
+ * larger. */
+void hs_f32_attn_row_2pass_bias_ukernel__avx512f_rr2_p5(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    float slope, int64_t d0, hs_f32_online *st, float *acc) {
+  run2(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st, acc);
 }

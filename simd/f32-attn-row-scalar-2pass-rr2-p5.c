@@ -34,22 +34,27 @@
 
 #define BLK 64
 
-static float score(size_t dk, const float *q, const float *kj, float inv_tau) {
+static inline __attribute__((always_inline)) float score(
+    size_t dk, const float *q, const float *kj, float inv_tau, int bias,
+    float slope, int64_t p) {
   float d = 0;
   for (size_t c = 0; c < dk; c++) d += q[c] * kj[c];
-  return d * inv_tau;
+  d *= inv_tau;
+  return bias ? fmaf(slope, (float)(int32_t)p, d) : d;
 }
 
-void hs_f32_attn_row_2pass_ukernel__scalar_rr2_p5(
+/* Both entry points; bias != 0: each score gets the relative bias (one
+ * FMA, as the online _bias kernel), the same instructions otherwise. */
+static inline __attribute__((always_inline)) void run2(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
-    hs_f32_online *st, float *acc) {
+    int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {
   /* pass 1: m = max score (NaN skipped by the compare), has_nan */
   float m = -INFINITY;
   int has_nan = 0;
   for (size_t t = 0; t < nseg; t++)
     for (size_t j = seg[2 * t]; j < seg[2 * t] + seg[2 * t + 1]; j++) {
-      float s = score(dk, q, k + j * ldk, inv_tau);
+      float s = score(dk, q, k + j * ldk, inv_tau, bias, slope, d0 + (int64_t)j);
       if (s > m) m = s;
       has_nan |= isnan(s);
     }
@@ -66,7 +71,7 @@ void hs_f32_attn_row_2pass_ukernel__scalar_rr2_p5(
       float bsum = 0;
       for (size_t c = 0; c < dv; c++) bacc[c] = 0;
       for (size_t j = j0; j < j0 + nb; j++) {
-        float s = score(dk, q, k + j * ldk, inv_tau);
+        float s = score(dk, q, k + j * ldk, inv_tau, bias, slope, d0 + (int64_t)j);
         /* e in [0, 1]; exactly +0 below the cutoff */
         float e = m == INFINITY ? (s == m ? 1.0f : 0.0f)
                                 : hs_attn_expf_scalar(s - m);
@@ -80,4 +85,21 @@ void hs_f32_attn_row_2pass_ukernel__scalar_rr2_p5(
     }
   }
   st->sum = sum;
+}
+
+void hs_f32_attn_row_2pass_ukernel__scalar_rr2_p5(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    hs_f32_online *st, float *acc) {
+  run2(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0, st, acc);
+}
+
+/* The relative-bias variant (hs_f32_attn_row_2pass_bias_fn): the error
+ * bound above holds for the biased scores with |ds_j| one rounding
+ * larger. */
+void hs_f32_attn_row_2pass_bias_ukernel__scalar_rr2_p5(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    float slope, int64_t d0, hs_f32_online *st, float *acc) {
+  run2(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st, acc);
 }

@@ -36,6 +36,11 @@ extern "C" {
   void fn(size_t nseg, const size_t *seg, size_t dk, size_t dv,          \
           const float *q, const float *k, size_t ldk, const float *v,    \
           size_t ldv, float inv_tau, hs_f32_online *st, float *acc);
+#define HS_DECLARE_f32_attn_row_2pass_bias(fn)                           \
+  void fn(size_t nseg, const size_t *seg, size_t dk, size_t dv,          \
+          const float *q, const float *k, size_t ldk, const float *v,    \
+          size_t ldv, float inv_tau, float slope, int64_t d0,            \
+          hs_f32_online *st, float *acc);
 #define HS_DECLARE_f32_gemm(fn)                                       \
   void fn(size_t rows, size_t m, size_t k, const float *a, size_t lda,  \
           const float *x, size_t ldx, float *y, size_t ldy);

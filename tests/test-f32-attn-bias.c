@@ -12,7 +12,11 @@
  *     blocks, tails of fewer than 4 queries);
  *   - integer positions times slope 4 with zero content are exact: the
  *     weights are those of exp(-4 |i - j|), the arithmetic rel relies on,
- *     at positions up to 2^22. */
+ *     at positions up to 2^22;
+ *   - the two-pass variant f32_attn_row_2pass_bias (the skipping path of
+ *     relative-bias heads) against the same reference, its keys as one
+ *     segment and as 64-key tiles from an arbitrary offset, and with slope
+ *     0 exactly the bits of f32_attn_row_2pass. */
 #include "attn-ref.h"
 
 static float *fill(hs_rng *r, size_t cnt, double lo, double hi) {
@@ -21,9 +25,37 @@ static float *fill(hs_rng *r, size_t cnt, double lo, double hi) {
   return b;
 }
 
-/* One row by the bias kernel, keys cut at split (0: one call). */
+/* One row by the two-pass bias kernel: the keys as one segment (split
+ * SPLIT_ONE) or as tiles from offset 37 (SPLIT_TILES); slope 0 checked
+ * against the plain two-pass kernel bit for bit. */
+#define SPLIT_ONE ((size_t)-1)
+#define SPLIT_TILES ((size_t)-2)
+static void row_2pass(const hs_kernels *kt, const prob *p, float slope, int64_t d0,
+                      size_t split, hs_f32_online *st, float *acc) {
+  size_t *seg = malloc((p->n / 64 + 3) * 2 * sizeof *seg), ns = 1;
+  seg[0] = 0, seg[1] = p->n;
+  if (split == SPLIT_TILES) ns = tile_segs(p->n, 37, seg);
+  kt->f32_attn_row_2pass_bias(ns, seg, p->dk, p->dv, p->q, p->k, p->ldk, p->v, p->ldv,
+                              p->tau, slope, d0, st, acc);
+  if (slope == 0) {
+    hs_f32_online s0;
+    float a0[HS_ATTN_MAX_D];
+    kt->f32_attn_row_2pass(ns, seg, p->dk, p->dv, p->q, p->k, p->ldk, p->v, p->ldv,
+                           p->tau, &s0, a0);
+    assert_memory_equal(&s0, st, sizeof s0);
+    assert_memory_equal(a0, acc, p->dv * sizeof(float));
+  }
+  free(seg);
+}
+
+/* One row by the bias kernel, keys cut at split (0: one call), or by the
+ * two-pass bias kernel (SPLIT_ONE, SPLIT_TILES). */
 static void row_bias(const hs_kernels *kt, const prob *p, float slope,
                      int64_t d0, size_t split, hs_f32_online *st, float *acc) {
+  if (split == SPLIT_ONE || split == SPLIT_TILES) {
+    row_2pass(kt, p, slope, d0, split, st, acc);
+    return;
+  }
   *st = (hs_f32_online){-INFINITY, 0};
   for (size_t c = 0; c < p->dv; c++) acc[c] = 0;
   if (split)
@@ -48,7 +80,10 @@ static void check_row(const hs_kernels *kt, const prob *p, float slope,
     assert_true(s0.max == st.max && s0.sum == st.sum);
     assert_memory_equal(a0, acc, p->dv * sizeof(float));
   }
-  if (p->n == 0) return;
+  if (p->n == 0) {
+    assert_true(st.max == -INFINITY && st.sum == 0);
+    return;
+  }
   long double *s = malloc(p->n * sizeof *s), mref, smax, bmax = 0;
   ref_scores(p, s, &mref, &smax);
   mref = -INFINITY;
@@ -92,6 +127,8 @@ static void random_row(const hs_kernels *kt, hs_rng *r, size_t n, size_t dk,
   check_row(kt, &p, slope, d0, 0);
   /* the same keys over two calls, d0 advanced by the first call's keys */
   if (n > 2) check_row(kt, &p, slope, d0, n / 3);
+  check_row(kt, &p, slope, d0, SPLIT_ONE);
+  check_row(kt, &p, slope, d0, SPLIT_TILES);
   free(q - 1);
   free(k - 1);
   free(v - 1);

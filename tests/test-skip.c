@@ -20,19 +20,6 @@
 
 /* ------------------------------------------------------------ kernels */
 
-/* One segment per 64 keys from key `first` (the forward pass's tiles when
- * first is a multiple of 64; arbitrary cuts otherwise). */
-static size_t tile_segs(size_t n, size_t first, size_t *seg) {
-  size_t ns = 0;
-  for (size_t j = 0; j < n;) {
-    size_t end = ((first + j) / 64 + 1) * 64 - first;
-    if (end > n) end = n;
-    seg[2 * ns] = j, seg[2 * ns + 1] = end - j, ns++;
-    j = end;
-  }
-  return ns;
-}
-
 static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
                       const size_t *seg) {
   hs_f32_online st = {0, 0};
@@ -271,42 +258,60 @@ static void test_forward_identical(void **state) {
   free(truth);
 }
 
-/* Every ISA (the test above runs the default one): a quarter of the
- * formulas, hard, pe and temp (mu = 32), n = 100 and 1000, f32 and f64. */
+/* One model on one ISA: skip ON against OFF, bit for bit, in precision
+ * prec ("f32", "f64", "f16", "bf16", "f16s", "bf16s"), on `threads`
+ * threads; returns the tiles ON skipped. */
+static uint64_t on_off(const hs_model *m, const hs_kernels *kt, const char *prec,
+                       int threads, const uint8_t *s, size_t n, const char *what) {
+  hs_error e;
+  hs_run_opts ro = {.kernels = kt, .skip = HS_SKIP_ON, .threads = threads};
+  assert_int_equal(hs_precision_parse(prec, &ro.precision, &ro.score_round, &ro.qkv_round), 0);
+  hs_run_result a, b;
+  assert_int_equal(hs_forward(m, s, n, &ro, &a, &e), 0);
+  ro.skip = HS_SKIP_OFF;
+  assert_int_equal(hs_forward(m, s, n, &ro, &b, &e), 0);
+  if (memcmp(a.values, b.values, n * sizeof(double)) || memcmp(a.bits, b.bits, n))
+    fail_msg("%s %s %s threads %d n = %zu: skip on and off differ", hs_isa_name(kt->isa),
+             what, prec, threads, n);
+  uint64_t sk = a.tiles_skipped;
+  hs_run_result_free(&a);
+  hs_run_result_free(&b);
+  return sk;
+}
+
+/* Every ISA (the test above runs the default one), every formula, every
+ * mode (mu = 32), n = 1000, f32 and f64, one and two threads (one per
+ * formula, alternating, so each formula and mode sees both across the
+ * precisions); relative-position models also in f16, bf16 (stored
+ * projections) and f16s, bf16s (rounded scores), where each rounding
+ * takes the skipping too. Since and until heads skip in hard mode (both
+ * precisions) and in rel (every precision). */
 static void test_forward_identical_isas(void **state) {
   (void)state;
   load_formulas();
   hs_rng r = {23};
-  uint8_t *s = malloc(1000);
+  const size_t n = 1000;
+  uint8_t *s = malloc(n);
+  static const char *const precs[] = {"f32", "f64", "f16", "bf16", "f16s", "bf16s"};
   HS_FOR_EACH_ISA(kt)
-  for (int fi = 0; fi < nformulas; fi += 4) {
+  for (int fi = 0; fi < nformulas; fi++) {
     hs_error e;
     hs_formula *f = hs_formula_parse(formulas[fi], &e);
     assert_non_null(f);
-    for (int mode = HS_MODE_HARD; mode <= HS_MODE_TEMP; mode++) {
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
       hs_error he;
+      char what[512];
       hs_compile_opts co = {.mode = (hs_mode)mode, .scale = 32};
       hs_model *m = hs_compile(f, &co, &he);
       if (!m) continue;
-      for (size_t n = 100; n <= 1000; n += 900)
-        for (int pr = 0; pr < 2; pr++) {
-          hs_precision prec = pr ? HS_PREC_F64 : HS_PREC_F32;
-          hs_random_string(&r, s, n);
-          hs_run_opts ro = {.precision = prec, .kernels = kt, .skip = HS_SKIP_ON};
-          hs_run_result a, b;
-          assert_int_equal(hs_forward(m, s, n, &ro, &a, &he), 0);
-          ro.skip = HS_SKIP_OFF;
-          assert_int_equal(hs_forward(m, s, n, &ro, &b, &he), 0);
-          if (memcmp(a.values, b.values, n * sizeof(double)) || memcmp(a.bits, b.bits, n))
-            fail_msg("%s '%s' %s %s n = %zu: skip on and off differ", hs_isa_name(kt->isa),
-                     formulas[fi], hs_mode_name((hs_mode)mode), pr ? "f64" : "f32", n);
-          /* hard since / until heads skip in both precisions */
-          if (mode == HS_MODE_HARD && n == 1000 && strstr(formulas[fi], " S ") &&
-              !strchr(formulas[fi], '#'))
-            assert_true(a.tiles_skipped > 0);
-          hs_run_result_free(&a);
-          hs_run_result_free(&b);
-        }
+      snprintf(what, sizeof what, "'%s' %s", formulas[fi], hs_mode_name((hs_mode)mode));
+      hs_random_string(&r, s, n);
+      int since = strstr(formulas[fi], " S ") && !strchr(formulas[fi], '#');
+      for (int pr = 0; pr < (mode == HS_MODE_REL ? 6 : 2); pr++) {
+        uint64_t sk = on_off(m, kt, precs[pr], 1 + (fi + pr) % 2, s, n, what);
+        if (since && (mode == HS_MODE_HARD || mode == HS_MODE_REL) && !(sk > 0))
+          fail_msg("%s %s %s: no tile skipped", hs_isa_name(kt->isa), what, precs[pr]);
+      }
       hs_model_free(m);
     }
     hs_formula_free(f);

@@ -69,6 +69,16 @@ typedef void (*hs_f32_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
                                          const float *v, size_t ldv,
                                          float inv_tau, hs_f32_online *st,
                                          float *acc);
+/* The same with the relative bias of the _bias kernels below: key j (its
+ * index into k) gets fma(slope, (float)(int32_t)(d0 + j), s_j) in both
+ * passes; skipping as f32_attn_row_2pass, on the biased scores. */
+typedef void (*hs_f32_attn_row_2pass_bias_fn)(size_t nseg, const size_t *seg,
+                                              size_t dk, size_t dv,
+                                              const float *q, const float *k,
+                                              size_t ldk, const float *v,
+                                              size_t ldv, float inv_tau,
+                                              float slope, int64_t d0,
+                                              hs_f32_online *st, float *acc);
 
 /* The same in double (f64_attn_row_2pass), exp rr2-p11: segments, the
  * exact max of pass 1, chunks of 64 keys from each segment's start,
@@ -193,7 +203,7 @@ typedef void (*hs_f32_attn_tile_bias_fn)(size_t nq, const size_t *n,
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
   X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
   X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
-  X(f64_attn_hard) X(f64_attn_row_2pass)
+  X(f64_attn_hard) X(f64_attn_row_2pass) X(f32_attn_row_2pass_bias)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -223,6 +233,7 @@ struct hs_kernels {
   hs_f64_gemm_fn f64_gemm;
   hs_f64_attn_hard_fn f64_attn_hard;
   hs_f64_attn_row_2pass_fn f64_attn_row_2pass;
+  hs_f32_attn_row_2pass_bias_fn f32_attn_row_2pass_bias;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };

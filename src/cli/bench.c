@@ -72,7 +72,13 @@ static const char *const bench_usage =
     "(sign: how counting comparisons get their sign; skip: auto, online, on or\n"
     "off; skipped_fraction: key tiles left out over the rows on the two-pass\n"
     "kernel, nan for online and peers; version: hardsoft's, or what a peer\n"
-    "reports of itself, e.g. its PyTorch and NumPy versions).\n";
+    "reports of itself, e.g. its PyTorch and NumPy versions).\n"
+    "  --phases           time the pass by phase; adds the columns phase_gemm_s,\n"
+    "                     phase_bounds_s, phase_search_s, phase_attn_s,\n"
+    "                     phase_finish_s, phase_wait_s at the end (seconds,\n"
+    "                     median over the repeats, each the mean over the\n"
+    "                     threads: they add up to about seconds_median; nan\n"
+    "                     for peers; hs_run_result.phase_s says what each is)\n";
 
 #define MAXL 64
 typedef struct bench_opts {
@@ -91,6 +97,7 @@ typedef struct bench_opts {
   int nprecs;
   int threads[MAXL], nthreads;
   int skips[4], nskips; /* hs_skip values; none given: HS_SKIP_AUTO */
+  int phases;           /* --phases */
   int repeat;
   hs_sign sign;
   size_t error_max_n;
@@ -219,6 +226,8 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
       return 1;
     } else if (strcmp(a, "--quiet") == 0) {
       b->quiet = 1;
+    } else if (strcmp(a, "--phases") == 0) {
+      b->phases = 1;
     } else if (strcmp(a, "--quick") == 0) {
       b->formulas[0] = "a S b";
       b->formulas[1] = "G (a -> (b U c)) & O (X a)";
@@ -283,6 +292,7 @@ typedef struct point {
   int skip;         /* hs_skip */
   double skipped;   /* fraction of key tiles left out (nan: online, peer) */
   char version[192]; /* a peer's own report of its version ("": hardsoft) */
+  double phase[HS_PHASE_COUNT]; /* --phases: medians (nan: peers) */
 } point;
 
 static int cmp_double(const void *a, const void *b) {
@@ -313,9 +323,9 @@ static double agreement(const uint8_t *bits, const uint8_t *truth, size_t n) {
 static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
                          const uint8_t *s, const uint8_t *truth, point *p) {
   hs_error he;
-  double secs[1000];
+  double secs[1000], ph[HS_PHASE_COUNT][1000];
   hs_run_opts ro = {.precision = p->prec, .kernels = hs_kernels_for(isa),
-                    .threads = p->threads,
+                    .threads = p->threads, .phases = b->phases,
                     .skip = p->skip >= SKIP_ROWS ? HS_SKIP_ONLINE : (hs_skip)p->skip,
                     .attn_tile = p->skip == SKIP_ROWS ? -1 : p->skip == SKIP_TILES ? 1 : 0};
   hs_runner *r = hs_runner_new(m, &ro, &he);
@@ -326,8 +336,10 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
     double t0 = now();
     rc = hs_runner_run(r, s, p->n, &res, &he);
     if (rc) break;
-    if (k >= 0) secs[k] = now() - t0;
-    else {
+    if (k >= 0) {
+      secs[k] = now() - t0;
+      for (int f = 0; f < HS_PHASE_COUNT; f++) ph[f][k] = res.phase_s[f];
+    } else {
       p->agree = agreement(res.bits, truth, p->n), p->peak = res.peak_bytes;
       p->skipped = p->skip == HS_SKIP_ONLINE || p->skip >= SKIP_ROWS || res.tiles_total == 0
                        ? NAN : (double)res.tiles_skipped / (double)res.tiles_total;
@@ -336,8 +348,14 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
   }
   hs_runner_free(r);
   if (rc) return cli_error("%s", he.msg);
+  for (int f = 0; f < HS_PHASE_COUNT && b->phases; f++) {
+    point q;
+    summarize(&q, ph[f], b->repeat);
+    p->phase[f] = q.med;
+  }
   summarize(p, secs, b->repeat);
   p->err = NAN;
+  ro.phases = 0;
   if (p->n <= b->error_max_n) {
     ro.want_attn_error = 1;
     if (hs_forward(m, s, p->n, &ro, &res, &he)) return cli_error("%s", he.msg);
@@ -535,10 +553,14 @@ static int time_peer(const bench_opts *b, const char *model_path,
 
 /* ------------------------------------------------------------- output */
 
-static void csv_header(FILE *f) {
+#define PHASE_COLUMNS \
+  ",phase_gemm_s,phase_bounds_s,phase_search_s,phase_attn_s,phase_finish_s,phase_wait_s"
+
+static void csv_header(FILE *f, int phases) {
   fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
         "seconds_max,positions_per_s,peak_bytes,agree_fraction,max_attn_error,"
-        "repeat,sign,skip,skipped_fraction,version" CLI_META_HEADER "\n", f);
+        "repeat,sign,skip,skipped_fraction,version" CLI_META_HEADER, f);
+  fputs(phases ? PHASE_COLUMNS "\n" : "\n", f);
 }
 
 static void csv_quoted(FILE *f, const char *s) {
@@ -556,7 +578,7 @@ static const char *skip_name(int skip) {
        : skip == SKIP_TILES ? "online-tiles" : "online";
 }
 
-static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
+static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign, int phases) {
   csv_quoted(f, p->formula);
   fprintf(f, ",%s,%g,%s,%s,%d,%zu,%.6e,%.6e,%.6e,%.6e,%zu,%.6f,%.3e", p->mode,
           p->scale, p->isa, p->prec == HS_PREC_F64 ? "f64" : "f32", p->threads,
@@ -573,6 +595,7 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign) {
     csv_quoted(f, v);
   }
   cli_meta_columns(f);
+  for (int k = 0; phases && k < HS_PHASE_COUNT; k++) fprintf(f, ",%.6e", p->phase[k]);
   fputc('\n', f);
 }
 
@@ -821,7 +844,8 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
             for (int ki = 0; ki < b->nskips && !rc; ki++) {
               point p = {text, hs_mode_name(co.mode), b->isas[ii],
                          co.mode == HS_MODE_HARD ? 0 : co.scale, b->precs[pi],
-                         b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN, ""};
+                         b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN, "", {0}};
+              for (int f = 0; f < HS_PHASE_COUNT; f++) p.phase[f] = NAN;
               int isa = hs_isa_parse(p.isa);
               if (isa < 0) {
                 /* peers have no skip option: one row, skip "online";
@@ -836,7 +860,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
               rc = isa >= 0 ? time_hardsoft(b, m, (hs_isa)isa, s, truth, &p)
                             : time_peer(b, model_path, input_path, truth, &p);
               if (rc) break;
-              csv_row(csv, &p, b->repeat, b->sign);
+              csv_row(csv, &p, b->repeat, b->sign, b->phases);
               fflush(csv);
               if (tab && (rc = table_add(tab, &p))) break;
               ++*done;
@@ -922,7 +946,7 @@ int cmd_bench(int argc, char **argv) {
   if (!csv || (b.md && !md) || (b.latex && !tex)) {
     rc = HS_EXIT_ERROR;
   } else {
-    csv_header(csv);
+    csv_header(csv, b.phases);
     int done = 0;
     cli_progress_start(&bench_prog, NULL, "points");
     if (b.quiet) bench_prog.on = 0;

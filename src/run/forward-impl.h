@@ -1,12 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The forward pass, written once for REAL = float and REAL = double
- * (included twice by forward.c with SFX = f32 / f64). */
-
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define FN(name) CAT(name, CAT(_, SFX))
-#define KOP(kt, op) ((kt)->CAT(SFX, CAT(_, op)))
-#define ONLINE CAT(CAT(hs_, SFX), _online)
+ * (included twice by forward.c between real-begin.h and real-end.h). */
 
 #ifndef HS_DKP_DEFINED
 #define HS_DKP_DEFINED
@@ -253,32 +247,35 @@ static void FN(ln_pair)(REAL *h, double eps, const float *g, const float *b) {
 /* A softmax row with every score q.k rounded to f16 / bf16 first (rnd),
  * then divided by tau and given H's relative bias (FN(rel_add)): the
  * score-rounding experiment, and the f64 path of relative-bias heads
- * (there is no f64 bias kernel; this row is scalar). */
+ * (there is no f64 bias kernel; this row is scalar). Its keys are the
+ * segments seg (ns pairs: start, length) in order, BOS as key 0
+ * (FN(rounded_segs)); the sums run key by key in that order, so a key
+ * whose weight is exactly +0 can be left out with the same bits (+0 added
+ * to a sum that is never -0). */
 static void FN(rounded_row)(const hs_kernels *kt, const hs_head *H,
                             const REAL *q, const REAL *K, const REAL *V,
-                            size_t lo, size_t hi, REAL inv_tau,
+                            size_t ns, const size_t *seg, REAL inv_tau,
                             hs_score_round rnd, size_t i, size_t n, REAL *out) {
   size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  size_t cnt = hi >= lo ? hi - lo + 1 : 0;
   REAL m = -INFINITY, sum = 0;
 #define RSCORE(j)                                                          \
   FN(rel_add)(H, i, n, j,                                                  \
               (REAL)hs_round_score((double)KOP(kt, dot)(dk, q, K + (j) * dk), \
                                    rnd) * inv_tau)
-  for (size_t t = 0; t <= cnt; t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    REAL s = RSCORE(j);
-    if (s > m) m = s;
-  }
+  for (size_t g = 0; g < ns; g++)
+    for (size_t j = seg[2 * g]; j < seg[2 * g] + seg[2 * g + 1]; j++) {
+      REAL s = RSCORE(j);
+      if (s > m) m = s;
+    }
   for (size_t c = 0; c < dv; c++) out[c] = 0;
   if (m == -INFINITY) return;
-  for (size_t t = 0; t <= cnt; t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    REAL s = RSCORE(j);
-    REAL e = (REAL)exp((double)(s - m));
-    sum += e;
-    for (size_t c = 0; c < dv; c++) out[c] += e * V[j * dv + c];
-  }
+  for (size_t g = 0; g < ns; g++)
+    for (size_t j = seg[2 * g]; j < seg[2 * g] + seg[2 * g + 1]; j++) {
+      REAL s = RSCORE(j);
+      REAL e = (REAL)exp((double)(s - m));
+      sum += e;
+      for (size_t c = 0; c < dv; c++) out[c] += e * V[j * dv + c];
+    }
 #undef RSCORE
   for (size_t c = 0; c < dv; c++) out[c] /= sum;
 }
@@ -317,6 +314,7 @@ typedef struct FN(job) {
    * its chunks; part 0, on the calling thread, reports), and their total */
   atomic_uint_fast64_t *prog_done;
   uint64_t prog_total;
+  uint64_t *ph; /* hs_run_opts.phases: the parts' work, by phase */
 } FN(job);
 
 typedef struct FN(part) {
@@ -334,6 +332,8 @@ typedef struct FN(part) {
   FN(btc) *btc;
   uint64_t total, skipped;
   int daz;
+  hs_phclock clk;   /* hs_run_opts.phases */
+  hs_phsample smp;
 } FN(part);
 
 /* rows per chunk: the unit of work handed to a thread and of the batched
@@ -351,27 +351,24 @@ typedef struct FN(part) {
  * x <= -88 (skip-impl.h), in every f64 kernel once x <= -709
  * (HS_F64_SKIP_CUT); the extra 1e-4 covers the rounding of the double
  * comparison m_lo - U > cut. */
-#undef SKIP_CUT
-#if HS_TWO_PASS
+#if REAL_F32
 #define SKIP_CUT 88.0001
 #else
 #define SKIP_CUT (HS_F64_SKIP_CUT + 1e-4)
 #endif
 
-/* One softmax row on the two-pass kernel: the tiles of [a, b] as
- * segments, minus the skippable ones (skip ON, FN(bt_row)). */
-static void FN(two_pass_row)(const FN(job) *J, int h, const REAL *q,
-                             size_t a, size_t b, REAL inv_tau, FN(part) *p,
-                             ONLINE *st, REAL *out) {
-  const hs_head *H = &J->L->heads[h];
-  const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  const FN(btree) *T = J->bt && !p->daz ? J->bt[h] : NULL;
-  size_t ns = FN(bt_row)(J->kt, T, &p->btc[h], J->K[h], q, a, b, inv_tau,
-                         SKIP_CUT, p->seg);
-  p->total += b / HS_TILE - a / HS_TILE + 1;
-  p->skipped += b / HS_TILE - a / HS_TILE + 1 - ns;
-  KOP(J->kt, attn_row_2pass)(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
-                             inv_tau, st, out);
+/* hs_run_opts.phases: a row's search is timed when the row is sampled
+ * (hs_ph_sampled); search_begin returns its start (0: not timed). */
+static inline uint64_t FN(search_begin)(FN(part) *p, size_t i) {
+  if (!p->clk.on) return 0;
+  p->smp.rows++;
+  return hs_ph_sampled(i) ? hs_ticks() : 0;
+}
+
+static inline void FN(search_end)(FN(part) *p, uint64_t t0) {
+  if (!t0) return;
+  p->smp.ticks += hs_ticks() - t0;
+  p->smp.sampled++;
 }
 
 /* 1 / tau of head H at string length n. */
@@ -398,82 +395,181 @@ static void FN(head_range)(const hs_head *H, size_t i, size_t n, size_t *lo_,
   *hi_ = hi;
 }
 
-/* Head h's attention of row i into out[0..dv). */
-static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
-                            FN(part) *p) {
-  double *err = &p->err;
-  hs_head_stats *stats = p->stats;
-  const hs_layer *L = J->L;
+/* The cut of rounded rows (FN(rounded_row)): there a weight is
+ * (REAL)exp((double)(s - m)), exactly +0 in float once s - m <= -105
+ * (e^-105 < 2^-150, half the smallest subnormal) and in double once
+ * s - m <= -746 (e^-746 < 2^-1075); the extra 1e-4 as for SKIP_CUT. */
+#if REAL_F32
+#define ROUNDED_CUT 105.0001
+#else
+#define ROUNDED_CUT 746.0001
+#endif
+
+/* Row i's visible keys of head h as one range [*a, *b]: [0, hi] for past
+ * masks, [lo, n + 1] (the BOS copy last) for future ones. */
+static int FN(key_span)(const FN(job) *J, const hs_head *H, size_t lo, size_t hi,
+                        size_t *a, size_t *b) {
+  int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
+  *a = past ? 0 : (lo <= J->n ? lo : J->np);
+  *b = past ? (lo <= hi ? hi : 0) : J->np;
+  return past;
+}
+
+/* The segments of row i's keys [a, b] on head h into seg (FN(bt_row):
+ * the skippable tiles left out when the head has a bounds tree), counted
+ * into the part's tiles; returns how many. */
+static size_t FN(skip_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
+                            size_t a, size_t b, REAL inv_tau, FN(part) *p,
+                            double cut, size_t *seg) {
+  const hs_head *H = &J->L->heads[h];
+  const FN(btree) *T = J->bt && !p->daz ? J->bt[h] : NULL;
+  FN(bkind) bk = {0, i, H->kind == HS_ATTN_SOFTMAX ? J->o->score_round : HS_ROUND_NONE};
+  FN(rel_slope)(H, &bk.sk);
+  uint64_t t0 = FN(search_begin)(p, i);
+  size_t ns = FN(bt_row)(J->kt, T, &p->btc[h], J->K[h], q, a, b, inv_tau, &bk, cut, seg);
+  FN(search_end)(p, t0);
+  p->total += b / HS_TILE - a / HS_TILE + 1;
+  p->skipped += b / HS_TILE - a / HS_TILE + 1 - ns;
+  return ns;
+}
+
+/* One softmax row on the two-pass kernel (f32 relative-bias heads: its
+ * bias variant, key j of the buffers at j - i): the tiles of [a, b] as
+ * segments, minus the skippable ones (skip ON, FN(bt_row)). */
+static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
+                             size_t a, size_t b, REAL inv_tau, FN(part) *p,
+                             ONLINE *st, REAL *out) {
+  const hs_head *H = &J->L->heads[h];
+  const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+  size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, SKIP_CUT, p->seg);
+  float sk;
+  FN(rel_slope)(H, &sk);
+#if REAL_F32
+  if (sk != 0) {
+    J->kt->f32_attn_row_2pass_bias(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
+                                   inv_tau, sk, -(int64_t)i, st, out);
+    return;
+  }
+#endif
+  KOP(J->kt, attn_row_2pass)(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
+                             inv_tau, st, out);
+}
+
+/* The online kernel over keys a .. a + h0 + cnt - 1 of head buffers K, V:
+ * a head call of h0 keys first when h0 > 0; f32 relative-bias heads
+ * (sk != 0) its bias variant, key j of the buffers at j - i. */
+static void FN(online_row)(const hs_kernels *kt, size_t dk, size_t dv, const REAL *q,
+                           const REAL *K, const REAL *V, size_t a, size_t h0,
+                           size_t cnt, REAL inv_tau, float sk, size_t i, ONLINE *st,
+                           REAL *out) {
+#if REAL_F32
+  if (sk != 0) {
+    int64_t d0 = (int64_t)a - (int64_t)i;
+    if (h0)
+      kt->f32_attn_row_bias(h0, dk, dv, q, K + a * dk, dk, V + a * dv, dv, inv_tau,
+                            sk, d0, st, out);
+    kt->f32_attn_row_bias(cnt, dk, dv, q, K + (a + h0) * dk, dk, V + (a + h0) * dv, dv,
+                          inv_tau, sk, d0 + (int64_t)h0, st, out);
+    return;
+  }
+#else
+  (void)sk, (void)i;
+#endif
+  if (h0) KOP(kt, attn_row)(h0, dk, dv, q, K + a * dk, dk, V + a * dv, dv, inv_tau, st, out);
+  KOP(kt, attn_row)(cnt, dk, dv, q, K + (a + h0) * dk, dk, V + (a + h0) * dv, dv,
+                    inv_tau, st, out);
+}
+
+/* The keys of a rounded row (FN(rounded_row)) as segments in its order:
+ * BOS (key 0), then lo..hi; on the skipping path (two_pass[h]) those of
+ * FN(skip_segs), the BOS copy that ends a future row's range moved to the
+ * front as key 0 (its twin: the same key and value). *seg points into
+ * p->seg, which has room for the row's tiles and one more. */
+static size_t FN(rounded_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
+                               size_t lo, size_t hi, REAL inv_tau, FN(part) *p,
+                               size_t **seg) {
+  const hs_head *H = &J->L->heads[h];
+  size_t *sg = p->seg, a, b;
+  int past = FN(key_span)(J, H, lo, hi, &a, &b);
+  if (!J->two_pass || !J->two_pass[h]) {
+    size_t ns = 1;
+    sg[0] = 0, sg[1] = past && lo <= hi ? hi + 1 : 1;
+    if (!past && lo <= hi) sg[2] = lo, sg[3] = hi - lo + 1, ns = 2;
+    *seg = sg;
+    return ns;
+  }
+  size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, ROUNDED_CUT, sg + 2);
+  size_t *last = sg + 2 * ns;
+  *seg = sg + 2;
+  if (past || ns == 0 || last[0] + last[1] != J->np + 1) return ns;
+  if (--last[1] == 0) ns--;
+  sg[0] = 0, sg[1] = 1;
+  *seg = sg;
+  return ns + 1;
+}
+
+/* A softmax head's row: rounded scores (FN(rounded_row)), or the
+ * two-pass kernel, or the online one (f32 relative bias: its bias
+ * variant, key j of the buffers at j - i), then normalised; the
+ * attention error when asked for. */
+static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
   const hs_kernels *kt = J->kt;
   const hs_run_opts *o = J->o;
-  size_t n = J->n, np = J->np;
-  const hs_head *H = &L->heads[h];
-  size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+  size_t n = J->n, dk = hs_dkp(H), dv = (size_t)H->dv, lo, hi, a, b;
   REAL inv_tau = FN(head_inv_tau)(H, n);
-  size_t lo, hi; /* keys lo..hi (empty when lo > hi), plus BOS */
   FN(head_range)(H, i, n, &lo, &hi);
   const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
   float sk;
   FN(rel_slope)(H, &sk);
-  if (H->kind == HS_ATTN_SOFTMAX &&
-      (o->score_round != HS_ROUND_NONE || (sk != 0 && !HS_TWO_PASS))) {
-    FN(rounded_row)(kt, H, q, Kh, Vh, lo, hi, inv_tau, o->score_round, i, n, out);
-    /* f64 relative-bias heads take this path too: their error is measured
-     * like the online rows' (scores that are rounded have none defined) */
-    if (o->want_attn_error && i > 0 && o->score_round == HS_ROUND_NONE) {
-      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
-      if (e > *err) *err = e;
-    }
-  } else if (H->kind == HS_ATTN_SOFTMAX) {
+  int past = FN(key_span)(J, H, lo, hi, &a, &b);
+  if (o->score_round != HS_ROUND_NONE || (sk != 0 && !REAL_F32)) {
+    size_t *seg, ns = FN(rounded_segs)(J, h, i, q, lo, hi, inv_tau, p, &seg);
+    FN(rounded_row)(kt, H, q, Kh, Vh, ns, seg, inv_tau, o->score_round, i, n, out);
+  } else {
     ONLINE st = {-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
-    /* the visible keys as one range: [0, hi] or [lo, n + 1] */
-    int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT ||
-               H->mask == HS_MASK_NONE;
-    size_t a = past ? 0 : (lo <= n ? lo : np), b = past ? (lo <= hi ? hi : 0) : np;
-#if HS_TWO_PASS
-    if (sk != 0) {
-      /* relative bias (f32): the online bias kernel, split as below;
-       * key j of the buffers at j - i (FN(rel_slope)); no tile skipping */
-      size_t h0 = !past ? hs_attn_end_head(b - a + 1) : 0;
-      int64_t d0 = (int64_t)a - (int64_t)i;
-      if (h0)
-        kt->f32_attn_row_bias(h0, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
-                              inv_tau, sk, d0, &st, out);
-      kt->f32_attn_row_bias(b - a + 1 - h0, dk, dv, q, Kh + (a + h0) * dk, dk,
-                            Vh + (a + h0) * dv, dv, inv_tau, sk,
-                            d0 + (int64_t)h0, &st, out);
-    } else
-#endif
-    if (J->two_pass && J->two_pass[h])
-      FN(two_pass_row)(J, h, q, a, b, inv_tau, p, &st, out);
-    else
-    {
+    if (J->two_pass && J->two_pass[h]) {
+      FN(two_pass_row)(J, h, i, q, a, b, inv_tau, p, &st, out);
+    } else {
       /* f32 future masks: the blocks anchored at the last key (the BOS
        * copy), as f32_attn_tile with end = 1: a head call of
        * hs_attn_end_head keys first. A row's bits depend on its range
        * only, never on tiles, threads or the rows around it. */
-      size_t h0 = HS_TWO_PASS && !past ? hs_attn_end_head(b - a + 1) : 0;
-      if (h0)
-        KOP(kt, attn_row)(h0, dk, dv, q, Kh + a * dk, dk, Vh + a * dv, dv,
-                          inv_tau, &st, out);
-      KOP(kt, attn_row)(b - a + 1 - h0, dk, dv, q, Kh + (a + h0) * dk, dk,
-                        Vh + (a + h0) * dv, dv, inv_tau, &st, out);
+      size_t h0 = REAL_F32 && !past ? hs_attn_end_head(b - a + 1) : 0;
+      FN(online_row)(kt, dk, dv, q, Kh, Vh, a, h0, b - a + 1 - h0, inv_tau, sk, i, &st, out);
     }
     for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
-    if (o->want_attn_error && i > 0) {
-      double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
-      if (e > *err) *err = e;
-    }
-  } else {
-    hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
-                        : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
-                                                        : HS_HARD_AVG;
-    const FN(btree) *T = J->bt && !p->daz && !stats ? J->bt[h] : NULL;
-    if (!FN(hard_row_skip)(kt, T, &p->btc[h], rule, q, Kh, Vh, dv, lo, hi, p->seg,
-                           out, &p->total, &p->skipped))
-      FN(hard_row_k)(kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
   }
+  /* rounded scores have no attention error defined; f64 relative-bias
+   * rows (rounded_row with no rounding) have theirs */
+  if (o->want_attn_error && i > 0 && o->score_round == HS_ROUND_NONE) {
+    double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
+    if (e > p->err) p->err = e;
+  }
+}
+
+/* Head h's attention of row i into out[0..dv). */
+static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
+                            FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
+  if (H->kind == HS_ATTN_SOFTMAX) {
+    FN(softmax_row)(J, h, i, out, p);
+    return;
+  }
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv, lo, hi;
+  FN(head_range)(H, i, J->n, &lo, &hi);
+  const REAL *q = J->Q[h] + i * dk, *Kh = J->K[h], *Vh = J->V[h];
+  hs_hard_rule rule = H->kind == HS_ATTN_HARD_LEFT    ? HS_HARD_LEFT
+                      : H->kind == HS_ATTN_HARD_RIGHT ? HS_HARD_RIGHT
+                                                      : HS_HARD_AVG;
+  hs_head_stats *stats = p->stats;
+  const FN(btree) *T = J->bt && !p->daz && !stats ? J->bt[h] : NULL;
+  uint64_t t0 = T ? FN(search_begin)(p, i) : 0;
+  int done = FN(hard_row_skip)(J->kt, T, &p->btc[h], rule, q, Kh, Vh, dv, lo, hi,
+                               p->seg, out, &p->total, &p->skipped);
+  FN(search_end)(p, t0);
+  if (!done) FN(hard_row_k)(J->kt, H, q, Kh, Vh, lo, hi, out, stats ? &stats[h] : NULL);
 }
 
 /* The attention of row i, every head: head h's dv outputs at out + (the
@@ -485,7 +581,7 @@ static void FN(attend_row)(const FN(job) *J, size_t i, REAL *out, FN(part) *p) {
   }
 }
 
-#if HS_TWO_PASS
+#if REAL_F32
 /* Rows per f32_attn_tile call: the AVX2 / AVX-512 tiles score 4 queries
  * per key load. */
 #define HS_TILE_ROWS 4
@@ -508,7 +604,7 @@ static int FN(tile_head)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   int use = o->attn_tile ? o->attn_tile > 0 : HS_ATTN_TILE_DEFAULT;
   return use && H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-         (!J->two_pass[h] || H->bias_slope != 0);
+         !J->two_pass[h];
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_TILE_ROWS) by
@@ -568,7 +664,7 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
  * HS_TILE_ROWS rows, the others row by row. */
 static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
                             FN(part) *p) {
-#if HS_TWO_PASS
+#if REAL_F32
   int any = 0;
   for (int h = 0; h < J->L->nheads; h++) any |= FN(tile_head)(J, h);
   if (any) {
@@ -595,14 +691,16 @@ static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
  * then the feed-forward, each as one batched product over the rows. The
  * same per-row arithmetic as one row at a time. */
 static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
-                            const REAL *out, REAL *tmp, REAL *hid) {
+                            const REAL *out, REAL *tmp, REAL *hid, hs_phclock *clk) {
   const hs_layer *L = J->L;
   const hs_kernels *kt = J->kt;
   size_t d = J->d, ow = J->ow, off = 0;
   REAL *x = J->X + i0 * d;
   for (int h = 0; h < L->nheads; h++) {
     size_t dv = (size_t)L->heads[h].dv;
+    hs_ph_to(clk, HS_PHASE_GEMM);
     FN(gemm)(kt, cnt, d, dv, J->w->wo[J->hbase + h], dv, out + off, ow, tmp, d);
+    hs_ph_to(clk, HS_PHASE_FINISH);
     for (size_t k = 0; k < cnt * d; k++) x[k] += tmp[k];
     off += dv;
   }
@@ -610,7 +708,9 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
     int l = (int)(L - J->m->layers);
     size_t nh = (size_t)L->hidden;
     const REAL *b1 = J->w->b1[l], *b2 = J->w->b2[l];
+    hs_ph_to(clk, HS_PHASE_GEMM);
     FN(gemm)(kt, cnt, nh, d, J->w->w1[l], d, x, d, hid, nh);
+    hs_ph_to(clk, HS_PHASE_FINISH);
     for (size_t r = 0; r < cnt; r++) {
       REAL *hr = hid + r * nh;
       for (size_t u = 0; u < nh; u++) hr[u] += b1[u];
@@ -618,7 +718,9 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
         FN(ln_pair)(hr + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
       for (size_t u = 0; u < nh; u++) hr[u] = hr[u] > 0 ? hr[u] : 0;
     }
+    hs_ph_to(clk, HS_PHASE_GEMM);
     FN(gemm)(kt, cnt, d, nh, J->w->w2[l], nh, hid, nh, tmp, d);
+    hs_ph_to(clk, HS_PHASE_FINISH);
     for (size_t r = 0; r < cnt; r++)
       for (size_t c = 0; c < d; c++) x[r * d + c] += tmp[r * d + c] + b2[c];
   }
@@ -645,6 +747,7 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   uint64_t total = 0, kept = 0, keys = 0;
   REAL inv_tau = FN(head_inv_tau)(H, n);
   int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
+  int rounded = J->o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
   for (size_t s = 1; seg && C && s <= 8; s++) {
     /* one row in each eighth of the string, half a tile from its end
      * (past) or its start (future): a row's bounds are weakest when its
@@ -659,8 +762,10 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
     size_t ta = a / HS_TILE, tb = b / HS_TILE;
     total += tb - ta + 1;
     keys += b - a + 1;
+    FN(bkind) bk = {0, i, J->o->score_round};
+    FN(rel_slope)(H, &bk.sk);
     kept += FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
-                       inv_tau, SKIP_CUT, seg);
+                       inv_tau, &bk, rounded ? ROUNDED_CUT : SKIP_CUT, seg);
   }
   int use = seg && C && total > 0 && kept * 5 <= total && keys >= 8 * 1024;
   free(seg);
@@ -672,6 +777,7 @@ static void *FN(rows_worker)(void *arg) {
   FN(part) *p = arg;
   const FN(job) *J = p->J;
   const size_t C = HS_ROW_CHUNK;
+  hs_ph_start(&p->clk, J->o->phases, HS_PHASE_FINISH);
   REAL *out = malloc(C * (J->ow ? J->ow : 1) * sizeof(REAL));
   REAL *tmp = malloc(C * J->d * sizeof(REAL));
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
@@ -683,16 +789,17 @@ static void *FN(rows_worker)(void *arg) {
   for (size_t c = atomic_fetch_add(p->next, C); p->rc == 0 && c < J->nq;
        c = atomic_fetch_add(p->next, C)) {
     size_t e = c + C < J->nq ? c + C : J->nq;
+    hs_ph_to(&p->clk, HS_PHASE_ATTN);
     if (J->sparse)
       for (size_t t = c; t < e; t++)
         FN(attend_row)(J, J->qs[t], out + (t - c) * J->ow, p);
     else
       FN(attend_rows)(J, c, e - c, out, p);
     if (!J->sparse) {
-      FN(finish_rows)(J, c, e - c, out, tmp, hid);
+      FN(finish_rows)(J, c, e - c, out, tmp, hid, &p->clk);
     } else {
       for (size_t t = c; t < e; t++)
-        FN(finish_rows)(J, J->qs[t], 1, out + (t - c) * J->ow, tmp, hid);
+        FN(finish_rows)(J, J->qs[t], 1, out + (t - c) * J->ow, tmp, hid, &p->clk);
     }
     if (J->o->progress && !J->sparse) {
       uint64_t done = atomic_fetch_add(J->prog_done, e - c) + (e - c);
@@ -704,6 +811,7 @@ static void *FN(rows_worker)(void *arg) {
   free(hid);
   free(p->seg);
   free(p->btc);
+  hs_ph_to(&p->clk, HS_PHASE_WAIT);
   return NULL;
 }
 
@@ -734,16 +842,23 @@ static void *FN(proj_worker)(void *arg) {
 /* Every head's queries, keys and values of the layer, positions split
  * among up to `threads` threads in contiguous ranges (the same bits for
  * every split); sparse queries (at most 6) after, on this thread. */
-typedef struct FN(projs) { const FN(job) *J; int T; } FN(projs);
+typedef struct FN(projs) {
+  const FN(job) *J;
+  int T;
+  uint64_t ticks[HS_POOL_MAX]; /* hs_run_opts.phases: part k's time */
+} FN(projs);
 
 static void FN(proj_task)(void *arg, int k) {
-  const FN(projs) *A = arg;
+  FN(projs) *A = arg;
   size_t np = A->J->np;
+  uint64_t t0 = A->J->o->phases ? hs_ticks() : 0;
   FN(proj) P = {A->J, np * (size_t)k / (size_t)A->T, np * (size_t)(k + 1) / (size_t)A->T};
   FN(proj_worker)(&P);
+  if (t0) A->ticks[k] = hs_ticks() - t0;
 }
 
-static void FN(run_proj)(const FN(job) *J, hs_pool *pool, int threads) {
+static void FN(run_proj)(const FN(job) *J, hs_pool *pool, int threads,
+                         hs_phclock *clk) {
   size_t np = J->np, d = J->d;
   int T = threads > 1 ? threads : 1;
   /* below HS_PAR_MIN multiply-adds one thread: a wake-up costs more */
@@ -751,9 +866,12 @@ static void FN(run_proj)(const FN(job) *J, hs_pool *pool, int threads) {
   for (int h = 0; h < J->L->nheads; h++)
     work += 2 * hs_dkp(&J->L->heads[h]) + (size_t)J->L->heads[h].dv;
   if (np * d * work < HS_PAR_MIN) T = 1;
-  FN(projs) A = {J, T};
+  FN(projs) A = {J, T, {0}};
+  hs_ph_to(clk, HS_PH_REGION);
   if (T == 1) FN(proj_task)(&A, 0);
   else hs_pool_run(pool, T, FN(proj_task), &A);
+  for (int k = 0; k < T; k++) J->ph[HS_PHASE_GEMM] += A.ticks[k];
+  hs_ph_to(clk, HS_PHASE_GEMM);
   if (J->sparse)
     for (size_t t = 0; t < J->nq; t++)
       for (int h = 0; h < J->L->nheads; h++) {
@@ -761,6 +879,21 @@ static void FN(run_proj)(const FN(job) *J, hs_pool *pool, int threads) {
         FN(gemm)(J->kt, 1, dk, d, J->w->wq[J->hbase + h], d, J->X + i * d, d,
                  J->Q[h] + i * dk, dk);
       }
+}
+
+/* A part's phases into sum, the search's share moved out of the attention
+ * phase by the sampled rows (hs_phsample). */
+static void FN(part_phases)(FN(part) *p, uint64_t *sum) {
+  if (!p->clk.on) return;
+  hs_phsample *m = &p->smp;
+  if (m->sampled > 0) {
+    uint64_t est = (uint64_t)((double)m->ticks * (double)m->rows / (double)m->sampled);
+    uint64_t *attn = &p->clk.t[HS_PHASE_ATTN];
+    if (est > *attn) est = *attn;
+    *attn -= est;
+    p->clk.t[HS_PHASE_SEARCH] += est;
+  }
+  hs_ph_merge(&p->clk, sum);
 }
 
 static void FN(rows_task)(void *arg, int k) {
@@ -771,7 +904,8 @@ static void FN(rows_task)(void *arg, int k) {
  * few chunks of rows); the largest attention error into *err, the head
  * statistics merged into J->stats. */
 
-static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *err) {
+static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *err,
+                        hs_phclock *clk) {
   int T = threads > 1 ? threads : 1, nh = J->L->nheads;
   if ((size_t)T > (J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK)
     T = (int)((J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK);
@@ -791,9 +925,11 @@ static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *er
       for (int h = 0; h < nh; h++) parts[k].stats[h] = (hs_head_stats){INFINITY, 0, 0};
     }
   }
+  hs_ph_to(clk, HS_PH_REGION);
   if (rc == 0 && T == 1) FN(rows_worker)(&parts[0]);
   else if (rc == 0) hs_pool_run(pool, T, FN(rows_task), parts);
   for (int k = 0; rc == 0 && k < T; k++) {
+    FN(part_phases)(&parts[k], J->ph);
     if (parts[k].rc) rc = -1;
     if (parts[k].err > *err) *err = parts[k].err;
     if (J->tiles_total) *J->tiles_total += parts[k].total;
@@ -810,157 +946,246 @@ static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *er
   return rc;
 }
 
-static int FN(forward)(const hs_model *m, const FN(wts) *wp, const uint8_t *s,
-                       size_t n, const hs_run_opts *o, const hs_kernels *kt,
-                       hs_pool *pool, hs_run_result *res) {
-  size_t d = (size_t)m->d, np = n + 1;
-  const FN(wts) w = *wp;
-  int rc = -1;
-  REAL *X = NULL;
-  REAL **Q = NULL, **K = NULL, **V = NULL;
-  size_t *qkv = NULL; /* bytes held in Q[h], K[h], V[h] (and bt[h]) */
-  FN(btree) **bt = NULL; /* skip ON / AUTO: bounds trees, FN(bt_make) */
-  unsigned char *twop = NULL; /* per head of a layer: rows on the two-pass kernel */
-  int maxh = 0;
-  size_t maxhid = 1;
-  for (int l = 0; l < m->nlayers; l++) {
-    if (m->layers[l].nheads > maxh) maxh = m->layers[l].nheads;
-    if ((size_t)m->layers[l].hidden > maxhid) maxhid = (size_t)m->layers[l].hidden;
-  }
-  X = malloc(np * d * sizeof(REAL));
-  Q = calloc((size_t)maxh + 1, sizeof(REAL *));
-  K = calloc((size_t)maxh + 1, sizeof(REAL *));
-  V = calloc((size_t)maxh + 1, sizeof(REAL *));
-  qkv = calloc((size_t)maxh + 1, sizeof(size_t));
-  bt = calloc((size_t)maxh + 1, sizeof *bt);
-  twop = calloc((size_t)maxh + 1, 1);
-  if (!X || !Q || !K || !V || !qkv || !bt || !twop) goto done;
-  /* peak bytes: accounted from the buffers this pass holds at once */
-  size_t nthr = o->threads > 1 ? (size_t)o->threads : 1;
-  /* per thread: a chunk of rows' attention outputs, d-wide products and
-   * hidden units (rows_worker) */
-  size_t maxow = 1;
+/* One pass: the model, its options and the buffers held across layers. */
+typedef struct FN(pass) {
+  const hs_model *m;
+  const FN(wts) *w;
+  const hs_run_opts *o;
+  const hs_kernels *kt;
+  hs_pool *pool;
+  hs_run_result *res;
+  size_t n, np, d, maxhid, base; /* base: bytes held whatever the layer */
+  int maxh;
+  REAL *X;
+  REAL **Q, **K, **V;
+  size_t *qkv;           /* bytes held in Q[h], K[h], V[h] (and bt[h]) */
+  FN(btree) **bt;        /* skip ON / AUTO: bounds trees, FN(bt_make) */
+  unsigned char *twop;   /* per head of a layer: rows on the two-pass kernel */
+  atomic_uint_fast64_t prog_done;
+  uint64_t prog_total;
+  hs_phclock clk;        /* this thread's phases */
+  uint64_t ph[HS_PHASE_COUNT]; /* the parts' work, by phase */
+} FN(pass);
+
+static void FN(pass_free)(FN(pass) *P) {
+  for (int h = 0; P->Q && h <= P->maxh; h++) { free(P->Q[h]); free(P->K[h]); free(P->V[h]); }
+  for (int h = 0; P->bt && h <= P->maxh; h++) FN(bt_free)(P->bt[h]);
+  free(P->Q); free(P->K); free(P->V); free(P->qkv); free(P->bt); free(P->twop);
+  free(P->X);
+}
+
+/* Step 1, the pass's buffers: the residual stream and per-head slots;
+ * peak_bytes starts from what every layer holds. */
+static int FN(pass_buffers)(FN(pass) *P) {
+  const hs_model *m = P->m;
+  size_t d = P->d, maxow = 1;
+  P->maxhid = 1;
   for (int l = 0; l < m->nlayers; l++) {
     size_t ow = 0;
     for (int h = 0; h < m->layers[l].nheads; h++) ow += (size_t)m->layers[l].heads[h].dv;
     if (ow > maxow) maxow = ow;
+    if (m->layers[l].nheads > P->maxh) P->maxh = m->layers[l].nheads;
+    if ((size_t)m->layers[l].hidden > P->maxhid) P->maxhid = (size_t)m->layers[l].hidden;
   }
-  size_t base = w.bytes + (np * d + nthr * HS_ROW_CHUNK * (d + maxhid + maxow)) * sizeof(REAL);
-  res->peak_bytes = base;
-  FN(embed)(m, &w, s, n, X);
-  atomic_uint_fast64_t prog_done;
-  atomic_init(&prog_done, 0);
-  uint64_t prog_total = (uint64_t)m->nlayers * np;
+  size_t nh1 = (size_t)P->maxh + 1;
+  P->X = malloc(P->np * d * sizeof(REAL));
+  P->Q = calloc(nh1, sizeof(REAL *));
+  P->K = calloc(nh1, sizeof(REAL *));
+  P->V = calloc(nh1, sizeof(REAL *));
+  P->qkv = calloc(nh1, sizeof(size_t));
+  P->bt = calloc(nh1, sizeof *P->bt);
+  P->twop = calloc(nh1, 1);
+  if (!P->X || !P->Q || !P->K || !P->V || !P->qkv || !P->bt || !P->twop) return -1;
+  /* per thread: a chunk of rows' attention outputs, d-wide products and
+   * hidden units (rows_worker) */
+  size_t nthr = P->o->threads > 1 ? (size_t)P->o->threads : 1;
+  P->base = P->w->bytes +
+            (P->np * d + nthr * HS_ROW_CHUNK * (d + P->maxhid + maxow)) * sizeof(REAL);
+  P->res->peak_bytes = P->base;
+  return 0;
+}
 
-  int hbase = 0;
-  for (int l = 0; l < m->nlayers; l++) {
-    const hs_layer *L = &m->layers[l];
-    /* the last layer feeds only the output: with last_only, only position
-     * n needs its queries and its feed-forward (keys and values still
-     * cover every position), so a one-layer model costs O(n) */
-    int sparse = (o->last_only || o->edges_only) && l == m->nlayers - 1;
-    size_t qs[6] = {n, n, n, n, n, n}, nq = np;
-    if (sparse) {
-      nq = 0;
-      size_t cand[6] = {1, 2, 3, n - 2, n - 1, n};
-      for (int c = o->last_only ? 5 : 0; c < 6; c++)
-        if (cand[c] >= 1 && cand[c] <= n && (nq == 0 || cand[c] > qs[nq - 1]))
-          qs[nq++] = cand[c];
-    }
-#define QPOS(t) (sparse ? qs[t] : (t))
-    /* every head reads the stream before any head writes to it */
-    for (int h = 0; h < L->nheads; h++) {
-      const hs_head *H = &L->heads[h];
-      size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-      free(Q[h]); free(K[h]); free(V[h]);
-      Q[h] = malloc(np * dk * sizeof(REAL));
-      /* keys and values get one extra row after position n: a copy of
-       * BOS, so that every mask plus BOS is one contiguous range ([0, i]
-       * for the past, [i, n + 1] for the future) and one kernel call */
-      K[h] = malloc((np + 1) * dk * sizeof(REAL));
-      V[h] = malloc((np + 1) * dv * sizeof(REAL));
-      if (!Q[h] || !K[h] || !V[h]) goto done;
-      qkv[h] = (np * dk + (np + 1) * (dk + dv)) * sizeof(REAL);
-    }
-    size_t ow = 0;
-    for (int h = 0; h < L->nheads; h++) ow += (size_t)L->heads[h].dv;
-    FN(job) J = {m, L, &w, kt, o, X, Q, K, V, n, np, d, nq, qs, sparse,
-                 hbase, maxhid, ow, res->head_stats ? res->head_stats + hbase : NULL,
-                 bt, twop, (np + 1 + 63) / 64,
-                 &res->tiles_total, &res->tiles_skipped, &prog_done, prog_total};
-    FN(run_proj)(&J, pool, o->threads);
-    for (int h = 0; h < L->nheads; h++) {
-      const hs_head *H = &L->heads[h];
-      size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-      if (o->qkv_round != HS_ROUND_NONE) {
-        /* stored in f16 / bf16: every projection rounded once, to nearest
-         * even, then read back exactly (the same values an f16 / bf16
-         * buffer would give the kernels) */
-        FN(round_store)(Q[h], np * dk, o->qkv_round);
-        FN(round_store)(K[h], np * dk, o->qkv_round);
-        FN(round_store)(V[h], np * dv, o->qkv_round);
-      }
-      memcpy(K[h] + np * dk, K[h], dk * sizeof(REAL));
-      memcpy(V[h] + np * dv, V[h], dv * sizeof(REAL));
-      FN(bt_free)(bt[h]);
-      bt[h] = NULL;
-      twop[h] = 0;
-      /* hard heads with exact scores skip under auto and on
-       * (FN(hard_row_skip)), unless their gap statistics are wanted */
-      if (H->kind != HS_ATTN_SOFTMAX && !res->head_stats &&
-          (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_AUTO)) {
-        bt[h] = FN(bt_make)(K[h], V[h], np + 1, dk, dv);
-        if (!bt[h]) goto done;
-        if (bt[h]->exact) qkv[h] += bt[h]->bytes;
-        else FN(bt_free)(bt[h]), bt[h] = NULL;
-      }
-      int can = H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-                H->bias_slope == 0;
-      twop[h] = can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_OFF);
-      if (can && (o->skip == HS_SKIP_ON || o->skip == HS_SKIP_AUTO)) {
-        bt[h] = FN(bt_make)(K[h], V[h], np + 1, dk, dv);
-        if (!bt[h]) goto done;
-        if (o->skip == HS_SKIP_AUTO) twop[h] = (unsigned char)FN(auto_skip)(&J, h);
-        if (twop[h]) {
-          qkv[h] += bt[h]->bytes;
-        } else {
-          FN(bt_free)(bt[h]);
-          bt[h] = NULL;
-        }
-      }
-    }
-    size_t held = base;
-    for (int h = 0; h < maxh; h++) held += qkv[h];
-    if (held > res->peak_bytes) res->peak_bytes = held;
-    double err = 0;
-    if (FN(run_rows)(&J, pool, o->threads, &err) != 0) goto done;
-    if (res->attn_error) res->attn_error[l] = err;
-    if (o->progress) {
-      atomic_store(&prog_done, (uint64_t)(l + 1) * np);
-      o->progress(o->progress_ctx, (uint64_t)(l + 1) * np, prog_total);
-    }
-    hbase += L->nheads;
-    if (res->layers)
-      for (size_t k = 0; k < np * d; k++)
-        res->layers[(size_t)l * np * d + k] = (double)X[k];
+/* Step 2, a layer's buffers: every head's queries, keys and values. Keys
+ * and values get one extra row after position n, a copy of BOS, so that
+ * every mask plus BOS is one contiguous range ([0, i] for the past,
+ * [i, n + 1] for the future) and one kernel call. */
+static int FN(layer_buffers)(FN(pass) *P, const hs_layer *L) {
+  size_t np = P->np;
+  for (int h = 0; h < L->nheads; h++) {
+    const hs_head *H = &L->heads[h];
+    size_t dk = hs_dkp(H), dv = (size_t)H->dv;
+    free(P->Q[h]); free(P->K[h]); free(P->V[h]);
+    P->Q[h] = malloc(np * dk * sizeof(REAL));
+    P->K[h] = malloc((np + 1) * dk * sizeof(REAL));
+    P->V[h] = malloc((np + 1) * dv * sizeof(REAL));
+    if (!P->Q[h] || !P->K[h] || !P->V[h]) return -1;
+    P->qkv[h] = (np * dk + (np + 1) * (dk + dv)) * sizeof(REAL);
   }
-#undef QPOS
+  return 0;
+}
+
+/* Head h's projections as the kernels read them: rounded to f16 / bf16
+ * when stored so (every projection once, to nearest even, then read back
+ * exactly: what an f16 / bf16 buffer would give), and the BOS copies. */
+static void FN(head_store)(FN(pass) *P, const hs_head *H, int h) {
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv, np = P->np;
+  hs_score_round r = P->o->qkv_round;
+  if (r != HS_ROUND_NONE) {
+    FN(round_store)(P->Q[h], np * dk, r);
+    FN(round_store)(P->K[h], np * dk, r);
+    FN(round_store)(P->V[h], np * dv, r);
+  }
+  memcpy(P->K[h] + np * dk, P->K[h], dk * sizeof(REAL));
+  memcpy(P->V[h] + np * dv, P->V[h], dv * sizeof(REAL));
+}
+
+/* Step 3, the head plan (the skip policy): per head whether its rows
+ * skip (a bounds tree in bt[h]) and whether softmax rows take the
+ * two-pass kernel (twop[h]). Hard heads with exact scores skip under auto
+ * and on (FN(hard_row_skip)) unless their gap statistics are wanted;
+ * softmax heads take the two-pass kernel under on and off, and under
+ * auto where FN(auto_skip) says it pays. */
+static int FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
+  const hs_head *H = &J->L->heads[h];
+  const hs_run_opts *o = P->o;
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv, keys = P->np + 1;
+  int skipping = o->skip == HS_SKIP_ON || o->skip == HS_SKIP_AUTO;
+  FN(bt_free)(P->bt[h]);
+  P->bt[h] = NULL;
+  P->twop[h] = 0;
+  if (H->kind != HS_ATTN_SOFTMAX) {
+    if (!skipping || P->res->head_stats) return 0;
+    P->bt[h] = FN(bt_make)(P->K[h], P->V[h], keys, dk, dv);
+    if (!P->bt[h]) return -1;
+    if (P->bt[h]->exact) P->qkv[h] += P->bt[h]->bytes;
+    else FN(bt_free)(P->bt[h]), P->bt[h] = NULL;
+    return 0;
+  }
+  /* rounded rows (score rounding; f64 relative bias) have one kernel:
+   * off is the dense row */
+  int rounded = o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+  P->twop[h] = o->skip == HS_SKIP_ON || (o->skip == HS_SKIP_OFF && !rounded);
+  if (!skipping) return 0;
+  P->bt[h] = FN(bt_make)(P->K[h], P->V[h], keys, dk, dv);
+  if (!P->bt[h]) return -1;
+  if (o->skip == HS_SKIP_AUTO) P->twop[h] = (unsigned char)FN(auto_skip)(J, h);
+  if (P->twop[h]) {
+    P->qkv[h] += P->bt[h]->bytes;
+  } else {
+    FN(bt_free)(P->bt[h]);
+    P->bt[h] = NULL;
+  }
+  return 0;
+}
+
+/* The rows a layer computes: every position, or with last_only /
+ * edges_only on the last layer (it feeds only the output) just the
+ * positions asked for, into qs (keys and values still cover every
+ * position, so a one-layer model costs O(n)). Returns how many; *sparse
+ * whether they are qs rather than 0..n. */
+static size_t FN(layer_rows)(const FN(pass) *P, int l, size_t *qs, int *sparse) {
+  const hs_run_opts *o = P->o;
+  size_t n = P->n, nq = 0, cand[6] = {1, 2, 3, n - 2, n - 1, n};
+  *sparse = (o->last_only || o->edges_only) && l == P->m->nlayers - 1;
+  if (!*sparse) return P->np;
+  for (int c = o->last_only ? 5 : 0; c < 6; c++)
+    if (cand[c] >= 1 && cand[c] <= n && (nq == 0 || cand[c] > qs[nq - 1]))
+      qs[nq++] = cand[c];
+  return nq;
+}
+
+/* Step 4, one layer: buffers, projections, head plan, then every row's
+ * attention and feed-forward. Every head reads the stream before any
+ * head writes to it. */
+static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
+  const hs_layer *L = &P->m->layers[l];
+  const hs_run_opts *o = P->o;
+  hs_run_result *res = P->res;
+  size_t qs[6], ow = 0;
+  int sparse;
+  size_t nq = FN(layer_rows)(P, l, qs, &sparse);
+  hs_ph_to(&P->clk, HS_PHASE_FINISH);
+  if (FN(layer_buffers)(P, L) != 0) return -1;
+  for (int h = 0; h < L->nheads; h++) ow += (size_t)L->heads[h].dv;
+  FN(job) J = {P->m, L, P->w, P->kt, o, P->X, P->Q, P->K, P->V, P->n, P->np, P->d,
+               nq, qs, sparse, hbase, P->maxhid, ow,
+               res->head_stats ? res->head_stats + hbase : NULL, P->bt, P->twop,
+               (P->np + 1 + 63) / 64, &res->tiles_total, &res->tiles_skipped,
+               &P->prog_done, P->prog_total, P->ph};
+  FN(run_proj)(&J, P->pool, o->threads, &P->clk);
+  for (int h = 0; h < L->nheads; h++) {
+    hs_ph_to(&P->clk, HS_PHASE_FINISH);
+    FN(head_store)(P, &L->heads[h], h);
+    hs_ph_to(&P->clk, HS_PHASE_BOUNDS);
+    if (FN(head_plan)(P, &J, h) != 0) return -1;
+  }
+  size_t held = P->base;
+  for (int h = 0; h < P->maxh; h++) held += P->qkv[h];
+  if (held > res->peak_bytes) res->peak_bytes = held;
+  double err = 0;
+  if (FN(run_rows)(&J, P->pool, o->threads, &err, &P->clk) != 0) return -1;
+  hs_ph_to(&P->clk, HS_PHASE_FINISH);
+  if (res->attn_error) res->attn_error[l] = err;
+  if (o->progress) {
+    atomic_store(&P->prog_done, (uint64_t)(l + 1) * P->np);
+    o->progress(o->progress_ctx, (uint64_t)(l + 1) * P->np, P->prog_total);
+  }
+  if (res->layers)
+    for (size_t k = 0; k < P->np * P->d; k++)
+      res->layers[(size_t)l * P->np * P->d + k] = (double)P->X[k];
+  return 0;
+}
+
+/* Step 5, the outputs: each asked-for position's value and decision. */
+static void FN(outputs)(const FN(pass) *P) {
+  const hs_run_opts *o = P->o;
+  size_t n = P->n;
   for (size_t i = 1; i <= n; i++) {
     if ((o->last_only && i != n) || (o->edges_only && i > 3 && i + 2 < n)) continue;
-    REAL v = X[i * d + (size_t)m->out_coord];
-    res->values[i - 1] = (double)v;
-    res->bits[i - 1] = v > (REAL)0.5;
+    REAL v = P->X[i * P->d + (size_t)P->m->out_coord];
+    P->res->values[i - 1] = (double)v;
+    P->res->bits[i - 1] = v > (REAL)0.5;
   }
-  rc = 0;
-done:
-  for (int h = 0; Q && h <= maxh; h++) { free(Q[h]); free(K[h]); free(V[h]); }
-  for (int h = 0; bt && h <= maxh; h++) FN(bt_free)(bt[h]);
-  free(Q); free(K); free(V); free(qkv); free(bt); free(twop);
-  free(X);
+}
+
+/* hs_run_result.phase_s from the ticks: this thread ran the whole pass
+ * (its REGION time covered by the parts' clocks), so T threads had T
+ * times its ticks, and what no clock counted as work was waiting. */
+static void FN(phases_end)(FN(pass) *P, double wall_s) {
+  uint64_t W = 0, work = 0, T = P->o->threads > 1 ? (uint64_t)P->o->threads : 1;
+  hs_ph_merge(&P->clk, P->ph);
+  for (int k = 0; k <= HS_PHASE_COUNT; k++) W += P->clk.t[k];
+  for (int k = 0; k < HS_PHASE_COUNT; k++) work += k == HS_PHASE_WAIT ? 0 : P->ph[k];
+  P->ph[HS_PHASE_WAIT] = T * W > work ? T * W - work : 0;
+  for (int k = 0; k < HS_PHASE_COUNT; k++)
+    P->res->phase_s[k] = W ? (double)P->ph[k] / (double)T * wall_s / (double)W : 0;
+}
+
+static double FN(now_s)(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
+                       size_t n, const hs_run_opts *o, const hs_kernels *kt,
+                       hs_pool *pool, hs_run_result *res) {
+  FN(pass) P = {.m = m, .w = w, .o = o, .kt = kt, .pool = pool, .res = res,
+                .n = n, .np = n + 1, .d = (size_t)m->d,
+                .prog_total = (uint64_t)m->nlayers * (n + 1)};
+  double t0 = o->phases ? FN(now_s)() : 0;
+  hs_ph_start(&P.clk, o->phases, HS_PHASE_FINISH);
+  atomic_init(&P.prog_done, 0);
+  int rc = FN(pass_buffers)(&P);
+  if (rc == 0) FN(embed)(m, w, s, n, P.X);
+  for (int l = 0, hbase = 0; rc == 0 && l < m->nlayers; hbase += m->layers[l++].nheads)
+    rc = FN(layer_run)(&P, l, hbase);
+  if (rc == 0) FN(outputs)(&P);
+  FN(pass_free)(&P);
+  if (o->phases) FN(phases_end)(&P, FN(now_s)() - t0);
   return rc;
 }
 
-#undef FN
-#undef KOP
-#undef ONLINE
-#undef HARD
+#undef SKIP_CUT
+#undef HS_TILE_ROWS
+#undef ROUNDED_CUT

@@ -3,8 +3,6 @@
  * dispatched kernels: memory is O(n d), never O(n^2). */
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -14,6 +12,8 @@
 #include "base/error.h"
 #include "model/model.h"
 #include "hardsoft/kernels.h"
+#include "run/phase.h"
+#include "run/pool.h"
 
 /* x rounded to nearest even with an 11-bit (f16: 5-bit exponent, max
  * 65504, subnormals below 2^-14) or 8-bit (bf16: float's exponent)
@@ -51,153 +51,15 @@ int hs_precision_parse(const char *name, hs_precision *prec,
   return -1;
 }
 
-/* A pool of worker threads, one per runner: started on first use and kept
- * until hs_runner_free, so that each layer's two parallel phases
- * (projections, rows) cost a wake-up instead of a thread creation each
- * (~20-50 us per creation and join on the 2-core machine, against ~1.3 ms
- * for a whole two-thread pass of a S b at n = 4096). hs_pool_run(p, T, fn, arg) runs
- * fn(arg, k) for k = 0..T-1, k = 0 on the caller, and returns when all
- * have; a worker that could not be created is stood in for by the
- * caller, so every k runs exactly once whatever happens. */
-#define HS_POOL_MAX 64
-/* Waits spin this many pause instructions (~0.1-0.3 ms) before sleeping
- * on the condition variable: a pass's phases follow each other within
- * tens of microseconds, and a futex wake-up on this 2-core VM costs about
- * as much (measured: a S b, 2 threads, n = 1024: 214 us against 263 us on
- * one thread, ~80 us of it waking and waiting). */
-#define HS_POOL_SPIN 8192
-typedef struct hs_pool {
-  pthread_mutex_t mu;
-  pthread_cond_t go, done;
-  pthread_t tid[HS_POOL_MAX];
-  int started;           /* workers 1..started exist */
-  atomic_ulong gen;      /* bumped by every run, after fn, arg and T */
-  atomic_int pending;    /* workers still in the current run */
-  atomic_int stop;
-  int T;
-  void (*fn)(void *, int);
-  void *arg;
-} hs_pool;
-
-/* One step of a spin: a pause, and every 64th step a yield, so that a
- * spinning thread gives its core to the thread it waits for when the
- * machine has fewer free cores than threads (measured: depth-4 at
- * n = 4096 on 2 threads with another process busy took longer than one
- * thread when the waits only paused). */
-static inline void hs_pause(int s) {
-  if ((s & 63) == 63) {
-    sched_yield();
-    return;
-  }
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-static void *hs_pool_worker(void *arg) {
-  /* the pool, this worker's k, and the generation before its first run
-   * (passed in: the run that created it bumps gen right after) */
-  hs_pool *p = ((void **)arg)[0];
-  int k = (int)(intptr_t)((void **)arg)[1];
-  unsigned long seen = (unsigned long)(uintptr_t)((void **)arg)[2];
-  free(arg);
-  for (;;) {
-    for (int s = 0; s < HS_POOL_SPIN && atomic_load(&p->gen) == seen &&
-                    !atomic_load(&p->stop); s++)
-      hs_pause(s);
-    if (atomic_load(&p->gen) == seen && !atomic_load(&p->stop)) {
-      pthread_mutex_lock(&p->mu);
-      while (atomic_load(&p->gen) == seen && !atomic_load(&p->stop))
-        pthread_cond_wait(&p->go, &p->mu);
-      pthread_mutex_unlock(&p->mu);
-    }
-    if (atomic_load(&p->stop)) break;
-    seen = atomic_load(&p->gen);
-    /* written before gen was bumped; not rewritten before pending is 0 */
-    if (k < p->T) p->fn(p->arg, k);
-    if (atomic_fetch_sub(&p->pending, 1) == 1) {
-      pthread_mutex_lock(&p->mu);
-      pthread_cond_signal(&p->done);
-      pthread_mutex_unlock(&p->mu);
-    }
-  }
-  return NULL;
-}
-
-static void hs_pool_init(hs_pool *p) {
-  memset(p, 0, sizeof *p);
-  atomic_init(&p->gen, 0);
-  atomic_init(&p->pending, 0);
-  atomic_init(&p->stop, 0);
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->go, NULL);
-  pthread_cond_init(&p->done, NULL);
-}
-
-static void hs_pool_run(hs_pool *p, int T, void (*fn)(void *, int), void *arg) {
-  if (T > HS_POOL_MAX) T = HS_POOL_MAX;
-  if (T < 1) T = 1;
-  /* start the missing workers; each first waits for the bump below */
-  pthread_mutex_lock(&p->mu);
-  while (p->started < T - 1) {
-    void **a = malloc(3 * sizeof(void *));
-    if (!a) break;
-    a[0] = p;
-    a[1] = (void *)(intptr_t)(p->started + 1);
-    a[2] = (void *)(uintptr_t)atomic_load(&p->gen);
-    if (pthread_create(&p->tid[p->started + 1], NULL, hs_pool_worker, a) != 0) {
-      free(a);
-      break;
-    }
-    p->started++;
-  }
-  int W = p->started; /* every started worker wakes; those with k >= T idle */
-  p->fn = fn, p->arg = arg, p->T = T;
-  atomic_store(&p->pending, W);
-  atomic_fetch_add(&p->gen, 1);
-  if (W > 0) pthread_cond_broadcast(&p->go);
-  pthread_mutex_unlock(&p->mu);
-  fn(arg, 0);
-  for (int k = W + 1; k < T; k++) fn(arg, k); /* workers that do not exist */
-  for (int s = 0; s < HS_POOL_SPIN && atomic_load(&p->pending) > 0; s++) hs_pause(s);
-  if (atomic_load(&p->pending) > 0) {
-    pthread_mutex_lock(&p->mu);
-    while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-  }
-}
-
-static void hs_pool_end(hs_pool *p) {
-  pthread_mutex_lock(&p->mu);
-  atomic_store(&p->stop, 1);
-  pthread_cond_broadcast(&p->go);
-  pthread_mutex_unlock(&p->mu);
-  for (int k = 1; k <= p->started; k++) pthread_join(p->tid[k], NULL);
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->go);
-  pthread_cond_destroy(&p->done);
-}
-
-/* HS_TWO_PASS: hs_run_opts.skip (the two-pass kernel and exact tile
- * skipping) exists for f32 only; f64 always runs the online kernel. */
-#define REAL float
-#define SFX f32
-#define FMA_R fmaf
-#define HS_TWO_PASS 1
+/* The pass, once per working precision. */
+#define REAL_F32 1
+#include "real-begin.h"
 #include "forward-impl.h"
-#undef REAL
-#undef SFX
-#undef FMA_R
-#undef HS_TWO_PASS
-#define REAL double
-#define SFX f64
-#define FMA_R fma
-#define HS_TWO_PASS 0
+#include "real-end.h"
+#define REAL_F32 0
+#include "real-begin.h"
 #include "forward-impl.h"
-#undef REAL
-#undef SFX
-#undef FMA_R
-#undef HS_TWO_PASS
+#include "real-end.h"
 
 struct hs_runner {
   const hs_model *m;

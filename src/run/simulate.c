@@ -249,6 +249,108 @@ static int measure_gaps(const hs_model *m, size_t count, const uint8_t *const *w
   return rc;
 }
 
+/* Pass 1: the hard model's score gaps over every string; then again on
+ * the model with its ties broken (*tb, kept for pass 2), if a unique-hard
+ * head was tied; then gamma, tau and the bound they give. */
+static int sim_gaps(const hs_model *hard, size_t count, const uint8_t *const *w,
+                    const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
+                    hs_model **tb, uint64_t *done, uint64_t *total, hs_error *err) {
+  int nh = res->nheads;
+  if (measure_gaps(hard, count, w, len, o, res->heads, done, *total, err)) return -1;
+  for (size_t s = 0; s < count; s++)
+    if (len[s] > res->n) res->n = len[s];
+  res->gamma_before = hs_sim_gamma(hard, res->heads);
+  memcpy(res->heads_before, res->heads, (size_t)nh * sizeof *res->heads);
+  if (!(*tb = hs_sim_break_ties(hard, res->heads_before, &res->ties_broken, err)))
+    return -1;
+  if (res->ties_broken) {
+    hs_head_stats_init(res->heads, nh);
+    *total += count;
+    if (measure_gaps(*tb, count, w, len, o, res->heads, done, *total, err)) return -1;
+  }
+  res->gamma_measured = hs_sim_gamma(hard, res->heads);
+  res->gamma = o->gamma > 0 ? o->gamma : res->gamma_measured;
+  res->tau = hs_sim_tau(res->gamma, o->scale, res->n);
+  if (!(res->tau > 0)) {
+    return hs_errorf(err, HS_ERR_ARG, "no usable temperature: gamma = %g, mu = %g, n = %zu "
+                     "give tau = %g / (%g + ln %zu), which is not a positive number",
+                     res->gamma, o->scale, res->n, res->gamma, o->scale, res->n + 1);
+  }
+  /* the guarantee for the measured gaps, whatever gamma chose tau */
+  res->bound = isinf(res->gamma_measured)
+                   ? 0
+                   : fmin(1, ((double)res->n + 1) * exp(-res->gamma_measured / res->tau));
+  return 0;
+}
+
+/* String s's hard run a against its softmax run b (keep_layers): the
+ * largest deviation per layer over the hard model's d coordinates (the
+ * soft model may be wider: the tie-breaking coordinates come last), the
+ * attention error, and the decisions. */
+static void sim_compare(const hs_model *hard, const hs_model *soft, size_t s, size_t n,
+                        const hs_run_result *a, const hs_run_result *b,
+                        hs_sim_result *res) {
+  size_t d = (size_t)hard->d, ds = (size_t)soft->d;
+  for (int l = 0; l < hard->nlayers; l++) {
+    const double *x = a->layers + (size_t)l * (n + 1) * d;
+    const double *y = b->layers + (size_t)l * (n + 1) * ds;
+    double dev = res->deviation[l];
+    for (size_t i = 0; i <= n; i++)
+      for (size_t k = 0; k < d; k++) {
+        double e = fabs(x[i * d + k] - y[i * ds + k]);
+        if (isnan(e)) e = INFINITY; /* a NaN is as far off as it gets */
+        if (e > dev) dev = e;
+      }
+    res->deviation[l] = dev;
+    if (b->attn_error[l] > res->attn_error) res->attn_error = b->attn_error[l];
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (a->bits[i] == b->bits[i]) {
+      res->agree++;
+    } else if (res->bad_pos == 0) { /* positions are 1-based: 0 = none yet */
+      res->bad_string = s;
+      res->bad_pos = i + 1;
+    }
+  }
+  res->positions += n;
+  res->strings++;
+}
+
+/* Pass 2: the hard and the softmax model side by side, layer by layer.
+ * The hard run is repeated rather than kept from pass 1, so memory stays
+ * O(n d) per layer for one string at a time. */
+static int sim_side_by_side(const hs_model *hard, const hs_model *soft, size_t count,
+                            const uint8_t *const *w, const size_t *len,
+                            const hs_sim_opts *o, hs_sim_result *res, uint64_t *done,
+                            uint64_t total, hs_error *err) {
+  hs_run_opts ko = {.precision = o->precision, .kernels = o->kernels, .keep_layers = 1};
+  hs_run_opts so = ko;
+  so.want_attn_error = 1;
+  hs_runner *rh = hs_runner_new(hard, &ko, err);
+  hs_runner *rs = rh ? hs_runner_new(soft, &so, err) : NULL;
+  int rc = rs ? 0 : -1;
+  for (size_t s = 0; s < count && rc == 0; s++) {
+    hs_run_result a, b;
+    if (hs_runner_run(rh, w[s], len[s], &a, err) != 0) {
+      rc = -1;
+      break;
+    }
+    sim_tick(o, done, total);
+    if (hs_runner_run(rs, w[s], len[s], &b, err) != 0) {
+      hs_run_result_free(&a);
+      rc = -1;
+      break;
+    }
+    sim_tick(o, done, total);
+    sim_compare(hard, soft, s, len[s], &a, &b, res);
+    hs_run_result_free(&a);
+    hs_run_result_free(&b);
+  }
+  hs_runner_free(rh);
+  hs_runner_free(rs);
+  return rc;
+}
+
 int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
                 const size_t *len, const hs_sim_opts *o, hs_sim_result *res,
                 hs_error *err) {
@@ -262,104 +364,24 @@ int hs_simulate(const hs_model *hard, size_t count, const uint8_t *const *w,
     return -1;
   }
   int nh = hs_model_nheads(hard), nl = hard->nlayers;
-  size_t d = (size_t)hard->d;
   res->nheads = nh;
   res->nlayers = nl;
   res->heads = calloc((size_t)(nh ? nh : 1), sizeof *res->heads);
   res->heads_before = calloc((size_t)(nh ? nh : 1), sizeof *res->heads_before);
   res->deviation = calloc((size_t)(nl ? nl : 1), sizeof *res->deviation);
-  hs_runner *rh = NULL, *rs = NULL;
   hs_model *soft = NULL, *tb = NULL;
   if (!res->heads || !res->heads_before || !res->deviation) goto oom;
   hs_head_stats_init(res->heads, nh);
-
-  /* pass 1: the hard model's score gaps over every string; then again on
-   * the model with its ties broken, if a unique-hard head was tied */
   uint64_t done = 0, total = 3 * (uint64_t)count;
-  if (measure_gaps(hard, count, w, len, o, res->heads, &done, total, err)) goto fail;
-  for (size_t s = 0; s < count; s++)
-    if (len[s] > res->n) res->n = len[s];
-  res->gamma_before = hs_sim_gamma(hard, res->heads);
-  memcpy(res->heads_before, res->heads, (size_t)nh * sizeof *res->heads);
-  if (!(tb = hs_sim_break_ties(hard, res->heads_before, &res->ties_broken, err)))
-    goto fail;
-  if (res->ties_broken) {
-    hs_head_stats_init(res->heads, nh);
-    total += count;
-    if (measure_gaps(tb, count, w, len, o, res->heads, &done, total, err)) goto fail;
-  }
-  res->gamma_measured = hs_sim_gamma(hard, res->heads);
-  res->gamma = o->gamma > 0 ? o->gamma : res->gamma_measured;
-  res->tau = hs_sim_tau(res->gamma, o->scale, res->n);
-  if (!(res->tau > 0)) {
-    hs_errorf(err, HS_ERR_ARG, "no usable temperature: gamma = %g, mu = %g, n = %zu "
-             "give tau = %g / (%g + ln %zu), which is not a positive number",
-             res->gamma, o->scale, res->n, res->gamma, o->scale, res->n + 1);
-    goto fail;
-  }
-  /* the guarantee for the measured gaps, whatever gamma chose tau */
-  res->bound = isinf(res->gamma_measured)
-                   ? 0
-                   : fmin(1, ((double)res->n + 1) * exp(-res->gamma_measured / res->tau));
-
-  /* pass 2: the hard and the softmax model side by side, layer by layer.
-   * The hard run is repeated rather than kept from pass 1, so memory stays
-   * O(n d) per layer for one string at a time. */
+  if (sim_gaps(hard, count, w, len, o, res, &tb, &done, &total, err)) goto fail;
   if (!(soft = hs_simulate_soft_model(res->ties_broken ? tb : hard, res->tau, NULL))) goto oom;
-  hs_run_opts ko = {.precision = o->precision, .kernels = o->kernels, .keep_layers = 1};
-  hs_run_opts so = ko;
-  so.want_attn_error = 1;
-  if (!(rh = hs_runner_new(hard, &ko, err))) goto fail;
-  if (!(rs = hs_runner_new(soft, &so, err))) goto fail;
-  for (size_t s = 0; s < count; s++) {
-    hs_run_result a, b;
-    size_t n = len[s];
-    if (hs_runner_run(rh, w[s], n, &a, err) != 0) goto fail;
-    sim_tick(o, &done, total);
-    if (hs_runner_run(rs, w[s], n, &b, err) != 0) {
-      hs_run_result_free(&a);
-      goto fail;
-    }
-    sim_tick(o, &done, total);
-    /* the soft model may be wider (the tie-breaking coordinates come
-     * last): compare the hard model's d coordinates */
-    size_t ds = (size_t)soft->d;
-    for (int l = 0; l < nl; l++) {
-      const double *x = a.layers + (size_t)l * (n + 1) * d;
-      const double *y = b.layers + (size_t)l * (n + 1) * ds;
-      double dev = res->deviation[l];
-      for (size_t i = 0; i <= n; i++)
-        for (size_t k = 0; k < d; k++) {
-          double e = fabs(x[i * d + k] - y[i * ds + k]);
-          if (isnan(e)) e = INFINITY; /* a NaN is as far off as it gets */
-          if (e > dev) dev = e;
-        }
-      res->deviation[l] = dev;
-      if (b.attn_error[l] > res->attn_error) res->attn_error = b.attn_error[l];
-    }
-    for (size_t i = 0; i < n; i++) {
-      if (a.bits[i] == b.bits[i]) {
-        res->agree++;
-      } else if (res->bad_pos == 0) { /* positions are 1-based: 0 = none yet */
-        res->bad_string = s;
-        res->bad_pos = i + 1;
-      }
-    }
-    res->positions += n;
-    res->strings++;
-    hs_run_result_free(&a);
-    hs_run_result_free(&b);
-  }
-  hs_runner_free(rh);
-  hs_runner_free(rs);
+  if (sim_side_by_side(hard, soft, count, w, len, o, res, &done, total, err)) goto fail;
   hs_model_free(soft);
   hs_model_free(tb);
   return 0;
 oom:
   hs_errorf(err, HS_ERR_NOMEM, "out of memory simulating the model");
 fail:
-  hs_runner_free(rh);
-  hs_runner_free(rs);
   hs_model_free(soft);
   hs_model_free(tb);
   hs_sim_result_free(res);

@@ -63,8 +63,7 @@
 #define HS_BT_EVALS 8
 #define HS_SKIP_REL 1e-5
 #define HS_SKIP_BIG 1e37
-
-#define HARD CAT(CAT(hs_, SFX), _hard)
+#define HS_SKIP_BIAS_REL 1e-6
 
 #ifndef HS_BT_TYPES
 #define HS_BT_TYPES
@@ -187,11 +186,21 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
 typedef struct FN(bq) {
   const hs_kernels *kt;
   double qd[HS_ATTN_MAX_D], aq[HS_ATTN_MAX_D];
-  double rel; /* HS_SKIP_REL, or 0 where scores are exact (hard heads) */
+  double rel; /* HS_SKIP_REL (plus the score rounding's), or 0 where
+                 scores are exact (hard heads) */
   REAL qf[HS_ATTN_MAX_D]; /* qd rounded to REAL, for the hard kernel */
   double lim, absm;
+  double sk, row; /* relative bias: key j gets sk (j - row); sk = 0: none */
   size_t a, b, ta, tb;
 } FN(bq);
+
+/* What a row's scores are, for its bounds: the relative bias (slope sk at
+ * row i; 0: none) and the rounding of q . k (HS_ROUND_NONE: none). */
+typedef struct FN(bkind) {
+  float sk;
+  size_t i;
+  hs_score_round rnd;
+} FN(bkind);
 
 /* One thread's bounds of one head, kept from row to row: U depends on the
  * query only through qd (and rel), so while consecutive rows share their
@@ -247,6 +256,35 @@ static void FN(bt_bounds)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
   }
 }
 
+/* Relative-bias heads: the bias sk (j - i) of a key is monotone in j, so
+ * its largest value over the keys j0..j1 of a node (cut to the row's
+ * [a, b]) is at one end, and
+ *   U_bias = U + max(sk (j0 - i), sk (j1 - i)) + 1e-6 max |sk (j - i)|
+ * bounds every biased score of the node. The kernels compute
+ * fma(sk, (float)(int32_t)(j - i), s): the conversion and the fma round
+ * once each (2^-24 relative, f32), the double products here once (2^-53),
+ * together below 1e-6 |sk (j - i)|, while s's own error stays within U's
+ * slack (1e-5 A against the kernels' 4.4e-6 A). U is not cached with the
+ * bias: the groups' U depend on the query only, the bias on the row. */
+static inline double FN(bt_bias)(const FN(bq) *Bq, unsigned l, size_t idx) {
+  if (Bq->sk == 0) return 0;
+  size_t w = (size_t)HS_TILE << (HS_FAN_LOG * l), j0 = idx * w, j1 = j0 + w - 1;
+  if (j0 < Bq->a) j0 = Bq->a;
+  if (j1 > Bq->b) j1 = Bq->b;
+  /* compares, not fmax: fmax is a libm call here, and this runs for
+   * every node a row's walk visits */
+  double b0 = Bq->sk * ((double)j0 - Bq->row), b1 = Bq->sk * ((double)j1 - Bq->row);
+  double a0 = fabs(b0), a1 = fabs(b1);
+  return (b0 > b1 ? b0 : b1) + HS_SKIP_BIAS_REL * (a0 > a1 ? a0 : a1);
+}
+
+/* A lower bound on key j's bias (see FN(bt_bias)). */
+static inline double FN(key_bias)(const FN(bq) *Bq, size_t j) {
+  if (Bq->sk == 0) return 0;
+  double bj = Bq->sk * ((double)j - Bq->row);
+  return bj - HS_SKIP_BIAS_REL * fabs(bj);
+}
+
 /* The bounds of group g of level l (its nodes g * HS_FAN .. that + 15, as
  * many as the level has): from the cache's slot, else computed there. */
 static const double *FN(bt_group)(const FN(btree) *T, const FN(bq) *Bq,
@@ -292,11 +330,13 @@ static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
   if (!(At <= Bq->lim)) return -INFINITY;
   HARD st = {-INFINITY, -INFINITY, 0, 0};
   REAL none[1];
+  /* with a bias rising in j, the last key at the best unbiased score is
+   * the best of them biased */
   KOP(Bq->kt, attn_hard)(j1 - j0 + 1, dk, 0, Bq->qf, K + j0 * dk, dk, K, 0, j0,
-                         HS_HARD_LEFT, &st, none);
+                         Bq->sk > 0 ? HS_HARD_RIGHT : HS_HARD_LEFT, &st, none);
   if (st.cnt == 0) return -INFINITY; /* every score NaN */
   *at = st.pick;
-  return (double)st.best - Bq->rel * At - Bq->absm;
+  return (double)st.best - Bq->rel * At - Bq->absm + FN(key_bias)(Bq, st.pick);
 }
 
 /* One key's lower bound, as FN(bt_leaf)'s but from exact products in
@@ -308,7 +348,7 @@ static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
     sj += x;
     A += fabs(x);
   }
-  return A <= Bq->lim ? sj - Bq->rel * A - Bq->absm : -INFINITY;
+  return A <= Bq->lim ? sj - Bq->rel * A - Bq->absm + FN(key_bias)(Bq, j) : -INFINITY;
 }
 
 /* The nodes of group g of level l inside the row's span: [*k0, *k1]
@@ -345,8 +385,10 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   for (;;) {
     size_t best = SIZE_MAX;
     double ub = S->mlo + S->margin;
-    for (size_t k = k0; k <= k1; k++)
-      if (!(done >> k & 1) && u[k] > ub) best = k, ub = u[k];
+    for (size_t k = k0; k <= k1; k++) {
+      double uk = u[k] + FN(bt_bias)(Bq, l, g * HS_FAN + k);
+      if (!(done >> k & 1) && uk > ub) best = k, ub = uk;
+    }
     if (best == SIZE_MAX) return;
     if (S->evals >= S->max_evals) {
       S->cut_short = 1;
@@ -376,7 +418,7 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return ns;
   const double *u = FN(bt_group)(T, Bq, C, l, g);
   for (size_t k = k0; k <= k1; k++) {
-    if (mlo - u[k] > cut) continue;
+    if (mlo - (u[k] + FN(bt_bias)(Bq, l, g * HS_FAN + k)) > cut) continue;
     size_t idx = g * HS_FAN + k;
     if (l == 0) {
       ns = hs_seg_tile(seg, ns, idx, Bq->a, Bq->b);
@@ -388,15 +430,32 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   return ns;
 }
 
-/* Bq for keys [a, b] and query q at inv_tau; 0 when this row cannot skip. */
+/* Bq for keys [a, b] and query q at inv_tau, scores of kind *bk (NULL:
+ * plain); 0 when this row cannot skip.
+ *
+ * Rounded scores (hs_run_opts.score_round, FN(rounded_row)): q . k
+ * rounded to f16 (11-bit significand) moves by at most 2^-11 of itself,
+ * to bf16 (from float, then 8 bits) by at most 2^-24 + 2^-8, |q . k| <=
+ * A / inv_tau, and the product by inv_tau rounds once more: rel grows by
+ * 1.01 times that, and absm by the f16 subnormals' half spacing 2^-25
+ * (times inv_tau). A node with |q . k| possibly >= 65504 (f16 overflow
+ * to inf) gets no bound. */
 static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
-                       const REAL *q, size_t a, size_t b, double inv_tau, int exact) {
+                       const REAL *q, size_t a, size_t b, double inv_tau, int exact,
+                       const FN(bkind) *bk) {
   Bq->kt = kt, Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE;
   const size_t dk = T ? T->dk : 0;
   int ok = T && dk > 0 && inv_tau > 0 && isfinite(inv_tau);
+  hs_score_round rnd = bk ? bk->rnd : HS_ROUND_NONE;
+  Bq->sk = bk ? bk->sk : 0, Bq->row = bk ? (double)bk->i : 0;
   Bq->rel = exact ? 0 : HS_SKIP_REL;
   Bq->lim = exact ? INFINITY : HS_SKIP_BIG * fmin(1.0, inv_tau);
   Bq->absm = exact ? 0 : 1e-30 * fmax(1.0, inv_tau);
+  if (rnd != HS_ROUND_NONE) {
+    Bq->rel += 1.01 * (rnd == HS_ROUND_F16 ? 0x1p-11 : 0x1p-8 + 0x1p-24);
+    Bq->absm += 0x1p-25 * inv_tau;
+    if (rnd == HS_ROUND_F16) Bq->lim = fmin(Bq->lim, 65000.0 * inv_tau);
+  }
   for (size_t c = 0; ok && c < dk; c++) {
     Bq->qd[c] = (double)q[c] * inv_tau; /* exact for f32: 24 x 24 bits */
     Bq->aq[c] = fabs(Bq->qd[c]);
@@ -419,20 +478,26 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
  * Otherwise the search runs from the top. */
 static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
                          const REAL *K, const REAL *q, size_t a, size_t b,
-                         double inv_tau, double cut, size_t *seg) {
+                         double inv_tau, const FN(bkind) *bk, double cut,
+                         size_t *seg) {
   FN(bq) Bq;
   double mlo = -INFINITY;
   unsigned top = 0;
-  if (FN(bq_init)(&Bq, kt, T, q, a, b, inv_tau, 0)) {
+  if (FN(bq_init)(&Bq, kt, T, q, a, b, inv_tau, 0, bk)) {
     FN(btc_use)(C, &Bq, T->dk);
     top = T->nlev - 1;
+    /* with a bias every score moves with the row, by the same amount: the
+     * key that gave the last m_lo is still the best of the last row's
+     * keys, and its bound is taken afresh */
+    int biased = Bq.sk != 0 && C->jlo != SIZE_MAX;
+    double last = biased ? FN(bt_key)(&Bq, K, T->dk, C->jlo) : C->mlo;
     if (C->mlo > -INFINITY && a == C->a && b == C->b + 1) {
       double v = FN(bt_key)(&Bq, K, T->dk, b);
-      mlo = C->mlo;
+      mlo = last;
       if (v > mlo) mlo = v, C->jlo = b;
     } else if (C->mlo > -INFINITY && b == C->b && a >= C->a && C->jlo >= a &&
                C->jlo <= b) {
-      mlo = C->mlo;
+      mlo = last;
     } else {
       FN(bts) S = {.mlo = -INFINITY, .margin = 1, .jlo = SIZE_MAX,
                    .max_evals = HS_BT_EVALS};
@@ -562,7 +627,7 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
   size_t ra[2] = {0, lo}, rb[2] = {lo == 1 && lo <= hi ? hi : 0, hi};
   int nr = lo == 1 || lo > hi ? 1 : 2;
   FN(bq) Bq[2];
-  FN(bq_init)(&Bq[0], kt, T, q, ra[0], rb[0], 1.0, 1);
+  FN(bq_init)(&Bq[0], kt, T, q, ra[0], rb[0], 1.0, 1, NULL);
   FN(btc_use)(C, &Bq[0], dk);
   if (FN(hard_next)(C, rule, q, K, V, dk, dv, nr, rb[0], lo, hi, out)) {
     *total += rb[nr - 1] / HS_TILE - ra[nr - 1] / HS_TILE + (nr == 2) + 1;
@@ -574,7 +639,7 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
   const unsigned top = T->nlev - 1;
   /* range 0's Bq is the one set up above; the cache is already current */
   for (int r = 0; r < nr; r++) {
-    if (r) FN(bq_init)(&Bq[r], kt, T, q, ra[r], rb[r], 1.0, 1);
+    if (r) FN(bq_init)(&Bq[r], kt, T, q, ra[r], rb[r], 1.0, 1, NULL);
     FN(bts) S = {.mlo = M, .margin = 0, .jlo = SIZE_MAX, .max_evals = 4 * HS_BT_EVALS};
     FN(bt_search)(T, &Bq[r], C, K, top, 0, &S);
     if (S.cut_short) return 0;

@@ -34,14 +34,16 @@ class HsRunOpts(C.Structure):
                 ("keep_layers", C.c_int), ("want_gaps", C.c_int),
                 ("threads", C.c_int), ("skip", C.c_int),
                 ("attn_tile", C.c_int), ("qkv_round", C.c_int),
-                ("progress", C.c_void_p), ("progress_ctx", C.c_void_p)]
+                ("progress", C.c_void_p), ("progress_ctx", C.c_void_p),
+                ("phases", C.c_int)]
 
 
 class HsRunResult(C.Structure):
     _fields_ = [("bits", C.POINTER(C.c_uint8)), ("values", C.POINTER(C.c_double)),
                 ("attn_error", C.POINTER(C.c_double)), ("peak_bytes", C.c_size_t),
                 ("layers", C.POINTER(C.c_double)), ("head_stats", C.c_void_p),
-                ("tiles_total", C.c_uint64), ("tiles_skipped", C.c_uint64)]
+                ("tiles_total", C.c_uint64), ("tiles_skipped", C.c_uint64),
+                ("phase_s", C.c_double * 6)]  # HS_PHASE_COUNT
 
 
 class HsModelInfo(C.Structure):
