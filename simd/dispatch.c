@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Kernel tables, one per ISA, filled once from kernels.inc. An op with no
  * kernel for an ISA keeps the scalar one. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,7 +15,9 @@ const char *const hs_op_names[HS_OP_COUNT] = {
 };
 
 static hs_kernels tables[HS_ISA_COUNT];
-static int filled;
+/* Several threads may make the first call at once (a Python binding
+ * releases the GIL): the tables are filled exactly once. */
+static pthread_once_t filled = PTHREAD_ONCE_INIT;
 
 static void fill_row(hs_kernels *t, hs_isa isa, hs_isa row_isa, int op,
                      void (*set)(hs_kernels *), const char *name) {
@@ -56,12 +59,11 @@ static void fill_all(void) {
 #include "kernels.inc"
 #undef HS_KERNEL
   }
-  filled = 1;
 }
 
 const hs_kernels *hs_kernels_for(hs_isa isa) {
   if ((unsigned)isa >= HS_ISA_COUNT || !hs_isa_supported(isa)) return NULL;
-  if (!filled) fill_all();
+  pthread_once(&filled, fill_all);
   return &tables[isa];
 }
 

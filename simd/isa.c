@@ -2,6 +2,7 @@
 /* Instruction-set detection. CPUID feature bits alone are not enough: the
  * OS must also save the wide registers on a context switch (CPUID.OSXSAVE,
  * then XGETBV's XCR0), or the first AVX instruction faults on some VMs. */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -43,11 +44,18 @@ static int detect(hs_isa isa) {
 static int detect(hs_isa isa) { return isa == HS_ISA_SCALAR; }
 #endif
 
+/* Detected once, whichever thread asks first (see dispatch.c). */
+static int supported[HS_ISA_COUNT];
+static pthread_once_t detected = PTHREAD_ONCE_INIT;
+
+static void detect_all(void) {
+  for (int i = 0; i < HS_ISA_COUNT; i++) supported[i] = detect((hs_isa)i);
+}
+
 int hs_isa_supported(hs_isa isa) {
-  static int cache[HS_ISA_COUNT] = {-1, -1, -1};
   if ((unsigned)isa >= HS_ISA_COUNT) return 0;
-  if (cache[isa] < 0) cache[isa] = detect(isa);
-  return cache[isa];
+  pthread_once(&detected, detect_all);
+  return supported[isa];
 }
 
 hs_isa hs_isa_best(void) {
