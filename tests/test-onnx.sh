@@ -58,7 +58,7 @@ expect_err "export of a missing file" "missing.safetensors" "$HS" export "$t/mis
 "$HS" compile 'a S b' -o "$t/m.safetensors" || fail=1
 expect_err "export into a missing directory" "nodir/x.onnx" "$HS" export "$t/m.safetensors" -o "$t/nodir/x.onnx"
 "$HS" compile 'a S b' -o "$t/g.onnx" || fail=1
-expect_err "export of an ONNX graph" "not an ONNX graph" "$HS" export "$t/g.onnx" -o "$t/x.onnx"
+expect_err "export of an ONNX graph" "is an ONNX graph, not a hardsoft model" "$HS" export "$t/g.onnx" -o "$t/x.onnx"
 [ -e "$t/x.onnx" ] && { echo "FAIL: a failed export left $t/x.onnx"; fail=1; }
 ls "$t" | grep -q '\.tmp\.' && { echo "FAIL: a temporary file was left behind"; fail=1; }
 # mode 0666 minus the umask, as model files
