@@ -19,4 +19,9 @@ asan=$(ldd "${BUILD:-build}/libhardsoft.so" 2>/dev/null | sed -n 's/.*libasan[^ 
 stdcxx=$(${CC:-cc} -print-file-name=libstdc++.so.6 2>/dev/null)
 [ -f "$stdcxx" ] && asan=${asan:+"$asan $stdcxx"}
 [ -n "$asan" ] && export LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0
-exec "$PY" -m pytest -q -p no:cacheprovider tests/py
+# A pytest skip is reported as a skip (tests/run.sh counts "SKIP " lines),
+# never folded into the pass: -rs lists each with its reason.
+out=$("$PY" -m pytest -q -rs -p no:cacheprovider tests/py 2>&1); rc=$?
+printf '%s\n' "$out" | tail -15
+printf '%s\n' "$out" | sed -n 's/^SKIPPED \[[0-9]*\] \(.*\)$/SKIP pytest: \1/p'
+exit $rc
