@@ -62,19 +62,4 @@ static inline void ref_weights(const prob *p, const long double *s, float max,
   }
 }
 
-/* Segments of keys 0..n-1 for the two-pass kernels, one per 64 keys
- * from key `first` (the forward pass's tiles when first is a multiple of
- * 64; arbitrary cuts otherwise): (start, length) pairs into seg, which
- * has room for n / 64 + 2; returns how many. */
-static inline size_t tile_segs(size_t n, size_t first, size_t *seg) {
-  size_t ns = 0;
-  for (size_t j = 0; j < n;) {
-    size_t end = ((first + j) / 64 + 1) * 64 - first;
-    if (end > n) end = n;
-    seg[2 * ns] = j, seg[2 * ns + 1] = end - j, ns++;
-    j = end;
-  }
-  return ns;
-}
-
 #endif

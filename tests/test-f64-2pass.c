@@ -85,19 +85,6 @@ static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
   free(s);
 }
 
-/* One segment per 64 keys from key `first` (the forward pass's tiles when
- * first is a multiple of 64; arbitrary cuts otherwise). */
-static size_t tile_segs(size_t n, size_t first, size_t *seg) {
-  size_t ns = 0;
-  for (size_t j = 0; j < n;) {
-    size_t end = ((first + j) / 64 + 1) * 64 - first;
-    if (end > n) end = n;
-    seg[2 * ns] = j, seg[2 * ns + 1] = end - j, ns++;
-    j = end;
-  }
-  return ns;
-}
-
 static double *fill(hs_rng *r, size_t cnt, double lo, double hi) {
   double *b = hs_test_alloc(cnt * sizeof(double));
   for (size_t i = 0; i < cnt; i++) b[i] = hs_rng_uniform(r, lo, hi);
