@@ -157,6 +157,15 @@ def test_plot_attention_png(tmp_path):
     assert not (tmp_path / "b.png").exists()
 
 
+def test_plot_attention_titles_the_decisions(tmp_path, monkeypatch):
+    from hardsoft import plot
+    seen = {}
+    monkeypatch.setattr(plot, "draw", lambda data, out: seen.update(data))
+    m = hardsoft.compile("a S b", mode="pe", scale=8)
+    hardsoft.plot_attention(m, "aabaa", tmp_path / "c.png")
+    assert seen["bits"] == "00111"
+
+
 # ------------------------------------------------------------- bad input
 @pytest.mark.parametrize("text,column", [("a S", 4), ("a & (b", 7), ("(", 2),
                                          ("a ) b", 3)])

@@ -163,6 +163,9 @@ def plot_attention(model, s, path, scales=None, layer=None, head=None,
             "formula": model.formula, "panels": rows}
     if model.reads_tokens:
         data["tokens"] = labels
+    # the decisions of the model drawn first, as the command line's picture
+    # prints them, so a reader sees what the heads lead to
+    data["bits"] = "".join("1" if b else "0" for b in models[0].eval(s, precision, tokens=tokens))
     draw(data, os.fspath(path))
 
 
