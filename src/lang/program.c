@@ -30,7 +30,7 @@ static int rasp_parse(hs_program *p, const char *text, size_t len,
   switch (p->lang) {
   case HS_LANG_CRASP:
     if (!(p->rasp = hs_crasp_parse(text, len, &p->vocab, err))) return -1;
-    p->f = hs_crasp_lower(p->rasp, err);
+    p->f = hs_crasp_lower(p->rasp, &p->vocab, err);
     return p->f ? 0 : -1;
   case HS_LANG_BRASP:
     if (!(p->rasp = hs_brasp_parse(text, len, &p->vocab, err))) return -1;
