@@ -250,6 +250,7 @@ void hs_prebuilt_free(hs_prebuilt *P) {
   if (!P) return;
   for (int i = 0; i < P->nlabel; i++) free(P->label[i]);
   free(P->label);
+  free(P->depth);
   hs_circuit_free(&P->C);
   free(P);
 }
@@ -273,6 +274,63 @@ int hs_circuit_sign_of(hs_circuit *B, int32_t src, int variant, int r, int nt,
   free(ins);
   free(w);
   return at;
+}
+
+int hs_prebuilt_add(hs_prebuilt *P, hs_cnode n, const char *fmt, ...) {
+  int id = hs_circuit_add(&P->C, n);
+  if (!P->C.oom && P->C.c[id].src < 0) {
+    char buf[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    P->C.c[id].src = hs_prebuilt_label(P, "%s", buf);
+  }
+  return P->C.oom ? -1 : id;
+}
+
+const char *hs_prebuilt_name(const hs_prebuilt *P, int id) {
+  int src = P->C.c[id].src;
+  return src >= 0 ? P->label[src] : "?";
+}
+
+const char *hs_prebuilt_operand(const hs_prebuilt *P, int id, char *buf, size_t len) {
+  const char *t = hs_prebuilt_name(P, id);
+  if (!strchr(t, ' ')) return t;
+  snprintf(buf, len, "(%s)", t);
+  return buf;
+}
+
+int hs_prebuilt_rename(hs_prebuilt *P, int id, int since, const char *name) {
+  int src = P->C.c[id].src;
+  if (id < since || src < 0) return 0;
+  char *s = hs_cstrdup(name);
+  if (!s) return -1;
+  free(P->label[src]);
+  P->label[src] = s;
+  return 0;
+}
+
+int hs_prebuilt_depth(hs_prebuilt *P, int id) {
+  const hs_circuit *C = &P->C;
+  if (C->n > P->capdepth) {
+    int cap = P->capdepth ? 2 * P->capdepth : 256;
+    while (cap < C->n) cap *= 2;
+    int *d = realloc(P->depth, (size_t)cap * sizeof *d);
+    if (!d) return -1;
+    P->depth = d;
+    P->capdepth = cap;
+  }
+  for (; P->ndepth <= id; P->ndepth++) { /* inputs precede their users */
+    const hs_cnode *n = &C->c[P->ndepth];
+    int d = 0, in[] = {n->a, n->b, n->sel, n->val};
+    for (int k = 0; k < 4; k++)
+      if (in[k] >= 0 && P->depth[in[k]] > d) d = P->depth[in[k]];
+    for (int t = 0; t < n->nin; t++)
+      if (P->depth[n->ins[t]] > d) d = P->depth[n->ins[t]];
+    P->depth[P->ndepth] = d + 1;
+  }
+  return P->depth[id];
 }
 
 /* ------------------------------------------------------ naming */

@@ -130,6 +130,8 @@ typedef struct hs_prebuilt {
   int root;
   char **label;
   int nlabel, caplabel;
+  int *depth;      /* per node, the longest path from an input */
+  int ndepth, capdepth;
 } hs_prebuilt;
 /* An empty one whose circuit names its sources by label; NULL when out
  * of memory. */
@@ -139,6 +141,21 @@ hs_prebuilt *hs_prebuilt_new(void);
 int hs_prebuilt_label(hs_prebuilt *P, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void hs_prebuilt_free(hs_prebuilt *P);
+/* Adds n (shared when an equal node exists) and names a new node by the
+ * printf-style text; its id, or -1 when out of memory. */
+int hs_prebuilt_add(hs_prebuilt *P, hs_cnode n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Node id's label ("?" when it has none), and the same in parentheses when
+ * it is an operation (has a space), for a label built around it. */
+const char *hs_prebuilt_name(const hs_prebuilt *P, int id);
+const char *hs_prebuilt_operand(const hs_prebuilt *P, int id, char *buf, size_t len);
+/* Names node id name, when it is a node added since node `since` (a
+ * statement's value after the nodes the statement made); 0, or -1 when
+ * out of memory. */
+int hs_prebuilt_rename(hs_prebuilt *P, int id, int since, const char *name);
+/* The longest path from an input to node id (a chain of k gates is k
+ * deep, and needs k layers); -1 when out of memory. */
+int hs_prebuilt_depth(hs_prebuilt *P, int id);
 
 /* ---- schedule.c */
 int hs_circuit_coord(hs_circuit *B);

@@ -77,8 +77,6 @@ typedef struct lower {
   hs_names cmps;      /* a comparison's key (rel, c, terms) -> its label */
   char **keys;        /* the keys cmps points at */
   int32_t nkeys, capkeys;
-  int32_t *depth;     /* [circuit node]: longest path from an input */
-  int32_t ndepth, capdepth;
   int32_t *bnode;     /* [nnodes]: circuit node of a Boolean AST node */
   pieces *pc;         /* [nnodes]: pieces of a count AST node */
   int32_t T, F;
@@ -99,40 +97,10 @@ static int oom(lower *L) { return fail(L, "out of memory%s", ""); }
 
 /* ------------------------------------------------------ circuit nodes */
 
-static const char *label(const lower *L, int32_t id) {
-  int32_t src = L->B->C.c[id].src;
-  return src >= 0 ? L->B->label[src] : "?";
-}
+static const char *label(const lower *L, int32_t id) { return hs_prebuilt_name(L->B, id); }
 
-/* The label of id, parenthesised when it is an operation. */
 static const char *operand(const lower *L, int32_t id, char *buf, size_t len) {
-  const char *t = label(L, id);
-  if (!strchr(t, ' ')) return t;
-  snprintf(buf, len, "(%s)", t);
-  return buf;
-}
-
-/* The depth of every node up to id (inputs precede their users). */
-static int32_t depth_of(lower *L, int32_t id) {
-  const hs_circuit *C = &L->B->C;
-  if (C->n > L->capdepth) {
-    int32_t cap = L->capdepth ? 2 * L->capdepth : 256;
-    while (cap < C->n) cap *= 2;
-    int32_t *d = realloc(L->depth, (size_t)cap * sizeof *d);
-    if (!d) return oom(L);
-    L->depth = d;
-    L->capdepth = cap;
-  }
-  for (; L->ndepth <= id; L->ndepth++) {
-    const hs_cnode *n = &C->c[L->ndepth];
-    int32_t d = 0, in[] = {n->a, n->b, n->sel, n->val};
-    for (int k = 0; k < 4; k++)
-      if (in[k] >= 0 && L->depth[in[k]] > d) d = L->depth[in[k]];
-    for (int t = 0; t < n->nin; t++)
-      if (L->depth[n->ins[t]] > d) d = L->depth[n->ins[t]];
-    L->depth[L->ndepth] = d + 1;
-  }
-  return L->depth[id];
+  return hs_prebuilt_operand(L->B, id, buf, len);
 }
 
 /* Adds n (shared when it exists); a new node gets the label fmt. A chain
@@ -142,23 +110,19 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   if (L->failed) return -1;
-  hs_circuit *C = &L->B->C;
-  int32_t id = hs_circuit_add(C, n);
-  if (!C->oom && C->c[id].src < 0) {
-    char buf[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    C->c[id].src = hs_prebuilt_label(L->B, "%s", buf);
-  }
-  if (C->oom) return oom(L);
-  int32_t d = depth_of(L, id);
+  char buf[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  int32_t id = hs_prebuilt_add(L->B, n, "%s", buf);
+  int32_t d = id < 0 ? -1 : hs_prebuilt_depth(L->B, id);
+  if (d < 0) return oom(L);
   if (d > hs_get_limits().max_depth)
     return fail(L, "statement '%s' lowers to a circuit nested too deeply (a chain "
                 "of k && or || is k deep; --max-depth raises the limit)",
                 L->stmt ? L->stmt->name : "?");
-  return d < 0 ? -1 : id;
+  return id;
 }
 
 static int32_t gate(lower *L, hs_gkind g, int32_t a, int32_t b) {
@@ -498,16 +462,6 @@ static int lower_count(lower *L, const cr_node *x, pieces *out) {
   }
 }
 
-/* A statement's value, when the statement made it, is named after it. */
-static void name_stmt(lower *L, int32_t node, int32_t before) {
-  hs_prebuilt *B = L->B;
-  if (node < before || B->C.c[node].src < 0) return;
-  char *name = hs_cstrdup(L->stmt->name);
-  if (!name) { oom(L); return; }
-  free(B->label[B->C.c[node].src]);
-  B->label[B->C.c[node].src] = name;
-}
-
 static int lower_stmts(lower *L) {
   const hs_crasp *p = L->p;
   for (int32_t k = 0; k < p->nstmts && !L->failed; k++) {
@@ -525,7 +479,9 @@ static int lower_stmts(lower *L) {
       if (x->b >= 0 && !p->nodes[x->b].is_bool) pieces_free(&L->pc[x->b]);
       if (x->c >= 0 && !p->nodes[x->c].is_bool) pieces_free(&L->pc[x->c]);
     }
-    if (L->stmt->is_bool) name_stmt(L, L->bnode[L->stmt->root], before);
+    if (L->stmt->is_bool && hs_prebuilt_rename(L->B, L->bnode[L->stmt->root], before,
+                                               L->stmt->name))
+      return oom(L);
   }
   return L->failed ? -1 : 0;
 }
@@ -581,7 +537,6 @@ hs_formula *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err) 
   for (int32_t id = 0; L->pc && id < p->nnodes; id++) pieces_free(&L->pc[id]);
   free(L->pc);
   free(L->bnode);
-  free(L->depth);
   for (int32_t k = 0; k < L->nkeys; k++) free(L->keys[k]);
   free(L->keys);
   hs_names_free(&L->cmps);
