@@ -5,9 +5,9 @@
  *           --weights, assemble--> hs_model
  *
  * The front end adds the circuit's nodes: src/lang/ltl/lower.c for a
- * formula (B-RASP programs arrive as formulas), or a circuit built when
- * the program was read (C-RASP, hs_formula.pre); from there on nothing
- * knows which language the model came from (src/circuit/). */
+ * formula, or a circuit built when the program was read (C-RASP, B-RASP:
+ * hs_formula.pre); from there on nothing knows which language the model
+ * came from (src/circuit/). */
 #include <float.h>
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * interpreter, lowering with the shape of src/lang/crasp/crasp.h) is one
  * case in each switch of the "front ends" block below and nothing else:
  * its lowering produces the formula hs_compile takes (which may carry a
- * circuit the front end built itself, as C-RASP's does). */
+ * circuit the front end built itself, as C-RASP's and B-RASP's do). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +18,8 @@
 
 struct hs_program {
   hs_lang lang;
-  hs_formula *f;   /* the lowering (LTL: the formula itself; C-RASP: the
-                      carrier of its circuit) */
+  hs_formula *f;   /* the lowering (LTL: the formula itself; C-RASP,
+                      B-RASP: the carrier of its circuit) */
   hs_vocab vocab;  /* empty for LTL: bytes are themselves */
   void *rasp;      /* the parsed program of a RASP language, NULL for LTL */
 };
