@@ -276,17 +276,16 @@ int hs_circuit_sign_of(hs_circuit *B, int32_t src, int variant, int r, int nt,
   return at;
 }
 
-int hs_prebuilt_add(hs_prebuilt *P, hs_cnode n, const char *fmt, ...) {
+int hs_prebuilt_vadd(hs_prebuilt *P, hs_cnode n, int *depth, const char *fmt,
+                     va_list ap) {
   int id = hs_circuit_add(&P->C, n);
   if (!P->C.oom && P->C.c[id].src < 0) {
     char buf[200];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     P->C.c[id].src = hs_prebuilt_label(P, "%s", buf);
   }
-  return P->C.oom ? -1 : id;
+  if (P->C.oom || (*depth = hs_prebuilt_depth(P, id)) < 0) return -1;
+  return id;
 }
 
 const char *hs_prebuilt_name(const hs_prebuilt *P, int id) {

@@ -26,6 +26,7 @@
 #ifndef HS_CIRCUIT_H
 #define HS_CIRCUIT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -141,10 +142,11 @@ hs_prebuilt *hs_prebuilt_new(void);
 int hs_prebuilt_label(hs_prebuilt *P, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void hs_prebuilt_free(hs_prebuilt *P);
-/* Adds n (shared when an equal node exists) and names a new node by the
- * printf-style text; its id, or -1 when out of memory. */
-int hs_prebuilt_add(hs_prebuilt *P, hs_cnode n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Adds n (shared when an equal node exists), names a new node by the
+ * printf-style text and gives its depth (hs_prebuilt_depth) in *depth;
+ * its id, or -1 when out of memory. */
+int hs_prebuilt_vadd(hs_prebuilt *P, hs_cnode n, int *depth, const char *fmt,
+                     va_list ap);
 /* Node id's label ("?" when it has none), and the same in parentheses when
  * it is an operation (has a space), for a label built around it. */
 const char *hs_prebuilt_name(const hs_prebuilt *P, int id);

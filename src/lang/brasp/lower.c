@@ -110,14 +110,12 @@ static int32_t add(lw *l, hs_cnode n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int32_t add(lw *l, hs_cnode n, const char *fmt, ...) {
   if (l->failed) return -1;
-  char buf[200];
+  int d;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int32_t id = hs_prebuilt_vadd(l->B, n, &d, fmt, ap);
   va_end(ap);
-  int32_t id = hs_prebuilt_add(l->B, n, "%s", buf);
-  int32_t d = id < 0 ? -1 : hs_prebuilt_depth(l->B, id);
-  if (d < 0) return fail(l, "out of memory");
+  if (id < 0) return fail(l, "out of memory");
   if (l->B->C.n > BR_MAX_NODES)
     return fail(l, "program too large to lower (more than %d circuit nodes)", BR_MAX_NODES);
   if (d > l->maxdepth)

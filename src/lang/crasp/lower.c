@@ -110,14 +110,12 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   if (L->failed) return -1;
-  char buf[200];
+  int d;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int32_t id = hs_prebuilt_vadd(L->B, n, &d, fmt, ap);
   va_end(ap);
-  int32_t id = hs_prebuilt_add(L->B, n, "%s", buf);
-  int32_t d = id < 0 ? -1 : hs_prebuilt_depth(L->B, id);
-  if (d < 0) return oom(L);
+  if (id < 0) return oom(L);
   if (d > hs_get_limits().max_depth)
     return fail(L, "statement '%s' lowers to a circuit nested too deeply (a chain "
                 "of k && or || is k deep; --max-depth raises the limit)",
