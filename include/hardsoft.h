@@ -605,8 +605,9 @@ HS_API int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err
 
 /* A program in one of the front-end languages (docs/LANGUAGE.md): an LTL
  * formula, a C-RASP program or a B-RASP program. Every language is parsed,
- * interpreted directly (its own ground truth) and lowered to a formula,
- * which hs_compile turns into a model in any mode. */
+ * interpreted directly (its own ground truth) and lowered (a formula to
+ * itself, C-RASP and B-RASP straight into the compiler's circuit), which
+ * hs_compile turns into a model in any mode. */
 typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP } hs_lang;
 typedef struct hs_program hs_program;
 
@@ -625,7 +626,10 @@ HS_API hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
                                     hs_error *err);
 HS_API void hs_program_free(hs_program *p);
 HS_API hs_lang hs_program_lang(const hs_program *p);
-/* The lowered formula (owned by the program), for hs_compile. */
+/* The lowering (owned by the program), for hs_compile: the formula itself
+ * for LTL; for C-RASP and B-RASP a formula with the program's text and no
+ * nodes that carries its circuit (hs_truth_eval refuses it: the program's
+ * truth is hs_program_truth). */
 HS_API const hs_formula *hs_program_formula(const hs_program *p);
 /* The program's value at positions 1..n of w (token bytes, see the
  * vocabulary below) into out[0..n) as 0/1, by the language's own

@@ -4,7 +4,9 @@
  * runs in the first sublayer after its inputs), weights (every gate's ReLU
  * units compute its truth table exactly, the rounding after a head maps
  * within 1/4 of 0 or 1 to exactly 0 or 1) and assemble (a circuit becomes
- * a valid model with the layers and heads the schedule asked for). */
+ * a valid model with the layers and heads the schedule asked for); and a
+ * circuit built ahead (keep prunes to what the root needs and renumbers,
+ * copy is independent of its original, labels, renames and depths). */
 #include "common.h"
 #include "circuit/circuit.h"
 
@@ -47,6 +49,65 @@ static void test_build_shares(void **state) {
   assert_int_not_equal(hs_circuit_sign(&B, 3, 1, a, 1, ins, coef), s);
   assert_false(B.oom);
   hs_circuit_free(&B);
+}
+
+static int add_named(hs_prebuilt *P, hs_cnode n, int *depth, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int id = hs_prebuilt_vadd(P, n, depth, fmt, ap);
+  va_end(ap);
+  return id;
+}
+
+static void test_prebuilt(void **state) {
+  (void)state;
+  hs_prebuilt *P = hs_prebuilt_new();
+  assert_non_null(P);
+  int d, a = add_named(P, hs_cnode_blank(HS_C_ATOM, -1), &d, "tok %s", "a");
+  assert_int_equal(d, 1);
+  hs_cnode n = hs_cnode_blank(HS_C_ATOM, -1);
+  n.sym = 'b';
+  int unused = add_named(P, n, &d, "b");
+  n = hs_cnode_blank(HS_C_GATE, -1);
+  n.g = HS_G_NOT;
+  n.a = a;
+  int na = add_named(P, n, &d, "!a");
+  assert_int_equal(d, 2);
+  assert_int_equal(add_named(P, n, &d, "other name"), na); /* shared, first name kept */
+  assert_string_equal(hs_prebuilt_name(P, na), "!a");
+  int64_t coef[1] = {2};
+  int cnt = hs_circuit_count(&P->C, 1, na, 0), r = hs_circuit_count(&P->C, 1, -1, 0);
+  int sign = hs_circuit_sign_of(&P->C, hs_prebuilt_label(P, "2 #(!a) - 1 > 0"), 0, r, 1,
+                                &cnt, coef, -1);
+  assert_int_equal(P->C.c[sign].nin, 2);
+  assert_true(P->C.c[sign].coef[0] == 2 && P->C.c[sign].coef[1] == -1.5);
+  assert_int_equal(hs_prebuilt_rename(P, sign, na + 1, "R"), 0);
+  assert_string_equal(hs_prebuilt_name(P, sign), "R");
+  assert_int_equal(hs_prebuilt_depth(P, sign), 4);
+  /* keep: the unused atom goes, every reference follows the renumbering */
+  P->root = sign;
+  int before = P->C.n;
+  assert_int_equal(hs_circuit_keep(&P->C, &P->root), 0);
+  assert_int_equal(P->C.n, before - 1);
+  assert_true(unused < P->C.n && P->C.c[unused].kind == HS_C_GATE);
+  const hs_cnode *s = &P->C.c[P->root];
+  assert_int_equal(s->kind, HS_C_SIGN);
+  assert_int_equal(P->C.c[s->ins[0]].kind, HS_C_COUNT);
+  assert_int_equal(P->C.c[P->C.c[s->ins[0]].val].kind, HS_C_GATE);
+  assert_int_equal(hs_circuit_gate(&P->C, HS_G_NOT, a, -1, -1), unused); /* found again */
+  /* copy: the same nodes under other options, its own arrays */
+  hs_circuit C;
+  hs_compile_opts o = opts(HS_MODE_PE);
+  assert_int_equal(hs_circuit_copy(&C, &P->C, &o), 0);
+  assert_int_equal(C.n, P->C.n);
+  assert_int_equal(C.o.mode, HS_MODE_PE);
+  assert_ptr_not_equal(C.c[P->root].ins, P->C.c[P->root].ins);
+  assert_int_equal(C.c[P->root].ins[1], P->C.c[P->root].ins[1]);
+  char name[64];
+  hs_circuit_name(&C, P->root, name, sizeof name);
+  assert_string_equal(name, "R");
+  hs_circuit_free(&C);
+  hs_prebuilt_free(P);
 }
 
 static void test_schedule(void **state) {
@@ -163,6 +224,7 @@ static void test_assemble(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_build_shares),
+    cmocka_unit_test(test_prebuilt),
     cmocka_unit_test(test_schedule),
     cmocka_unit_test(test_weights_gates),
     cmocka_unit_test(test_assemble),

@@ -2,6 +2,7 @@
 /* Building a circuit: nodes are hash-consed, so a sub-computation two
  * constructs share (the same gate, head or count) is computed once; and
  * naming them for people. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,10 +59,7 @@ static size_t find_slot(const hs_circuit *B, const hs_cnode *n) {
   return i;
 }
 
-/* Keeps the table at most half full. */
-static int grow_slots(hs_circuit *B) {
-  if ((size_t)(B->n + 1) * 2 <= B->nslot) return 0;
-  size_t ns = B->nslot ? 2 * B->nslot : 128;
+static int rehash(hs_circuit *B, size_t ns) {
   int *s = malloc(ns * sizeof *s);
   if (!s) return -1;
   free(B->slot);
@@ -70,6 +68,12 @@ static int grow_slots(hs_circuit *B) {
   for (size_t i = 0; i < ns; i++) s[i] = -1;
   for (int id = 0; id < B->n; id++) s[find_slot(B, &B->c[id])] = id;
   return 0;
+}
+
+/* Keeps the table at most half full. */
+static int grow_slots(hs_circuit *B) {
+  if ((size_t)(B->n + 1) * 2 <= B->nslot) return 0;
+  return rehash(B, B->nslot ? 2 * B->nslot : 128);
 }
 
 int hs_circuit_add(hs_circuit *B, hs_cnode n) {
@@ -153,6 +157,179 @@ int hs_circuit_sign(hs_circuit *B, int32_t src, int variant, int r, int nin,
   memcpy(s->ins, ins, (size_t)nin * sizeof *ins);
   memcpy(s->coef, coef, (size_t)nin * sizeof *coef);
   return at;
+}
+
+int hs_circuit_keep(hs_circuit *B, int *root) {
+  int *map = calloc((size_t)B->n + 1, sizeof *map);
+  if (!map) return -1;
+  map[*root] = 1;
+  for (int i = B->n - 1; i >= 0; i--) { /* inputs precede their users */
+    const hs_cnode *n = &B->c[i];
+    if (!map[i]) continue;
+    int in[] = {n->a, n->b, n->sel, n->val};
+    for (int k = 0; k < 4; k++)
+      if (in[k] >= 0) map[in[k]] = 1;
+    for (int t = 0; t < n->nin; t++) map[n->ins[t]] = 1;
+  }
+  int m = 0;
+  for (int i = 0; i < B->n; i++) {
+    hs_cnode n = B->c[i];
+    if (!map[i]) { free(n.ins); free(n.coef); continue; }
+    int *in[] = {&n.a, &n.b, &n.sel, &n.val};
+    for (int k = 0; k < 4; k++)
+      if (*in[k] >= 0) *in[k] = map[*in[k]] - 1;
+    for (int t = 0; t < n.nin; t++) n.ins[t] = map[n.ins[t]] - 1;
+    B->c[m] = n;
+    map[i] = ++m;
+  }
+  *root = map[*root] - 1;
+  B->n = m;
+  free(map);
+  size_t ns = 128;
+  while (ns < (size_t)(m + 1) * 2) ns *= 2;
+  return rehash(B, ns);
+}
+
+int hs_circuit_copy(hs_circuit *dst, const hs_circuit *src, const hs_compile_opts *o) {
+  hs_circuit_init(dst, o);
+  dst->source = src->source;
+  dst->name_src = src->name_src;
+  dst->name_ctx = src->name_ctx;
+  dst->c = malloc((size_t)(src->cap ? src->cap : 1) * sizeof *dst->c);
+  dst->slot = malloc((src->nslot ? src->nslot : 1) * sizeof *dst->slot);
+  if (!dst->c || !dst->slot) return -1;
+  memcpy(dst->slot, src->slot, src->nslot * sizeof *dst->slot);
+  dst->nslot = src->nslot;
+  dst->cap = src->cap;
+  for (int i = 0; i < src->n; i++, dst->n++) {
+    hs_cnode *n = &dst->c[i];
+    *n = src->c[i];
+    if (!n->nin) continue;
+    n->ins = malloc((size_t)n->nin * sizeof *n->ins);
+    n->coef = malloc((size_t)n->nin * sizeof *n->coef);
+    if (!n->ins || !n->coef) { dst->n++; return -1; }
+    memcpy(n->ins, src->c[i].ins, (size_t)n->nin * sizeof *n->ins);
+    memcpy(n->coef, src->c[i].coef, (size_t)n->nin * sizeof *n->coef);
+  }
+  return 0;
+}
+
+static void name_label(const void *ctx, int32_t src, char *buf, size_t len) {
+  snprintf(buf, len, "%s", ((const hs_prebuilt *)ctx)->label[src]);
+}
+
+hs_prebuilt *hs_prebuilt_new(void) {
+  hs_prebuilt *P = calloc(1, sizeof *P);
+  if (!P) return NULL;
+  hs_compile_opts o = {HS_MODE_HARD, 1, HS_SIGN_LAYERNORM};
+  hs_circuit_init(&P->C, &o);
+  P->C.name_src = name_label;
+  P->C.name_ctx = P;
+  P->root = -1;
+  return P;
+}
+
+int hs_prebuilt_label(hs_prebuilt *P, const char *fmt, ...) {
+  if (P->nlabel == P->caplabel) {
+    int cap = P->caplabel ? 2 * P->caplabel : 64;
+    char **l = realloc(P->label, (size_t)cap * sizeof *l);
+    if (!l) { P->C.oom = 1; return -1; }
+    P->label = l;
+    P->caplabel = cap;
+  }
+  char buf[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (!(P->label[P->nlabel] = hs_cstrdup(buf))) { P->C.oom = 1; return -1; }
+  return P->nlabel++;
+}
+
+void hs_prebuilt_free(hs_prebuilt *P) {
+  if (!P) return;
+  for (int i = 0; i < P->nlabel; i++) free(P->label[i]);
+  free(P->label);
+  free(P->depth);
+  hs_circuit_free(&P->C);
+  free(P);
+}
+
+int hs_circuit_sign_of(hs_circuit *B, int32_t src, int variant, int r, int nt,
+                       const int *cnt, const int64_t *coef, int64_t c) {
+  double sg = variant < 2 ? 1 : -1, delta = variant % 2 == 0 ? -0.5 : 0.5;
+  int *ins = malloc((size_t)(nt + 1) * sizeof *ins), at = 0;
+  double *w = malloc((size_t)(nt + 1) * sizeof *w);
+  if (!ins || !w) {
+    B->oom = 1;
+  } else {
+    for (int t = 0; t < nt; t++) {
+      ins[t] = cnt[t];
+      w[t] = sg * (double)coef[t];
+    }
+    ins[nt] = r;
+    w[nt] = sg * (double)c + delta;
+    at = hs_circuit_sign(B, src, variant, r, nt + 1, ins, w);
+  }
+  free(ins);
+  free(w);
+  return at;
+}
+
+int hs_prebuilt_vadd(hs_prebuilt *P, hs_cnode n, int *depth, const char *fmt,
+                     va_list ap) {
+  int id = hs_circuit_add(&P->C, n);
+  if (!P->C.oom && P->C.c[id].src < 0) {
+    char buf[200];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    P->C.c[id].src = hs_prebuilt_label(P, "%s", buf);
+  }
+  if (P->C.oom || (*depth = hs_prebuilt_depth(P, id)) < 0) return -1;
+  return id;
+}
+
+const char *hs_prebuilt_name(const hs_prebuilt *P, int id) {
+  int src = P->C.c[id].src;
+  return src >= 0 ? P->label[src] : "?";
+}
+
+const char *hs_prebuilt_operand(const hs_prebuilt *P, int id, char *buf, size_t len) {
+  const char *t = hs_prebuilt_name(P, id);
+  if (!strchr(t, ' ')) return t;
+  snprintf(buf, len, "(%s)", t);
+  return buf;
+}
+
+int hs_prebuilt_rename(hs_prebuilt *P, int id, int since, const char *name) {
+  int src = P->C.c[id].src;
+  if (id < since || src < 0) return 0;
+  char *s = hs_cstrdup(name);
+  if (!s) return -1;
+  free(P->label[src]);
+  P->label[src] = s;
+  return 0;
+}
+
+int hs_prebuilt_depth(hs_prebuilt *P, int id) {
+  const hs_circuit *C = &P->C;
+  if (C->n > P->capdepth) {
+    int cap = P->capdepth ? 2 * P->capdepth : 256;
+    while (cap < C->n) cap *= 2;
+    int *d = realloc(P->depth, (size_t)cap * sizeof *d);
+    if (!d) return -1;
+    P->depth = d;
+    P->capdepth = cap;
+  }
+  for (; P->ndepth <= id; P->ndepth++) { /* inputs precede their users */
+    const hs_cnode *n = &C->c[P->ndepth];
+    int d = 0, in[] = {n->a, n->b, n->sel, n->val};
+    for (int k = 0; k < 4; k++)
+      if (in[k] >= 0 && P->depth[in[k]] > d) d = P->depth[in[k]];
+    for (int t = 0; t < n->nin; t++)
+      if (P->depth[n->ins[t]] > d) d = P->depth[n->ins[t]];
+    P->depth[P->ndepth] = d + 1;
+  }
+  return P->depth[id];
 }
 
 /* ------------------------------------------------------ naming */

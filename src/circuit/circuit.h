@@ -26,6 +26,7 @@
 #ifndef HS_CIRCUIT_H
 #define HS_CIRCUIT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -100,11 +101,63 @@ int hs_circuit_count(hs_circuit *B, int past, int val, int common);
  * variant); r is the count node whose coordinate carries the constant. */
 int hs_circuit_sign(hs_circuit *B, int32_t src, int variant, int r, int nin,
                     const int *ins, const double *coef);
+/* One of the four signs that decide sum coef[t] #(cnt[t]) + c REL 0 from
+ * the counts cnt[t] (over D) and r (= 1/D, carrying the constant):
+ * [u > 0] for u = (sigma T + delta) / D, T the comparison's integer;
+ * variant 0: T - 1/2 (T > 0), 1: T + 1/2 (T >= 0), 2: -T - 1/2 (T < 0),
+ * 3: -T + 1/2 (T <= 0). Never 0, and |u| >= 1 / (2 D). Identified by
+ * (src, variant); sets B->oom when out of memory. */
+int hs_circuit_sign_of(hs_circuit *B, int32_t src, int variant, int r, int nt,
+                       const int *cnt, const int64_t *coef, int64_t c);
 /* A person's name of node id, cut to len - 1 bytes. */
 void hs_circuit_name(const hs_circuit *B, int id, char *buf, size_t len);
 const char *hs_mask_text(hs_mask m);
 char *hs_head_desc(const hs_circuit *B, const hs_cnode *n);
 char *hs_cstrdup(const char *s);
+
+/* Keeps only the nodes *root needs, in their order, renumbered (*root
+ * too); -1 when out of memory. */
+int hs_circuit_keep(hs_circuit *B, int *root);
+/* A copy of src's nodes (and its source text and names) under the options
+ * o, to compile a circuit built ahead; 0, or -1 when out of memory. */
+int hs_circuit_copy(hs_circuit *dst, const hs_circuit *src, const hs_compile_opts *o);
+
+/* A circuit a front end builds once, when the program is read, rather
+ * than from a formula at every compile (C-RASP: its counts and signs need
+ * no formula), with the names of its sources (src indexes label). It stays
+ * at one address: the circuit's name_ctx points at it. */
+typedef struct hs_prebuilt {
+  hs_circuit C;
+  int root;
+  char **label;
+  int nlabel, caplabel;
+  int *depth;      /* per node, the longest path from an input */
+  int ndepth, capdepth;
+} hs_prebuilt;
+/* An empty one whose circuit names its sources by label; NULL when out
+ * of memory. */
+hs_prebuilt *hs_prebuilt_new(void);
+/* A new source named by the printf-style text; its src id, or -1 when out
+ * of memory (C.oom set). */
+int hs_prebuilt_label(hs_prebuilt *P, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void hs_prebuilt_free(hs_prebuilt *P);
+/* Adds n (shared when an equal node exists), names a new node by the
+ * printf-style text and gives its depth (hs_prebuilt_depth) in *depth;
+ * its id, or -1 when out of memory. */
+int hs_prebuilt_vadd(hs_prebuilt *P, hs_cnode n, int *depth, const char *fmt,
+                     va_list ap);
+/* Node id's label ("?" when it has none), and the same in parentheses when
+ * it is an operation (has a space), for a label built around it. */
+const char *hs_prebuilt_name(const hs_prebuilt *P, int id);
+const char *hs_prebuilt_operand(const hs_prebuilt *P, int id, char *buf, size_t len);
+/* Names node id name, when it is a node added since node `since` (a
+ * statement's value after the nodes the statement made); 0, or -1 when
+ * out of memory. */
+int hs_prebuilt_rename(hs_prebuilt *P, int id, int since, const char *name);
+/* The longest path from an input to node id (a chain of k gates is k
+ * deep, and needs k layers); -1 when out of memory. */
+int hs_prebuilt_depth(hs_prebuilt *P, int id);
 
 /* ---- schedule.c */
 int hs_circuit_coord(hs_circuit *B);

@@ -4,9 +4,10 @@
  *   formula --lower--> circuit --coords, schedule--> sublayers
  *           --weights, assemble--> hs_model
  *
- * The front end (src/lang/ltl/lower.c; C-RASP and B-RASP programs arrive
- * here as formulas) adds the circuit's nodes; from there on nothing knows
- * which language the model came from (src/circuit/). */
+ * The front end adds the circuit's nodes: src/lang/ltl/lower.c for a
+ * formula, or a circuit built when the program was read (C-RASP, B-RASP:
+ * hs_formula.pre); from there on nothing knows which language the model
+ * came from (src/circuit/). */
 #include <float.h>
 #include <math.h>
 
@@ -63,6 +64,20 @@ static double max_safe_scale(const hs_circuit *C) {
   return lim;
 }
 
+/* A circuit its front end built when the program was read: a copy under
+ * these options (the temperature sign reads its keys and values off the
+ * constant 1). */
+static int from_prebuilt(hs_circuit *C, const hs_prebuilt *P, const hs_compile_opts *o,
+                         hs_error *err) {
+  if (hs_circuit_copy(C, &P->C, o) == 0) {
+    int signs = 0;
+    for (int i = 0; i < C->n; i++) signs |= C->c[i].kind == HS_C_SIGN;
+    if (signs && o->sign == HS_SIGN_TEMP) hs_circuit_add(C, hs_cnode_blank(HS_C_TRUE, -1));
+    if (!C->oom) return P->root;
+  }
+  return hs_errorf(err, HS_ERR_NOMEM, "out of memory while compiling");
+}
+
 hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
                      hs_error *err) {
   if ((unsigned)o->mode >= HS_MODE_COUNT_) {
@@ -76,7 +91,7 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
   hs_circuit C;
   hs_circuit_init(&C, o);
   hs_model *m = NULL;
-  int root = hs_ltl_lower(&C, f, err);
+  int root = f->pre ? from_prebuilt(&C, f->pre, o, err) : hs_ltl_lower(&C, f, err);
   double lim = root >= 0 ? max_safe_scale(&C) : 0;
   if (root < 0 || check_coefficients(&C, err) != 0) {
     /* err filled */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* What the front ends share (internal). Each language (src/lang/ltl,
  * src/lang/crasp, src/lang/brasp) is a parser, a direct interpreter (the
- * ground truth) and a lowering to the LTL formula DAG of
- * src/lang/ltl/formula.h, from which hs_compile builds every mode: nothing
- * downstream of the lowering knows which language a model came from.
+ * ground truth) and a lowering into the circuit (src/circuit/), through
+ * the LTL formula DAG of src/lang/ltl/formula.h (LTL) or straight (C-RASP,
+ * B-RASP), from which hs_compile builds every mode: nothing downstream of
+ * the lowering knows which language a model came from.
  *
  * Programs read tokens, formulas read bytes; both reach the model as
  * bytes. A vocabulary gives each token a program names the byte the model

@@ -3,7 +3,8 @@
  * one struct, one switch per operation. A RASP-like language (parser,
  * interpreter, lowering with the shape of src/lang/crasp/crasp.h) is one
  * case in each switch of the "front ends" block below and nothing else:
- * its lowering produces the formula that everything downstream uses. */
+ * its lowering produces the formula hs_compile takes (which may carry a
+ * circuit the front end built itself, as C-RASP's and B-RASP's do). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,8 @@
 
 struct hs_program {
   hs_lang lang;
-  hs_formula *f;   /* the lowering (LTL: the formula itself) */
+  hs_formula *f;   /* the lowering (LTL: the formula itself; C-RASP,
+                      B-RASP: the carrier of its circuit) */
   hs_vocab vocab;  /* empty for LTL: bytes are themselves */
   void *rasp;      /* the parsed program of a RASP language, NULL for LTL */
 };
@@ -30,7 +32,7 @@ static int rasp_parse(hs_program *p, const char *text, size_t len,
   switch (p->lang) {
   case HS_LANG_CRASP:
     if (!(p->rasp = hs_crasp_parse(text, len, &p->vocab, err))) return -1;
-    p->f = hs_crasp_lower(p->rasp, err);
+    p->f = hs_crasp_lower(p->rasp, &p->vocab, err);
     return p->f ? 0 : -1;
   case HS_LANG_BRASP:
     if (!(p->rasp = hs_brasp_parse(text, len, &p->vocab, err))) return -1;

@@ -6,7 +6,7 @@
  * Boolean vector over positions from tokens, Boolean operations and
  * leftmost / rightmost attention. Like every front end (src/lang/lang.h)
  * it has a parser, a direct interpreter (the ground truth) and a lowering
- * to the LTL formula DAG that hs_compile turns into a transformer. */
+ * into the circuit that hs_compile turns into a transformer. */
 #ifndef HS_BRASP_H
 #define HS_BRASP_H
 
@@ -30,8 +30,9 @@ const char *hs_brasp_stmt_name(const hs_brasp *p, int k);
  * statement. */
 int hs_brasp_eval_all(const hs_brasp *p, const uint8_t *w, size_t n,
                       int64_t *vals);
-/* The lowering to the LTL formula DAG (src/lang/ltl/formula.h), whose root
- * is the last statement; NULL with err filled. */
+/* The lowering into the circuit (lower.c), carried by a formula with the
+ * program's text and no nodes (hs_formula.pre); the circuit's root is the
+ * last statement. NULL with err filled. */
 hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err);
 void hs_brasp_free(hs_brasp *p);
 

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering B-RASP to LTL (docs/LANGUAGE.md, "B-RASP programs"). B-RASP
- * with masks has exactly the power of LTL (both define the star-free
- * languages, Yang, Chiang and Angluin 2024); this is the direction
- * program -> formula, one formula Φ_k per statement k, each true at i iff
- * statement k is 1 at i.
+/* Lowering B-RASP into the circuit (docs/LANGUAGE.md, "B-RASP programs").
+ * B-RASP with masks has exactly the power of LTL (both define the
+ * star-free languages, Yang, Chiang and Angluin 2024); this is the
+ * direction program -> formula, one formula Φ_k per statement k, each true
+ * at i iff statement k is 1 at i, built as circuit nodes (src/circuit/):
+ * the formula operators become the heads src/lang/ltl/lower.c gives them
+ * (O p: rightmost j <= i where p, reading p; p S q: rightmost j <= i where
+ * p -> q, reading q; Y, X, F, U alike), built once when the program is
+ * read (hs_prebuilt) and named in the program's words.
  *
  * A token vector is an atom, a Boolean operation the same connective of
  * the Φ it reads. An attention statement
@@ -14,49 +18,58 @@
  *     Φ_P = OR_α ( AND_k [Φ_{q_k} = α_k] ) ∧ R(s_α, v_α, D)
  * (built as a Shannon expansion q_1 ? R|q_1=1 : R|q_1=0, ... that skips a
  * split whose two halves are the same node). With s, v key-side formulas,
- * "first" f = s ∧ v ∧ ¬Y O s (the leftmost s, carrying v) and "last"
+ * h_M(x) the head "rightmost (or leftmost) j M i where s holds, reading
+ * x", "first" f = s ∧ v ∧ ¬Y O s (the leftmost s, carrying v) and "last"
  * l = s ∧ v ∧ ¬X F s (the rightmost s, carrying v):
  *
- *   rightmost j <= i:  (¬s S (s ∧ v))            ∨ (¬O s ∧ D)
- *   rightmost j <  i:  Y(¬s S (s ∧ v))           ∨ (¬Y O s ∧ D)
+ *   rightmost j <= i:  h_<=(s ∧ v)               ∨ (¬O s ∧ D)
+ *   rightmost j <  i:  h_<(s ∧ v)                ∨ (¬h_<(s) ∧ D)
  *   rightmost j >= i:  F l                       ∨ (¬F s ∧ D)
  *   rightmost j >  i:  X F l                     ∨ (¬X F s ∧ D)
- *   rightmost (none):  F l ∨ (¬F s ∧ ((¬s S (s ∧ v)) ∨ (¬O s ∧ D)))
+ *   rightmost (none):  F l ∨ (¬F s ∧ (rightmost j <= i))
  *   leftmost  j <= i:  O f                       ∨ (¬O s ∧ D)
  *   leftmost  j <  i:  Y O f                     ∨ (¬Y O s ∧ D)
- *   leftmost  j >= i:  (¬s U (s ∧ v))            ∨ (¬F s ∧ D)
- *   leftmost  j >  i:  X(¬s U (s ∧ v))           ∨ (¬X F s ∧ D)
- *   leftmost  (none):  O f ∨ (¬O s ∧ ((¬s U (s ∧ v)) ∨ (¬F s ∧ D)))
+ *   leftmost  j >= i:  h_>=(s ∧ v)               ∨ (¬F s ∧ D)
+ *   leftmost  j >  i:  h_>(s ∧ v)                ∨ (¬h_>(s) ∧ D)
+ *   leftmost  (none):  O f ∨ (¬O s ∧ (leftmost j >= i))
  *
- * Why: ¬s S (s ∧ v) holds at i iff some j <= i has s ∧ v and no k in
- * (j, i] has s, i.e. the rightmost s at or before i exists and carries v;
- * Y shifts that to j < i. The rightmost s at or after i is the last s of
- * the whole string, provided that lies at or after i: F l. Mirror images
- * give the leftmost cases. Without a mask the rightmost j is the last s
- * after i if there is one (F s), else the rightmost s up to i; the
- * leftmost likewise. Each case's "no allowed j has s" is the negation of
- * its existence formula (O s, Y O s, F s, X F s, or both sides).
+ * (O s = h_<=(s) and F s = h_>=(s) are those heads too.) Why: the rows
+ * with h are the attention itself, for the nearest s on one side: the
+ * head reads s ∧ v, which is 0 wherever s is, so when no allowed j has s
+ * the position it falls back to reads 0 too, and h(s) says whether one
+ * has. The rightmost s at or after i is the last s of the whole string,
+ * provided that lies at or after i: F l; X shifts that to j > i, and the
+ * mirror images give the leftmost s at or before i. Without a mask the
+ * rightmost j is the last s after i if there is one (F s), else the
+ * rightmost s up to i; the leftmost likewise. The farthest s needs F / O
+ * of l or f because the relative-bias mode's heads cannot select it
+ * directly (their bias prefers the nearest key); the nearest needs two
+ * heads, where the since/until form this replaced needed two (j <= i) or
+ * four (j < i: Y of S and of O) and a selector s -> (s ∧ v) a layer or
+ * two later than s: never a larger model.
  *
- * Every temporal operator here is a since/until/once/eventually of a
- * key-side formula: the circuit (src/circuit/) turns each into one attention head plus
- * a rounding feed-forward layer, in every mode with that mode's guarantee
- * (docs/LANGUAGE.md §5); in pe/temp/rel the head's weight off the hard
- * target is at most S/(1+S), S = 2e^{-μ}/(1-e^{-μ}).
+ * Every head reads a key-side formula: the circuit turns each into one
+ * attention head plus a rounding feed-forward layer, in every mode with
+ * that mode's guarantee (docs/LANGUAGE.md §5); in pe/temp/rel the head's
+ * weight off the hard target is at most S/(1+S), S = 2e^{-μ}/(1-e^{-μ}).
  *
  * Nodes are hash-consed (so a statement read many times is one node) and
  * constants are folded (¬¬a = a, a ∧ false = false, O false = false,
- * false S b = b, ...: every fold is an identity of the semantics, so the
- * formula stays equal to the program). Limits: BR_MAX_QUERY query-side
- * vectors per attention, BR_MAX_NODES nodes, BR_MAX_WORK expression visits
- * (the 2^m cases each re-read S and V), and a formula tree depth of
- * hs_get_limits().max_depth (the compiler and printer recurse over it). */
+ * no j has false, ...: every fold is an identity of the semantics, so the
+ * circuit stays equal to the program). Limits: BR_MAX_QUERY query-side
+ * vectors per attention, BR_MAX_NODES circuit nodes, BR_MAX_WORK
+ * expression visits (the 2^m cases each re-read S and V), and a depth of
+ * hs_get_limits().max_depth (a chain of k operators is k deep, and so
+ * many layers). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/text.h"
+#include "circuit/circuit.h"
 #include "lang/brasp/ast.h"
+#include "lang/ltl/formula.h"
 
 
 /* The model grows like 2^m in width: m = 10 compiles in about 2 s and
@@ -67,9 +80,7 @@
 
 typedef struct lw {
   const hs_brasp *p;
-  hs_formula *f;
-  int32_t *depth;   /* tree depth per node */
-  size_t depcap;
+  hs_prebuilt *B;
   int32_t *phi;     /* per statement */
   int32_t F, T;     /* the constants */
   const br_stmt *cur;
@@ -94,50 +105,85 @@ static int fail(lw *l, const char *fmt, ...) {
   return -1;
 }
 
-/* Room in depth[] for one more node. */
-static int grow_depth(lw *l) {
-  if ((size_t)l->f->count < l->depcap) return 0;
-  size_t cap = l->depcap ? l->depcap * 2 : 512;
-  int32_t *d = realloc(l->depth, cap * sizeof *d);
-  if (!d) return -1;
-  l->depth = d;
-  l->depcap = cap;
-  return 0;
-}
-
-/* Intern (op, a, b[, sym]); -1 after an error. */
-static int32_t mk_node(lw *l, hs_fop op, int32_t a, int32_t b, uint8_t sym) {
-  int binary = op == HS_F_AND || op == HS_F_OR || op == HS_F_SINCE || op == HS_F_UNTIL;
-  int unary = op >= HS_F_NOT && !binary;
-  if (l->failed || ((unary || binary) && a < 0) || (binary && b < 0)) return -1;
-  hs_node n;
-  memset(&n, 0, sizeof n);
-  n.op = op;
-  n.a = a;
-  n.b = b;
-  n.sym = sym;
-  int32_t found = hs_formula_find(l->f, &n);
-  if (found != -1) return found >= 0 ? found : fail(l, "out of memory");
-  if (l->f->count >= BR_MAX_NODES)
-    return fail(l, "program too large to lower (more than %d formula nodes)", BR_MAX_NODES);
-  int32_t d = 0;
-  if (a >= 0) d = l->depth[a];
-  if (b >= 0 && l->depth[b] > d) d = l->depth[b];
-  if (d + 1 > l->maxdepth)
-    return fail(l, "program nests too deeply to lower (formula depth above %d)", l->maxdepth);
-  int32_t id = grow_depth(l) ? -1 : hs_formula_add(l->f, &n);
+/* Adds n, named by fmt when new; -1 after an error. */
+static int32_t add(lw *l, hs_cnode n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int32_t add(lw *l, hs_cnode n, const char *fmt, ...) {
+  if (l->failed) return -1;
+  int d;
+  va_list ap;
+  va_start(ap, fmt);
+  int32_t id = hs_prebuilt_vadd(l->B, n, &d, fmt, ap);
+  va_end(ap);
   if (id < 0) return fail(l, "out of memory");
-  l->depth[id] = d + 1;
+  if (l->B->C.n > BR_MAX_NODES)
+    return fail(l, "program too large to lower (more than %d circuit nodes)", BR_MAX_NODES);
+  if (d > l->maxdepth)
+    return fail(l, "program nests too deeply to lower (circuit depth above %d)", l->maxdepth);
   return id;
 }
 
-static hs_fop op_of(const lw *l, int32_t x) { return l->f->nodes[x].op; }
+static int32_t gate(lw *l, hs_gkind g, int32_t a, int32_t b) {
+  static const char *const op[] = {[HS_G_AND] = "&", [HS_G_OR] = "|"};
+  char x[208], y[208];
+  if (a < 0 || (g != HS_G_NOT && b < 0)) return -1;
+  hs_cnode n = hs_cnode_blank(HS_C_GATE, -1);
+  n.g = g;
+  n.a = a;
+  n.b = b;
+  if (g == HS_G_NOT) return add(l, n, "!%s", hs_prebuilt_operand(l->B, a, x, sizeof x));
+  return add(l, n, "%s %s %s", hs_prebuilt_operand(l->B, a, x, sizeof x), op[g],
+             hs_prebuilt_operand(l->B, b, y, sizeof y));
+}
+
+/* "rightmost (right = 1) / leftmost j MASK i where sel (-1: any
+ * position), reading val", named `what`. */
+static int32_t head(lw *l, int right, hs_mask mask, int32_t sel, int32_t val,
+                    const char *what) {
+  if (l->failed || val < 0) return -1;
+  hs_cnode n = hs_cnode_blank(HS_C_HEAD, -1);
+  n.right = right;
+  n.mask = mask;
+  n.sel = sel;
+  n.val = val;
+  return add(l, n, "%s", what);
+}
+
+/* A formula operator over circuit nodes (Y, X, F and O as the heads
+ * src/lang/ltl/lower.c makes of them), named as the formula prints. */
+static int32_t mk_node(lw *l, hs_fop op, int32_t a, int32_t b, uint8_t sym) {
+  int binary = op == HS_F_AND || op == HS_F_OR;
+  int unary = op >= HS_F_NOT && !binary;
+  if (l->failed || ((unary || binary) && a < 0) || (binary && b < 0)) return -1;
+  char x[208] = "", t[220];
+  const char *A = a >= 0 ? hs_prebuilt_operand(l->B, a, x, sizeof x) : "";
+  hs_cnode n;
+  switch (op) {
+  case HS_F_FALSE: return add(l, hs_cnode_blank(HS_C_FALSE, -1), "false");
+  case HS_F_TRUE: return add(l, hs_cnode_blank(HS_C_TRUE, -1), "true");
+  case HS_F_ATOM:
+    n = hs_cnode_blank(HS_C_ATOM, -1);
+    n.sym = sym;
+    if (sym > 0x20 && sym < 0x7f && sym != '"' && sym != '\\')
+      return add(l, n, "token \"%c\"", sym);
+    return add(l, n, "token 0x%02x", sym);
+  case HS_F_NOT: return gate(l, HS_G_NOT, a, -1);
+  case HS_F_AND: return gate(l, HS_G_AND, a, b);
+  case HS_F_OR: return gate(l, HS_G_OR, a, b);
+  case HS_F_NEXT: snprintf(t, sizeof t, "X %s", A); return head(l, 0, HS_MASK_GT, -1, a, t);
+  case HS_F_YESTERDAY: snprintf(t, sizeof t, "Y %s", A); return head(l, 1, HS_MASK_LT, -1, a, t);
+  case HS_F_EVENTUALLY: snprintf(t, sizeof t, "F %s", A); return head(l, 0, HS_MASK_GE, a, a, t);
+  case HS_F_ONCE: snprintf(t, sizeof t, "O %s", A); return head(l, 1, HS_MASK_LE, a, a, t);
+  default: return fail(l, "internal error: operator %d", (int)op);
+  }
+}
 
 static int32_t mk_not(lw *l, int32_t a) {
   if (a < 0) return -1;
   if (a == l->T) return l->F;
   if (a == l->F) return l->T;
-  if (op_of(l, a) == HS_F_NOT) return l->f->nodes[a].a;
+  const hs_cnode *x = &l->B->C.c[a];
+  if (x->kind == HS_C_GATE && x->g == HS_G_NOT) return x->a;
   return mk_node(l, HS_F_NOT, a, -1, 0);
 }
 
@@ -163,14 +209,6 @@ static int32_t mk_temp(lw *l, hs_fop op, int32_t a) {
   if (a == l->F) return l->F;
   if (a == l->T && (op == HS_F_EVENTUALLY || op == HS_F_ONCE)) return l->T;
   return mk_node(l, op, a, -1, 0);
-}
-
-/* a S b or a U b: nothing to reach when b is false; b alone when a is. */
-static int32_t mk_since(lw *l, hs_fop op, int32_t a, int32_t b) {
-  if (a < 0 || b < 0) return -1;
-  if (b == l->F) return l->F;
-  if (a == l->F) return b;
-  return mk_node(l, op, a, b, 0);
 }
 
 /* ------------------------------------------------------- expressions */
@@ -239,41 +277,63 @@ static int collect_query(lw *l, int32_t e) {
 
 /* ------------------------------------------------------- attention */
 
-/* R(s, v, d) of the table at the top, for one statement's mask and side. */
+/* The nearest s on the side mask allows (rightmost: j < i or j <= i,
+ * leftmost: j > i or j >= i) as one head reading s ∧ v and one reading s,
+ * else d (the direct heads of the top comment). */
+static int32_t attn_direct(lw *l, int right, br_mask mask, int32_t s, int32_t v,
+                           int32_t d) {
+  static const hs_mask hm[] = {[BR_MASK_LE] = HS_MASK_LE, [BR_MASK_LT] = HS_MASK_LT,
+                               [BR_MASK_GE] = HS_MASK_GE, [BR_MASK_GT] = HS_MASK_GT};
+  static const char *const mtext[] = {[BR_MASK_LE] = "<=", [BR_MASK_LT] = "<",
+                                      [BR_MASK_GE] = ">=", [BR_MASK_GT] = ">"};
+  hs_mask m = hm[mask];
+  if (s == l->F) return d;               /* no j has s */
+  int32_t sv = mk_and(l, s, v);
+  if (s == l->T && (m == HS_MASK_LE || m == HS_MASK_GE)) return sv; /* j = i */
+  if (sv < 0) return -1;
+  char x[208], y[208], t[440];
+  snprintf(t, sizeof t, "%s j %s i where %s", right ? "rightmost" : "leftmost",
+           mtext[mask], hs_prebuilt_operand(l->B, s, x, sizeof x));
+  int32_t some = m == HS_MASK_LE ? mk_temp(l, HS_F_ONCE, s)
+                 : m == HS_MASK_GE ? mk_temp(l, HS_F_EVENTUALLY, s)
+                                   : head(l, right, m, s, s, t);
+  snprintf(t + strlen(t), sizeof t - strlen(t), ", reading %s",
+           hs_prebuilt_operand(l->B, sv, y, sizeof y));
+  int32_t val = sv == l->F ? l->F : head(l, right, m, s, sv, t);
+  return mk_or(l, val, mk_and(l, mk_not(l, some), d));
+}
+
+/* R(s, v, d) of the table at the top, for one statement's mask and side:
+ * the nearest side by its direct heads, the farthest by F / O of the last /
+ * first s (rightmost j >= i: F l, l = s ∧ v ∧ ¬X F s). */
 static int32_t attn_case(lw *l, const br_stmt *st, int32_t s, int32_t v,
                          int32_t d) {
-  int32_t sv = mk_and(l, s, v), ns = mk_not(l, s);
-  int32_t Os = mk_temp(l, HS_F_ONCE, s), Fs = mk_temp(l, HS_F_EVENTUALLY, s);
-  /* the key-side formula each direction needs, in the same order as
-   * always (nodes are interned as they are made) */
-  int32_t past, fut;
-  if (st->rightmost) {
-    past = mk_since(l, HS_F_SINCE, ns, sv);                  /* j <= i */
-    int32_t last = mk_and(l, sv, mk_not(l, mk_temp(l, HS_F_NEXT, Fs)));
-    fut = mk_temp(l, HS_F_EVENTUALLY, last);                 /* j >= i */
-  } else {
-    fut = mk_since(l, HS_F_UNTIL, ns, sv);                   /* j >= i */
-    int32_t first = mk_and(l, sv, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)));
-    past = mk_temp(l, HS_F_ONCE, first);                     /* j <= i */
-  }
+  int right = st->rightmost;
+  if (s < 0 || v < 0 || d < 0) return -1;
+  if (right ? st->mask == BR_MASK_LE || st->mask == BR_MASK_LT
+            : st->mask == BR_MASK_GE || st->mask == BR_MASK_GT)
+    return attn_direct(l, right, st->mask, s, v, d);
+  int32_t sv = mk_and(l, s, v);
+  int32_t Os = mk_temp(l, HS_F_ONCE, s), Fs = mk_temp(l, HS_F_EVENTUALLY, s), far;
+  if (right) /* F of the last s, carrying v */
+    far = mk_temp(l, HS_F_EVENTUALLY, mk_and(l, sv, mk_not(l, mk_temp(l, HS_F_NEXT, Fs))));
+  else       /* O of the first s */
+    far = mk_temp(l, HS_F_ONCE, mk_and(l, sv, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os))));
   switch (st->mask) {
-  case BR_MASK_LE: return mk_or(l, past, mk_and(l, mk_not(l, Os), d));
-  case BR_MASK_LT:
-    return mk_or(l, mk_temp(l, HS_F_YESTERDAY, past),
-                 mk_and(l, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)), d));
-  case BR_MASK_GE: return mk_or(l, fut, mk_and(l, mk_not(l, Fs), d));
+  case BR_MASK_GE: return mk_or(l, far, mk_and(l, mk_not(l, Fs), d));
   case BR_MASK_GT:
-    return mk_or(l, mk_temp(l, HS_F_NEXT, fut),
+    return mk_or(l, mk_temp(l, HS_F_NEXT, far),
                  mk_and(l, mk_not(l, mk_temp(l, HS_F_NEXT, Fs)), d));
-  case BR_MASK_NONE:
-    /* no mask: the side that wins the tie rule is tried first */
-    if (st->rightmost)
-      return mk_or(l, fut, mk_and(l, mk_not(l, Fs),
-                                  mk_or(l, past, mk_and(l, mk_not(l, Os), d))));
-    return mk_or(l, past, mk_and(l, mk_not(l, Os),
-                                 mk_or(l, fut, mk_and(l, mk_not(l, Fs), d))));
+  case BR_MASK_LE: return mk_or(l, far, mk_and(l, mk_not(l, Os), d));
+  case BR_MASK_LT:
+    return mk_or(l, mk_temp(l, HS_F_YESTERDAY, far),
+                 mk_and(l, mk_not(l, mk_temp(l, HS_F_YESTERDAY, Os)), d));
+  default: /* no mask: the farthest on the side that wins ties, else the
+            * nearest on the other */
+    return mk_or(l, far, mk_and(l, mk_not(l, right ? Fs : Os),
+                                attn_direct(l, right, right ? BR_MASK_LE : BR_MASK_GE,
+                                            s, v, d)));
   }
-  return -1;
 }
 
 /* The Shannon expansion over query-side vectors k.. (the top comment). */
@@ -301,6 +361,28 @@ static int32_t lower_stmt(lw *l, const br_stmt *st) {
   return expand(l, st, 0, lower_expr(l, st->d, 0));
 }
 
+/* The statements' circuit, only what the last one needs, and the formula
+ * that carries it (its text, no nodes). */
+static hs_formula *finish(lw *l) {
+  const char *root = l->p->st[l->p->n - 1].name;
+  size_t len = strlen(root) + 32;
+  hs_formula *f = calloc(1, sizeof *f);
+  if (f) f->text = malloc(len);
+  l->B->root = l->phi[l->p->n - 1];
+  l->cur = NULL;
+  if (!f || !f->text || hs_circuit_keep(&l->B->C, &l->B->root)) {
+    hs_formula_free(f);
+    fail(l, "out of memory");
+    return NULL;
+  }
+  snprintf(f->text, len, "B-RASP program, root %s", root);
+  f->root = -1;
+  f->pre = l->B;
+  l->B->C.source = f->text;
+  l->B = NULL;
+  return f;
+}
+
 hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
   hs_error dummy;
   lw l;
@@ -310,28 +392,20 @@ hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
   if (!p || p->n == 0) { fail(&l, "no program"); return NULL; }
   l.p = p;
   l.maxdepth = hs_get_limits().max_depth;
-  l.f = calloc(1, sizeof *l.f);
+  l.B = hs_prebuilt_new();
   l.phi = malloc((size_t)p->n * sizeof *l.phi);
-  if (!l.f || !l.phi) fail(&l, "out of memory");
+  if (!l.B || !l.phi) fail(&l, "out of memory");
   l.F = mk_node(&l, HS_F_FALSE, -1, -1, 0);
   l.T = mk_node(&l, HS_F_TRUE, -1, -1, 0);
   for (int k = 0; k < p->n && !l.failed; k++) {
     l.cur = &p->st[k];
+    int32_t before = l.B->C.n;
     l.phi[k] = lower_stmt(&l, l.cur);
+    if (!l.failed && hs_prebuilt_rename(l.B, l.phi[k], before, l.cur->name))
+      fail(&l, "out of memory");
   }
-  if (!l.failed) {
-    const char *root = p->st[p->n - 1].name;
-    size_t len = strlen(root) + 32;
-    l.f->text = malloc(len);
-    if (!l.f->text) fail(&l, "out of memory");
-    else snprintf(l.f->text, len, "B-RASP program, root %s", root);
-    l.f->root = l.phi[p->n - 1];
-  }
-  free(l.depth);
+  hs_formula *f = l.failed ? NULL : finish(&l);
   free(l.phi);
-  if (l.failed) {
-    hs_formula_free(l.f);
-    return NULL;
-  }
-  return l.f;
+  hs_prebuilt_free(l.B);
+  return f;
 }

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/names.h"
 #include "base/text.h"
 #include "lang/brasp/ast.h"
 
@@ -54,18 +55,14 @@ typedef struct token {
 } token;
 
 typedef struct parser {
-  const char *s;
-  size_t n, pos;
-  int line;
-  size_t linestart;
+  hs_cursor cur;
+  const char *s;   /* cur.s: the text, for the scanners and messages */
   token t;
   hs_brasp *p;
   hs_vocab *v;
-  hs_error *err;
-  int failed, nest, maxnest;
+  int nest, maxnest;
   int in_attn;     /* 0 outside, 1 score/value, 2 default */
-  int32_t *tab;    /* name hash table: statement index + 1, 0 empty */
-  size_t tabcap;
+  hs_names names;  /* statement names to their index */
   char *sbuf;      /* decoded string of the last K_STR */
 } parser;
 
@@ -73,11 +70,9 @@ static int fail_at(parser *q, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static int fail_at(parser *q, int line, int col, const char *fmt, ...) {
-  if (q->failed) return -1;
-  q->failed = 1;
   va_list ap;
   va_start(ap, fmt);
-  hs_text_verror(q->err, HS_ERR_PARSE, line, col, fmt, ap);
+  hs_cursor_vfail(&q->cur, HS_ERR_PARSE, (hs_textpos){0, line, col}, fmt, ap);
   va_end(ap);
   return -1;
 }
@@ -103,59 +98,48 @@ static int name_start(int c) {
 }
 static int name_char(int c) { return name_start(c) || (c >= '0' && c <= '9'); }
 
-/* A "..." string at q->pos into q->sbuf (decoded); sets t->len. */
+/* A "..." string at the cursor into q->sbuf (decoded); sets t->len. */
 static int scan_string(parser *q, token *t) {
-  size_t i = q->pos + 1, o = 0;
+  size_t i = q->cur.pos + 1, o = 0;
   for (;; i++) {
-    if (i >= q->n || q->s[i] == '\n')
+    if (i >= q->cur.n || q->s[i] == '\n')
       return fail_at(q, t->line, t->col, "unterminated string");
     unsigned char c = (unsigned char)q->s[i];
     if (c == '"') break;
     if (c == '\\') {
-      if (i + 1 < q->n && (q->s[i + 1] == '"' || q->s[i + 1] == '\\')) {
+      if (i + 1 < q->cur.n && (q->s[i + 1] == '"' || q->s[i + 1] == '\\')) {
         q->sbuf[o++] = q->s[++i];
         continue;
       }
-      return fail_at(q, q->line, (int)(i - q->linestart) + 1,
+      return fail_at(q, q->cur.line, hs_cursor_at(&q->cur, i).column,
                      "bad escape in string (only \\\" and \\\\)");
     }
     if (c <= 0x20 || c == 0x7f)
-      return fail_at(q, q->line, (int)(i - q->linestart) + 1,
+      return fail_at(q, q->cur.line, hs_cursor_at(&q->cur, i).column,
                      "%s in a token string (tokens are separated by whitespace)",
                      c == ' ' ? "space" : "control byte");
     q->sbuf[o++] = (char)c;
   }
   q->sbuf[o] = 0;
-  t->len = i + 1 - q->pos;
+  t->len = i + 1 - q->cur.pos;
   if (o == 0) return fail_at(q, t->line, t->col, "empty token string");
   return 0;
 }
 
 static int next(parser *q) {
-  const char *s = q->s;
-  while (q->pos < q->n && (s[q->pos] == ' ' || s[q->pos] == '\t' ||
-                           s[q->pos] == '\r' || s[q->pos] == '\v' ||
-                           s[q->pos] == '\f'))
-    q->pos++;
   /* a comment runs to the newline, which stays a token */
-  if (q->pos < q->n && (s[q->pos] == '#' ||
-                        (s[q->pos] == '/' && q->pos + 1 < q->n && s[q->pos + 1] == '/')))
-    while (q->pos < q->n && s[q->pos] != '\n') q->pos++;
+  static const char *const comments[] = {"#", "//", NULL};
+  hs_cursor_skip(&q->cur, " \t\r\v\f", comments);
   token *t = &q->t;
-  t->pos = q->pos;
+  hs_textpos at = hs_cursor_here(&q->cur);
+  t->pos = at.pos;
   t->len = 1;
-  t->line = q->line;
-  t->col = (int)(q->pos - q->linestart) + 1;
-  if (q->pos >= q->n) { t->k = K_END; t->len = 0; return 0; }
-  unsigned char c = (unsigned char)s[q->pos];
-  unsigned char d = q->pos + 1 < q->n ? (unsigned char)s[q->pos + 1] : 0;
+  t->line = at.line;
+  t->col = at.column;
+  int c = hs_cursor_peek(&q->cur, 0), d = hs_cursor_peek(&q->cur, 1);
+  if (c < 0) { t->k = K_END; t->len = 0; return 0; }
   switch (c) {
-  case '\n':
-    t->k = K_NL;
-    q->pos++;
-    q->line++;
-    q->linestart = q->pos;
-    return 0;
+  case '\n': t->k = K_NL; break;
   case '=': t->k = K_ASSIGN; break;
   case '!': t->k = K_NOT; break;
   case '&': t->k = K_AND; break;
@@ -179,13 +163,13 @@ static int next(parser *q) {
       return fail_at(q, t->line, t->col, "unexpected byte 0x%02x", c);
     }
     t->k = K_NAME;
-    while (q->pos + t->len < q->n && name_char((unsigned char)s[q->pos + t->len]))
+    while (hs_cursor_peek(&q->cur, t->len) >= 0 && name_char(hs_cursor_peek(&q->cur, t->len)))
       t->len++;
     for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
-      if (strlen(keywords[k].w) == t->len && !memcmp(keywords[k].w, s + q->pos, t->len))
+      if (strlen(keywords[k].w) == t->len && !memcmp(keywords[k].w, q->s + t->pos, t->len))
         t->k = keywords[k].k;
   }
-  q->pos += t->len;
+  hs_cursor_advance(&q->cur, t->len);
   return 0;
 }
 
@@ -197,41 +181,6 @@ static int expect(parser *q, tk k, const char *what) {
     return fail_at(q, q->t.line, q->t.col, "expected %s, not '%s'", what, shown(q, &q->t, b));
   }
   return next(q);
-}
-
-/* ---------------------------------------------------------- names */
-
-static uint64_t name_hash(const char *s, size_t len) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-  return h;
-}
-
-/* The slot of name s[0..len): holding it, or the empty slot it goes in. */
-static size_t name_slot(const parser *q, const char *s, size_t len) {
-  size_t m = q->tabcap - 1, i = (size_t)name_hash(s, len) & m;
-  for (;; i = (i + 1) & m) {
-    int32_t k = q->tab[i];
-    if (!k) return i;
-    const char *nm = q->p->st[k - 1].name;
-    if (strlen(nm) == len && !memcmp(nm, s, len)) return i;
-  }
-}
-
-static int grow_names(parser *q) {
-  size_t cap = q->tabcap ? q->tabcap * 2 : 64;
-  int32_t *old = q->tab;
-  size_t oldcap = q->tabcap;
-  q->tab = calloc(cap, sizeof *q->tab);
-  if (!q->tab) { q->tab = old; return -1; }
-  q->tabcap = cap;
-  for (size_t i = 0; i < oldcap; i++)
-    if (old[i]) {
-      const char *nm = q->p->st[old[i] - 1].name;
-      q->tab[name_slot(q, nm, strlen(nm))] = old[i];
-    }
-  free(old);
-  return 0;
 }
 
 /* ---------------------------------------------------------- expressions */
@@ -294,7 +243,7 @@ static int32_t parse_vector(parser *q) {
     if (next(q) || (e = add_expr(q, BR_TOK, -1, -1)) < 0) return -1;
     q->p->ex[e].byte = (uint8_t)b;
   } else {
-    int32_t k = q->tabcap ? q->tab[name_slot(q, q->s + t.pos, t.len)] : 0;
+    int32_t k = hs_names_find(&q->names, q->s + t.pos, t.len, -1) + 1;
     char b[40];
     if (!k) return fail_at(q, t.line, t.col, "undefined name '%s'", shown(q, &t, b));
     if (next(q) || (e = add_expr(q, BR_REF, -1, -1)) < 0) return -1;
@@ -402,12 +351,10 @@ static int parse_stmt(parser *q) {
   if (nm.k != K_NAME)
     return fail_at(q, nm.line, nm.col, "expected a statement name, not '%s'%s",
                    shown(q, &nm, b), nm.k >= K_TOKEN ? " (a keyword)" : "");
-  if (q->tabcap == 0 || (size_t)q->p->n * 2 >= q->tabcap)
-    if (grow_names(q)) return fail_at(q, nm.line, nm.col, "out of memory");
-  size_t slot = name_slot(q, q->s + nm.pos, nm.len);
-  if (q->tab[slot])
+  int32_t prev = hs_names_find(&q->names, q->s + nm.pos, nm.len, -1);
+  if (prev >= 0)
     return fail_at(q, nm.line, nm.col, "'%s' is already defined (line %d)",
-                   shown(q, &nm, b), q->p->st[q->tab[slot] - 1].line);
+                   shown(q, &nm, b), q->p->st[prev].line);
   if (next(q) || expect(q, K_ASSIGN, "'=' after the statement name")) return -1;
   br_stmt st;
   memset(&st, 0, sizeof st);
@@ -434,8 +381,11 @@ static int parse_stmt(parser *q) {
   if (!st.name) return fail_at(q, nm.line, nm.col, "out of memory");
   memcpy(st.name, q->s + nm.pos, nm.len);
   st.name[nm.len] = 0;
+  if (hs_names_add(&q->names, st.name, nm.len, p->n)) {
+    free(st.name);
+    return fail_at(q, nm.line, nm.col, "out of memory");
+  }
   p->st[p->n++] = st;
-  q->tab[slot] = p->n;
   return 0;
 }
 
@@ -454,10 +404,8 @@ hs_brasp *hs_brasp_parse(const char *text, size_t len, hs_vocab *v,
   memset(err, 0, sizeof *err);
   parser q;
   memset(&q, 0, sizeof q);
-  q.err = err;
-  q.line = 1;
+  hs_cursor_init(&q.cur, text, len, 1, err);
   q.s = text;
-  q.n = len;
   q.v = v;
   hs_limits lim = hs_get_limits();
   q.maxnest = lim.max_depth < BR_MAX_NEST ? lim.max_depth : BR_MAX_NEST;
@@ -481,9 +429,9 @@ hs_brasp *hs_brasp_parse(const char *text, size_t len, hs_vocab *v,
   }
   if (!rc && q.p->n == 0)
     rc = fail_at(&q, q.t.line, q.t.col, "empty program (no statements)");
-  free(q.tab);
+  hs_names_free(&q.names);
   free(q.sbuf);
-  if (rc || q.failed) {
+  if (rc || q.cur.failed) {
     hs_brasp_free(q.p);
     return NULL;
   }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The C-RASP front end (internal): a parser, a direct interpreter (the
- * ground truth of every C-RASP model) and a lowering to the LTL formula DAG
- * of src/lang/ltl/formula.h. The language is docs/LANGUAGE.md, "C-RASP
+ * ground truth of every C-RASP model) and a lowering straight into the
+ * circuit (src/circuit/). The language is docs/LANGUAGE.md, "C-RASP
  * programs". Every front end has this shape (src/lang/brasp/brasp.h too),
  * so src/lang/program.c plugs each in with one case. */
 #ifndef HS_CRASP_H
@@ -34,10 +34,12 @@ int hs_crasp_nstmts(const hs_crasp *p);
 const char *hs_crasp_stmt_name(const hs_crasp *p, int k);
 /* 1 when statement k is Boolean, 0 when it is a count. */
 int hs_crasp_stmt_is_bool(const hs_crasp *p, int k);
-/* The last statement as a formula DAG (src/lang/lang.h: the atoms are the
- * vocabulary's bytes). NULL with err filled (line of the statement whose
- * case split is too large, or out of memory). */
-hs_formula *hs_crasp_lower(const hs_crasp *p, hs_error *err);
+/* The program lowered into the circuit (lower.c), carried by a formula
+ * with the program's text and no nodes (hs_formula.pre), which hs_compile
+ * compiles. v is the vocabulary the parser filled, for the atoms' names.
+ * NULL with err filled (line of the statement whose case split is too
+ * large, or out of memory). */
+hs_formula *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err);
 void hs_crasp_free(hs_crasp *p);
 
 /* The largest number of comparison cases one statement may lower to. */

@@ -1,25 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering a C-RASP program to the LTL formula DAG (src/lang/ltl/formula.h),
- * from which the circuit (src/circuit/) builds every mode unchanged.
+/* Lowering a C-RASP program straight into the circuit (src/circuit/): its
+ * Booleans become gates, heads and atoms, its counts the circuit's counts
+ * and its comparisons the circuit's signs; no formula in between. The
+ * circuit is built once, when the program is read, and every compile
+ * starts from a copy (hs_prebuilt).
  *
- * Positions. The reference interpreter numbers positions from 0, the DAG
- * from 1: position i of the program is position i + 1 of the formula.
+ * Positions. The reference interpreter numbers positions from 0, the
+ * circuit from 1: position i of the program is position i + 1 there.
  *   "tok"           the atom of the token's byte (src/lang/lang.h)
- *   # b             #<(b): the count of j <= i where b holds, the same set
- *                   of positions in either numbering
- *   #[predK] b      b at i - K, 0 before: the 0/1 indicator Y^K b
- *                   (K nested Y, false at the first K positions)
- *   pos_modK_R      i mod K = R (from 0) is @mod(K, (R + 1) mod K) (from 1)
- *   Boolean statements are shared DAG nodes (the DAG hash-conses them),
+ *   # b             the count of j <= i where b holds: the same set of
+ *                   positions in either numbering
+ *   #[predK] b      b at i - K, 0 before: K heads "rightmost j < i",
+ *                   each reading the one before
+ *   pos_modK_R      i mod K = R (from 0) is the feature i mod K = (R + 1)
+ *                   mod K (from 1)
+ *   Boolean statements are shared nodes (the circuit hash-conses them),
  *   count statements are inlined where they are used.
  *
  * Counts. Every count expression e is lowered to a case split: pieces
- * (g_1, L_1) .. (g_m, L_m) with guards g_k (DAG nodes, exactly one true at
- * each position) and linear forms L_k = sum_t a_t #<(b_t) + c, such that
- * e = L_k wherever g_k holds:
+ * (g_1, L_1) .. (g_m, L_m) with guards g_k (circuit nodes, exactly one
+ * true at each position) and linear forms L_k = sum_t a_t #(b_t) + c,
+ * such that e = L_k wherever g_k holds:
  *   integer c                  (true, c)
- *   # b                        (true, #<(b))
- *   #[predK] b                 (Y^K b, 1), (!Y^K b, 0)
+ *   # b                        (true, #(b))
+ *   #[predK] b                 (b[i-K], 1), (!b[i-K], 0)
  *   x + y, x - y               (gx & gy, Lx +- Ly) over every pair
  *   k * x                      (gx, k Lx)
  *   min(x, y)                  (gx & gy & Lx - Ly <= 0, Lx),
@@ -28,19 +32,26 @@
  * (pieces with equal linear forms are merged, their guards or-ed; a guard
  * folded to false is dropped). A comparison x REL y is then
  *   OR over the pairs of (gx & gy & (Lx - Ly REL 0)),
- * each Lx - Ly REL 0 one counting comparison node (sum a_t #<(b_t) + c REL
- * 0, like terms merged, constant ones folded). This is exact: at each
- * position exactly one pair's guards hold and there x - y = Lx - Ly. Every
+ * each Lx - Ly REL 0 one comparison (like terms merged, the first
+ * coefficient made positive, constant ones folded): a uniform head per
+ * count (#/D exactly, D = i + 1), one reading the BOS indicator (1/D), and
+ * the signs of src/circuit/weights.c; equal comparisons share them. Every
  * coefficient and constant stays below 2^32 in magnitude (the parser's
- * bounds, ast.h), inside the DAG's limits. The number of pieces multiplies
- * with each min, max, if and #[pred] combined in one comparison; more than
- * HS_CRASP_MAX_CASES pieces or comparison cases in one statement is an
- * error naming the statement, never a silent blow-up. */
+ * bounds, ast.h). The number of pieces multiplies with each min, max, if
+ * and #[pred] combined in one comparison; more than HS_CRASP_MAX_CASES
+ * pieces or comparison cases in one statement is an error naming the
+ * statement, never a silent blow-up.
+ *
+ * Names. Every node gets a source label in the program's words (statement
+ * names, "tok", #(...)), which the model's coordinates and heads show. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/names.h"
 #include "base/text.h"
+#include "circuit/circuit.h"
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
 
@@ -61,10 +72,12 @@ typedef struct pieces { piece *v; int32_t n, cap; } pieces;
 
 typedef struct lower {
   const hs_crasp *p;
-  hs_formula *f;
-  int32_t *depth;     /* [node]: syntax-tree depth of the DAG node */
-  int32_t depcap;
-  int32_t *bnode;     /* [nnodes]: DAG node of a Boolean AST node */
+  const hs_vocab *v;
+  hs_prebuilt *B;
+  hs_names cmps;      /* a comparison's key (rel, c, terms) -> its label */
+  char **keys;        /* the keys cmps points at */
+  int32_t nkeys, capkeys;
+  int32_t *bnode;     /* [nnodes]: circuit node of a Boolean AST node */
   pieces *pc;         /* [nnodes]: pieces of a count AST node */
   int32_t T, F;
   const cr_stmt *stmt;
@@ -82,52 +95,52 @@ static int fail(lower *L, const char *fmt, const char *name) {
 
 static int oom(lower *L) { return fail(L, "out of memory%s", ""); }
 
-/* ------------------------------------------------------ DAG construction */
+/* ------------------------------------------------------ circuit nodes */
 
-static int32_t intern(lower *L, const hs_node *n) {
+static const char *label(const lower *L, int32_t id) { return hs_prebuilt_name(L->B, id); }
+
+static const char *operand(const lower *L, int32_t id, char *buf, size_t len) {
+  return hs_prebuilt_operand(L->B, id, buf, len);
+}
+
+/* Adds n (shared when it exists); a new node gets the label fmt. A chain
+ * of k && or || is k deep: the circuit is held to --max-depth like a
+ * formula, which keeps a model's layers within it. */
+static int32_t add(lower *L, hs_cnode n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   if (L->failed) return -1;
-  int32_t found = hs_formula_find(L->f, n);
-  if (found != -1) return found >= 0 ? found : oom(L);
-  /* The compiler and the printer walk the DAG recursively: a lowered
-   * formula stays within the depth limit LTL formulas have (a long chain
-   * of && is as deep as it is long). */
-  int32_t d = 0;
-  if (n->a >= 0 && L->depth[n->a] > d) d = L->depth[n->a];
-  if (n->b >= 0 && L->depth[n->b] > d) d = L->depth[n->b];
-  for (int32_t t = 0; n->op == HS_F_CMP && t < n->nterms; t++)
-    if (L->depth[n->terms[t].arg] > d) d = L->depth[n->terms[t].arg];
-  if (d + 1 > hs_get_limits().max_depth)
-    return fail(L, "statement '%s' lowers to a formula nested too deeply "
-                "(a chain of k && or || is k deep; --max-depth raises the "
-                "limit)", L->stmt ? L->stmt->name : "?");
-  if (L->f->count == L->depcap) {
-    int32_t cap = L->depcap ? 2 * L->depcap : 256;
-    int32_t *nd = realloc(L->depth, (size_t)cap * sizeof *nd);
-    if (!nd) return oom(L);
-    L->depth = nd;
-    L->depcap = cap;
-  }
-  int32_t id = hs_formula_add(L->f, n);
+  int d;
+  va_list ap;
+  va_start(ap, fmt);
+  int32_t id = hs_prebuilt_vadd(L->B, n, &d, fmt, ap);
+  va_end(ap);
   if (id < 0) return oom(L);
-  L->depth[id] = d + 1;
+  if (d > hs_get_limits().max_depth)
+    return fail(L, "statement '%s' lowers to a circuit nested too deeply (a chain "
+                "of k && or || is k deep; --max-depth raises the limit)",
+                L->stmt ? L->stmt->name : "?");
   return id;
 }
 
-static int32_t mk(lower *L, hs_fop op, int32_t a, int32_t b) {
-  hs_node n;
-  memset(&n, 0, sizeof n);
-  n.op = op;
+static int32_t gate(lower *L, hs_gkind g, int32_t a, int32_t b) {
+  char x[208], y[208];
+  hs_cnode n = hs_cnode_blank(HS_C_GATE, -1);
+  n.g = g;
   n.a = a;
   n.b = b;
-  return intern(L, &n);
+  if (g == HS_G_NOT) return add(L, n, "!%s", operand(L, a, x, sizeof x));
+  return add(L, n, "%s %s %s", operand(L, a, x, sizeof x), g == HS_G_AND ? "&&" : "||",
+             operand(L, b, y, sizeof y));
 }
 
 static int32_t mk_not(lower *L, int32_t a) {
   if (a < 0) return -1;
   if (a == L->T) return L->F;
   if (a == L->F) return L->T;
-  if (L->f->nodes[a].op == HS_F_NOT) return L->f->nodes[a].a;
-  return mk(L, HS_F_NOT, a, -1);
+  const hs_cnode *x = &L->B->C.c[a];
+  if (x->kind == HS_C_GATE && x->g == HS_G_NOT) return x->a;
+  return gate(L, HS_G_NOT, a, -1);
 }
 
 static int32_t mk_and(lower *L, int32_t a, int32_t b) {
@@ -135,7 +148,7 @@ static int32_t mk_and(lower *L, int32_t a, int32_t b) {
   if (a == L->F || b == L->F) return L->F;
   if (a == L->T || a == b) return b;
   if (b == L->T) return a;
-  return mk(L, HS_F_AND, a, b);
+  return gate(L, HS_G_AND, a, b);
 }
 
 static int32_t mk_or(lower *L, int32_t a, int32_t b) {
@@ -143,7 +156,7 @@ static int32_t mk_or(lower *L, int32_t a, int32_t b) {
   if (a == L->T || b == L->T) return L->T;
   if (a == L->F || a == b) return b;
   if (b == L->F) return a;
-  return mk(L, HS_F_OR, a, b);
+  return gate(L, HS_G_OR, a, b);
 }
 
 static int cmp_term(const void *x, const void *y) {
@@ -165,27 +178,92 @@ static void normalise(piece *q) {
   q->nt = kept;
 }
 
-/* The node of  L REL 0  (L normalised). */
+/* The label "2*#(b) - #(c) + 1 > 0" of a comparison, written into buf. */
+static void cmp_text(const lower *L, const lterm *t, int32_t nt, int64_t c, int rel,
+                     char *buf, size_t len) {
+  static const char *const rels[] = {"<", "<=", "==", "!=", ">=", ">"};
+  size_t o = 0;
+  for (int32_t k = 0; k < nt && o < len; k++) {
+    int64_t a = t[k].coef < 0 ? -t[k].coef : t[k].coef;
+    const char *sg = k == 0 ? (t[k].coef < 0 ? "-" : "") : (t[k].coef < 0 ? " - " : " + ");
+    if (a == 1) o += (size_t)snprintf(buf + o, len - o, "%s#(%s)", sg, label(L, t[k].arg));
+    else o += (size_t)snprintf(buf + o, len - o, "%s%lld*#(%s)", sg, (long long)a, label(L, t[k].arg));
+  }
+  if (o < len && c) o += (size_t)snprintf(buf + o, len - o, " %c %lld", c < 0 ? '-' : '+',
+                                          (long long)(c < 0 ? -c : c));
+  if (o < len) snprintf(buf + o, len - o, " %s 0", rels[rel]);
+}
+
+/* The source of the comparison sum t + c REL 0: one per distinct
+ * comparison (a key of rel, c and the terms' nodes), so that equal
+ * comparisons share their signs, which the circuit identifies by source. */
+static int32_t cmp_src(lower *L, const lterm *t, int32_t nt, int64_t c, int rel) {
+  size_t cap = 48 + 48 * (size_t)nt, o;
+  char *key = malloc(cap);
+  if (!key || L->nkeys == L->capkeys) {
+    int32_t nc = L->capkeys ? 2 * L->capkeys : 16;
+    char **k = key ? realloc(L->keys, (size_t)nc * sizeof *k) : NULL;
+    if (!k) { free(key); return oom(L); }
+    L->keys = k;
+    L->capkeys = nc;
+  }
+  o = (size_t)snprintf(key, cap, "%d %lld", rel, (long long)c);
+  for (int32_t k = 0; k < nt; k++)
+    o += (size_t)snprintf(key + o, cap - o, " %d:%lld", (int)t[k].arg, (long long)t[k].coef);
+  int32_t src = hs_names_find(&L->cmps, key, o, -1);
+  if (src >= 0) { free(key); return src; }
+  char text[200];
+  cmp_text(L, t, nt, c, rel, text, sizeof text);
+  src = hs_prebuilt_label(L->B, "%s", text);
+  L->keys[L->nkeys++] = key;
+  if (src < 0 || hs_names_add(&L->cmps, key, o, src)) return oom(L);
+  return src;
+}
+
+/* The node of  q REL 0  (q normalised): a count per term and 1/D, then the
+ * signs the relation needs. */
 static int32_t mk_cmp(lower *L, const piece *q, int rel) {
   static const int flip[] = {HS_REL_GT, HS_REL_GE, HS_REL_EQ, HS_REL_NE,
                              HS_REL_LE, HS_REL_LT};
   if (q->nt == 0) return hs_rel_holds((hs_rel)rel, q->c) ? L->T : L->F;
   int s = q->t[0].coef < 0 ? -1 : 1; /* first coefficient positive */
-  hs_count_term *t = malloc((size_t)q->nt * sizeof *t);
-  if (!t) return oom(L);
-  for (int32_t k = 0; k < q->nt; k++)
-    t[k] = (hs_count_term){s * q->t[k].coef, 1, q->t[k].arg};
-  hs_node n;
-  memset(&n, 0, sizeof n);
-  n.op = HS_F_CMP;
-  n.a = n.b = -1;
-  n.rel = (hs_rel)(s < 0 ? flip[rel] : rel);
-  n.c = s * q->c;
-  n.nterms = q->nt;
-  n.terms = t;
-  int32_t id = intern(L, &n);
+  lterm *t = malloc((size_t)q->nt * sizeof *t);
+  int *cnt = malloc((size_t)q->nt * sizeof *cnt);
+  int64_t *coef = malloc((size_t)q->nt * sizeof *coef);
+  int32_t out = -1, src = -1;
+  hs_circuit *C = &L->B->C;
+  if (!t || !cnt || !coef) {
+    oom(L);
+  } else {
+    for (int32_t k = 0; k < q->nt; k++) {
+      t[k] = (lterm){q->t[k].arg, s * q->t[k].coef};
+      coef[k] = t[k].coef;
+      cnt[k] = hs_circuit_count(C, 1, t[k].arg, 0);
+    }
+    rel = s < 0 ? flip[rel] : rel;
+    src = cmp_src(L, t, q->nt, s * q->c, rel);
+  }
+  if (src >= 0) {
+    int r = hs_circuit_count(C, 1, -1, 0), nt = q->nt;
+    int64_t c = s * q->c;
+    switch (rel) {
+    case HS_REL_GT: out = hs_circuit_sign_of(C, src, 0, r, nt, cnt, coef, c); break;
+    case HS_REL_GE: out = hs_circuit_sign_of(C, src, 1, r, nt, cnt, coef, c); break;
+    case HS_REL_LT: out = hs_circuit_sign_of(C, src, 2, r, nt, cnt, coef, c); break;
+    case HS_REL_LE: out = hs_circuit_sign_of(C, src, 3, r, nt, cnt, coef, c); break;
+    default: {
+      int eq = rel == HS_REL_EQ;
+      int x = hs_circuit_sign_of(C, src, eq ? 1 : 0, r, nt, cnt, coef, c);
+      int y = hs_circuit_sign_of(C, src, eq ? 3 : 2, r, nt, cnt, coef, c);
+      out = hs_circuit_gate(C, eq ? HS_G_AND : HS_G_OR, x, y, src);
+    }
+    }
+    if (C->oom) out = oom(L);
+  }
   free(t);
-  return id;
+  free(cnt);
+  free(coef);
+  return out;
 }
 
 /* ------------------------------------------------------------ pieces */
@@ -281,8 +359,18 @@ static int combine(lower *L, const pieces *X, const pieces *Y, int op,
 
 /* ------------------------------------------------------------ nodes */
 
+/* b at i - k: k heads "rightmost j < i", each reading the one before. */
 static int32_t shift(lower *L, int32_t b, int64_t k) {
-  for (int64_t s = 0; s < k && b >= 0; s++) b = mk(L, HS_F_YESTERDAY, b, -1);
+  const char *base = b >= 0 ? label(L, b) : "";
+  char x[208];
+  if (b >= 0) base = operand(L, b, x, sizeof x);
+  for (int64_t s = 1; s <= k && b >= 0 && b != L->F; s++) {
+    hs_cnode n = hs_cnode_blank(HS_C_HEAD, -1);
+    n.right = 1;
+    n.mask = HS_MASK_LT;
+    n.val = b;
+    b = add(L, n, "%s[i-%lld]", base, (long long)s);
+  }
   return b;
 }
 
@@ -301,22 +389,32 @@ static int32_t lower_cmp(lower *L, const cr_node *x) {
   return r;
 }
 
+/* The atom of a token byte, named as the program writes the token. */
+static int32_t token(lower *L, uint8_t byte) {
+  const char *tok = "?";
+  for (int k = 0; k < L->v->n; k++)
+    if (L->v->byte[k] == byte) tok = L->v->tok[k];
+  hs_cnode n = hs_cnode_blank(HS_C_ATOM, -1);
+  n.sym = byte;
+  return add(L, n, "\"%s\"", tok);
+}
+
+/* i mod k = r, positions from 0. */
+static int32_t modp(lower *L, int64_t k, int64_t r) {
+  if (k == 1) return L->T;
+  hs_cnode n = hs_cnode_blank(HS_C_GATE, -1);
+  n.g = HS_G_NONBOS;
+  n.a = hs_circuit_pf(&L->B->C, HS_PF_MOD, k, (r + 1) % k, -1);
+  return add(L, n, "pos_mod%lld_%lld", (long long)k, (long long)r);
+}
+
 static int32_t lower_bool(lower *L, const cr_node *x) {
-  hs_node n;
-  memset(&n, 0, sizeof n);
   switch (x->k) {
-  case CR_TOK:
-    n.op = HS_F_ATOM;
-    n.sym = (uint8_t)x->v;
-    return intern(L, &n);
+  case CR_TOK: return token(L, (uint8_t)x->v);
   case CR_TRUE: return L->T;
   case CR_FALSE: return L->F;
   case CR_BVAR: return L->bnode[L->p->stmts[x->var].root];
-  case CR_MODP:
-    n.op = HS_F_MOD;
-    n.k = x->mk;
-    n.r = (x->mr + 1) % x->mk;
-    return x->mk == 1 ? L->T : intern(L, &n);
+  case CR_MODP: return modp(L, x->mk, x->mr);
   case CR_NOT: return mk_not(L, L->bnode[x->a]);
   case CR_AND: return mk_and(L, L->bnode[x->a], L->bnode[x->b]);
   case CR_OR: return mk_or(L, L->bnode[x->a], L->bnode[x->b]);
@@ -362,41 +460,11 @@ static int lower_count(lower *L, const cr_node *x, pieces *out) {
   }
 }
 
-/* Keep the nodes reachable from the root, in index order (children still
- * precede parents). */
-static int compact(lower *L, int32_t *root) {
-  hs_formula *f = L->f;
-  int32_t *map = calloc((size_t)f->count + 1, sizeof *map);
-  if (!map) return oom(L);
-  map[*root] = 1;
-  for (int32_t i = f->count - 1; i >= 0; i--) {
-    const hs_node *n = &f->nodes[i];
-    if (!map[i]) continue;
-    if (n->a >= 0) map[n->a] = 1;
-    if (n->b >= 0) map[n->b] = 1;
-    for (int32_t t = 0; t < n->nterms; t++) map[n->terms[t].arg] = 1;
-  }
-  int32_t m = 0;
-  for (int32_t i = 0; i < f->count; i++) {
-    if (!map[i]) { free(f->nodes[i].terms); continue; }
-    hs_node n = f->nodes[i];
-    if (n.a >= 0) n.a = map[n.a] - 1;
-    if (n.b >= 0) n.b = map[n.b] - 1;
-    for (int32_t t = 0; t < n.nterms; t++) n.terms[t].arg = map[n.terms[t].arg] - 1;
-    f->nodes[m] = n;
-    map[i] = ++m;
-  }
-  *root = map[*root] - 1;
-  f->count = m;
-  hs_formula_drop_index(f);
-  free(map);
-  return 0;
-}
-
 static int lower_stmts(lower *L) {
   const hs_crasp *p = L->p;
   for (int32_t k = 0; k < p->nstmts && !L->failed; k++) {
     L->stmt = &p->stmts[k];
+    int32_t before = L->B->C.n;
     for (int32_t id = L->stmt->first; id <= L->stmt->root; id++) {
       const cr_node *x = &p->nodes[id];
       if (x->is_bool) {
@@ -409,11 +477,37 @@ static int lower_stmts(lower *L) {
       if (x->b >= 0 && !p->nodes[x->b].is_bool) pieces_free(&L->pc[x->b]);
       if (x->c >= 0 && !p->nodes[x->c].is_bool) pieces_free(&L->pc[x->c]);
     }
+    if (L->stmt->is_bool && hs_prebuilt_rename(L->B, L->bnode[L->stmt->root], before,
+                                               L->stmt->name))
+      return oom(L);
   }
   return L->failed ? -1 : 0;
 }
 
-hs_formula *hs_crasp_lower(const hs_crasp *p, hs_error *err) {
+/* The program's circuit, only what its value needs, and the formula that
+ * carries it (its text, no nodes). */
+static hs_formula *finish(lower *L) {
+  const hs_crasp *p = L->p;
+  hs_prebuilt *B = L->B;
+  hs_formula *f = calloc(1, sizeof *f);
+  char text[160];
+  snprintf(text, sizeof text, "C-RASP program (%d statements, value %.64s)",
+           (int)p->nstmts, p->stmts[p->nstmts - 1].name);
+  B->root = L->bnode[p->stmts[p->nstmts - 1].root];
+  L->stmt = NULL;
+  if (!f || !(f->text = hs_cstrdup(text)) || hs_circuit_keep(&B->C, &B->root)) {
+    hs_formula_free(f);
+    oom(L);
+    return NULL;
+  }
+  f->root = -1;
+  f->pre = B;
+  B->C.source = f->text;
+  L->B = NULL;
+  return f;
+}
+
+hs_formula *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err) {
   hs_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
@@ -421,38 +515,29 @@ hs_formula *hs_crasp_lower(const hs_crasp *p, hs_error *err) {
   memset(&Lw, 0, sizeof Lw);
   lower *L = &Lw;
   L->p = p;
+  L->v = v;
   L->err = err;
   if (!p || p->nstmts == 0) {
     fail(L, "no program%s", "");
     return NULL;
   }
-  L->f = calloc(1, sizeof *L->f);
+  L->B = hs_prebuilt_new();
   L->bnode = calloc((size_t)p->nnodes, sizeof *L->bnode);
   L->pc = calloc((size_t)p->nnodes, sizeof *L->pc);
-  int32_t root = -1;
-  if (!L->f || !L->bnode || !L->pc) {
+  hs_formula *f = NULL;
+  if (!L->B || !L->bnode || !L->pc) {
     oom(L);
   } else {
-    L->f->root = -1;
-    L->F = mk(L, HS_F_FALSE, -1, -1);
-    L->T = mk(L, HS_F_TRUE, -1, -1);
-    if (lower_stmts(L) == 0) {
-      root = L->bnode[p->stmts[p->nstmts - 1].root];
-      char text[160];
-      snprintf(text, sizeof text, "C-RASP program (%d statements, value %.64s)",
-               (int)p->nstmts, p->stmts[p->nstmts - 1].name);
-      L->stmt = NULL;
-      if (compact(L, &root) == 0 && !(L->f->text = strdup(text))) oom(L);
-    }
+    L->F = add(L, hs_cnode_blank(HS_C_FALSE, -1), "false");
+    L->T = add(L, hs_cnode_blank(HS_C_TRUE, -1), "true");
+    if (lower_stmts(L) == 0) f = finish(L);
   }
   for (int32_t id = 0; L->pc && id < p->nnodes; id++) pieces_free(&L->pc[id]);
   free(L->pc);
   free(L->bnode);
-  free(L->depth);
-  if (L->failed) {
-    hs_formula_free(L->f);
-    return NULL;
-  }
-  L->f->root = root;
-  return L->f;
+  for (int32_t k = 0; k < L->nkeys; k++) free(L->keys[k]);
+  free(L->keys);
+  hs_names_free(&L->cmps);
+  hs_prebuilt_free(L->B);
+  return f;
 }

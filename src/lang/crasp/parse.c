@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/names.h"
 #include "base/text.h"
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
@@ -56,6 +57,7 @@ typedef struct token {
   size_t pos, len;
   int rel;     /* K_REL */
   int64_t v;   /* K_INT */
+  int line, col;
 } token;
 
 typedef struct import {
@@ -65,40 +67,32 @@ typedef struct import {
 } import;
 
 typedef struct parser {
-  const char *s;
-  size_t n, pos, line_start;
-  int line;
+  hs_cursor cur;
+  const char *s;   /* cur.s: the text, for the scanners */
   token tok;
   hs_crasp *p;
   hs_vocab *vocab;
-  hs_error *err;
-  int failed, depth;
+  int depth;
   import *imp;
   int nimp, capimp;
-  /* names: open addressing, an entry k >= 0 is statement k, -(k+1)
-   * import k, INT32_MIN empty (a program may have millions of names) */
-  int32_t *names;
-  size_t namecap, nnames;
+  /* a name's id is k >= 0 for statement k, -(k+1) for import k */
+  hs_names names;
 } parser;
-
-static int colof(const parser *P, size_t pos) {
-  return (int)(pos - P->line_start) + 1;
-}
 
 static int failat(parser *P, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int failat(parser *P, int line, int col, const char *fmt, ...) {
-  if (P->failed) return -1;
   va_list ap;
   va_start(ap, fmt);
-  hs_text_verror(P->err, HS_ERR_PARSE, line, col, fmt, ap);
+  hs_cursor_vfail(&P->cur, HS_ERR_PARSE, (hs_textpos){0, line, col}, fmt, ap);
   va_end(ap);
-  P->failed = 1;
   return -1;
 }
 
-/* At the current token. */
-#define FAIL(P, ...) failat(P, (P)->line, colof(P, (P)->tok.pos), __VA_ARGS__)
+/* At the current token, and at byte pos of the current line. */
+#define FAIL(P, ...) failat(P, (P)->tok.line, (P)->tok.col, __VA_ARGS__)
+#define FAIL_AT(P, pos, ...)                                                   \
+  failat(P, (P)->cur.line, hs_cursor_at(&(P)->cur, pos).column, __VA_ARGS__)
 
 static int is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -117,36 +111,39 @@ static int kw(const char *w, size_t n, const char *k) {
   return strlen(k) == n && memcmp(w, k, n) == 0;
 }
 
+/* The current token, starting where the cursor is. */
+static void settok(parser *P, tk k, size_t len, int rel, int64_t v) {
+  P->tok.k = k;
+  P->tok.len = len;
+  P->tok.rel = rel;
+  P->tok.v = v;
+}
+
 static int lex_number(parser *P, size_t i) {
   size_t j = i;
   int64_t v = 0;
-  while (j < P->n && is_digit(P->s[j])) {
-    if (v > (BOUND_MAX - 1 - (P->s[j] - '0')) / 10) {
-      P->tok.pos = i;
+  while (j < P->cur.n && is_digit(P->s[j])) {
+    if (v > (BOUND_MAX - 1 - (P->s[j] - '0')) / 10)
       return FAIL(P, "integer too large (the limit is 2^31 - 1)");
-    }
     v = v * 10 + (P->s[j++] - '0');
   }
-  if (j < P->n && is_alpha(P->s[j])) {
-    P->tok.pos = j;
-    return FAIL(P, "a name cannot start with a digit");
-  }
-  P->tok = (token){K_INT, i, j - i, 0, v};
+  if (j < P->cur.n && is_alpha(P->s[j]))
+    return FAIL_AT(P, j, "a name cannot start with a digit");
+  settok(P, K_INT, j - i, 0, v);
   return 0;
 }
 
 static int lex_string(parser *P, size_t i) {
   size_t j = i + 1;
-  while (j < P->n && P->s[j] != '"' && P->s[j] != '\n') j++;
-  P->tok.pos = i;
-  if (j >= P->n || P->s[j] != '"') return FAIL(P, "unterminated token string");
+  while (j < P->cur.n && P->s[j] != '"' && P->s[j] != '\n') j++;
+  if (j >= P->cur.n || P->s[j] != '"') return FAIL(P, "unterminated token string");
   for (size_t q = i + 1; q < j; q++)
     if (P->s[q] == ' ' || P->s[q] == '\t' || P->s[q] == '\r' ||
         P->s[q] == '\v' || P->s[q] == '\f')
       return FAIL(P, "a token cannot contain whitespace (inputs are "
                   "whitespace-separated tokens)");
   if (j == i + 1) return FAIL(P, "empty token \"\"");
-  P->tok = (token){K_STR, i, j + 1 - i, 0, 0};
+  settok(P, K_STR, j + 1 - i, 0, 0);
   return 0;
 }
 
@@ -162,54 +159,58 @@ static int lex_op(parser *P, size_t i) {
       {",", K_COMMA, 0}};
   for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
     size_t l = strlen(ops[o].t);
-    if (i + l <= P->n && memcmp(P->s + i, ops[o].t, l) == 0) {
-      P->tok = (token){ops[o].k, i, l, ops[o].rel, 0};
+    if (i + l <= P->cur.n && memcmp(P->s + i, ops[o].t, l) == 0) {
+      settok(P, ops[o].k, l, ops[o].rel, 0);
       return 0;
     }
   }
-  P->tok.pos = i;
   unsigned char c = (unsigned char)P->s[i];
   if (c >= 0x20 && c < 0x7f) return FAIL(P, "unexpected character '%c'", c);
   return FAIL(P, "unexpected byte 0x%02x", c);
 }
 
+/* A keyword, or a name. */
+static void lex_word(parser *P, size_t i) {
+  static const struct { const char *w; tk k; } kws[] = {
+      {"true", K_TRUE}, {"false", K_FALSE}, {"if", K_IF}, {"else", K_ELSE},
+      {"min", K_MIN}, {"max", K_MAX}};
+  size_t j = i;
+  while (j < P->cur.n && (is_alpha(P->s[j]) || is_digit(P->s[j]))) j++;
+  tk k = K_NAME;
+  for (size_t q = 0; q < sizeof kws / sizeof *kws; q++)
+    if (kw(P->s + i, j - i, kws[q].w)) k = kws[q].k;
+  settok(P, k, j - i, 0, 0);
+}
+
 static int lex(parser *P) {
-  if (P->failed) return -1;
-  size_t i = P->pos;
-  for (;;) {
-    while (i < P->n && (P->s[i] == ' ' || P->s[i] == '\t' || P->s[i] == '\r'))
-      i++;
-    if (i + 1 < P->n && P->s[i] == '/' && P->s[i + 1] == '/')
-      while (i < P->n && P->s[i] != '\n') i++;
-    break;
-  }
-  if (i >= P->n) {
-    P->tok = (token){K_END, i, 0, 0, 0};
-  } else if (P->s[i] == '\n') {
-    P->tok = (token){K_NL, i, 1, 0, 0};
-  } else if (is_alpha(P->s[i])) {
-    size_t j = i;
-    while (j < P->n && (is_alpha(P->s[j]) || is_digit(P->s[j]))) j++;
-    static const struct { const char *w; tk k; } kws[] = {
-        {"true", K_TRUE}, {"false", K_FALSE}, {"if", K_IF}, {"else", K_ELSE},
-        {"min", K_MIN}, {"max", K_MAX}};
-    tk k = K_NAME;
-    for (size_t q = 0; q < sizeof kws / sizeof *kws; q++)
-      if (kw(P->s + i, j - i, kws[q].w)) k = kws[q].k;
-    P->tok = (token){k, i, j - i, 0, 0};
-  } else if (is_digit(P->s[i])) {
+  static const char *const comments[] = {"//", NULL};
+  if (P->cur.failed) return -1;
+  hs_cursor_skip(&P->cur, " \t\r", comments);
+  size_t i = P->cur.pos;
+  hs_textpos at = hs_cursor_here(&P->cur);
+  P->tok.pos = i;
+  P->tok.line = at.line;
+  P->tok.col = at.column;
+  int c = hs_cursor_peek(&P->cur, 0);
+  if (c < 0) {
+    settok(P, K_END, 0, 0, 0);
+  } else if (c == '\n') {
+    settok(P, K_NL, 1, 0, 0);
+  } else if (is_alpha((char)c)) {
+    lex_word(P, i);
+  } else if (is_digit((char)c)) {
     if (lex_number(P, i)) return -1;
-  } else if (P->s[i] == '"') {
+  } else if (c == '"') {
     if (lex_string(P, i)) return -1;
-  } else if (P->s[i] == '#') {
+  } else if (c == '#') {
     size_t j = i + 1;
-    while (j < P->n && (is_alpha(P->s[j]) || is_digit(P->s[j]))) j++;
+    while (j < P->cur.n && (is_alpha(P->s[j]) || is_digit(P->s[j]))) j++;
     int imp = kw(P->s + i + 1, j - i - 1, "import");
-    P->tok = (token){imp ? K_IMPORT : K_HASH, i, imp ? j - i : 1, 0, 0};
+    settok(P, imp ? K_IMPORT : K_HASH, imp ? j - i : 1, 0, 0);
   } else if (lex_op(P, i)) {
     return -1;
   }
-  P->pos = P->tok.pos + P->tok.len;
+  hs_cursor_advance(&P->cur, P->tok.len);
   return 0;
 }
 
@@ -301,47 +302,18 @@ static int32_t parse_expr(parser *P);
 static int32_t parse_cond(parser *P);
 static int32_t parse_unary(parser *P);
 
-static size_t name_hash(const char *s, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-  return (size_t)h;
-}
-
 static const char *entry_name(const parser *P, int32_t e) {
   return e >= 0 ? P->p->stmts[e].name : P->imp[-(e + 1)].name;
 }
 
 /* The entry of a name, or INT32_MIN. */
 static int32_t name_find(const parser *P, const char *s, size_t n) {
-  if (!P->namecap) return INT32_MIN;
-  size_t h = name_hash(s, n) & (P->namecap - 1);
-  for (; P->names[h] != INT32_MIN; h = (h + 1) & (P->namecap - 1))
-    if (kw(s, n, entry_name(P, P->names[h]))) return P->names[h];
-  return INT32_MIN;
+  return hs_names_find(&P->names, s, n, INT32_MIN);
 }
 
 static int name_add(parser *P, int32_t e) {
-  if ((P->nnames + 1) * 2 > P->namecap) {
-    size_t cap = P->namecap ? P->namecap * 2 : 64;
-    int32_t *t = malloc(cap * sizeof *t);
-    if (!t) return FAIL(P, "out of memory");
-    for (size_t i = 0; i < cap; i++) t[i] = INT32_MIN;
-    for (size_t i = 0; i < P->namecap; i++) {
-      if (P->names[i] == INT32_MIN) continue;
-      const char *nm = entry_name(P, P->names[i]);
-      size_t h = name_hash(nm, strlen(nm)) & (cap - 1);
-      while (t[h] != INT32_MIN) h = (h + 1) & (cap - 1);
-      t[h] = P->names[i];
-    }
-    free(P->names);
-    P->names = t;
-    P->namecap = cap;
-  }
   const char *nm = entry_name(P, e);
-  size_t h = name_hash(nm, strlen(nm)) & (P->namecap - 1);
-  while (P->names[h] != INT32_MIN) h = (h + 1) & (P->namecap - 1);
-  P->names[h] = e;
-  P->nnames++;
+  if (hs_names_add(&P->names, nm, strlen(nm), e)) return FAIL(P, "out of memory");
   return 0;
 }
 
@@ -361,7 +333,7 @@ static int defined(const parser *P, const char *s, size_t n) {
 
 static int32_t parse_name(parser *P) {
   token t = P->tok;
-  int line = P->line, col = colof(P, t.pos);
+  int line = t.line, col = t.col;
   const import *im = find_import(P, P->s + t.pos, t.len);
   int st = find_stmt(P, P->s + t.pos, t.len);
   if (im && im->binary)
@@ -392,7 +364,7 @@ static int32_t parse_name(parser *P) {
 
 static int32_t parse_minmax(parser *P) {
   cr_kind k = P->tok.k == K_MIN ? CR_MIN : CR_MAX;
-  int line = P->line, col = colof(P, P->tok.pos);
+  int line = P->tok.line, col = P->tok.col;
   if (lex(P) || expect(P, K_LP, "'(' after min/max")) return -1;
   int32_t a = parse_expr(P);
   if (a < 0 || want(P, a, 0) || expect(P, K_COMMA, "','")) return -1;
@@ -404,7 +376,7 @@ static int32_t parse_minmax(parser *P) {
 static int32_t parse_primary(parser *P) {
   char buf[40];
   token t = P->tok;
-  int line = P->line, col = colof(P, t.pos);
+  int line = t.line, col = t.col;
   int32_t id;
   switch (t.k) {
   case K_STR: {
@@ -437,7 +409,7 @@ static int32_t parse_primary(parser *P) {
 
 /* '#' [ '[' NAME ']' ] unary */
 static int32_t parse_count(parser *P) {
-  int line = P->line, col = colof(P, P->tok.pos);
+  int line = P->tok.line, col = P->tok.col;
   int64_t shift = 0;
   if (lex(P)) return -1;
   if (P->tok.k == K_LB) {
@@ -463,7 +435,7 @@ static int32_t parse_count(parser *P) {
 static int32_t parse_unary(parser *P) {
   if (enter(P)) return -1;
   int32_t id;
-  int line = P->line, col = colof(P, P->tok.pos);
+  int line = P->tok.line, col = P->tok.col;
   if (P->tok.k == K_NOT) {
     int32_t a;
     if (lex(P) || (a = parse_unary(P)) < 0 || want(P, a, 1)) return -1;
@@ -479,7 +451,7 @@ static int32_t parse_unary(parser *P) {
 
 /* unary [ '*' term ]: only an integer times a count. */
 static int32_t parse_term(parser *P) {
-  int line = P->line, col = colof(P, P->tok.pos);
+  int line = P->tok.line, col = P->tok.col;
   int32_t a = parse_unary(P);
   if (a < 0 || P->tok.k != K_TIMES) return a;
   if (P->p->nodes[a].k != CR_INT)
@@ -498,7 +470,7 @@ static int32_t parse_sum(parser *P) {
   int32_t a = parse_term(P);
   while (a >= 0 && (P->tok.k == K_PLUS || P->tok.k == K_MINUS)) {
     cr_kind k = P->tok.k == K_PLUS ? CR_ADD : CR_SUB;
-    int line = P->line, col = colof(P, P->tok.pos);
+    int line = P->tok.line, col = P->tok.col;
     int32_t b;
     if (want(P, a, 0) || lex(P) || (b = parse_term(P)) < 0 || want(P, b, 0)) return -1;
     a = bin(P, k, a, b, 0, line, col);
@@ -510,7 +482,7 @@ static int32_t parse_sum(parser *P) {
 static int32_t parse_cond(parser *P) {
   int32_t a = parse_sum(P);
   if (a < 0 || P->tok.k != K_IF) return a;
-  int line = P->line, col = colof(P, P->tok.pos);
+  int line = P->tok.line, col = P->tok.col;
   int32_t b, c;
   if (want(P, a, 0) || enter(P) || lex(P)) return -1;
   if ((b = parse_expr(P)) < 0 || want(P, b, 1)) return -1;
@@ -527,7 +499,7 @@ static int32_t parse_cond(parser *P) {
 static int32_t parse_cmp(parser *P) {
   int32_t a = parse_cond(P);
   if (a < 0 || P->tok.k != K_REL) return a;
-  int rel = P->tok.rel, line = P->line, col = colof(P, P->tok.pos);
+  int rel = P->tok.rel, line = P->tok.line, col = P->tok.col;
   int32_t b;
   if (want(P, a, 0) || lex(P) || (b = parse_cond(P)) < 0 || want(P, b, 0)) return -1;
   if (P->tok.k == K_REL)
@@ -540,7 +512,7 @@ static int32_t parse_cmp(parser *P) {
 static int32_t parse_and(parser *P) {
   int32_t a = parse_cmp(P);
   while (a >= 0 && P->tok.k == K_AND) {
-    int line = P->line, col = colof(P, P->tok.pos);
+    int line = P->tok.line, col = P->tok.col;
     int32_t b;
     if (want(P, a, 1) || lex(P) || (b = parse_cmp(P)) < 0 || want(P, b, 1)) return -1;
     a = bin(P, CR_AND, a, b, 1, line, col);
@@ -552,7 +524,7 @@ static int32_t parse_expr(parser *P) {
   if (enter(P)) return -1;
   int32_t a = parse_and(P);
   while (a >= 0 && P->tok.k == K_OR) {
-    int line = P->line, col = colof(P, P->tok.pos);
+    int line = P->tok.line, col = P->tok.col;
     int32_t b;
     if (want(P, a, 1) || lex(P) || (b = parse_and(P)) < 0 || want(P, b, 1)) return -1;
     a = bin(P, CR_OR, a, b, 1, line, col);
@@ -617,7 +589,7 @@ static int parse_import(parser *P) {
 static int parse_assign(parser *P) {
   hs_crasp *p = P->p;
   token t = P->tok;
-  int line = P->line, col = colof(P, t.pos);
+  int line = t.line, col = t.col;
   if (defined(P, P->s + t.pos, t.len))
     return FAIL(P, "'%.*s' is already defined (names are assigned once)",
                 (int)(t.len > 64 ? 64 : t.len), P->s + t.pos);
@@ -663,11 +635,7 @@ static int parse_line(parser *P) {
     return FAIL(P, "expected a statement NAME = expression or #import NAME, "
                 "got %s", describe(P, buf, sizeof buf));
   }
-  if (P->tok.k == K_NL) {
-    P->line++;
-    P->line_start = P->tok.pos + 1;
-    return lex(P);
-  }
+  if (P->tok.k == K_NL) return lex(P);
   if (P->tok.k != K_END)
     return FAIL(P, "unexpected %s (one statement per line%s)",
                 describe(P, buf, sizeof buf),
@@ -692,9 +660,7 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
   memset(err, 0, sizeof *err);
   parser P;
   memset(&P, 0, sizeof P);
-  P.err = err;
   P.vocab = v;
-  P.line = 1;
   if (!text || !v) {
     hs_errorf(err, HS_ERR_ARG, "no program");
     return NULL;
@@ -707,29 +673,26 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
   }
   const char *nul = memchr(text, 0, len);
   P.s = text;
-  P.n = nul ? (size_t)(nul - text) : len;
+  hs_cursor_init(&P.cur, text, nul ? (size_t)(nul - text) : len, 1, err);
   if (!(P.p = calloc(1, sizeof *P.p))) {
     hs_errorf(err, HS_ERR_NOMEM, "out of memory");
     return NULL;
   }
   if (lex(&P) == 0)
     while (P.tok.k != K_END && parse_line(&P) == 0) {}
-  if (!P.failed && nul) {
-    P.tok.pos = P.n;
-    FAIL(&P, "NUL byte in the program");
-  }
-  if (!P.failed && P.p->nstmts == 0)
+  if (!P.cur.failed && nul) FAIL_AT(&P, P.cur.n, "NUL byte in the program");
+  if (!P.cur.failed && P.p->nstmts == 0)
     hs_errorf(err, HS_ERR_PARSE, "empty program (no statement NAME = "
-             "expression)"), P.failed = 1;
-  if (!P.failed && !P.p->stmts[P.p->nstmts - 1].is_bool) {
+             "expression)"), P.cur.failed = 1;
+  if (!P.cur.failed && !P.p->stmts[P.p->nstmts - 1].is_bool) {
     const cr_stmt *s = &P.p->stmts[P.p->nstmts - 1];
     failat(&P, s->line, s->col, "the last statement '%s' is the program's "
            "value and must be Boolean, not a count", s->name);
   }
   for (int q = 0; q < P.nimp; q++) free(P.imp[q].name);
   free(P.imp);
-  free(P.names);
-  if (P.failed) {
+  hs_names_free(&P.names);
+  if (P.cur.failed) {
     hs_crasp_free(P.p);
     return NULL;
   }

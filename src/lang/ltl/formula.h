@@ -66,6 +66,10 @@ typedef struct hs_formula {
   uint32_t *tab;       /* intern index: node + 1, 0 = empty; built on the
                           first hs_formula_find, dropped by a compaction */
   size_t tabcap;
+  /* A program its front end lowered into the circuit itself (C-RASP,
+   * B-RASP): hs_compile compiles this, and the formula has no nodes (root
+   * -1). */
+  struct hs_prebuilt *pre;
 } hs_formula;
 
 

@@ -29,29 +29,14 @@ typedef struct lw {
   hs_error *err;
 } lw;
 
-/* [u > 0] for u = (sigma T + delta) / D, T = sum coef #(arg) + c the
- * comparison's integer, D = i + 1 (past), n - i + 2 (future) or n + 1
- * (mixed, see lower_cmp):
- * variant 0: T - 1/2 (T > 0), 1: T + 1/2 (T >= 0), 2: -T - 1/2 (T < 0),
- * 3: -T + 1/2 (T <= 0). Never 0, and |u| >= 1 / (2 D). */
+/* The comparison's sign of the given variant (hs_circuit_sign_of), D =
+ * i + 1 (past), n - i + 2 (future) or n + 1 (mixed, see lower_cmp). */
 static int sign_node(lw *L, int32_t id, int variant, const int *cnt, int r) {
   const hs_node *x = &L->f->nodes[id];
-  double sg = variant < 2 ? 1 : -1, delta = variant % 2 == 0 ? -0.5 : 0.5;
-  int nin = x->nterms + 1, *ins = malloc((size_t)nin * sizeof *ins);
-  double *coef = malloc((size_t)nin * sizeof *coef);
-  int at = 0;
-  if (!ins || !coef) {
-    L->C->oom = 1;
-  } else {
-    for (int t = 0; t < x->nterms; t++) {
-      ins[t] = cnt[t];
-      coef[t] = sg * (double)x->terms[t].coef;
-    }
-    ins[x->nterms] = r; /* r = 1/D carries the constant */
-    coef[x->nterms] = sg * (double)x->c + delta;
-    at = hs_circuit_sign(L->C, id, variant, r, nin, ins, coef);
-  }
-  free(ins);
+  int64_t *coef = malloc((size_t)(x->nterms ? x->nterms : 1) * sizeof *coef);
+  if (!coef) { L->C->oom = 1; return 0; }
+  for (int t = 0; t < x->nterms; t++) coef[t] = x->terms[t].coef;
+  int at = hs_circuit_sign_of(L->C, id, variant, r, x->nterms, cnt, coef, x->c);
   free(coef);
   return at;
 }

@@ -65,7 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
+#include "base/text.h"
 #include "lang/ltl/formula.h"
 
 #define HS_COUNT_NEST_COST 3
@@ -86,15 +86,12 @@ typedef struct token {
 } token;
 
 typedef struct parser {
-  const char *s;
-  size_t n, pos;   /* text length, scan position */
+  hs_cursor cur;   /* a one-line text: columns count from its first byte */
   token tok;       /* current token (one token of lookahead) */
   hs_formula *f;
   int32_t *depth;  /* syntax-tree depth per node */
   size_t depthcap;
   int nest;        /* recursion levels in use */
-  hs_error *err;
-  int failed;
 } parser;
 
 /* A counting term being accumulated: 128-bit so merging cannot overflow
@@ -105,14 +102,13 @@ typedef struct acc { acc_term *t; size_t n, cap; hs_i128 c; } acc;
 static int col(size_t pos) { return (int)pos + 1; }
 
 static NOINLINE int fail(parser *p, int column, const char *fmt, ...) {
-  if (p->failed) return -1; /* keep the first error */
-  p->failed = 1;
+  hs_textpos at = {column > 0 ? (size_t)column - 1 : 0, 0, column};
   va_list ap;
   va_start(ap, fmt);
-  hs_verrorf(p->err, !strcmp(fmt, "out of memory") ? HS_ERR_NOMEM
-                     : strstr(fmt, "too ") ? HS_ERR_LIMIT : HS_ERR_PARSE, fmt, ap);
+  hs_cursor_vfail(&p->cur, !strcmp(fmt, "out of memory") ? HS_ERR_NOMEM
+                           : strstr(fmt, "too ") ? HS_ERR_LIMIT : HS_ERR_PARSE,
+                  at, fmt, ap);
   va_end(ap);
-  p->err->column = column;
   return -1;
 }
 
@@ -124,29 +120,24 @@ static const char *describe(const parser *p, const token *t, char *buf,
   if (t->k == T_END) return "end of formula";
   size_t L = t->len > 24 ? 24 : t->len;
   if (t->k == T_ATOM)
-    snprintf(buf, len, "atom %.*s", (int)L, p->s + t->pos);
+    snprintf(buf, len, "atom %.*s", (int)L, p->cur.s + t->pos);
   else if (t->k == T_INT)
-    snprintf(buf, len, "integer %.*s%s", (int)L, p->s + t->pos,
+    snprintf(buf, len, "integer %.*s%s", (int)L, p->cur.s + t->pos,
              t->len > L ? "..." : "");
   else
-    snprintf(buf, len, "'%.*s'", (int)L, p->s + t->pos);
+    snprintf(buf, len, "'%.*s'", (int)L, p->cur.s + t->pos);
   return buf;
 }
 
 /* ---------------------------------------------------------------- lexer */
-
-static int is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-         c == '\f';
-}
 
 /* Each lex_* scans one kind of token starting at s[i] into *t and *len
  * (the token's bytes); 0, or -1 with the error at its column. */
 
 /* atoms (one lowercase letter), true, false */
 static int lex_word(parser *p, size_t i, token *t, size_t *len) {
-  const char *s = p->s;
-  size_t n = p->n;
+  const char *s = p->cur.s;
+  size_t n = p->cur.n;
   while (i + *len < n && s[i + *len] >= 'a' && s[i + *len] <= 'z') ++*len;
   if (*len == 1) {
     t->k = T_ATOM;
@@ -167,7 +158,7 @@ static int lex_word(parser *p, size_t i, token *t, size_t *len) {
 
 /* the temporal operators X Y F G O H U S */
 static int lex_upper(parser *p, size_t i, token *t) {
-  unsigned char c = (unsigned char)p->s[i];
+  unsigned char c = (unsigned char)p->cur.s[i];
   switch (c) {
   case 'X': t->k = T_X; break;
   case 'Y': t->k = T_Y; break;
@@ -187,9 +178,9 @@ static int lex_upper(parser *p, size_t i, token *t) {
 }
 
 static int lex_int(parser *p, size_t i, token *t, size_t *len) {
-  const char *s = p->s;
+  const char *s = p->cur.s;
   int64_t v = 0;
-  for (*len = 0; i + *len < p->n && s[i + *len] >= '0' && s[i + *len] <= '9'; ++*len) {
+  for (*len = 0; i + *len < p->cur.n && s[i + *len] >= '0' && s[i + *len] <= '9'; ++*len) {
     int d = s[i + *len] - '0';
     if (v > (INT64_MAX - d) / 10)
       return fail(p, col(i), "integer too large at column %d (the limit is "
@@ -203,10 +194,10 @@ static int lex_int(parser *p, size_t i, token *t, size_t *len) {
 
 /* 'c': one printable character other than the quote and the backslash */
 static int lex_quote(parser *p, size_t i, token *t, size_t *len) {
-  size_t n = p->n;
+  size_t n = p->cur.n;
   if (i + 1 >= n)
     return fail(p, col(i), "unterminated quoted atom at column %d", col(i));
-  unsigned char q = (unsigned char)p->s[i + 1];
+  unsigned char q = (unsigned char)p->cur.s[i + 1];
   if (q == '\'')
     return fail(p, col(i), "empty quoted atom at column %d", col(i));
   if (q == '\\')
@@ -215,7 +206,7 @@ static int lex_quote(parser *p, size_t i, token *t, size_t *len) {
   if (q < 0x20 || q > 0x7e)
     return fail(p, col(i + 1), "quoted atom must be a printable ASCII "
                 "character at column %d", col(i + 1));
-  if (i + 2 >= n || p->s[i + 2] != '\'')
+  if (i + 2 >= n || p->cur.s[i + 2] != '\'')
     return fail(p, col(i + 2), "expected ' to close the quoted atom at "
                 "column %d (a quoted atom is one character)", col(i + 2));
   t->k = T_ATOM;
@@ -226,8 +217,8 @@ static int lex_quote(parser *p, size_t i, token *t, size_t *len) {
 
 /* @first, @last, @mod */
 static int lex_at(parser *p, size_t i, token *t, size_t *len) {
-  const char *s = p->s;
-  while (i + *len < p->n && s[i + *len] >= 'a' && s[i + *len] <= 'z') ++*len;
+  const char *s = p->cur.s;
+  while (i + *len < p->cur.n && s[i + *len] >= 'a' && s[i + *len] <= 'z') ++*len;
   if (*len == 6 && !memcmp(s + i, "@first", 6)) t->k = T_FIRST;
   else if (*len == 5 && !memcmp(s + i, "@last", 5)) t->k = T_LAST;
   else if (*len == 4 && !memcmp(s + i, "@mod", 4)) t->k = T_MOD;
@@ -241,8 +232,8 @@ static int lex_at(parser *p, size_t i, token *t, size_t *len) {
 
 /* operators and punctuation, the longest match first */
 static int lex_punct(parser *p, size_t i, token *t, size_t *len) {
-  unsigned char c = (unsigned char)p->s[i];
-  char n1 = i + 1 < p->n ? p->s[i + 1] : 0, n2 = i + 2 < p->n ? p->s[i + 2] : 0;
+  unsigned char c = (unsigned char)p->cur.s[i];
+  char n1 = i + 1 < p->cur.n ? p->cur.s[i + 1] : 0, n2 = i + 2 < p->cur.n ? p->cur.s[i + 2] : 0;
   switch (c) {
   case '\'': return lex_quote(p, i, t, len);
   case '@': return lex_at(p, i, t, len);
@@ -286,17 +277,15 @@ static int lex_punct(parser *p, size_t i, token *t, size_t *len) {
 
 /* Scan the next token into p->tok. -1 (and T_ERR) on a lexical error. */
 static NOINLINE int lex(parser *p) {
-  const char *s = p->s;
-  size_t n = p->n, i = p->pos;
-  while (i < n && is_space(s[i])) i++;
+  hs_cursor_skip(&p->cur, " \t\n\r\v\f", NULL);
+  size_t i = p->cur.pos;
   token t = {T_END, i, 0, 0, 0};
   p->tok.k = T_ERR;
-  if (i >= n) {
+  int c = hs_cursor_peek(&p->cur, 0);
+  if (c < 0) {
     p->tok = t;
-    p->pos = i;
     return 0;
   }
-  unsigned char c = (unsigned char)s[i];
   size_t len = 1;
   int rc = c >= 'a' && c <= 'z'   ? lex_word(p, i, &t, &len)
            : c >= 'A' && c <= 'Z' ? lex_upper(p, i, &t)
@@ -305,7 +294,7 @@ static NOINLINE int lex(parser *p) {
   if (rc) return -1;
   t.len = len;
   p->tok = t;
-  p->pos = i + len;
+  hs_cursor_advance(&p->cur, len);
   return 0;
 }
 
@@ -524,7 +513,7 @@ static int32_t parse_cmp(parser *p) {
       id = finish_cmp(p, &A, (hs_rel)(r - 1), start);
   }
   free(A.t);
-  return p->failed ? -1 : id;
+  return p->cur.failed ? -1 : id;
 }
 
 /* The functions on the recursion path (parse_bin, parse_unary,
@@ -694,20 +683,18 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   hs_error_clear(err);
   parser P;
   memset(&P, 0, sizeof P);
-  P.err = err;
   parser *p = &P;
+  size_t n = text ? strlen(text) : 0;
+  hs_cursor_init(&P.cur, text, n, 0, err);
   if (!text) {
     fail(p, 0, "no formula");
     return NULL;
   }
-  size_t n = strlen(text);
   if (n > hs_get_limits().max_formula_len) {
     fail(p, 0, "formula too long (%zu bytes; the limit is %zu, "
          "--max-formula-len raises it)", n, hs_get_limits().max_formula_len);
     return NULL;
   }
-  P.s = text;
-  P.n = n;
   P.f = calloc(1, sizeof *P.f);
   if (!P.f) { oom(p); return NULL; }
   P.f->root = -1;
@@ -733,7 +720,7 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   memcpy(P.f->text, text, n + 1);
 out:
   free(P.depth);
-  if (P.failed) {
+  if (P.cur.failed) {
     hs_formula_free(P.f);
     return NULL;
   }
