@@ -27,7 +27,7 @@ def test_programs_table(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
-    assert "## Programs: C-RASP compiled through the formula DAG" in text
+    assert "## Programs: C-RASP compiled and checked against its interpreter" in text
     assert "| program | mode | mu | n=256 | n=1024 |" in text
     hard = next(line for line in text.splitlines()
                 if line.startswith("| `tests/programs/dyck1.cr` | hard |"))

@@ -4,13 +4,13 @@ from ..fmt import NM, code, fmt_agree, fmt_ms, fmt_mu, md_table, unique
 
 
 def write(rep, plot):
-    rep.w("## Programs: C-RASP compiled through the formula DAG", "")
+    rep.w("## Programs: C-RASP compiled and checked against its interpreter", "")
     rows = rep.programs
     if not rows:
         rep.w(f"sweep-programs.csv: {NM}.", "")
         return
     rep.w("From sweep-programs.csv: C-RASP programs (the formula column names the "
-           "file) lowered to the formula DAG and compiled; each point is one random "
+           "file) lowered into the circuit and compiled; each point is one random "
            "string of the program's tokens, checked against the program's own "
            "interpreter. Cell: ms per forward pass (median) / agreement.", "")
     ns = sorted({r["n"] for r in rows})
