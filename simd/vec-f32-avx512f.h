@@ -15,7 +15,6 @@
 typedef __m512 vf;
 typedef __mmask16 vmask;
 #define VF_LANES 16
-#define VF_ALIGN 64
 
 static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
 static inline vf vf_set1(float x) { return _mm512_set1_ps(x); }
