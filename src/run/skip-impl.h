@@ -70,6 +70,8 @@
 /* Group bounds kept between rows: slots of HS_FAN sibling nodes. */
 #define HS_BT_SLOTS 64
 #define HS_BT_NONE UINT_MAX
+/* Kept tiles of the last walk remembered for the next row (FN(bt_row)). */
+#define HS_BT_WKEEP 64
 
 /* Tile t cut to the row's keys [a, b]: [*j0, *j1]. */
 static inline void hs_tile_cut(size_t t, size_t a, size_t b, size_t *j0, size_t *j1) {
@@ -218,6 +220,10 @@ typedef struct FN(btc) {
   size_t hlo, hhi, hpick, hcnt;
   double hM;
   REAL hacc[HS_ATTN_MAX_D];
+  /* the last softmax walk (FN(bt_row)): its m_lo, cut, tile span and
+   * kept tiles; wn = SIZE_MAX: none */
+  double wmlo, wcut;
+  size_t wta, wtb, wn, wt[HS_BT_WKEEP];
   unsigned lev[HS_BT_SLOTS];          /* slot: level and group, or HS_BT_NONE */
   size_t grp[HS_BT_SLOTS];
   double u[HS_BT_SLOTS][HS_FAN];
@@ -309,6 +315,7 @@ static void FN(btc_use)(FN(btc) *C, const FN(bq) *Bq, size_t dk) {
   C->valid = 1;
   C->mlo = -INFINITY, C->jlo = SIZE_MAX;
   C->hvalid = 0;
+  C->wn = SIZE_MAX;
 }
 
 /* The lower bound from tile t's visible keys: their best score by the
@@ -511,7 +518,25 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
     for (size_t t = a / HS_TILE; t <= b / HS_TILE; t++) ns = hs_seg_tile(seg, ns, t, a, b);
     return ns;
   }
-  return FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
+  /* The walk keeps a tile exactly when neither it nor an ancestor has
+   * mlo - U > cut (and it lies in the span); without a bias U depends on
+   * the query alone (the cache is current for it), so a row with the same
+   * m_lo, cut and first and last tiles as the last walk keeps the same
+   * tiles: their list is cut to this row's keys, the same segments the
+   * walk would give (consecutive rows of a head mostly share all four). */
+  if (Bq.sk == 0 && C->wn != SIZE_MAX && C->wmlo == mlo && C->wcut == cut &&
+      C->wta == Bq.ta && C->wtb == Bq.tb) {
+    size_t ns = 0;
+    for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], a, b);
+    return ns;
+  }
+  size_t ns = FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
+  C->wn = SIZE_MAX;
+  if (Bq.sk == 0 && ns <= HS_BT_WKEEP) {
+    for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
+    C->wmlo = mlo, C->wcut = cut, C->wta = Bq.ta, C->wtb = Bq.tb, C->wn = ns;
+  }
+  return ns;
 }
 
 /* Hard heads skip too, where their scores are exact. Exact: every key
