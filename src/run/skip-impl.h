@@ -61,6 +61,7 @@
 #define HS_FAN (1u << HS_FAN_LOG)
 #define HS_BT_MAXLEV 12
 #define HS_BT_EVALS 8
+#define HS_BT_NEAR 16.0
 #define HS_SKIP_REL 1e-5
 #define HS_SKIP_BIG 1e37
 #define HS_SKIP_BIAS_REL 1e-6
@@ -508,7 +509,20 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
     } else {
       FN(bts) S = {.mlo = -INFINITY, .margin = 1, .jlo = SIZE_MAX,
                    .max_evals = HS_BT_EVALS};
-      FN(bt_search)(T, &Bq, C, K, top, 0, &S);
+      /* a future row whose best key just left its span (the last row's
+       * keys minus a prefix, so its max is at most the last one's): the
+       * next best is most often in the first visible tile (a pe head's
+       * nearest match). Its leaf bound stands in for the search when it
+       * is within HS_BT_NEAR of the last m_lo; a weaker m_lo than the
+       * search's only keeps more tiles (any lower bound on the max gives
+       * the same bits: the file's comment). */
+      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq.sk == 0) {
+        size_t at = SIZE_MAX;
+        double v = FN(bt_leaf)(T, &Bq, K, Bq.ta, &at);
+        if (v > -INFINITY) S.mlo = v, S.jlo = at;
+        if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
+      }
+      if (S.max_evals) FN(bt_search)(T, &Bq, C, K, top, 0, &S);
       mlo = S.mlo, C->jlo = S.jlo;
     }
     C->mlo = mlo, C->a = a, C->b = b;
