@@ -16,11 +16,13 @@
  *     would make results depend on the engine). Error bounds of wasm128
  *     kernels count the extra rounding; the scalar kernels have the same.
  *   vf_hsum / vf_hmax reduce in a fixed order: (l0 + l2) + (l1 + l3).
+ *   compares are false when either lane is NaN; vf_isnan is true there.
  *
  * Include it only from a file compiled with -msimd128 (the wasm128 files,
  * which the Makefile builds only in the SIMD128 WebAssembly library). */
-#ifndef HS_VEC_F32_WASM128_H
-#define HS_VEC_F32_WASM128_H
+/* The same guard in every vec-f32-*.h: a file includes exactly one. */
+#ifndef HS_VEC_F32_H
+#define HS_VEC_F32_H
 
 #ifndef __wasm_simd128__
 #error "vec-f32-wasm128.h needs -msimd128"
@@ -33,6 +35,7 @@
 typedef v128_t vf;
 typedef v128_t vmask; /* all-ones or all-zeros per 32-bit lane */
 #define VF_LANES 4
+#define VF_ALIGN 16
 
 #define HS_VF_INLINE static inline __attribute__((always_inline))
 
@@ -75,20 +78,13 @@ HS_VF_INLINE float vf_hmax(vf v) {
 }
 
 HS_VF_INLINE vmask vf_cmpgt(vf a, vf b) { return wasm_f32x4_gt(a, b); }
+HS_VF_INLINE vmask vf_cmple(vf a, vf b) { return wasm_f32x4_le(a, b); }
 HS_VF_INLINE vmask vf_cmpeq(vf a, vf b) { return wasm_f32x4_eq(a, b); }
-/* true where a or b is NaN (x86's _CMP_UNORD_Q) */
-HS_VF_INLINE vmask vf_cmpunord(vf a, vf b) {
-  return wasm_v128_not(wasm_v128_and(wasm_f32x4_eq(a, a), wasm_f32x4_eq(b, b)));
-}
+HS_VF_INLINE vmask vf_isnan(vf a) { return wasm_f32x4_ne(a, a); }
 HS_VF_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
   return wasm_v128_bitselect(a_if_true, b_else, m);
 }
 HS_VF_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
-HS_VF_INLINE vmask vmask_none(void) { return wasm_i32x4_splat(0); }
-/* lanes j < n (n <= VF_LANES) set: the live lanes of a tail */
-HS_VF_INLINE vmask vmask_first(size_t n) {
-  return wasm_i32x4_gt(wasm_i32x4_splat((int32_t)n), wasm_i32x4_make(0, 1, 2, 3));
-}
 HS_VF_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
 
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
