@@ -230,7 +230,7 @@ WEB_EXPORTS = hsweb_new hsweb_free hsweb_program hsweb_model hsweb_describe hswe
   hsweb_error_column hsweb_error_kind hs_version hs_attention hs_model_layer_nheads \
   hs_formula_alphabet hs_program_formula hs_program_lang hs_program_vocab_size \
   hs_program_token hs_program_token_byte hs_program_other_byte hs_program_tokenize \
-  hs_mode_exact_max_n malloc free
+  hs_mode_exact_max_n hs_isa_best hs_isa_name malloc free
 comma := ,
 space := $(subst ,, )
 WEB_LDFLAGS = -sMODULARIZE=1 -sEXPORT_NAME=createHardsoft -sENVIRONMENT=web,node \
@@ -240,7 +240,7 @@ WEB_LDFLAGS = -sMODULARIZE=1 -sEXPORT_NAME=createHardsoft -sENVIRONMENT=web,node
 WEB_PAGE   = $(addprefix $(BUILD)/web/,index.html app.js style.css)
 
 web: deps-web
-	$(MAKE) --no-print-directory $(BUILD)/web/hardsoft.js $(WEB_PAGE)
+	$(MAKE) --no-print-directory $(BUILD)/web/hardsoft.js $(BUILD)/web/hardsoft-simd128.js $(WEB_PAGE)
 
 $(BUILD)/wasm/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -260,10 +260,14 @@ $(BUILD)/wasm-simd128/obj/%.o: %.c
 $(BUILD)/wasm-simd128/libhardsoft.a: $(WEB128_OBJ)
 	@rm -f $@
 	$(EMAR) rcs $@ $^
-# emcc writes hardsoft.wasm beside hardsoft.js
+# emcc writes hardsoft.wasm beside hardsoft.js; the page loads
+# hardsoft-simd128.js instead where the browser runs SIMD128 (app.js).
 $(BUILD)/web/hardsoft.js: web/hardsoft-web.c $(BUILD)/wasm/libhardsoft.a
 	@mkdir -p $(dir $@)
 	$(EMCC) $(WEB_CFLAGS) $(WEB_LDFLAGS) -o $@ $< $(BUILD)/wasm/libhardsoft.a
+$(BUILD)/web/hardsoft-simd128.js: web/hardsoft-web.c $(BUILD)/wasm-simd128/libhardsoft.a
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -msimd128 $(WEB_LDFLAGS) -o $@ $< $(BUILD)/wasm-simd128/libhardsoft.a
 $(BUILD)/web/%: web/%
 	@mkdir -p $(dir $@)
 	cp $< $@
