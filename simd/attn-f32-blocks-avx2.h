@@ -388,18 +388,54 @@ static inline __m256i lanes_below(size_t cnt) {
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-static float hmax8(__m256 v) {
+static inline float hmax8(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
   m = _mm_max_ss(m, _mm_movehdup_ps(m));
   return _mm_cvtss_f32(m);
 }
 
-static float hsum8(__m256 v) {
+static inline float hsum8(__m256 v) {
   __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   m = _mm_add_ps(m, _mm_movehl_ps(m, m));
   m = _mm_add_ss(m, _mm_movehdup_ps(m));
   return _mm_cvtss_f32(m);
+}
+
+/* The hooks of the two-pass row kernel (f32-attn-row-2pass-rr2-p5-impl.h):
+ * q set up for block_scores (inv_tau folded in, as the online kernel
+ * does), and run += sum_j e[j] v_j for any dv <= HS_ATTN_MAX_D (run
+ * zeroed up to dv rounded up to 16). */
+static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) {
+  qd->nc4 = (dk + 3) / 4;
+  if (qd->nc4 == 0) qd->nc4 = 1; /* dk == 0: every score is 0 */
+  int r = (int)(dk % 4);
+  qd->mlast = _mm_setr_epi32(0 < r ? -1 : 0, 1 < r ? -1 : 0, 2 < r ? -1 : 0, 0);
+  if (dk == 0) qd->mlast = _mm_setzero_si128();
+  for (size_t c = 0; c <= qd->nc4 && c < 16; c++) {
+    float t[4];
+    /* inv_tau folded into q, as in the online kernel */
+    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] * inv_tau : 0.0f;
+    __m128 h = _mm_loadu_ps(t);
+    qd->q4[c] = _mm256_insertf128_ps(_mm256_castps128_ps256(h), h, 1);
+  }
+  for (size_t c = 0; c < (qd->nc4 + 1) / 2; c++)
+    qd->q8[c] = _mm256_setr_m128(_mm256_castps256_ps128(qd->q4[2 * c]),
+                                 _mm256_castps256_ps128(qd->q4[2 * c + 1]));
+  if (dk == 1 || dk == 2 || dk == 4) {
+    float t[8];
+    /* dk is a power of 2: a mask, not 8-16 divisions per row */
+    for (int i = 0; i < 8; i++) t[i] = q[(size_t)i & (dk - 1)] * inv_tau;
+    qd->qc = _mm256_loadu_ps(t);
+  } else {
+    qd->qc = _mm256_setzero_ps();
+  }
+  qd->mlast8 = lanes_below(dk % 8);
+}
+
+ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,
+                            size_t ldv, size_t dv, float *run) {
+  block_values(nb, e, v, ldv, dv, lanes_below(dv % 8), run);
 }
 
 #endif

@@ -243,4 +243,40 @@ static void values_wide(size_t nb, const float *e, const float *v, size_t ldv,
   }
 }
 
+/* The hooks of the two-pass row kernel (f32-attn-row-2pass-rr2-p5-impl.h):
+ * q set up for block_scores (inv_tau folded in, as the online kernel
+ * does), and run += sum_j e[j] v_j for any dv <= HS_ATTN_MAX_D (run
+ * zeroed up to dv rounded up to 16). */
+static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) {
+  qd->nc4 = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
+  int r = (int)(dk % 4);
+  qd->mlast = _mm_setr_epi32(0 < r ? -1 : 0, 1 < r ? -1 : 0, 2 < r ? -1 : 0, 0);
+  for (size_t c = 0; c < qd->nc4; c++) {
+    float t[4];
+    /* inv_tau folded into q, as in the online kernel */
+    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] * inv_tau : 0.0f;
+    qd->q4[c] = _mm512_broadcast_f32x4(_mm_loadu_ps(t));
+  }
+  if (dk == 1 || dk == 2 || dk == 4 || dk == 8) {
+    float t[16];
+    /* dk is a power of 2: a mask, not 8-16 divisions per row */
+    for (int i = 0; i < 16; i++) t[i] = q[(size_t)i & (dk - 1)] * inv_tau;
+    qd->qc = _mm512_loadu_ps(t);
+  } else {
+    qd->qc = _mm512_setzero_ps();
+  }
+}
+
+ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,
+                            size_t ldv, size_t dv, float *run) {
+  if (dv > 8) {
+    values_wide(nb, e, v, ldv, dv, run);
+    return;
+  }
+  if (dv == 0) return;
+  const __m256i m8 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(dv % 8)),
+                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  values_small_t(nb, e, v, ldv, m8, dv == 8, run);
+}
+
 #endif

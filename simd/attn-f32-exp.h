@@ -21,16 +21,19 @@
 #include <stdint.h>
 #include <string.h>
 
-#define HS_ATTN_F32_MAGIC 0x1.8000FEp23f  /* 1.5*2^23 + 127 */
-#define HS_ATTN_F32_LOG2E 0x1.715476p+0f
-#define HS_ATTN_F32_MLN2HI -0x1.62E400p-1f
-#define HS_ATTN_F32_MLN2LO -0x1.7F7D1Cp-20f
-#define HS_ATTN_F32_C5 0x1.0F9F9Cp-7f
-#define HS_ATTN_F32_C4 0x1.573A1Ap-5f
-#define HS_ATTN_F32_C3 0x1.555A80p-3f
-#define HS_ATTN_F32_C2 0x1.FFFDC6p-2f
-#define HS_ATTN_F32_C1 0x1.FFFFF6p-1f
-#define HS_ATTN_F32_CUTOFF -0x1.5D589Ep6f /* ln(2^-126) */
+#include "f32-exp-rr2-p5-consts.h"
+
+/* the constants of f32-exp-rr2-p5-consts.h, under the names used here */
+#define HS_ATTN_F32_MAGIC 0x1.8000FEp23f  /* HS_EXPF_MAGIC_BIAS + 127 */
+#define HS_ATTN_F32_LOG2E HS_EXPF_LOG2E
+#define HS_ATTN_F32_MLN2HI HS_EXPF_MINUS_LN2_HI
+#define HS_ATTN_F32_MLN2LO HS_EXPF_MINUS_LN2_LO
+#define HS_ATTN_F32_C5 HS_EXPF_C5
+#define HS_ATTN_F32_C4 HS_EXPF_C4
+#define HS_ATTN_F32_C3 HS_EXPF_C3
+#define HS_ATTN_F32_C2 HS_EXPF_C2
+#define HS_ATTN_F32_C1 HS_EXPF_C1
+#define HS_ATTN_F32_CUTOFF HS_EXPF_LO_CUT /* ln(2^-126) */
 
 
 /* Cheaper form for the attention kernels, same rr2-p5 algorithm: 2^n is
@@ -40,7 +43,7 @@
  * value (a NaN payload can leak into the exponent field), so callers must
  * detect NaN inputs themselves; x < cutoff (and -inf) still gives +0.
  * Error <= 2 ULP on [-87.33, 0]. */
-#define HS_ATTN_F32_MAGIC0 0x1.8p23f /* 1.5*2^23: low bits hold n */
+#define HS_ATTN_F32_MAGIC0 HS_EXPF_MAGIC_BIAS /* low bits hold n */
 
 /* Portable scalar version (no FMA: the products are rounded separately,
  * error <= 2.5 ULP, measured 2.12). */

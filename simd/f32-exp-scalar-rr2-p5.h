@@ -5,12 +5,11 @@
  * step rounds separately, hence more than the 2 ULP of the FMA versions).
  *
  * Shared by the scalar kernels (f32-vexp-scalar-rr2-p5.c,
- * f32-softmax-scalar-rr2-p5.c); it is the same algorithm as the AVX2 and
- * AVX-512 headers, written without FMA so that it runs on any x86-64 (or any
- * C11 target) and is an honest scalar baseline rather than a libm call.
- *
- * Self-contained: include it from any C11 file; every name is hs_...
- * static inline.
+ * f32-softmax-scalar-rr2-p5.c); it is the algorithm of the vector exp
+ * (f32-exp-rr2-p5-vec.h) with the same constants (f32-exp-rr2-p5-consts.h),
+ * written without FMA so that it runs on any C11 target and is an honest
+ * scalar baseline rather than a libm call. Every name is hs_... static
+ * inline.
  *
  * Range (exact cutoffs, the same in every ISA):
  *   x <  HS_EXPF_LO_CUT = -0x1.5D589Ep6 (-87.336540) -> +0: below it the
@@ -28,8 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define HS_EXPF_LO_CUT (-0x1.5D589Ep6f)
-#define HS_EXPF_HI_CUT (0x1.62E42Ep6f)
+#include "f32-exp-rr2-p5-consts.h"
 
 static inline uint32_t hs_f32_to_bits(float f) {
   uint32_t u;
@@ -48,17 +46,15 @@ static inline float hs_f32_from_bits(uint32_t u) {
  * significant bits, so n * ln2_hi is exact for |n| <= 2^8 and the first
  * reduction step is exact (Sterbenz). */
 static inline float hs_f32_exp_core_scalar_rr2_p5(float xc) {
-  const float log2e = 0x1.715476p+0f;
-  /* 1.5 * 2^23: adding it rounds to an integer and leaves k in the low
-   * mantissa bits (two's complement in 22 bits). */
-  const float magic_bias = 0x1.8p23f;
-  const float minus_ln2_hi = -0x1.62E400p-1f;
-  const float minus_ln2_lo = -0x1.7F7D1Cp-20f;
-  const float c5 = 0x1.0F9F9Cp-7f;
-  const float c4 = 0x1.573A1Ap-5f;
-  const float c3 = 0x1.555A80p-3f;
-  const float c2 = 0x1.FFFDC6p-2f;
-  const float c1 = 0x1.FFFFF6p-1f;
+  const float log2e = HS_EXPF_LOG2E;
+  const float magic_bias = HS_EXPF_MAGIC_BIAS;
+  const float minus_ln2_hi = HS_EXPF_MINUS_LN2_HI;
+  const float minus_ln2_lo = HS_EXPF_MINUS_LN2_LO;
+  const float c5 = HS_EXPF_C5;
+  const float c4 = HS_EXPF_C4;
+  const float c3 = HS_EXPF_C3;
+  const float c2 = HS_EXPF_C2;
+  const float c1 = HS_EXPF_C1;
 
   /* n = k + magic_bias, k = round(xc / ln2) in [-126, 128] */
   float n = xc * log2e + magic_bias;
@@ -134,9 +130,6 @@ static inline float hs_f32_expminus_scalar_rr2_p5(float d) {
  * does, in its scale pass). d < HS_EXPF_LO_CUT gives exp(HS_EXPF_LO_CUT) =
  * FLT_MIN * (1 + 4.8e-6) (within 2.5 ULP), NOT 0: the caller must zero
  * every result below HS_EXPF_LO_FLUSH. */
-#ifndef HS_EXPF_LO_FLUSH
-#define HS_EXPF_LO_FLUSH (0x1.0001p-126f) /* FLT_MIN * (1 + 2^-16) */
-#endif
 static inline float hs_f32_expminus_clamped_scalar_rr2_p5(float d) {
   const float lo = hs_f32_opaque(HS_EXPF_LO_CUT);
   float dc = d < lo ? lo : d;

@@ -19,7 +19,8 @@
  * full contract (masking, +inf, NaN, flushing, aliasing) is in
  * f32-softmax-common.h. Tails (n mod 8) use maskload/maskstore: nothing
  * past x[n-1] or y[n-1] is touched. */
-#include "f32-exp-avx2-rr2-p5.h"
+#include "vec-f32-avx2.h"
+#include "f32-exp-rr2-p5-vec.h"
 #include "f32-softmax-common.h"
 #include "ukernels.h"
 
@@ -112,10 +113,10 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
       const __m256 d2 = _mm256_sub_ps(score(_mm256_loadu_ps(x + i + 16), vinv, scaled), vm);
       const __m256 d3 = _mm256_sub_ps(score(_mm256_loadu_ps(x + i + 24), vinv, scaled), vm);
       /* e = exp(max(d, lo)) in (0, 1]; e < thr is flushed by pass 3 */
-      const __m256 e0 = hs_f32_expminus_clamped_avx2_rr2_p5(d0);
-      const __m256 e1 = hs_f32_expminus_clamped_avx2_rr2_p5(d1);
-      const __m256 e2 = hs_f32_expminus_clamped_avx2_rr2_p5(d2);
-      const __m256 e3 = hs_f32_expminus_clamped_avx2_rr2_p5(d3);
+      const __m256 e0 = hs_vexpminus_clamped_rr2_p5(d0);
+      const __m256 e1 = hs_vexpminus_clamped_rr2_p5(d1);
+      const __m256 e2 = hs_vexpminus_clamped_rr2_p5(d2);
+      const __m256 e3 = hs_vexpminus_clamped_rr2_p5(d3);
       _mm256_storeu_ps(y + i, e0);
       _mm256_storeu_ps(y + i + 8, e1);
       _mm256_storeu_ps(y + i + 16, e2);
@@ -130,7 +131,7 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
   __m256 acc = _mm256_setzero_ps();
   for (; i + 8 <= n; i += 8) {
     const __m256 d = _mm256_sub_ps(score(_mm256_loadu_ps(x + i), vinv, scaled), vm);
-    const __m256 e = hs_f32_expminus_clamped_avx2_rr2_p5(d);
+    const __m256 e = hs_vexpminus_clamped_rr2_p5(d);
     _mm256_storeu_ps(y + i, e);
     acc = _mm256_add_ps(acc, e);
   }
@@ -140,7 +141,7 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
     const __m256 d = _mm256_and_ps(
         _mm256_sub_ps(score(_mm256_maskload_ps(x + i, live), vinv, scaled), vm),
         _mm256_castsi256_ps(live));
-    const __m256 e = _mm256_and_ps(hs_f32_expminus_clamped_avx2_rr2_p5(d),
+    const __m256 e = _mm256_and_ps(hs_vexpminus_clamped_rr2_p5(d),
                                    _mm256_castsi256_ps(live));
     _mm256_maskstore_ps(y + i, live, e);
     acc = _mm256_add_ps(acc, e);

@@ -19,7 +19,8 @@
  * hs_f32_softmax_special; the full contract (masking, +inf, NaN, flushing,
  * aliasing) is in f32-softmax-common.h. Tails (n mod 16) use masked loads
  * and stores: nothing past x[n-1] or y[n-1] is touched. */
-#include "f32-exp-avx512f-rr2-p5.h"
+#include "vec-f32-avx512f.h"
+#include "f32-exp-rr2-p5-vec.h"
 #include "f32-softmax-common.h"
 #include "ukernels.h"
 
@@ -91,7 +92,6 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
                                float inv_tau, float m, int scaled) {
   const __m512 vinv = _mm512_set1_ps(inv_tau);
   const __m512 vm = _mm512_set1_ps(m);
-  const __mmask16 all = 0xFFFF;
   __m512d dsum = _mm512_setzero_pd();
   size_t i = 0;
   while (i + 64 <= n) {
@@ -107,10 +107,10 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
       const __m512 d2 = _mm512_sub_ps(score(_mm512_loadu_ps(x + i + 32), vinv, scaled), vm);
       const __m512 d3 = _mm512_sub_ps(score(_mm512_loadu_ps(x + i + 48), vinv, scaled), vm);
       /* e = exp(max(d, lo)) in (0, 1]; e < thr is flushed by pass 3 */
-      const __m512 e0 = hs_f32_expminus_clamped_avx512f_rr2_p5(d0, all);
-      const __m512 e1 = hs_f32_expminus_clamped_avx512f_rr2_p5(d1, all);
-      const __m512 e2 = hs_f32_expminus_clamped_avx512f_rr2_p5(d2, all);
-      const __m512 e3 = hs_f32_expminus_clamped_avx512f_rr2_p5(d3, all);
+      const __m512 e0 = hs_vexpminus_clamped_rr2_p5(d0);
+      const __m512 e1 = hs_vexpminus_clamped_rr2_p5(d1);
+      const __m512 e2 = hs_vexpminus_clamped_rr2_p5(d2);
+      const __m512 e3 = hs_vexpminus_clamped_rr2_p5(d3);
       _mm512_storeu_ps(y + i, e0);
       _mm512_storeu_ps(y + i + 16, e1);
       _mm512_storeu_ps(y + i + 32, e2);
@@ -128,7 +128,7 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
   __m512 acc = _mm512_setzero_ps();
   for (; i + 16 <= n; i += 16) {
     const __m512 d = _mm512_sub_ps(score(_mm512_loadu_ps(x + i), vinv, scaled), vm);
-    const __m512 e = hs_f32_expminus_clamped_avx512f_rr2_p5(d, all);
+    const __m512 e = hs_vexpminus_clamped_rr2_p5(d);
     _mm512_storeu_ps(y + i, e);
     acc = _mm512_add_ps(acc, e);
   }
@@ -137,7 +137,7 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
     /* dead lanes get d = 0, a valid input, and come out +0 (mask) */
     const __m512 d = _mm512_maskz_sub_ps(
         live, score(_mm512_maskz_loadu_ps(live, x + i), vinv, scaled), vm);
-    const __m512 e = hs_f32_expminus_clamped_avx512f_rr2_p5(d, live);
+    const __m512 e = _mm512_maskz_mov_ps(live, hs_vexpminus_clamped_rr2_p5(d));
     _mm512_mask_storeu_ps(y + i, live, e);
     acc = _mm512_add_ps(acc, e);
   }

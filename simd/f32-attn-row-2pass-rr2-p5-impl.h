@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* f32 fused attention row over a list of key segments, two passes (exact
+ * max, then sum and weighted values with that max), rr2-p5 exp, written
+ * once over the vector vocabulary. A kernel file includes one
+ * vec-f32-<isa>.h, f32-exp-rr2-p5-vec.h, defines BLK (keys per block),
+ * includes its ISA's score and value blocks (attn-f32-blocks-<isa>.h:
+ * qdesc, qd_init, block_scores, block_scores_bias returning the lane max,
+ * block_values_dv; the scores of a block are stored to sb with the lanes
+ * past nb set to -inf) and then this header, and defines its two symbols
+ * by HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
+ *
+ * Error bound (u = 2^-24), as for the online kernels: the scores of the
+ * ISA's block code carry |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc
+ * inv_tau| (one rounding more with the relative bias); weights relative
+ * error <= |ds_j| + |ds_max| + 3 u; block sums of at most BLK/VF_LANES
+ * adds per lane, then a running total per lane, so
+ *   |sum - sum*|     <= (max_j rel(e_j) + (n/BLK + 20) u) sum_j e_j,
+ *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/BLK + 20) u) sum_j e_j |v_jc|
+ * to first order, with no rescaling (checked by tests/test-skip.c and
+ * tests/test-f32-attn-row.c against a double reference).
+ *
+ * Skipping (see the scalar kernel's comment and src/run/forward-impl.h):
+ * every segment is walked in blocks of BLK from its own start, so a key's
+ * score, its weight and its block's sums depend only on its segment; a
+ * segment whose weights are all exactly +0 adds +0 to every running lane,
+ * which is never -0, so leaving it out of the list gives the same bits.
+ *
+ * Outputs overwritten: st->max, st->sum, acc[0..dv). -inf scores add 0; a
+ * +inf max gives the +inf scores weight 1, others 0; a NaN score makes sum
+ * and every acc NaN. */
+#ifndef HS_F32_ATTN_ROW_2PASS_RR2_P5_IMPL_H
+#define HS_F32_ATTN_ROW_2PASS_RR2_P5_IMPL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "ukernels.h"
+
+/* The scores of keys j0 .. j0+nb into sb, biased when bias != 0; returns
+ * their lane max. */
+static inline __attribute__((always_inline)) vf hs_2pass_scores(
+    size_t nb, const float *k, size_t ldk, const qdesc *qd, float *sb,
+    size_t dk, int bias, float slope, int64_t p0) {
+  return bias ? block_scores_bias(nb, k, ldk, qd, sb, dk, slope, p0)
+              : block_scores(nb, k, ldk, qd, sb, dk);
+}
+
+/* Both entry points; bias != 0: each score gets the relative bias (one
+ * FMA, as the online _bias kernel), the same instructions otherwise. */
+static inline __attribute__((always_inline)) void hs_2pass_run(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {
+  qdesc qd;
+  qd_init(&qd, dk, q, inv_tau);
+  _Alignas(64) float run[HS_ATTN_MAX_D];
+  _Alignas(64) float sb[BLK];
+  _Alignas(64) float eb[BLK];
+  /* pass 1: the max over every listed key (max skips NaN); nan: unordered
+   * lanes seen */
+  vf vmax = vf_set1(-INFINITY);
+  vmask nan = vf_isnan(vf_zero());
+  for (size_t t = 0; t < nseg; t++) {
+    const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
+    for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
+      const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
+      vmax = vf_max(hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk, bias,
+                                    slope, d0 + (int64_t)j0),
+                    vmax);
+      for (size_t g = 0; g < nb; g += VF_LANES)
+        nan = vmask_or(nan, vf_isnan(vf_loadu(sb + g)));
+    }
+  }
+  const float m = vf_hmax(vmax);
+  const int has_nan = vmask_any(nan);
+  st->max = m;
+  st->sum = has_nan ? NAN : 0.0f;
+  for (size_t c = 0; c < dv; c++) acc[c] = has_nan ? NAN : 0.0f;
+  if (has_nan || m == -INFINITY) return;
+  /* pass 2: weights with the fixed max, block sums into running lanes */
+  const size_t nrun = dv <= 16 ? 16 : (dv + 15) / 16 * 16;
+  for (size_t c = 0; c < nrun; c++) run[c] = 0.0f;
+  const vf vm = vf_set1(m);
+  vf vsum = vf_zero();
+  for (size_t t = 0; t < nseg; t++) {
+    const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
+    for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
+      const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
+      /* lanes >= nb: -inf */
+      hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk, bias, slope,
+                      d0 + (int64_t)j0);
+      vf bsum = vf_zero();
+      if (m != INFINITY) {
+        /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
+         * cutoff and for the -inf lanes */
+        for (size_t g = 0; g < nb; g += VF_LANES) {
+          const vf e = hs_vexpminus_rr2_p5(vf_sub(vf_loadu(sb + g), vm));
+          vf_storeu(eb + g, e);
+          bsum = vf_add(bsum, e);
+        }
+      } else {
+        /* max = +inf: the +inf scores take weight 1, others 0 */
+        for (size_t g = 0; g < nb; g += VF_LANES) {
+          const vf e = vf_select(vf_cmpeq(vf_loadu(sb + g), vm), vf_set1(1.0f),
+                                 vf_zero());
+          vf_storeu(eb + g, e);
+          bsum = vf_add(bsum, e);
+        }
+      }
+      vsum = vf_add(vsum, bsum);
+      /* run += sum_j eb[j] v_j */
+      block_values_dv(nb, eb, v + j0 * ldv, ldv, dv, run);
+    }
+  }
+  st->sum = vf_hsum(vsum);
+  for (size_t c = 0; c < dv; c++) acc[c] = run[c];
+}
+
+#define HS_DEFINE_F32_ATTN_ROW_2PASS(plain, biased)                          \
+  void plain(size_t nseg, const size_t *seg, size_t dk, size_t dv,          \
+             const float *q, const float *k, size_t ldk, const float *v,    \
+             size_t ldv, float inv_tau, hs_f32_online *st, float *acc) {    \
+    hs_2pass_run(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0,    \
+                 st, acc);                                                  \
+  }                                                                         \
+  /* the error bound above holds for the biased scores with |ds_j| one     \
+   * rounding larger */                                                     \
+  void biased(size_t nseg, const size_t *seg, size_t dk, size_t dv,         \
+              const float *q, const float *k, size_t ldk, const float *v,   \
+              size_t ldv, float inv_tau, float slope, int64_t d0,           \
+              hs_f32_online *st, float *acc) {                              \
+    hs_2pass_run(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope,   \
+                 d0, st, acc);                                              \
+  }
+
+#endif

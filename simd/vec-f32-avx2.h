@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* The f32 vector vocabulary, AVX2 + FMA (8 lanes). A kernel algorithm is
+ * written once over these names (simd/<op>-<algo>-impl.h); each ISA has one
+ * such header per precision and a kernel file includes exactly one.
+ * Every vec-f32-*.h defines the same names with the same meaning:
+ *   vf, vmask, VF_LANES;
+ *   vf_zero, vf_set1, vf_loadu, vf_storeu, vf_load_tail (n < VF_LANES
+ *     lanes, the rest +0; reads nothing past p[n-1]), vf_store_tail;
+ *   vf_add, vf_sub, vf_mul, vf_max, vf_min (max/min: NaN in b gives NaN),
+ *   vf_fma(a, b, c) = a*b + c (fused where the ISA has FMA);
+ *   vf_hmax, vf_hsum: horizontal, in a fixed order;
+ *   vf_cmpgt, vf_cmple, vf_cmpeq (false when either lane is NaN),
+ *   vf_isnan, vmask_or, vmask_any, vf_select(m, a_if_true, b_else);
+ *   vf_exp2_bits(p, kb): p * 2^k where kb = k + 1.5*2^23 as the rr2-p5
+ *     magic-bias add leaves it, by adding k << 23 to p's bits (exact when
+ *     the result is a normal float; otherwise unspecified).
+ * Include only from a file compiled with -mavx2 -mfma. */
+#ifndef HS_VEC_F32_H
+#define HS_VEC_F32_H
+
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "vec-f32-avx2.h needs -mavx2 -mfma"
+#endif
+
+#include <immintrin.h>
+#include <stddef.h>
+
+typedef __m256 vf;
+typedef __m256 vmask;
+#define VF_LANES 8
+#define VF_ALIGN 32
+
+static inline vf vf_zero(void) { return _mm256_setzero_ps(); }
+static inline vf vf_set1(float x) { return _mm256_set1_ps(x); }
+static inline vf vf_loadu(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vf_storeu(float *p, vf x) { _mm256_storeu_ps(p, x); }
+
+/* all-ones in lanes 0..n-1 */
+static inline __m256i vf_tail_mask_(size_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline vf vf_load_tail(const float *p, size_t n) {
+  return _mm256_maskload_ps(p, vf_tail_mask_(n));
+}
+static inline void vf_store_tail(float *p, vf x, size_t n) {
+  _mm256_maskstore_ps(p, vf_tail_mask_(n), x);
+}
+
+static inline vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+static inline vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+static inline vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+static inline vf vf_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+static inline vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+
+static inline float vf_hmax(vf v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+static inline float vf_hsum(vf v) {
+  __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_add_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_add_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+
+static inline vmask vf_cmpgt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+static inline vmask vf_cmple(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+static inline vmask vf_cmpeq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+static inline vmask vf_isnan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+static inline vmask vmask_or(vmask a, vmask b) { return _mm256_or_ps(a, b); }
+static inline int vmask_any(vmask m) { return _mm256_movemask_ps(m) != 0; }
+static inline vf vf_select(vmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
+
+static inline vf vf_exp2_bits(vf p, vf kb) {
+  const __m256i ks = _mm256_slli_epi32(_mm256_castps_si256(kb), 23);
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), ks));
+}
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* The f32 vector vocabulary, AVX-512F (16 lanes): the names and their
+ * meaning are listed in vec-f32-avx2.h. Masks are opmask registers.
+ * Include only from a file compiled with -mavx512f. */
+#ifndef HS_VEC_F32_H
+#define HS_VEC_F32_H
+
+#if !defined(__AVX512F__)
+#error "vec-f32-avx512f.h needs -mavx512f"
+#endif
+
+#include <immintrin.h>
+#include <stddef.h>
+
+typedef __m512 vf;
+typedef __mmask16 vmask;
+#define VF_LANES 16
+#define VF_ALIGN 64
+
+static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
+static inline vf vf_set1(float x) { return _mm512_set1_ps(x); }
+static inline vf vf_loadu(const float *p) { return _mm512_loadu_ps(p); }
+static inline void vf_storeu(float *p, vf x) { _mm512_storeu_ps(p, x); }
+/* masked: the lanes past n are neither read nor written */
+static inline vf vf_load_tail(const float *p, size_t n) {
+  return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p);
+}
+static inline void vf_store_tail(float *p, vf x, size_t n) {
+  _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), x);
+}
+
+static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+static inline vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+static inline vf vf_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+static inline vf vf_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+static inline vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+
+/* the compiler's reduction sequences: halves folded 512 -> 256 -> 128,
+ * then within the 128-bit lane */
+static inline float vf_hmax(vf v) { return _mm512_reduce_max_ps(v); }
+static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
+
+static inline vmask vf_cmpgt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+static inline vmask vf_cmple(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+static inline vmask vf_cmpeq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+static inline vmask vf_isnan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+static inline vmask vmask_or(vmask a, vmask b) { return (vmask)(a | b); }
+static inline int vmask_any(vmask m) { return m != 0; }
+static inline vf vf_select(vmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
+
+/* p * 2^k by vscalefps on k = kb - magic bias: the same value as the
+ * exponent add wherever that is exact (a normal result), and the subtract
+ * is the one the rr2-p5 reduction does anyway, so the compiler shares it
+ * and the shift and integer add disappear. */
+static inline vf vf_exp2_bits(vf p, vf kb) {
+  return _mm512_scalef_ps(p, _mm512_sub_ps(kb, _mm512_set1_ps(0x1.8p23f)));
+}
+
+#endif
