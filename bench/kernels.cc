@@ -899,7 +899,8 @@ void register_attn_mask(int64_t max_n, bool future, bool bias) {
 // The forward pass's projections: rows of X (width k) times A^T (m
 // outputs), one f32_gemm call over 4096 rows, shapes of compiled models
 // (m x k = 2 x 9: a head's keys; 9 x 2: a feed-forward's second matrix;
-// 16 x 32 a wider model). Checked once against a double loop within
+// 16 x 32 a wider model; 3 x 24 and 24 x 2: the depth-4 formula's model,
+// width 24, in pe at mu = 8: queries/keys and a feed-forward's matrices). Checked once against a double loop within
 // 1e-4 of sum |x a|. Items = rows.
 // The rooflines of the attn_row target (kernels-report.py).
 //
@@ -1046,7 +1047,7 @@ void register_read_bw(int64_t max_n) {
 }
 
 void register_gemm() {
-  static const int64_t kShapes[][2] = {{2, 9}, {9, 2}, {16, 32}};
+  static const int64_t kShapes[][2] = {{2, 9}, {9, 2}, {16, 32}, {3, 24}, {24, 2}};
   const int64_t rows = 4096;
   for (const auto &sh : kShapes)
     for (hs_isa isa : kIsas) {
@@ -1090,7 +1091,7 @@ void register_gemm() {
 // f64_gemv per row that the forward pass ran before, to set beside it.
 // Checked once against a long double loop within 1e-12 of sum |x a|.
 void register_gemm_f64() {
-  static const int64_t kShapes[][2] = {{2, 9}, {9, 2}, {16, 32}};
+  static const int64_t kShapes[][2] = {{2, 9}, {9, 2}, {16, 32}, {3, 24}, {24, 2}};
   const int64_t rows = 4096;
   for (const auto &sh : kShapes)
     for (hs_isa isa : kIsas)

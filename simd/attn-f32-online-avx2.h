@@ -30,43 +30,8 @@ ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
   o->ldv = ldv;
   o->slope = 0;
   o->p0 = 0;
-  o->qd.nc4 = (dk + 3) / 4;
-  if (o->qd.nc4 == 0) o->qd.nc4 = 1; /* dk == 0: every score is 0 */
-  {
-    int r = (int)(dk % 4);
-    o->qd.mlast = _mm_setr_epi32(0 < r ? -1 : 0, 1 < r ? -1 : 0, 2 < r ? -1 : 0, 0);
-    if (dk == 0) o->qd.mlast = _mm_setzero_si128();
-  }
-  /* q * inv_tau built in registers: scalar stores read back by one wide
-   * load stall store forwarding (~20 cycles each, per row). Lanes past dk
-   * are +0 (the product is masked after the multiply: never 0 * inf). */
+  qd_init(&o->qd, dk, q, inv_tau);
   const __m256i lane8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m128 vtau = _mm_set1_ps(inv_tau);
-  /* chunks 0..nc4 (one past, zero, for the odd 8-float pairing) */
-  for (size_t c = 0; c <= o->qd.nc4 && c < 16; c++) { /* zero past dk */
-    size_t rem = dk > 4 * c ? dk - 4 * c : 0;
-    __m128i mc = _mm_cmpgt_epi32(_mm_set1_epi32((int)(rem < 4 ? rem : 4)),
-                                 _mm_setr_epi32(0, 1, 2, 3));
-    /* inv_tau folded into q: one rounding more per product, no multiply
-     * per score */
-    __m128 h = _mm_and_ps(_mm_mul_ps(_mm_maskload_ps(q + 4 * c, mc), vtau),
-                          _mm_castsi128_ps(mc));
-    o->qd.q4[c] = _mm256_insertf128_ps(_mm256_castps128_ps256(h), h, 1);
-  }
-  for (size_t c = 0; c < (o->qd.nc4 + 1) / 2; c++)
-    o->qd.q8[c] = _mm256_setr_m128(_mm256_castps256_ps128(o->qd.q4[2 * c]),
-                                _mm256_castps256_ps128(o->qd.q4[2 * c + 1]));
-  if (dk == 1 || dk == 2 || dk == 4) {
-    /* lane i: q[i mod dk] * inv_tau (dk a power of 2): chunk 0 permuted */
-    o->qd.qc = _mm256_permutevar8x32_ps(
-        o->qd.q4[0], _mm256_and_si256(lane8, _mm256_set1_epi32((int)dk - 1)));
-  } else {
-    o->qd.qc = _mm256_setzero_ps();
-  }
-  {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    o->qd.mlast8 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(dk % 8)), lane);
-  }
   __m256i vmask;
   {
     int r = (int)(dv % 8);

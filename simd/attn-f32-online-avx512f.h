@@ -31,35 +31,7 @@ ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
   o->ldv = ldv;
   o->slope = 0;
   o->p0 = 0;
-  o->qd.nc4 = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
-  {
-    int r = (int)(dk % 4);
-    o->qd.mlast = _mm_setr_epi32(0 < r ? -1 : 0, 1 < r ? -1 : 0, 2 < r ? -1 : 0, 0);
-  }
-  /* q * inv_tau built in registers: scalar stores read back by one wide
-   * load stall store forwarding (~20 cycles each, twice per row; the
-   * per-row setup was ~50 ns against ~0.2 ns per key). Lanes past dk are
-   * +0 (masked multiply: never 0 * inf). */
-  const __m512 vtau = _mm512_set1_ps(inv_tau);
-  for (size_t c = 0; c < o->qd.nc4; c++) {
-    size_t rem = dk > 4 * c ? dk - 4 * c : 0;
-    __mmask16 mc = (__mmask16)((1u << (rem < 4 ? rem : 4)) - 1);
-    /* inv_tau folded into q: one rounding more per product, no multiply
-     * per score */
-    __m512 x = _mm512_maskz_mul_ps(mc, _mm512_maskz_loadu_ps(mc, q + 4 * c), vtau);
-    o->qd.q4[c] = _mm512_shuffle_f32x4(x, x, 0);
-  }
-  if (dk == 1 || dk == 2 || dk == 4 || dk == 8) {
-    /* lane i: q[i mod dk] * inv_tau (dk a power of 2) */
-    __mmask16 mk = (__mmask16)((1u << dk) - 1);
-    __m512 x = _mm512_maskz_mul_ps(mk, _mm512_maskz_loadu_ps(mk, q), vtau);
-    __m512i idx = _mm512_and_si512(
-        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-        _mm512_set1_epi32((int)dk - 1));
-    o->qd.qc = _mm512_permutexvar_ps(idx, x);
-  } else {
-    o->qd.qc = _mm512_setzero_ps();
-  }
+  qd_init(&o->qd, dk, q, inv_tau);
   __m256i m8;
   {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

@@ -28,7 +28,6 @@
 typedef __m256 vf;
 typedef __m256 vmask;
 #define VF_LANES 8
-#define VF_ALIGN 32
 
 static inline vf vf_zero(void) { return _mm256_setzero_ps(); }
 static inline vf vf_set1(float x) { return _mm256_set1_ps(x); }
