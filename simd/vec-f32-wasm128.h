@@ -29,7 +29,6 @@
 #endif
 
 #include <stddef.h>
-#include <string.h>
 #include <wasm_simd128.h>
 
 typedef v128_t vf;
@@ -44,17 +43,22 @@ HS_VF_INLINE vf vf_set1(float v) { return wasm_f32x4_splat(v); }
 HS_VF_INLINE vf vf_loadu(const float *p) { return wasm_v128_load(p); }
 HS_VF_INLINE void vf_storeu(float *p, vf v) { wasm_v128_store(p, v); }
 
-/* n < VF_LANES floats, the other lanes 0; nothing past p[n-1] is read. */
+/* n < VF_LANES floats, the other lanes 0; nothing past p[n-1] is read
+ * (zero-extending 32- and 64-bit loads, not a copy through memory: a
+ * kernel may take this path once per key when rows are narrow) */
 HS_VF_INLINE vf vf_load_tail(const float *p, size_t n) {
-  float t[VF_LANES] = {0};
-  memcpy(t, p, n * sizeof *p);
-  return wasm_v128_load(t);
+  switch (n) {
+    case 1: return wasm_v128_load32_zero(p);
+    case 2: return wasm_v128_load64_zero(p);
+    case 3: return wasm_f32x4_replace_lane(wasm_v128_load64_zero(p), 2, p[2]);
+    default: return wasm_f32x4_splat(0.0f);
+  }
 }
 /* the first n < VF_LANES lanes; nothing past p[n-1] is written */
 HS_VF_INLINE void vf_store_tail(float *p, vf v, size_t n) {
-  float t[VF_LANES];
-  wasm_v128_store(t, v);
-  memcpy(p, t, n * sizeof *p);
+  if (n & 2) wasm_v128_store64_lane(p, v, 0);
+  if (n == 1) wasm_v128_store32_lane(p, v, 0);
+  if (n == 3) wasm_v128_store32_lane(p + 2, v, 2);
 }
 
 HS_VF_INLINE vf vf_add(vf a, vf b) { return wasm_f32x4_add(a, b); }
