@@ -228,10 +228,10 @@ HS_API int hs_precision_parse(const char *name, hs_precision *prec,
  * whose scores are provably all more than 88 (f32; 709 in f64) below the
  * row max (their weights are exactly +0): the same bits as OFF. OFF: the
  * two-pass kernel over every tile (the reference for ON). AUTO (the
- * default): per head and layer, ON when the tile bounds of sampled rows
- * leave out at least 80% of their tiles and the rows average at least
- * 1024 keys, else ONLINE; a head's output is then the bits of the one
- * chosen, the same for every thread count. Hard heads whose scores are
+ * default): per head and layer, ON where its cost estimated from the
+ * tile bounds of sampled rows (bounds per row plus the kept keys, per
+ * ISA) is below ONLINE's, else ONLINE; a head's output is then the bits
+ * of the one chosen, the same for every thread count. Hard heads whose scores are
  * exact (integer weights and features, as compiled): AUTO and ON skip
  * tiles that cannot hold the chosen key(s), OFF and ONLINE scan every key;
  * the same bits either way. Relative-position heads skip the same way

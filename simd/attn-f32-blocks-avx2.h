@@ -9,6 +9,8 @@
 #error "define BLK before including this header"
 #endif
 
+#include "vec-f32-avx2.h" /* vf_hmax, vf_hsum */
+
 #define ALWAYS static inline __attribute__((always_inline))
 
 typedef struct {
@@ -386,20 +388,6 @@ static void block_values(size_t nb, const float *e, const float *v, size_t ldv,
 static inline __m256i lanes_below(size_t cnt) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cnt),
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-static inline float hmax8(__m256 v) {
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  m = _mm_max_ss(m, _mm_movehdup_ps(m));
-  return _mm_cvtss_f32(m);
-}
-
-static inline float hsum8(__m256 v) {
-  __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  m = _mm_add_ps(m, _mm_movehl_ps(m, m));
-  m = _mm_add_ss(m, _mm_movehdup_ps(m));
-  return _mm_cvtss_f32(m);
 }
 
 /* The hooks of the two-pass row kernel (f32-attn-row-2pass-rr2-p5-impl.h):

@@ -127,7 +127,7 @@ ALWAYS void orow_block(orow *o, size_t nb, float bm, const float *sb,
     if (_mm256_movemask_ps(_mm256_cmp_ps(nan, nan, _CMP_UNORD_Q)))
       bsum = _mm256_set1_ps(NAN); /* a NaN score: sum and acc become NaN */
     vsum = _mm256_add_ps(vsum, bsum);
-    if (isnan(hsum8(bsum))) vacc = _mm256_add_ps(vacc, _mm256_set1_ps(NAN));
+    if (isnan(vf_hsum(bsum))) vacc = _mm256_add_ps(vacc, _mm256_set1_ps(NAN));
     goto out;
   }
   if (m != INFINITY) {      /* x <= 0 or NaN; nan = sum of the x, NaN iff some x is NaN (no
@@ -155,7 +155,7 @@ ALWAYS void orow_block(orow *o, size_t nb, float bm, const float *sb,
   vsum = _mm256_add_ps(vsum, bsum);
   /* run += sum_j eb[j] v_j */
   block_values(nb, eb, vb, ldv, dv, vmask, run);
-  if (isnan(hsum8(bsum))) /* NaN score in the block: poison acc */
+  if (isnan(vf_hsum(bsum))) /* NaN score in the block: poison acc */
     for (size_t c = 0; c < dv; c++) run[c] += NAN;
 out:
   o->m = m;
@@ -166,8 +166,8 @@ out:
 ALWAYS void orow_end(orow *o, hs_f32_online *st, float *acc) {
   float *run = o->run;
   st->max = o->m;
-  st->sum = hsum8(o->vsum);
-  if (o->v1) run[0] += hsum8(o->vacc);
+  st->sum = vf_hsum(o->vsum);
+  if (o->v1) run[0] += vf_hsum(o->vacc);
   for (size_t c = 0; c < o->dv; c++) acc[c] = run[c];
 }
 

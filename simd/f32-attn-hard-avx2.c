@@ -14,7 +14,7 @@
 #include "attn-f32-online-avx2.h"
 
 #define HB_KERNEL hs_f32_attn_hard_ukernel__avx2
-#define hb_hmax hmax8
+#define hb_hmax vf_hmax
 #include "attn-f32-hard-run.h"
 
 static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
@@ -34,5 +34,5 @@ static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
   *cnt = c;
   *first = f;
   *last = l;
-  *below = hmax8(lo);
+  *below = vf_hmax(lo);
 }

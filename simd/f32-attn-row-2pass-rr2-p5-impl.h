@@ -36,6 +36,10 @@
 
 #include "ukernels.h"
 
+/* Scores kept from pass 1 for pass 2 (floats; rows needing more compute
+ * them twice). */
+#define HS_2PASS_KEEP 512
+
 /* The scores of keys j0 .. j0+nb into sb, biased when bias != 0; returns
  * their lane max. */
 static inline __attribute__((always_inline)) vf hs_2pass_scores(
@@ -54,8 +58,20 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
   qdesc qd;
   qd_init(&qd, dk, q, inv_tau);
   _Alignas(64) float run[HS_ATTN_MAX_D];
-  _Alignas(64) float sb[BLK];
+  _Alignas(64) float sall[HS_2PASS_KEEP];
   _Alignas(64) float eb[BLK];
+  /* rows of few keys (the skipping path's usual row: a few kept tiles)
+   * keep pass 1's scores for pass 2 instead of computing them again: each
+   * block's scores at its own offset, rounded up to whole vectors */
+  size_t need = 0;
+  for (size_t t = 0; t < nseg && need <= HS_2PASS_KEEP; t++)
+    for (size_t j0 = seg[2 * t]; j0 < seg[2 * t] + seg[2 * t + 1]; j0 += BLK) {
+      const size_t nb = seg[2 * t] + seg[2 * t + 1] - j0 < BLK ? seg[2 * t] + seg[2 * t + 1] - j0 : BLK;
+      need += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;
+    }
+  const int keep = need <= HS_2PASS_KEEP;
+  float *sb = sall;
+  size_t off = 0;
   /* pass 1: the max over every listed key (max skips NaN); nan: unordered
    * lanes seen */
   vf vmax = vf_set1(-INFINITY);
@@ -64,6 +80,7 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
     const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
     for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
       const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
+      if (keep) sb = sall + off, off += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;
       vmax = vf_max(hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk, bias,
                                     slope, d0 + (int64_t)j0),
                     vmax);
@@ -82,13 +99,16 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
   for (size_t c = 0; c < nrun; c++) run[c] = 0.0f;
   const vf vm = vf_set1(m);
   vf vsum = vf_zero();
+  off = 0;
   for (size_t t = 0; t < nseg; t++) {
     const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
     for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
       const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
       /* lanes >= nb: -inf */
-      hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk, bias, slope,
-                      d0 + (int64_t)j0);
+      if (keep) sb = sall + off, off += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;
+      else
+        hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk, bias, slope,
+                        d0 + (int64_t)j0);
       vf bsum = vf_zero();
       if (m != INFINITY) {
         /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the

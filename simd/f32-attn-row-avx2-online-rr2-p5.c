@@ -87,7 +87,7 @@ ALWAYS void row_run(size_t n, size_t dk, size_t dv, const float *q,
   for (size_t j0 = 0; j0 < n; j0 += BLK) {
     const size_t nb = n - j0 < BLK ? n - j0 : BLK;
     /* sb = scores of the block, lanes >= nb are -inf */
-    float bm = hmax8(bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &o.qd, sb,
+    float bm = vf_hmax(bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &o.qd, sb,
                                               dk, slope, d0 + (int64_t)j0)
                        : block_scores(nb, k + j0 * ldk, ldk, &o.qd, sb, dk));
     orow_block(&o, nb, bm, sb, eb, v + j0 * ldv);

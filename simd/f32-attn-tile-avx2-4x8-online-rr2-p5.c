@@ -36,13 +36,13 @@
 #include "attn-f32-online-avx2.h"
 
 #define TQ 4
-#define BLK_MAX(v) hmax8(v)
+#define BLK_MAX(v) vf_hmax(v)
 #define TILE_CONTIG(dk) ((dk) == 1 || (dk) == 2 || (dk) == 4)
 
 /* Scores of 4 queries against one whole block of BLK contiguous keys
  * (dk == DK in {1, 2, 4}) into sb[r]; their block maxima into bm[r]. The
  * same per-query sequence as block_scores_t: group by group,
- * vmax = max(s, vmax) from -inf, then hmax8. */
+ * vmax = max(s, vmax) from -inf, then vf_hmax. */
 ALWAYS void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
                           float *bm, int DK, size_t j0, int BIAS) {
   /* BIAS: query r's key j0 + g + lane at o[r].p0 + j0 + g + lane */
@@ -86,10 +86,10 @@ ALWAYS void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
     m2 = _mm256_max_ps(s2, m2);
     m3 = _mm256_max_ps(s3, m3);
   }
-  bm[0] = hmax8(m0);
-  bm[1] = hmax8(m1);
-  bm[2] = hmax8(m2);
-  bm[3] = hmax8(m3);
+  bm[0] = vf_hmax(m0);
+  bm[1] = vf_hmax(m1);
+  bm[2] = vf_hmax(m2);
+  bm[3] = vf_hmax(m3);
 }
 
 /* dk (TILE_CONTIG) as the compile-time width of tile_scores_t */

@@ -9,7 +9,7 @@
 #ifndef HS_F32_EXP_RR2_P5_VEC_H
 #define HS_F32_EXP_RR2_P5_VEC_H
 
-#ifndef HS_VEC_F32_H
+#ifndef VF_LANES
 #error "include a vec-f32-<isa>.h before f32-exp-rr2-p5-vec.h"
 /* exp(max(d, HS_EXPF_LO_CUT)) for d <= 0 (including -inf), never NaN: the
  * cheapest form, for a caller that flushes small results itself (softmax

@@ -686,6 +686,28 @@ static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
   for (size_t t = 0; t < cnt; t++) FN(attend_row)(J, i0 + t, out + t * J->ow, p);
 }
 
+/* x[k] += t[k] (+ b[k] first when b), k < n. Unrolled by 4 over
+ * restrict pointers so that the compiler packs each group into one vector
+ * add (at -O2 it vectorizes no loop of unknown count); the same additions
+ * in the same order, so the same bits as the plain loop. */
+static void FN(add_rows)(REAL *restrict x, const REAL *restrict t,
+                         const REAL *restrict b, size_t n) {
+  size_t k = 0;
+  if (b) {
+    for (; k + 4 <= n; k += 4) {
+      x[k] += t[k] + b[k], x[k + 1] += t[k + 1] + b[k + 1];
+      x[k + 2] += t[k + 2] + b[k + 2], x[k + 3] += t[k + 3] + b[k + 3];
+    }
+    for (; k < n; k++) x[k] += t[k] + b[k];
+    return;
+  }
+  for (; k + 4 <= n; k += 4) {
+    x[k] += t[k], x[k + 1] += t[k + 1];
+    x[k + 2] += t[k + 2], x[k + 3] += t[k + 3];
+  }
+  for (; k < n; k++) x[k] += t[k];
+}
+
 /* Rows i0 .. i0 + cnt - 1 (cnt <= HS_ROW_CHUNK) after their attention
  * (outputs in out, J->ow per row): x += W_o out per head, in head order,
  * then the feed-forward, each as one batched product over the rows. The
@@ -701,7 +723,7 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
     hs_ph_to(clk, HS_PHASE_GEMM);
     FN(gemm)(kt, cnt, d, dv, J->w->wo[J->hbase + h], dv, out + off, ow, tmp, d);
     hs_ph_to(clk, HS_PHASE_FINISH);
-    for (size_t k = 0; k < cnt * d; k++) x[k] += tmp[k];
+    FN(add_rows)(x, tmp, NULL, cnt * d);
     off += dv;
   }
   if (L->hidden > 0) {
@@ -713,7 +735,7 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
     hs_ph_to(clk, HS_PHASE_FINISH);
     for (size_t r = 0; r < cnt; r++) {
       REAL *hr = hid + r * nh;
-      for (size_t u = 0; u < nh; u++) hr[u] += b1[u];
+      FN(add_rows)(hr, b1, NULL, nh);
       for (size_t p = 0; p < (size_t)L->ln_pairs; p++)
         FN(ln_pair)(hr + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
       for (size_t u = 0; u < nh; u++) hr[u] = hr[u] > 0 ? hr[u] : 0;
@@ -721,53 +743,98 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
     hs_ph_to(clk, HS_PHASE_GEMM);
     FN(gemm)(kt, cnt, d, nh, J->w->w2[l], nh, hid, nh, tmp, d);
     hs_ph_to(clk, HS_PHASE_FINISH);
-    for (size_t r = 0; r < cnt; r++)
-      for (size_t c = 0; c < d; c++) x[r * d + c] += tmp[r * d + c] + b2[c];
+    for (size_t r = 0; r < cnt; r++) FN(add_rows)(x + r * d, tmp + r * d, b2, d);
   }
 }
 
 /* --skip auto: whether head h's rows should take the skipping two-pass
- * kernel. The two-pass kernel reads each kept key twice and a row pays
- * for its bounds (a few hundred ns when it must search), while the online
- * tiles cost ~0.2 ns a key on AVX-512: skipping wins where most tiles go
- * and rows are long. Measured side by side (CPU time, pe, mu = 4 and 8,
- * AVX-512): at n = 1024 skip-on was up to 20% slower than online on the
- * depth-4 formula, at n = 2048 10-20% faster, at 4096 1.5-2.5x on every
- * suite formula, at 16384 5-6x. The bounds are computed for 8 rows spread
- * over the string (the rows with the most keys of each eighth), and the
- * head skips when they leave out at least 80% of their tiles and see at
- * least 1024 keys on average. The choice depends on the string and the
- * weights only, never on threads. */
-static int FN(auto_skip)(const FN(job) *J, int h) {
-  const hs_head *H = &J->L->heads[h];
-  size_t dk = hs_dkp(H), n = J->n;
-  if (n < 4 * HS_TILE || hs_daz_enabled()) return 0;
-  size_t *seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
-  FN(btc) *C = calloc(1, sizeof *C);
-  uint64_t total = 0, kept = 0, keys = 0;
-  REAL inv_tau = FN(head_inv_tau)(H, n);
+ * kernel, from what each path would cost on this head's rows. The bounds
+ * are computed for 8 rows spread over the string (the rows with the most
+ * keys of each eighth); a row then costs about
+ *   online:  HS_ON_ROW_NS + keys * key_ns(online)
+ *   skip:    HS_SKIP_ROW_NS + kept keys * key_ns(two-pass)
+ * (the bounds, search and walk are scalar and cost about the same on
+ * every ISA; the two-pass kernel reads each kept key twice). Constants
+ * measured side by side on AMD Zen 4 with the suite's pe models (dk <= 3,
+ * dv = 1; bench --phases, skip on and online at n = 1024 and 4096): with
+ * them auto takes the cheaper path within ~10% at n = 512 .. 4096 on
+ * scalar, AVX2 and AVX-512 (it skips from n = 1024 where that wins: AVX2
+ * and scalar at 1024, AVX-512 from 2048 on the depth-4 formula). The
+ * choice depends on the string, the weights and the ISA only, never on
+ * threads. */
+#define HS_ON_ROW_NS 50.0
+#define HS_SKIP_ROW_NS 150.0
+
+/* ns per key of a row on the online (two = 0) or two-pass (two = 1)
+ * path. Rounded rows (score rounding, f64 relative bias) run one scalar
+ * row with a libm exp per key on either path (FN(rounded_row)). */
+static double FN(key_ns)(hs_isa isa, int rounded, int two) {
+  if (rounded) return 20.0;
+  /* scalar: the two rows' loops cost about the same per key (measured
+   * within noise), so a head that skips nothing stays online */
+  if (two && isa != HS_ISA_SCALAR) return 0.6;
+  switch (isa) {
+    case HS_ISA_SCALAR: return 3.4;
+    case HS_ISA_AVX512: return 0.26;
+    default: return 0.45; /* AVX2 and other 8-16 byte vector ISAs */
+  }
+}
+
+/* The 8 sampled rows of head h: row i and its keys [a, b] in r[s]; returns
+ * their keys in all. One row in each eighth of the string, half a tile
+ * from its end (past) or its start (future): a row's bounds are weakest
+ * when its own tile is barely visible, and the rows at a tile's edge are
+ * the extremes, not the typical row. */
+static uint64_t FN(auto_rows)(const FN(job) *J, const hs_head *H, size_t r[8][3]) {
+  size_t n = J->n;
   int past = H->mask == HS_MASK_LE || H->mask == HS_MASK_LT || H->mask == HS_MASK_NONE;
-  int rounded = J->o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
-  for (size_t s = 1; seg && C && s <= 8; s++) {
-    /* one row in each eighth of the string, half a tile from its end
-     * (past) or its start (future): a row's bounds are weakest when its
-     * own tile is barely visible, and the rows at a tile's edge are the
-     * extremes, not the typical row */
+  uint64_t keys = 0;
+  for (size_t s = 1; s <= 8; s++) {
     size_t i = past ? n * s / 8 - HS_TILE / 2 : 1 + n * (s - 1) / 8 + HS_TILE / 2, lo, hi;
     /* near n = 4 tiles the last eighth's future row would fall past n */
     if (i < 1) i = 1;
     if (i > n) i = n;
     FN(head_range)(H, i, n, &lo, &hi);
     size_t a = past ? 0 : (lo <= n ? lo : J->np), b = past ? (lo <= hi ? hi : 0) : J->np;
-    size_t ta = a / HS_TILE, tb = b / HS_TILE;
-    total += tb - ta + 1;
+    r[s - 1][0] = i, r[s - 1][1] = a, r[s - 1][2] = b;
     keys += b - a + 1;
+  }
+  return keys;
+}
+
+/* Whether skipping could pay at all on head h: even with every tile
+ * skipped it costs HS_SKIP_ROW_NS a row. Checked before the bounds tree is
+ * built, so that short strings pay neither the tree nor the sampling. */
+static int FN(auto_may_skip)(const FN(job) *J, int h) {
+  const hs_head *H = &J->L->heads[h];
+  size_t r[8][3];
+  if (J->n < 4 * HS_TILE || hs_daz_enabled()) return 0;
+  int rounded = J->o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+  double keys = (double)FN(auto_rows)(J, H, r);
+  return HS_SKIP_ROW_NS < HS_ON_ROW_NS + keys / 8 * FN(key_ns)(J->kt->isa, rounded, 0);
+}
+
+static int FN(auto_skip)(const FN(job) *J, int h) {
+  const hs_head *H = &J->L->heads[h];
+  size_t dk = hs_dkp(H), n = J->n, r[8][3];
+  size_t *seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
+  FN(btc) *C = calloc(1, sizeof *C);
+  uint64_t total = 0, kept = 0, keys = FN(auto_rows)(J, H, r);
+  REAL inv_tau = FN(head_inv_tau)(H, n);
+  int rounded = J->o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+  for (size_t s = 0; seg && C && s < 8; s++) {
+    size_t i = r[s][0], a = r[s][1], b = r[s][2];
+    total += b / HS_TILE - a / HS_TILE + 1;
     FN(bkind) bk = {0, i, J->o->score_round};
     FN(rel_slope)(H, &bk.sk);
     kept += FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
                        inv_tau, &bk, rounded ? ROUNDED_CUT : SKIP_CUT, seg);
   }
-  int use = seg && C && total > 0 && kept * 5 <= total && keys >= 8 * 1024;
+  const hs_isa isa = J->kt->isa;
+  /* kept keys: kept tiles, the partial first and last ones counted whole */
+  double on = 8 * HS_ON_ROW_NS + (double)keys * FN(key_ns)(isa, rounded, 0);
+  double sk = 8 * HS_SKIP_ROW_NS + (double)kept * HS_TILE * FN(key_ns)(isa, rounded, 1);
+  int use = seg && C && total > 0 && sk < on;
   free(seg);
   free(C);
   return use;
@@ -1065,7 +1132,7 @@ static int FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
    * off is the dense row */
   int rounded = o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
   P->twop[h] = o->skip == HS_SKIP_ON || (o->skip == HS_SKIP_OFF && !rounded);
-  if (!skipping) return 0;
+  if (!skipping || (o->skip == HS_SKIP_AUTO && !FN(auto_may_skip)(J, h))) return 0;
   P->bt[h] = FN(bt_make)(P->K[h], P->V[h], keys, dk, dv);
   if (!P->bt[h]) return -1;
   if (o->skip == HS_SKIP_AUTO) P->twop[h] = (unsigned char)FN(auto_skip)(J, h);

@@ -61,6 +61,7 @@
 #define HS_FAN (1u << HS_FAN_LOG)
 #define HS_BT_MAXLEV 12
 #define HS_BT_EVALS 8
+#define HS_BT_NEAR 16.0
 #define HS_SKIP_REL 1e-5
 #define HS_SKIP_BIG 1e37
 #define HS_SKIP_BIAS_REL 1e-6
@@ -70,6 +71,8 @@
 /* Group bounds kept between rows: slots of HS_FAN sibling nodes. */
 #define HS_BT_SLOTS 64
 #define HS_BT_NONE UINT_MAX
+/* Kept tiles of the last walk remembered for the next row (FN(bt_row)). */
+#define HS_BT_WKEEP 64
 
 /* Tile t cut to the row's keys [a, b]: [*j0, *j1]. */
 static inline void hs_tile_cut(size_t t, size_t a, size_t b, size_t *j0, size_t *j1) {
@@ -218,6 +221,10 @@ typedef struct FN(btc) {
   size_t hlo, hhi, hpick, hcnt;
   double hM;
   REAL hacc[HS_ATTN_MAX_D];
+  /* the last softmax walk (FN(bt_row)): its m_lo, cut, tile span and
+   * kept tiles; wn = SIZE_MAX: none */
+  double wmlo, wcut;
+  size_t wta, wtb, wn, wt[HS_BT_WKEEP];
   unsigned lev[HS_BT_SLOTS];          /* slot: level and group, or HS_BT_NONE */
   size_t grp[HS_BT_SLOTS];
   double u[HS_BT_SLOTS][HS_FAN];
@@ -309,6 +316,7 @@ static void FN(btc_use)(FN(btc) *C, const FN(bq) *Bq, size_t dk) {
   C->valid = 1;
   C->mlo = -INFINITY, C->jlo = SIZE_MAX;
   C->hvalid = 0;
+  C->wn = SIZE_MAX;
 }
 
 /* The lower bound from tile t's visible keys: their best score by the
@@ -501,7 +509,20 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
     } else {
       FN(bts) S = {.mlo = -INFINITY, .margin = 1, .jlo = SIZE_MAX,
                    .max_evals = HS_BT_EVALS};
-      FN(bt_search)(T, &Bq, C, K, top, 0, &S);
+      /* a future row whose best key just left its span (the last row's
+       * keys minus a prefix, so its max is at most the last one's): the
+       * next best is most often in the first visible tile (a pe head's
+       * nearest match). Its leaf bound stands in for the search when it
+       * is within HS_BT_NEAR of the last m_lo; a weaker m_lo than the
+       * search's only keeps more tiles (any lower bound on the max gives
+       * the same bits: the file's comment). */
+      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq.sk == 0) {
+        size_t at = SIZE_MAX;
+        double v = FN(bt_leaf)(T, &Bq, K, Bq.ta, &at);
+        if (v > -INFINITY) S.mlo = v, S.jlo = at;
+        if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
+      }
+      if (S.max_evals) FN(bt_search)(T, &Bq, C, K, top, 0, &S);
       mlo = S.mlo, C->jlo = S.jlo;
     }
     C->mlo = mlo, C->a = a, C->b = b;
@@ -511,7 +532,25 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
     for (size_t t = a / HS_TILE; t <= b / HS_TILE; t++) ns = hs_seg_tile(seg, ns, t, a, b);
     return ns;
   }
-  return FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
+  /* The walk keeps a tile exactly when neither it nor an ancestor has
+   * mlo - U > cut (and it lies in the span); without a bias U depends on
+   * the query alone (the cache is current for it), so a row with the same
+   * m_lo, cut and first and last tiles as the last walk keeps the same
+   * tiles: their list is cut to this row's keys, the same segments the
+   * walk would give (consecutive rows of a head mostly share all four). */
+  if (Bq.sk == 0 && C->wn != SIZE_MAX && C->wmlo == mlo && C->wcut == cut &&
+      C->wta == Bq.ta && C->wtb == Bq.tb) {
+    size_t ns = 0;
+    for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], a, b);
+    return ns;
+  }
+  size_t ns = FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
+  C->wn = SIZE_MAX;
+  if (Bq.sk == 0 && ns <= HS_BT_WKEEP) {
+    for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
+    C->wmlo = mlo, C->wcut = cut, C->wta = Bq.ta, C->wtb = Bq.tb, C->wn = ns;
+  }
+  return ns;
 }
 
 /* Hard heads skip too, where their scores are exact. Exact: every key

@@ -36,8 +36,8 @@ def skip_table(rep, rows):
            "row maximum (their exponentials are exactly 0), against the same two-pass "
            "row without skipping (the outputs are bit-for-bit identical: `make check`, "
            "test-skip), the one-pass online kernel, and `auto` (the default: per head, "
-           "the skipping kernel where the bounds of 8 sampled rows leave out at least "
-           "80% of their tiles and the rows average at least 1024 keys, else online). "
+           "the skipping kernel where its cost estimated from the bounds of 8 sampled "
+           "rows is below the online kernel's, else online). "
            f"Targets: skip on {ON_OFF_WANT:g}× faster than skip off at mu ≥ {ON_OFF_MU}; "
            f"auto {AUTO_WANT['a S b']:g}× faster than online for a S b and "
            f"{AUTO_WANT[DEPTH4]:g}× for the depth-4 formula at mu = {AUTO_MU}, n = {AUTO_N}.",
@@ -137,8 +137,8 @@ def suite_table(rep):
         rep.w(f"sweep-skip-suite.csv: {NM}.", "")
         return
     rep.w("pe, mu = 8: the default (`--skip auto`: per head, the tile-skipping "
-           "kernel where sampled rows skip >= 80% of their tiles and average >= 1024 "
-           "keys, else online) "
+           "kernel where its cost estimated from sampled rows is below online's, else "
+           "online) "
            "against the one-pass online kernel, median of the repeats. Tiles skipped: "
            "of the auto run, where a head chose skipping (— where every head ran "
            "online).", "")
