@@ -25,8 +25,10 @@ endif
 
 # Sources by folder: every .c under src/ is the library (src/lang: the front
 # ends, src/compile, src/model, src/run, src/base), except the command line
-# (src/cli/); every .c in simd/ is a kernel.
-SIMD_SRC = $(sort $(wildcard simd/*.c))
+# (src/cli/); every .c in simd/ is a kernel, the WebAssembly SIMD128 ones
+# (*-wasm128*.c) only in the SIMD128 wasm library (see web below).
+WASM128_SRC = $(sort $(wildcard simd/*-wasm128*.c))
+SIMD_SRC = $(filter-out $(WASM128_SRC),$(sort $(wildcard simd/*.c)))
 ALL_SRC  = $(sort $(shell find src -name '*.c' -not -path 'src/python/*'))
 CLI_SRC  = $(filter src/cli/%,$(ALL_SRC))
 LIB_SRC  = $(filter-out src/cli/%,$(ALL_SRC))
@@ -79,7 +81,7 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
 
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook check-tsan bench \
         bench-full bench-smoke install uninstall clean deps-lib deps-check deps-bench deps-benchbins \
-        deps-npm web check-web bench-web deps-web deps-check-web
+        deps-npm web check-web check-wasm bench-web deps-web deps-check-web
 .DELETE_ON_ERROR:
 
 # `make`: the library and the command line, after installing the two
@@ -228,7 +230,7 @@ WEB_EXPORTS = hsweb_new hsweb_free hsweb_program hsweb_model hsweb_describe hswe
   hsweb_error_column hsweb_error_kind hs_version hs_attention hs_model_layer_nheads \
   hs_formula_alphabet hs_program_formula hs_program_lang hs_program_vocab_size \
   hs_program_token hs_program_token_byte hs_program_other_byte hs_program_tokenize \
-  hs_mode_exact_max_n malloc free
+  hs_mode_exact_max_n hs_isa_best hs_isa_name malloc free
 comma := ,
 space := $(subst ,, )
 WEB_LDFLAGS = -sMODULARIZE=1 -sEXPORT_NAME=createHardsoft -sENVIRONMENT=web,node \
@@ -238,7 +240,7 @@ WEB_LDFLAGS = -sMODULARIZE=1 -sEXPORT_NAME=createHardsoft -sENVIRONMENT=web,node
 WEB_PAGE   = $(addprefix $(BUILD)/web/,index.html app.js style.css)
 
 web: deps-web
-	$(MAKE) --no-print-directory $(BUILD)/web/hardsoft.js $(WEB_PAGE)
+	$(MAKE) --no-print-directory $(BUILD)/web/hardsoft.js $(BUILD)/web/hardsoft-simd128.js $(WEB_PAGE)
 
 $(BUILD)/wasm/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -246,18 +248,26 @@ $(BUILD)/wasm/obj/%.o: %.c
 $(BUILD)/wasm/libhardsoft.a: $(WEB_OBJ)
 	@rm -f $@
 	$(EMAR) rcs $@ $^
-# The same C with clang's vectorizer free to use WebAssembly SIMD128
-# (no hand-written SIMD128 kernels yet): a timing row of its own.
+# The SIMD128 library: every file compiled with -msimd128 (clang's
+# vectorizer may use it in the scalar kernels too), plus the hand-written
+# wasm128 kernels, which it picks at start-up as the best ISA. An engine
+# without SIMD128 refuses to load it: the page then loads the plain one.
+WEB128_OBJ = $(patsubst $(BUILD)/wasm/%,$(BUILD)/wasm-simd128/%,$(WEB_OBJ)) \
+             $(patsubst %.c,$(BUILD)/wasm-simd128/obj/%.o,$(WASM128_SRC))
 $(BUILD)/wasm-simd128/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(EMCC) $(WEB_CFLAGS) -msimd128 -MMD -MP -c $< -o $@
-$(BUILD)/wasm-simd128/libhardsoft.a: $(patsubst $(BUILD)/wasm/%,$(BUILD)/wasm-simd128/%,$(WEB_OBJ))
+$(BUILD)/wasm-simd128/libhardsoft.a: $(WEB128_OBJ)
 	@rm -f $@
 	$(EMAR) rcs $@ $^
-# emcc writes hardsoft.wasm beside hardsoft.js
+# emcc writes hardsoft.wasm beside hardsoft.js; the page loads
+# hardsoft-simd128.js instead where the browser runs SIMD128 (app.js).
 $(BUILD)/web/hardsoft.js: web/hardsoft-web.c $(BUILD)/wasm/libhardsoft.a
 	@mkdir -p $(dir $@)
 	$(EMCC) $(WEB_CFLAGS) $(WEB_LDFLAGS) -o $@ $< $(BUILD)/wasm/libhardsoft.a
+$(BUILD)/web/hardsoft-simd128.js: web/hardsoft-web.c $(BUILD)/wasm-simd128/libhardsoft.a
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -msimd128 $(WEB_LDFLAGS) -o $@ $< $(BUILD)/wasm-simd128/libhardsoft.a
 $(BUILD)/web/%: web/%
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -273,6 +283,36 @@ $(BUILD)/node-web/node_modules/puppeteer-core: | $(BUILD)/
 	cd $(BUILD)/node-web && npm install --ignore-scripts --no-audit --no-fund \
 	  puppeteer-core@$(PUPPETEER_VERSION) >npm.log 2>&1 || { tail -20 npm.log; exit 1; }
 	@touch $@
+
+# The kernel tests built to WebAssembly and run under node, twice: in the
+# plain library (its scalar kernels) and in the SIMD128 one (its scalar
+# kernels as clang vectorizes them, and the hand-written wasm128 ones),
+# against the same double references as natively. tests/wasm/cmocka.h
+# stands in for cmocka (Debian has no wasm build of it); each test is a
+# node script behind a two-line shell wrapper, so tests/run.sh counts them
+# as it counts the native ones. EXIT_RUNTIME: main's return value is the
+# exit status, and atexit (the NOT RUN report) runs; NODERAWFS: the tests
+# read tests/formulas.txt from the checkout.
+WASM_TESTS = test-f32-rmax test-f32-linalg test-f32-softmax test-f32-exp \
+  test-f32-attn-row test-f32-attn-tile test-f32-attn-bias test-f32-attn-hard \
+  test-f32-gemm test-f64-kernels test-f64-gemm test-f64-2pass \
+  test-f64-attn-hard test-skip
+WASM_TEST_LDFLAGS = -sENVIRONMENT=node -sEXIT_RUNTIME=1 -sALLOW_MEMORY_GROWTH=1 \
+  -sSINGLE_FILE=1 -sNODERAWFS=1 -sTOTAL_STACK=8388608 --pre-js tests/wasm/env.js
+WASM_TEST_BIN = $(foreach v,wasm wasm-simd128,$(addprefix $(BUILD)/$(v)/tests/,$(WASM_TESTS)))
+$(BUILD)/wasm/tests/%.js: tests/%.c $(BUILD)/wasm/libhardsoft.a tests/wasm/cmocka.h tests/wasm/env.js
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -Itests/wasm -Itests $(WASM_TEST_LDFLAGS) -o $@ $< $(BUILD)/wasm/libhardsoft.a
+$(BUILD)/wasm-simd128/tests/%.js: tests/%.c $(BUILD)/wasm-simd128/libhardsoft.a tests/wasm/cmocka.h tests/wasm/env.js
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -msimd128 -Itests/wasm -Itests $(WASM_TEST_LDFLAGS) -o $@ $< \
+	  $(BUILD)/wasm-simd128/libhardsoft.a
+$(WASM_TEST_BIN): %: %.js
+	@printf '#!/bin/sh\nexec node "%s" "$$@"\n' "$(abspath $<)" > $@
+	@chmod +x $@
+check-wasm: deps-check-web
+	$(MAKE) --no-print-directory $(WASM_TEST_BIN)
+	@TESTS_SH=none BUILD=$(BUILD) sh tests/run.sh $(WASM_TEST_BIN)
 
 # The page in headless chromium against the native command line.
 check-web: deps-check-web
@@ -299,13 +339,13 @@ bench-web: check-web
 	  CC='$(CC)' sh web/bench.sh results/web-wasm
 
 # ---------------------------------------------------------------- tests
-# (check-web is left out of the sanitizer build: the wasm is not built
-# with the sanitizers)
+# (check-wasm and check-web are left out of the sanitizer build: the wasm
+# is not built with the sanitizers)
 check: deps-check
 	$(MAKE) --no-print-directory lib cli $(TEST_BIN) $(BUILD)/hs-peer-openblas
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
-	$(if $(SAN),,$(MAKE) --no-print-directory check-web)
+	$(if $(SAN),,$(MAKE) --no-print-directory check-wasm check-web)
 	$(if $(SAN),,@$(MAKE) --no-print-directory check-pip check-notebook)
 
 # pip install . into a virtual environment, offline, in a temporary copy

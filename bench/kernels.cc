@@ -1163,7 +1163,7 @@ const Row kCatalogue[] = {
 };
 
 const char *catalogue_symbol(const char *op, hs_isa isa) {
-  static const char *const upper[] = {"SCALAR", "AVX2", "AVX512"};
+  static const char *const upper[HS_ISA_COUNT] = {"SCALAR", "AVX2", "AVX512", "WASM128"};
   const char *scalar = "";
   for (const Row &r : kCatalogue) {
     if (std::strcmp(r.op, op) != 0) continue;

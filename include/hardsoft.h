@@ -85,13 +85,18 @@ typedef enum hs_isa {
   HS_ISA_SCALAR = 0,
   HS_ISA_AVX2 = 1,   /* AVX2 + FMA, OS saves YMM state */
   HS_ISA_AVX512 = 2, /* AVX-512F, OS saves ZMM/opmask state */
+  HS_ISA_WASM128 = 3, /* WebAssembly SIMD128: only in a build compiled with
+                         it (emcc -msimd128); never on an x86 build */
   HS_ISA_COUNT
 } hs_isa;
 
 HS_API const char *hs_isa_name(hs_isa isa);
-/* Parses "scalar", "avx2", "avx512"; returns -1 for anything else. */
+/* Parses "scalar", "avx2", "avx512", "wasm128"; returns -1 for anything
+ * else (a known name this build cannot run still parses). */
 HS_API int hs_isa_parse(const char *name);
-/* Whether this CPU and OS can run the ISA (CPUID + XGETBV). */
+/* Whether this CPU and OS can run the ISA (CPUID + XGETBV on x86; wasm128
+ * exactly when the library was compiled for SIMD128, since a WebAssembly
+ * engine refuses to load a module whose instructions it lacks). */
 HS_API int hs_isa_supported(hs_isa isa);
 /* The best supported ISA. */
 HS_API hs_isa hs_isa_best(void);

@@ -27,8 +27,9 @@ static void fill_row(hs_kernels *t, hs_isa isa, hs_isa row_isa, int op,
   t->name[op] = name;
 }
 
-/* HS_BUILT_<isa>(x): x when this target compiles that ISA's kernels (a
- * WebAssembly build has the scalar ones only), else nothing. */
+/* HS_BUILT_<isa>(x): x when this target compiles that ISA's kernels (x86
+ * the AVX ones, a WebAssembly build with -msimd128 the SIMD128 ones, any
+ * build the scalar ones), else nothing. */
 #define HS_BUILT_SCALAR(x) x
 #if defined(__x86_64__) || defined(__i386__)
 #define HS_BUILT_AVX2(x) x
@@ -36,6 +37,11 @@ static void fill_row(hs_kernels *t, hs_isa isa, hs_isa row_isa, int op,
 #else
 #define HS_BUILT_AVX2(x)
 #define HS_BUILT_AVX512(x)
+#endif
+#ifdef __wasm_simd128__
+#define HS_BUILT_WASM128(x) x
+#else
+#define HS_BUILT_WASM128(x)
 #endif
 
 #define HS_KERNEL(op, isa, fn) \
@@ -74,7 +80,7 @@ const hs_kernels *hs_kernels_default(hs_error *err) {
     if (isa < 0) {
       hs_errorf(err, HS_ERR_ISA,
                  "HARDSOFT_ISA='%.64s' is not an instruction set (expected "
-                 "scalar, avx2 or avx512)",
+                 "scalar, avx2, avx512 or wasm128)",
                  env);
       return NULL;
     }

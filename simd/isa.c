@@ -9,7 +9,9 @@
 #include "ukernels.h"
 
 /* A build for another architecture (WebAssembly: the page under web/) has
- * the scalar kernels only and no CPUID to ask. */
+ * no CPUID to ask: it runs the scalar kernels, plus the SIMD128 ones when
+ * compiled with -msimd128 (an engine without SIMD128 refuses to load such
+ * a module at all, so being compiled for it is being able to run it). */
 #if defined(__x86_64__) || defined(__i386__)
 #define HS_X86 1
 #include <cpuid.h>
@@ -41,7 +43,12 @@ static int detect(hs_isa isa) {
   return 0;
 }
 #else
-static int detect(hs_isa isa) { return isa == HS_ISA_SCALAR; }
+static int detect(hs_isa isa) {
+#ifdef __wasm_simd128__
+  if (isa == HS_ISA_WASM128) return 1;
+#endif
+  return isa == HS_ISA_SCALAR;
+}
 #endif
 
 /* Detected once, whichever thread asks first (see dispatch.c). */
@@ -65,7 +72,7 @@ hs_isa hs_isa_best(void) {
 }
 
 static const char *const isa_names[HS_ISA_COUNT] = {"scalar", "avx2",
-                                                    "avx512"};
+                                                    "avx512", "wasm128"};
 
 const char *hs_isa_name(hs_isa isa) {
   return (unsigned)isa < HS_ISA_COUNT ? isa_names[isa] : "unknown";

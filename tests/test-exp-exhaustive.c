@@ -23,7 +23,8 @@
 #define HI_CUT (0x1.62E42Ep6f)
 #define CHUNK 8192
 
-static const double bound_ulp[HS_ISA_COUNT] = {2.5, 2.0, 2.0};
+/* wasm128 has no fused multiply-add: each step rounds, as in scalar */
+static const double bound_ulp[HS_ISA_COUNT] = {2.5, 2.0, 2.0, 2.5};
 static double max_ulp[HS_ISA_COUNT];
 static float max_at[HS_ISA_COUNT];
 static uint64_t checked;

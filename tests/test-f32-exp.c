@@ -15,7 +15,8 @@
 #define LO_CUT (-0x1.5D589Ep6f)
 #define HI_CUT (0x1.62E42Ep6f)
 
-static const double bound_ulp[HS_ISA_COUNT] = {2.5, 2.0, 2.0};
+/* wasm128 has no fused multiply-add: each step rounds, as in scalar */
+static const double bound_ulp[HS_ISA_COUNT] = {2.5, 2.0, 2.0, 2.5};
 static double max_ulp[HS_ISA_COUNT];
 
 /* |got - want| in ULPs of the exact value's binade */

@@ -17,7 +17,8 @@
 
 #include "common.h"
 
-static const double bound_ulp[HS_ISA_COUNT] = {7.0, 6.0, 6.0};
+/* wasm128 has no fused multiply-add: its exp rounds as the scalar one */
+static const double bound_ulp[HS_ISA_COUNT] = {7.0, 6.0, 6.0, 7.0};
 #define FLUSH_ABS (2.0 * FLT_MIN)
 #define SUM_TOL 1e-6
 

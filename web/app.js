@@ -469,12 +469,35 @@ function wire() {
   window.addEventListener('hashchange', () => { stateToControls(readFragment()); update(); });
 }
 
+// Whether this engine runs WebAssembly SIMD128: it validates a module
+// whose one function returns a v128.const (an engine without SIMD128
+// rejects the v128 type).
+const SIMD128_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0,                 // magic, version
+  1, 5, 1, 96, 0, 1, 123,                      // type: () -> v128
+  3, 2, 1, 0,                                  // one function of that type
+  10, 22, 1, 20, 0, 253, 12, ...new Array(16).fill(0), 11]); // v128.const 0; end
+
+// The library built with SIMD128 where the engine runs it (its kernel
+// table then picks the wasm128 kernels as the best ISA), else the plain
+// one: a module with SIMD128 instructions would not even load there.
+function loadLibrary() {
+  const simd = WebAssembly.validate(SIMD128_PROBE);
+  return new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = simd ? 'hardsoft-simd128.js' : 'hardsoft.js';
+    s.onload = () => resolve(createHardsoft());
+    s.onerror = () => reject(new Error(`${s.src} did not load`));
+    document.head.appendChild(s);
+  });
+}
+
 async function start() {
-  M = await createHardsoft();
+  M = await loadLibrary();
   bindLibrary();
   $('version').textContent = 'version ' + M.UTF8ToString(M._hs_version());
-  $('isa').textContent = 'scalar';
-  window.hardsoft.isa = 'scalar';
+  window.hardsoft.isa = M.UTF8ToString(M._hs_isa_name(M._hs_isa_best()));
+  $('isa').textContent = window.hardsoft.isa;
   wire();
   stateToControls(readFragment());
   update();

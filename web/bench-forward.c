@@ -5,8 +5,9 @@
  *
  *   bench-forward TARGET ISA MODE MU N REPEAT FORMULA
  *
- * ISA: scalar, avx2 or avx512 (the kernels the library runs; a wasm build
- * has scalar only). The string: N symbols over the formula's alphabet
+ * ISA: scalar, avx2, avx512 or wasm128 (the kernels the library runs: a
+ * native build has the first three as the CPU allows, the plain wasm build
+ * scalar only, the SIMD128 wasm build scalar and wasm128). The string: N symbols over the formula's alphabet
  * plus one other byte, from a fixed linear congruential sequence, so every
  * build reads the same one. Prints one CSV row:
  * target,isa,formula,mode,scale,n,repeat,seconds_median,seconds_min,

@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: MIT
 # WebAssembly beside native: the forward pass of the same model on the same
 # string, timed by one program built twice (web/bench-forward.c), natively
-# on every ISA this CPU runs and as wasm under node (the wasm library as
-# the page has it, and the same C compiled with -msimd128 for clang's
-# vectorizer: there are no hand-written SIMD128 kernels); then the page's size
-# and its time to first decisions (from the chromium test's load.json).
+# on every ISA this CPU runs and as wasm under node: the plain wasm library
+# (scalar kernels, no SIMD), and the SIMD128 one the page loads where the
+# browser has SIMD128, run twice: with its scalar kernels (the C compiled
+# with -msimd128, so clang's vectorizer may use SIMD128 in them) and with
+# its hand-written wasm128 kernels (what the page picks); ops without a
+# wasm128 kernel run the scalar one in both. Then the page's size and its
+# time to first decisions (from the chromium test's load.json).
 #   sh web/bench.sh OUT      writes OUT.csv and OUT.md
 # (make bench-web sets BUILD, CC, CFLAGS_NATIVE and WEB_CFLAGS.)
 set -eu
@@ -21,6 +24,8 @@ date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 cc_version=$($CC --version | head -1)
 emcc_version=$(NODE_PATH=/usr/share/nodejs emcc --version | head -1)
 node_version=$(node --version)
+# the ops with a hand-written wasm128 kernel, from the catalogue
+wasm128_ops=$(sed -n 's/^HS_KERNEL(\([a-z0-9_]*\), WASM128,.*/`\1`/p' simd/kernels.inc | paste -sd, - | sed 's/,/, /g')
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
@@ -40,8 +45,10 @@ for f in 'a S b' 'H (a -> Y (b S c))' '(a S (b & X (c U Y a))) | G (b -> Y a)'; 
         row native $isa native "$cc_version" "$CFLAGS_NATIVE" "$mode" 4 "$n" "$REPEAT" "$f"
       done
       row wasm scalar "node $node_version" "$emcc_version" "$WEB_CFLAGS" "$mode" 4 "$n" "$REPEAT" "$f"
-      row wasm-simd128-autovec scalar "node $node_version" "$emcc_version" "$WEB_CFLAGS -msimd128" \
-        "$mode" 4 "$n" "$REPEAT" "$f"
+      for isa in scalar wasm128; do
+        row wasm-simd128 $isa "node $node_version" "$emcc_version" "$WEB_CFLAGS -msimd128" \
+          "$mode" 4 "$n" "$REPEAT" "$f"
+      done
     done
   done
 done
@@ -56,9 +63,13 @@ trap - EXIT
   echo "model and string, by \`web/bench-forward.c\` built natively and to wasm"
   echo "(run under node). CPU: $cpu. Native: $cc_version, \`$CFLAGS_NATIVE\`"
   echo "(AVX2 kernels + \`-mavx2 -mfma\`). Wasm: $emcc_version, \`$WEB_CFLAGS\`,"
-  echo "node $node_version; wasm-simd128-autovec is the same C with \`-msimd128\` (clang's"
-  echo "vectorizer; no hand-written SIMD128 kernels). Commit $commit, $date. The machine"
-  echo "is shared with other work: read the ratios, not the last digit."
+  echo "node $node_version. wasm scalar: the plain library (no SIMD). wasm-simd128: the"
+  echo "library the page loads where the browser runs SIMD128, every file built with"
+  echo "\`-msimd128\`; its scalar row runs the portable kernels as clang's vectorizer"
+  echo "compiled them, its wasm128 row the hand-written SIMD128 kernels ($wasm128_ops;"
+  echo "every other op falls back to the scalar kernel, as dispatch does). Commit"
+  echo "$commit, $date. The machine is shared with other work: read the ratios, not"
+  echo "the last digit."
   echo
   awk -F, 'NR > 1 {
       f = $3; gsub(/"/, "", f); gsub(/\|/, "\\|", f)
@@ -70,12 +81,13 @@ trap - EXIT
     }
     END {
       printf "| formula | mode | n |"; for (c = 1; c <= nc; c++) printf " %s ms |", cols[c]
-      print " wasm / native scalar |"
-      printf "|---|---|---|"; for (c = 1; c <= nc; c++) printf "---|"; print "---|"
+      print " wasm / native scalar | wasm128 / wasm scalar |"
+      printf "|---|---|---|"; for (c = 1; c <= nc; c++) printf "---|"; print "---|---|"
       for (k = 1; k <= nk; k++) {
         printf "| %s |", keys[k]
         for (c = 1; c <= nc; c++) printf " %s |", ms[keys[k], cols[c]]
-        printf " %.1f |\n", ms[keys[k], "wasm scalar"] / ms[keys[k], "native scalar"]
+        printf " %.1f |", ms[keys[k], "wasm scalar"] / ms[keys[k], "native scalar"]
+        printf " %.2f |\n", ms[keys[k], "wasm-simd128 wasm128"] / ms[keys[k], "wasm scalar"]
       }
     }' "$out.csv"
   load=$BUILD/web-test/load.json

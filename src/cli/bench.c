@@ -31,9 +31,9 @@ static const char *const bench_usage =
     "  --modes LIST       hard,pe,temp,fixed,rel (default pe,temp)\n"
     "  --scales LIST      values of mu (default 4)\n"
     "  --lengths LIST     string lengths n (default 256,1024,4096)\n"
-    "  --isas LIST        scalar,avx2,avx512 and the peers torch,numpy,openblas\n"
-    "                     and ort (ONNX Runtime in node on the exported graph,\n"
-    "                     f32 only: its f64 points are left out)\n"
+    "  --isas LIST        scalar,avx2,avx512,wasm128 and the peers torch,numpy,\n"
+    "                     openblas and ort (ONNX Runtime in node on the\n"
+    "                     exported graph, f32 only: its f64 points are left out)\n"
     "                     (default: every ISA this CPU runs)\n"
     "  --precisions LIST  f32,f64 (default f32)\n"
     "  --threads LIST     threads splitting the query rows (default 1; peers\n"
@@ -167,8 +167,8 @@ static int is_peer(const char *s) {
 static int one_isa(const char *opt, const char *t, int k, void *out) {
   int isa = hs_isa_parse(t);
   if (isa < 0 && !is_peer(t))
-    return cli_error("%s: '%s' is not scalar, avx2, avx512, torch, numpy, "
-                     "openblas or ort", opt, t);
+    return cli_error("%s: '%s' is not scalar, avx2, avx512, wasm128, torch, "
+                     "numpy, openblas or ort", opt, t);
   if (isa >= 0 && !hs_isa_supported((hs_isa)isa))
     return cli_error("%s: this CPU cannot run %s", opt, t);
   snprintf(((char(*)[16])out)[k], 16, "%s", t);

@@ -113,7 +113,7 @@ static int set_isa(const char *s, cli_opts *o) {
   int isa = hs_isa_parse(s);
   if (isa < 0)
     return cli_error("--isa '%s' is not an instruction set (expected scalar, "
-                     "avx2 or avx512)", s);
+                     "avx2, avx512 or wasm128)", s);
   if (!hs_isa_supported((hs_isa)isa))
     return cli_error("--isa %s: this CPU or OS cannot run %s (best supported: "
                      "%s)", s, s, hs_isa_name(hs_isa_best()));

@@ -140,6 +140,29 @@ async function main() {
                   `first decisions ${ms.toFixed(0)} ms after navigation`);
     });
 
+    await step('chromium runs SIMD128: the page loaded the wasm128 kernels', async () => {
+      await open(page, base, VIEWS[0]);
+      assert.equal(await page.evaluate(() => window.hardsoft.isa), 'wasm128');
+      assert.equal(await text(page, 'isa'), 'wasm128');
+    });
+
+    // An engine without SIMD128 (the probe module fails validation) gets
+    // the plain library and its scalar kernels, with the same decisions.
+    await step('without SIMD128 the page loads the plain library', async () => {
+      const plain = await browser.newPage();
+      plain.on('pageerror', (e) => errors.push(e.message));
+      await plain.evaluateOnNewDocument(() => {
+        const validate = WebAssembly.validate;
+        WebAssembly.validate = (b) => (b.length < 64 ? false : validate(b));
+      });
+      for (const v of [VIEWS[0], VIEWS[2], VIEWS[5]]) {
+        await open(plain, base, v);
+        assert.equal(await plain.evaluate(() => window.hardsoft.isa), 'scalar');
+        assert.equal(await text(plain, 'decisions'), cli(v, v.mode), `${v.f} ${v.mode}`);
+      }
+      await plain.close();
+    });
+
     for (const v of VIEWS)
       await step(`${v.lang} ${JSON.stringify(v.f.length > 24 ? v.f.slice(0, 24) + '...' : v.f)} ` +
                  `${v.mode} mu=${v.mu} on "${v.s}"`, async () => {

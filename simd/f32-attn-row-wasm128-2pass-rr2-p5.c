@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* f32 fused attention row over a list of key segments, two passes, rr2-p5
+ * exp, WebAssembly SIMD128: f32-attn-row-2pass-rr2-p5-impl.h with the
+ * vocabulary-only score and value blocks (attn-f32-blocks-vec.h), in
+ * blocks of 64 keys. The algorithm, its error bound and its skipping
+ * argument are in the impl header; without a fused multiply-add the exp
+ * rounds as the scalar one does. */
+#include <math.h>
+#include <string.h>
+
+#include "vec-f32-wasm128.h"
+#include "f32-exp-rr2-p5-vec.h"
+#include "ukernels.h"
+
+#define BLK 64
+#include "attn-f32-blocks-vec.h"
+#include "f32-attn-row-2pass-rr2-p5-impl.h"
+
+HS_DEFINE_F32_ATTN_ROW_2PASS(hs_f32_attn_row_2pass_ukernel__wasm128_rr2_p5,
+                             hs_f32_attn_row_2pass_bias_ukernel__wasm128_rr2_p5)

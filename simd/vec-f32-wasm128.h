@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* The f32 vector vocabulary for WebAssembly SIMD128: 4 lanes of float in a
+ * v128_t. A kernel written once over these names (simd/<op>-impl.h) is
+ * compiled for wasm128 by including this header first; the AVX headers
+ * define the same names with 8 and 16 lanes.
+ *
+ * Semantics every header keeps, so one algorithm gives the same results
+ * on every ISA:
+ *   vf_max(a, b) / vf_min(a, b) are x86's maxps/minps: a > b ? a : b
+ *     (a < b ? a : b), so a NaN in either operand gives b, and of +0 and
+ *     -0 the second. SIMD128 has that operation as pmax/pmin with the
+ *     operands swapped (pmax(b, a) = b < a ? a : b), and an engine on x86
+ *     runs it as one maxps, where f32x4.max would need a NaN fix-up.
+ *   vf_fma(a, b, c) is a*b + c with TWO roundings here: SIMD128 has no
+ *     fused multiply-add (relaxed-SIMD's madd may or may not fuse, so it
+ *     would make results depend on the engine). Error bounds of wasm128
+ *     kernels count the extra rounding; the scalar kernels have the same.
+ *   vf_hsum / vf_hmax reduce in a fixed order: (l0 + l2) + (l1 + l3).
+ *   compares are false when either lane is NaN; vf_isnan is true there.
+ *
+ * Include it only from a file compiled with -msimd128 (the wasm128 files,
+ * which the Makefile builds only in the SIMD128 WebAssembly library). */
+/* The same guard in every vec-f32-*.h: a file includes exactly one. */
+#ifndef HS_VEC_F32_H
+#define HS_VEC_F32_H
+
+#ifndef __wasm_simd128__
+#error "vec-f32-wasm128.h needs -msimd128"
+#endif
+
+#include <stddef.h>
+#include <wasm_simd128.h>
+
+typedef v128_t vf;
+typedef v128_t vmask; /* all-ones or all-zeros per 32-bit lane */
+#define VF_LANES 4
+#define VF_ALIGN 16
+
+#define HS_VF_INLINE static inline __attribute__((always_inline))
+
+HS_VF_INLINE vf vf_zero(void) { return wasm_f32x4_splat(0.0f); }
+HS_VF_INLINE vf vf_set1(float v) { return wasm_f32x4_splat(v); }
+HS_VF_INLINE vf vf_loadu(const float *p) { return wasm_v128_load(p); }
+HS_VF_INLINE void vf_storeu(float *p, vf v) { wasm_v128_store(p, v); }
+
+/* n < VF_LANES floats, the other lanes 0; nothing past p[n-1] is read
+ * (zero-extending 32- and 64-bit loads, not a copy through memory: a
+ * kernel may take this path once per key when rows are narrow) */
+HS_VF_INLINE vf vf_load_tail(const float *p, size_t n) {
+  switch (n) {
+    case 1: return wasm_v128_load32_zero(p);
+    case 2: return wasm_v128_load64_zero(p);
+    case 3: return wasm_f32x4_replace_lane(wasm_v128_load64_zero(p), 2, p[2]);
+    default: return wasm_f32x4_splat(0.0f);
+  }
+}
+/* the first n < VF_LANES lanes; nothing past p[n-1] is written */
+HS_VF_INLINE void vf_store_tail(float *p, vf v, size_t n) {
+  if (n & 2) wasm_v128_store64_lane(p, v, 0);
+  if (n == 1) wasm_v128_store32_lane(p, v, 0);
+  if (n == 3) wasm_v128_store32_lane(p + 2, v, 2);
+}
+
+HS_VF_INLINE vf vf_add(vf a, vf b) { return wasm_f32x4_add(a, b); }
+HS_VF_INLINE vf vf_sub(vf a, vf b) { return wasm_f32x4_sub(a, b); }
+HS_VF_INLINE vf vf_mul(vf a, vf b) { return wasm_f32x4_mul(a, b); }
+HS_VF_INLINE vf vf_max(vf a, vf b) { return wasm_f32x4_pmax(b, a); }
+HS_VF_INLINE vf vf_min(vf a, vf b) { return wasm_f32x4_pmin(b, a); }
+HS_VF_INLINE vf vf_fma(vf a, vf b, vf c) {
+  return wasm_f32x4_add(wasm_f32x4_mul(a, b), c);
+}
+
+HS_VF_INLINE float vf_hsum(vf v) {
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+HS_VF_INLINE float vf_hmax(vf v) {
+  v = vf_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = vf_max(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+HS_VF_INLINE vmask vf_cmpgt(vf a, vf b) { return wasm_f32x4_gt(a, b); }
+HS_VF_INLINE vmask vf_cmple(vf a, vf b) { return wasm_f32x4_le(a, b); }
+HS_VF_INLINE vmask vf_cmpeq(vf a, vf b) { return wasm_f32x4_eq(a, b); }
+HS_VF_INLINE vmask vf_isnan(vf a) { return wasm_f32x4_ne(a, a); }
+HS_VF_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
+  return wasm_v128_bitselect(a_if_true, b_else, m);
+}
+HS_VF_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
+HS_VF_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
+
+/* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
+ * 2^23, the magic-bias rounding of the rr2 exp): k << 23 added to p's bits,
+ * exact while the result's exponent field stays in [1, 254]. */
+HS_VF_INLINE vf vf_exp2_bits(vf p, vf k_biased) {
+  return wasm_i32x4_add(p, wasm_i32x4_shl(k_biased, 23));
+}
+
+#endif
