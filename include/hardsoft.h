@@ -323,8 +323,9 @@ typedef struct hs_run_result {
   double phase_s[HS_PHASE_COUNT];
 } hs_run_result;
 
-/* Forward pass over w[0..n). Returns 0, or -1 with err filled (allocation
- * failure, a string too long). res fields are allocated by the call; free
+/* Forward pass over w[0..n) with the options o (NULL: f32 and the
+ * defaults). Returns 0, or -1 with err filled (allocation failure, a
+ * string too long). res fields are allocated by the call; free
  * with hs_run_result_free. */
 HS_API int hs_forward(const hs_model *m, const uint8_t *w, size_t n,
                       const hs_run_opts *o, hs_run_result *res, hs_error *err);

@@ -67,6 +67,11 @@ static void test_batch_is_each_forward(void **state) {
         assert_memory_equal(values + off, res.values, lengths[k] * sizeof(double));
       }
       hs_run_result_free(&res);
+      if (p == 0) { /* NULL options are the defaults, f32 */
+        assert_int_equal(hs_forward(m, w[k], lengths[k], NULL, &res, &e), 0);
+        if (lengths[k]) assert_memory_equal(values + off, res.values, lengths[k] * sizeof(double));
+        hs_run_result_free(&res);
+      }
       off += lengths[k];
     }
     assert_int_equal(off, total);

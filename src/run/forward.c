@@ -87,6 +87,8 @@ void hs_runner_free(hs_runner *r) {
 }
 
 hs_runner *hs_runner_new(const hs_model *m, const hs_run_opts *o, hs_error *err) {
+  static const hs_run_opts defaults; /* all zero: f32, AUTO, one thread */
+  if (!o) o = &defaults;
   hs_runner *r = calloc(1, sizeof *r);
   if (!r) goto oom;
   r->m = m;
