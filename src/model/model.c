@@ -231,6 +231,12 @@ static int restride(float **p, size_t rows, size_t cols, size_t ncols) {
   return 0;
 }
 
+int hs_model_nheads(const hs_model *m) {
+  int nh = 0;
+  for (int l = 0; l < m->nlayers; l++) nh += m->layers[l].nheads;
+  return nh;
+}
+
 int hs_model_widen(hs_model *m, int32_t extra) {
   if (!m || m->d <= 0 || extra < 0 || m->d > HS_MODEL_MAX_D - extra) return -1;
   size_t d = (size_t)m->d, nd = d + (size_t)extra;

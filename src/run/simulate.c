@@ -55,12 +55,6 @@ const char *hs_head_class_name(hs_head_class c) {
   return "?";
 }
 
-int hs_model_nheads(const hs_model *m) {
-  int nh = 0;
-  for (int l = 0; l < m->nlayers; l++) nh += m->layers[l].nheads;
-  return nh;
-}
-
 /* Head h counted over all layers, the order of hs_run_result.head_stats. */
 static const hs_head *head_at(const hs_model *m, int h) {
   for (int l = 0; l < m->nlayers; l++) {
