@@ -244,6 +244,12 @@ static void FN(ln_pair)(REAL *h, double eps, const float *g, const float *b) {
   h[1] = (REAL)g[1] * (d1 / s) + (REAL)b[1];
 }
 
+/* Whether head H's softmax rows run FN(rounded_row) below: scores rounded
+ * to f16 / bf16, or a relative bias in f64 (no f64 bias kernel). */
+static int FN(rounded_head)(const hs_run_opts *o, const hs_head *H) {
+  return o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+}
+
 /* A softmax row with every score q.k rounded to f16 / bf16 first (rnd),
  * then divided by tau and given H's relative bias (FN(rel_add)): the
  * score-rounding experiment, and the f64 path of relative-bias heads
@@ -523,7 +529,7 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
   float sk;
   FN(rel_slope)(H, &sk);
   int past = FN(key_span)(J, H, lo, hi, &a, &b);
-  if (o->score_round != HS_ROUND_NONE || (sk != 0 && !REAL_F32)) {
+  if (FN(rounded_head)(o, H)) {
     size_t *seg, ns = FN(rounded_segs)(J, h, i, q, lo, hi, inv_tau, p, &seg);
     FN(rounded_row)(kt, H, q, Kh, Vh, ns, seg, inv_tau, o->score_round, i, n, out);
   } else {
@@ -809,7 +815,7 @@ static int FN(auto_may_skip)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   size_t r[8][3];
   if (J->n < 4 * HS_TILE || hs_daz_enabled()) return 0;
-  int rounded = J->o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+  int rounded = FN(rounded_head)(J->o, H);
   double keys = (double)FN(auto_rows)(J, H, r);
   return HS_SKIP_ROW_NS < HS_ON_ROW_NS + keys / 8 * FN(key_ns)(J->kt->isa, rounded, 0);
 }
@@ -821,7 +827,7 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   FN(btc) *C = calloc(1, sizeof *C);
   uint64_t total = 0, kept = 0, keys = FN(auto_rows)(J, H, r);
   REAL inv_tau = FN(head_inv_tau)(H, n);
-  int rounded = J->o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+  int rounded = FN(rounded_head)(J->o, H);
   for (size_t s = 0; seg && C && s < 8; s++) {
     size_t i = r[s][0], a = r[s][1], b = r[s][2];
     total += b / HS_TILE - a / HS_TILE + 1;
@@ -1130,7 +1136,7 @@ static int FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
   }
   /* rounded rows (score rounding; f64 relative bias) have one kernel:
    * off is the dense row */
-  int rounded = o->score_round != HS_ROUND_NONE || (H->bias_slope != 0 && !REAL_F32);
+  int rounded = FN(rounded_head)(o, H);
   P->twop[h] = o->skip == HS_SKIP_ON || (o->skip == HS_SKIP_OFF && !rounded);
   if (!skipping || (o->skip == HS_SKIP_AUTO && !FN(auto_may_skip)(J, h))) return 0;
   P->bt[h] = FN(bt_make)(P->K[h], P->V[h], keys, dk, dv);
