@@ -18,6 +18,10 @@ LDFLAGS_ALL  = $(SAN) $(LDFLAGS)
 # on any x86-64.
 AVX2_FLAGS   = -mavx2 -mfma
 AVX512_FLAGS = -mavx512f -mavx2 -mfma
+# The builds inside check and bench use every CPU unless the caller chose
+# a -j (GNU make 4.3 shows it in MAKEFLAGS only while recipes run).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+JOBS   = $(if $(filter -j% j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 ifneq (,$(findstring fast-math,$(CFLAGS) $(CXXFLAGS) $(OPT))$(findstring Ofast,$(CFLAGS) $(CXXFLAGS) $(OPT)))
 $(error hardsoft is never built with -ffast-math/-Ofast: it breaks -inf masks and NaN handling)
@@ -240,7 +244,7 @@ WEB_LDFLAGS = -sMODULARIZE=1 -sEXPORT_NAME=createHardsoft -sENVIRONMENT=web,node
 WEB_PAGE   = $(addprefix $(BUILD)/web/,index.html app.js style.css)
 
 web: deps-web
-	$(MAKE) --no-print-directory $(BUILD)/web/hardsoft.js $(BUILD)/web/hardsoft-simd128.js $(WEB_PAGE)
+	$(MAKE) --no-print-directory $(JOBS) $(BUILD)/web/hardsoft.js $(BUILD)/web/hardsoft-simd128.js $(WEB_PAGE)
 
 $(BUILD)/wasm/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -311,12 +315,12 @@ $(WASM_TEST_BIN): %: %.js
 	@printf '#!/bin/sh\nexec node "%s" "$$@"\n' "$(abspath $<)" > $@
 	@chmod +x $@
 check-wasm: deps-check-web
-	$(MAKE) --no-print-directory $(WASM_TEST_BIN)
+	$(MAKE) --no-print-directory $(JOBS) $(WASM_TEST_BIN)
 	@TESTS_SH=none BUILD=$(BUILD) sh tests/run.sh $(WASM_TEST_BIN)
 
 # The page in headless chromium against the native command line.
 check-web: deps-check-web
-	$(MAKE) --no-print-directory web cli $(BUILD)/node-web/node_modules/puppeteer-core
+	$(MAKE) --no-print-directory $(JOBS) web cli $(BUILD)/node-web/node_modules/puppeteer-core
 	BUILD=$(BUILD) node tests/web/test-web.js
 
 # The forward pass timed natively (scalar, AVX2, AVX-512) and as wasm under
@@ -342,7 +346,7 @@ bench-web: check-web
 # (check-wasm and check-web are left out of the sanitizer build: the wasm
 # is not built with the sanitizers)
 check: deps-check
-	$(MAKE) --no-print-directory lib cli $(TEST_BIN) $(BUILD)/hs-peer-openblas
+	$(MAKE) --no-print-directory $(JOBS) lib cli $(TEST_BIN) $(BUILD)/hs-peer-openblas
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BIN)
 	$(if $(SAN),,$(MAKE) --no-print-directory check-wasm check-web)
@@ -385,7 +389,7 @@ check-tsan: deps-check
 
 # ---------------------------------------------------------------- bench
 bench: deps-bench
-	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory $(JOBS) all
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
@@ -396,7 +400,7 @@ bench-full: deps-bench
 
 # every command of the suite on tiny sizes, into a temporary directory (CI)
 bench-smoke: deps-bench
-	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory $(JOBS) all
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
 	HS_BENCH_SMOKE=1 HS_BENCH_RESULTS=$$out BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
