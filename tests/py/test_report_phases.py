@@ -87,6 +87,11 @@ def test_phases(tmp_path):
         "| 24.0 | 2.40 (10%) | 0 (0%) | 0 (0%) | 19.2 (80%) | 1.20 (5%) | 0 (0%) | 1.20 |")
     assert line(ph, "| `a S b` | 4096, μ = 4 | default | AVX-512 | 3.20× |").endswith(
         "| 3.20× | — | 3.20× |")
+    # Amdahl's ceiling of the default path: scalar 5.6 ms over the AVX-512
+    # run's bounds + search + finish + wait = 0.0875 + 0.2625 + 0.175 + 0
+    assert line(ph, "| `a S b` | 16384, μ = 8 | AVX-512 | 3.20× |").endswith(
+        "| 3.20× | 3.00× | 10.67× | attn (45%) |")
+    assert "| dense |" not in section(ph, "What binds")
     body = fake.bodies["phases.png"]
     assert body.count("set title") == 3 and "rowstacked" in body
     assert "'scalar: time by phase'" in body and "'AVX-512: time by phase'" in body

@@ -63,7 +63,53 @@ def write(rep, plot):
                           and r[c] > 0 else "—" for c in PHASE_COLS + ["seconds_median"]])
     rep.table(["formula", "n, μ", "path", "ISA"] + PHASES + ["total"], out,
               ["---", "--:", "---", "---"] + ["--:"] * (len(PHASES) + 1))
+    write_ceiling(rep, rows)
     plot_phases(rep, plot, rows)
+
+
+# The phases wide vectors speed up on the default path; the others (bounds,
+# search, finish, wait) are the skipping's bookkeeping and the outputs.
+VECTOR_PHASES = ["gemm", "attn"]
+DEFAULT_TARGET = {"avx2": 2.0, "avx512": 3.0}
+
+
+def ceiling(sc, r):
+    """Amdahl's bound on t_scalar / t_ISA with the ISA's own time in
+    every phase outside VECTOR_PHASES and nothing at all in those: what
+    the default path's ratio could reach if gemm and attention were free."""
+    floor = sum(r[f"phase_{p}_s"] for p in PHASES
+                if p not in VECTOR_PHASES and isnum(r.get(f"phase_{p}_s")))
+    return sc["seconds_median"] / floor if floor > 0 else float("nan")
+
+
+def write_ceiling(rep, rows):
+    """Per default-path ISA row: the measured ratio against scalar, the
+    ceiling if the vector phases cost nothing, and the phase that takes
+    the most time, so that a missed speed-up target shows what binds it."""
+    out = []
+    for key, by_isa in settings(rows).items():
+        sc = by_isa.get("scalar")
+        if key[3] != "auto" or not sc:
+            continue
+        for isa in order_isas(set(by_isa) - {"scalar"}):
+            r = by_isa[isa]
+            big = max((p for p in PHASES if isnum(r.get(f"phase_{p}_s"))),
+                      key=lambda p: r[f"phase_{p}_s"], default=None)
+            tgt = DEFAULT_TARGET.get(isa)
+            out.append([code(short(key[0], 30)), f"{key[1]}, μ = {fmt_mu(key[2])}",
+                        ISA_LABEL[isa], fmt_x(sc["seconds_median"] / r["seconds_median"]),
+                        fmt_x(tgt) if tgt else "—", fmt_x(ceiling(sc, r)),
+                        f"{big} ({100 * r[f'phase_{big}_s'] / r['seconds_median']:.0f}%)"
+                        if big else "—"])
+    if not out:
+        return
+    rep.w("What binds the default path's speed-up. *Ceiling*: t_scalar / t_ISA if "
+          + " and ".join(VECTOR_PHASES) + " (the phases wide vectors speed up) took "
+          "no time and every other phase kept the time it took on that ISA (Amdahl's "
+          "bound of the run); a target above the ceiling cannot be met by faster "
+          "kernels alone, only by shrinking the other phases.", "")
+    rep.table(["formula", "n, μ", "ISA", "measured", "target", "ceiling",
+               "largest phase"], out, ["---", "--:", "---", "--:", "--:", "--:", "---"])
 
 
 def settings(rows):
