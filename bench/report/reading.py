@@ -123,6 +123,23 @@ def read_boundary(path):
     return rows
 
 
+def read_boundary_long(path):
+    """The suite's timed long boundary search: boundary.csv's columns plus
+    its wall time, the suite's limit on it and the --max-n it asked for."""
+    rows = read_csv(path, BOUNDARY_COLS + ["wall_s", "limit_s", "max_n"],
+                    ["scale", "wall_s", "limit_s", "max_n"], ints=["max_n"])
+    if rows is None:
+        return None
+    for r in rows:
+        v = r["largest_exact_n"].strip()
+        r["exact_open"] = v.startswith(">")
+        if not v.lstrip(">").isdigit():
+            raise ReportError(f"boundary-long.csv:{r['_line']}: largest_exact_n '{v}' is "
+                              "neither N nor >N")
+        r["exact_n"] = int(v.lstrip(">"))
+    return rows
+
+
 def read_simulate(path):
     return read_csv(path, SIMULATE_COLS, SIMULATE_NUM, ints=["n", "strings", "positions"])
 
@@ -162,6 +179,8 @@ class Data:
         self.boundary = read_boundary(os.path.join(d, "boundary.csv"))
         self.simulate = read_simulate(os.path.join(d, "simulate.csv"))
         self.growth_stopped = read_text(os.path.join(d, "sweep-growth-stopped.txt"))
+        self.boundary_long = read_boundary_long(os.path.join(d, "boundary-long.csv"))
+        self.boundary_long_stopped = read_text(os.path.join(d, "boundary-long-stopped.txt"))
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
         self.kernels_json = os.path.exists(os.path.join(d, "kernels.json"))
         self.kernels_data = read_json(os.path.join(d, "kernels.json"))
@@ -170,7 +189,9 @@ class Data:
     def files(self):
         """[(file name, rows or None)] of every CSV, in report order."""
         named = dict((a, n) for a, n in BENCH_FILES)
-        order = ["scaling", "long", "accuracy", "suite", "boundary", "simulate", "counting",
+        named["boundary_long"] = "boundary-long.csv"
+        order = ["scaling", "long", "accuracy", "suite", "boundary", "boundary_long",
+                 "simulate", "counting",
                  "threads", "skip", "isa", "depth6", "programs", "skip_suite", "growth",
                  "hardf64", "paths"]
         return [(named.get(a, a + ".csv"), getattr(self, a)) for a in order]

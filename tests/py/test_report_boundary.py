@@ -62,3 +62,39 @@ def test_bad_cell(tmp_path):
     r = write(tmp_path, [row("a S b", "rel", 4, "bf16", "lots")])
     assert r.returncode == 1
     assert "largest_exact_n 'lots'" in r.stderr
+
+
+LONG_HEADER = HEADER.rstrip("\n") + ",wall_s,limit_s,max_n\n"
+
+
+def long_target(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, REPORT, str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
+    found = [l for l in text.split("## Targets", 1)[1].splitlines()
+             if l.startswith("| rel bf16 boundary prints >1048576 within 120 s")]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_long_boundary_target(tmp_path):
+    f = "H (a -> Y (b S c))"
+    ok = row(f, "rel", 4, "bf16", ">1048576").rstrip("\n") + ",95.25,600,1048576\n"
+    assert long_target(tmp_path, {"boundary-long.csv": LONG_HEADER + ok}).endswith(
+        "| >1048576 in 95.2 s | — | **met** |")
+    slow = ok.replace(",95.25,", ",121.0,")
+    assert long_target(tmp_path, {"boundary-long.csv": LONG_HEADER + slow}).endswith(
+        "| >1048576 in 121.0 s | — | **missed** |")
+    # a model that failed before 2^20 misses it however fast
+    failed = row(f, "rel", 4, "bf16", "4096", "4097").rstrip("\n") + ",3,600,1048576\n"
+    assert "**missed**" in long_target(tmp_path, {"boundary-long.csv": LONG_HEADER + failed})
+
+
+def test_long_boundary_stopped(tmp_path):
+    line = long_target(tmp_path, {"boundary-long-stopped.txt":
+                                  "n = 1048576: stopped by the suite after 600 s (timeout)\n"})
+    assert "stopped by the suite after 600 s" in line and line.endswith("**missed** |")
+    (tmp_path / "boundary-long-stopped.txt").unlink()
+    assert long_target(tmp_path, {}).endswith("| **not measured** |")

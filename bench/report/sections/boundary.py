@@ -36,6 +36,30 @@ PREDICTION_TEXT = (
     "for the one-operator formulas; the measured value is the result.")
 
 
+# The timed long search of the suite (bench/run-suite.sh): the command, the
+# n it must pass and the time it must take.
+LONG_FORMULA = "H (a -> Y (b S c))"
+LONG_N = 1048576
+LONG_S = 120.0
+
+
+def targets(rep):
+    """The long rel boundary's target row: `hardsoft boundary` on
+    LONG_FORMULA, rel, bf16, --max-n LONG_N prints >LONG_N within LONG_S."""
+    target = f"rel bf16 boundary prints >{LONG_N} within {LONG_S:g} s"
+    run = f"{code(LONG_FORMULA)} rel mu=4 bf16, --max-n {LONG_N}, wall time"
+    rows = [r for r in rep.boundary_long or [] if r["max_n"] == LONG_N]
+    if rows:
+        r = rows[0]
+        got = f"{r['largest_exact_n']} in {r['wall_s']:.1f} s"
+        ok = r["exact_open"] and r["exact_n"] >= LONG_N and r["wall_s"] <= LONG_S
+        return [[target, run, got, "—", mark(ok)]]
+    stopped = (rep.boundary_long_stopped or "").strip()
+    if stopped.startswith(f"n = {LONG_N}:"):
+        return [[target, run, stopped.replace("|", "\\|"), "—", mark(False)]]
+    return [[target, run, NM, "—", f"**{NM}**"]]
+
+
 def significand_limit(formula, mode, mu, prec):
     """The n at which prec's significand (and f16's range) predicts the
     construction stops being exact (PREDICTION_TEXT); None if unknown."""
