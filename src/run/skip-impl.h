@@ -225,6 +225,11 @@ typedef struct FN(btc) {
    * kept tiles; wn = SIZE_MAX: none */
   double wmlo, wcut;
   size_t wta, wtb, wn, wt[HS_BT_WKEEP];
+  /* future rows (FN(bt_first)): per key j >= xa of tile xt, cut to the
+   * row's last key xb, the best FN(bt_key) of the keys j .. and the key
+   * giving it (at index j - 64 xt); xt = SIZE_MAX: none */
+  size_t xt, xa, xb, xj[HS_TILE];
+  double xv[HS_TILE];
   unsigned lev[HS_BT_SLOTS];          /* slot: level and group, or HS_BT_NONE */
   size_t grp[HS_BT_SLOTS];
   double u[HS_BT_SLOTS][HS_FAN];
@@ -317,6 +322,7 @@ static void FN(btc_use)(FN(btc) *C, const FN(bq) *Bq, size_t dk) {
   C->mlo = -INFINITY, C->jlo = SIZE_MAX;
   C->hvalid = 0;
   C->wn = SIZE_MAX;
+  C->xt = SIZE_MAX;
 }
 
 /* The lower bound from tile t's visible keys: their best score by the
@@ -357,6 +363,33 @@ static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
     A += fabs(x);
   }
   return A <= Bq->lim ? sj - Bq->rel * A - Bq->absm + FN(key_bias)(Bq, j) : -INFINITY;
+}
+
+/* A future row's lower bound from its first tile: the best FN(bt_key)
+ * of its visible keys there, *at the key giving it. Consecutive future
+ * rows share their query and last key and drop their first key, so the
+ * bounds of a tile's keys are taken once, as suffix maxima, while the
+ * rows' first key stays in that tile (each row then reads one entry, not
+ * the 64 scores FN(bt_leaf) would take again). Any lower bound on the
+ * row max gives the same bits (the file's comment); bt_key's is the
+ * tighter one: exact products, its own key's A. */
+static double FN(bt_first)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                           const REAL *K, size_t *at) {
+  const size_t t = Bq->ta, a = Bq->a;
+  if (C->xt != t || C->xb != Bq->b || a < C->xa) {
+    size_t j0, j1;
+    hs_tile_cut(t, a, Bq->b, &j0, &j1);
+    double best = -INFINITY;
+    size_t jb = SIZE_MAX;
+    for (size_t j = j1 + 1; j-- > j0;) {
+      double v = FN(bt_key)(Bq, K, T->dk, j);
+      if (v >= best) best = v, jb = j; /* NaN never */
+      C->xv[j - t * HS_TILE] = best, C->xj[j - t * HS_TILE] = jb;
+    }
+    C->xt = t, C->xa = a, C->xb = Bq->b;
+  }
+  *at = C->xj[a - t * HS_TILE];
+  return C->xv[a - t * HS_TILE];
 }
 
 /* The nodes of group g of level l inside the row's span: [*k0, *k1]
@@ -512,13 +545,13 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
       /* a future row whose best key just left its span (the last row's
        * keys minus a prefix, so its max is at most the last one's): the
        * next best is most often in the first visible tile (a pe head's
-       * nearest match). Its leaf bound stands in for the search when it
-       * is within HS_BT_NEAR of the last m_lo; a weaker m_lo than the
+       * nearest match). That tile's bound (FN(bt_first)) stands in for
+       * the search when it is within HS_BT_NEAR of the last m_lo; a weaker m_lo than the
        * search's only keeps more tiles (any lower bound on the max gives
        * the same bits: the file's comment). */
       if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq.sk == 0) {
         size_t at = SIZE_MAX;
-        double v = FN(bt_leaf)(T, &Bq, K, Bq.ta, &at);
+        double v = FN(bt_first)(T, &Bq, C, K, &at);
         if (v > -INFINITY) S.mlo = v, S.jlo = at;
         if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
       }
