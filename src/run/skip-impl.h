@@ -93,14 +93,16 @@ static inline size_t hs_seg_tile(size_t *seg, size_t ns, size_t t, size_t a, siz
 
 /* The bounds tree of one head: per level, per dimension, three arrays of
  * cnt[l] values (kmin, kmax, max |k|), SoA so that the bounds of sibling
- * nodes are one vector loop per dimension. */
+ * nodes are one vector per dimension (the f64_bounds kernel). Held in
+ * double whatever REAL is (exact: a float converts exactly), so that one
+ * kernel serves both precisions. */
 typedef struct FN(btree) {
   unsigned nlev;
   int exact;                 /* every key coordinate an integer, |k| <= 2^12 */
   double kabs[HS_ATTN_MAX_D]; /* max |k_jc| over the keys, per c */
   size_t dk, cnt[HS_BT_MAXLEV];
-  REAL *lv[HS_BT_MAXLEV]; /* level l: kmin[dk][cnt], kmax[dk][cnt], am[dk][cnt] */
-  REAL *mem;
+  double *lv[HS_BT_MAXLEV]; /* level l: kmin[dk][cnt], kmax[dk][cnt], am[dk][cnt] */
+  double *mem;
   size_t bytes;
 } FN(btree);
 
@@ -124,8 +126,8 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
     T->nlev++;
   }
   for (unsigned l = 0; l < T->nlev; l++) total += 3 * dk * T->cnt[l];
-  T->mem = malloc((total ? total : 1) * sizeof(REAL));
-  T->bytes = (total ? total : 1) * sizeof(REAL) + sizeof *T;
+  T->mem = malloc((total ? total : 1) * sizeof(double));
+  T->bytes = (total ? total : 1) * sizeof(double) + sizeof *T;
   if (!T->mem) {
     free(T);
     return NULL;
@@ -136,7 +138,7 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
     off += 3 * dk * T->cnt[l];
   }
   size_t nt = T->cnt[0];
-  REAL *L0 = T->lv[0];
+  double *L0 = T->lv[0];
   T->exact = 1;
   for (size_t j = 0; j < rows * dk && T->exact; j++)
     T->exact = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
@@ -164,13 +166,13 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
   }
   for (unsigned l = 1; l < T->nlev; l++) {
     size_t cn = T->cnt[l], cc = T->cnt[l - 1];
-    const REAL *C = T->lv[l - 1];
-    REAL *P = T->lv[l];
+    const double *C = T->lv[l - 1];
+    double *P = T->lv[l];
     for (size_t s = 0; s < cn; s++)
       for (size_t c = 0; c < dk; c++) {
-        REAL mn = INFINITY, mx = -INFINITY, am = 0;
+        double mn = INFINITY, mx = -INFINITY, am = 0;
         for (size_t t = s * HS_FAN; t < cc && t < (s + 1) * HS_FAN; t++) {
-          REAL a = C[c * cc + t], b = C[(dk + c) * cc + t], m = C[(2 * dk + c) * cc + t];
+          double a = C[c * cc + t], b = C[(dk + c) * cc + t], m = C[(2 * dk + c) * cc + t];
           /* a NaN child makes the parent NaN, and it stays NaN (every
            * compare with NaN is false) */
           if (isnan(a) || a < mn) mn = a;
@@ -195,6 +197,7 @@ typedef struct FN(bq) {
   double lim, absm;
   double sk, row; /* relative bias: key j gets sk (j - row); sk = 0: none */
   size_t a, b, ta, tb;
+  hs_bt_bias bias; /* sk, row, a, b for f64_bound_test */
 } FN(bq);
 
 /* What a row's scores are, for its bounds: the relative bias (slope sk at
@@ -235,39 +238,6 @@ typedef struct FN(btc) {
   double u[HS_BT_SLOTS][HS_FAN];
 } FN(btc);
 
-/* U of the nodes first .. first + cnt - 1 (cnt <= HS_FAN) of level l;
- * NaN where a node has none. dk a constant in the common cases. */
-static inline void FN(bt_bounds_dk)(const FN(btree) *T, const FN(bq) *Bq,
-                                    size_t dk, unsigned l, size_t first,
-                                    size_t cnt, double *u) {
-  const size_t cl = T->cnt[l];
-  const REAL *Lv = T->lv[l];
-  const REAL *sel[HS_ATTN_MAX_D], *am[HS_ATTN_MAX_D];
-  for (size_t c = 0; c < dk; c++) {
-    sel[c] = Lv + ((Bq->qd[c] >= 0 ? dk : 0) + c) * cl + first;
-    am[c] = Lv + (2 * dk + c) * cl + first;
-  }
-  /* node by node, the sums in registers (dk is a constant here) */
-  for (size_t k = 0; k < cnt; k++) {
-    double uk = 0, A = 0;
-    for (size_t c = 0; c < dk; c++) {
-      uk += Bq->qd[c] * (double)sel[c][k];
-      A += Bq->aq[c] * (double)am[c][k];
-    }
-    u[k] = A <= Bq->lim ? uk + Bq->rel * A + Bq->absm : NAN;
-  }
-}
-
-static void FN(bt_bounds)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
-                          size_t first, size_t cnt, double *u) {
-  switch (T->dk) {
-    case 1: FN(bt_bounds_dk)(T, Bq, 1, l, first, cnt, u); return;
-    case 2: FN(bt_bounds_dk)(T, Bq, 2, l, first, cnt, u); return;
-    case 4: FN(bt_bounds_dk)(T, Bq, 4, l, first, cnt, u); return;
-    default: FN(bt_bounds_dk)(T, Bq, T->dk, l, first, cnt, u); return;
-  }
-}
-
 /* Relative-bias heads: the bias sk (j - i) of a key is monotone in j, so
  * its largest value over the keys j0..j1 of a node (cut to the row's
  * [a, b]) is at one end, and
@@ -277,20 +247,10 @@ static void FN(bt_bounds)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
  * once each (2^-24 relative, f32), the double products here once (2^-53),
  * together below 1e-6 |sk (j - i)|, while s's own error stays within U's
  * slack (1e-5 A against the kernels' 4.4e-6 A). U is not cached with the
- * bias: the groups' U depend on the query only, the bias on the row. */
-static inline double FN(bt_bias)(const FN(bq) *Bq, unsigned l, size_t idx) {
-  if (Bq->sk == 0) return 0;
-  size_t w = (size_t)HS_TILE << (HS_FAN_LOG * l), j0 = idx * w, j1 = j0 + w - 1;
-  if (j0 < Bq->a) j0 = Bq->a;
-  if (j1 > Bq->b) j1 = Bq->b;
-  /* compares, not fmax: fmax is a libm call here, and this runs for
-   * every node a row's walk visits */
-  double b0 = Bq->sk * ((double)j0 - Bq->row), b1 = Bq->sk * ((double)j1 - Bq->row);
-  double a0 = fabs(b0), a1 = fabs(b1);
-  return (b0 > b1 ? b0 : b1) + HS_SKIP_BIAS_REL * (a0 > a1 ? a0 : a1);
-}
-
-/* A lower bound on key j's bias (see FN(bt_bias)). */
+ * bias: the groups' U depend on the query only, the bias on the row. The
+ * f64_bound_test kernel adds it to the U of a group (nodes g * HS_FAN ..
+ * of level l) and tests them all at once: FN(bt_test) says how. */
+/* A lower bound on key j's bias (see FN(bt_test)). */
 static inline double FN(key_bias)(const FN(bq) *Bq, size_t j) {
   if (Bq->sk == 0) return 0;
   double bj = Bq->sk * ((double)j - Bq->row);
@@ -304,9 +264,22 @@ static const double *FN(bt_group)(const FN(btree) *T, const FN(bq) *Bq,
   size_t slot = (g * 7 + l * 13) % HS_BT_SLOTS;
   if (C->lev[slot] == l && C->grp[slot] == g) return C->u[slot];
   size_t first = g * HS_FAN, cnt = T->cnt[l] - first < HS_FAN ? T->cnt[l] - first : HS_FAN;
-  FN(bt_bounds)(T, Bq, l, first, cnt, C->u[slot]);
+  Bq->kt->f64_bounds(cnt, T->dk, T->lv[l] + first, T->cnt[l], Bq->qd, Bq->aq, Bq->rel,
+                     Bq->absm, Bq->lim, C->u[slot]);
   C->lev[slot] = l, C->grp[slot] = g;
   return C->u[slot];
+}
+
+/* The f64_bound_test kernel on the nodes k0..k1 of group g of level l
+ * (their U from the cache), ub as it says. */
+static inline unsigned FN(bt_test)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                                   unsigned l, size_t g, size_t k0, size_t k1,
+                                   hs_bt_op op, double x, double y, double *ub) {
+  unsigned m = Bq->kt->f64_bound_test(k1 + 1, FN(bt_group)(T, Bq, C, l, g), op, x, y,
+                                      Bq->sk != 0 ? &Bq->bias : NULL,
+                                      (double)(g * HS_FAN),
+                                      (double)((size_t)HS_TILE << (HS_FAN_LOG * l)), ub);
+  return m >> k0 << k0;
 }
 
 /* The cache made current for this row's query: its slots emptied when the
@@ -421,21 +394,23 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           const REAL *K, unsigned l, size_t g, FN(bts) *S) {
   size_t k0, k1;
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return;
-  const double *u = FN(bt_group)(T, Bq, C, l, g);
-  unsigned done = 0; /* bit k: node k of the group visited */
+  /* the nodes above mlo + margin now (mlo only grows: a superset of
+   * those above it later), their bounds with the bias in ub */
+  double ub[HS_FAN];
+  unsigned cand = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_ABOVE, S->mlo + S->margin, 0, ub);
   for (;;) {
     size_t best = SIZE_MAX;
-    double ub = S->mlo + S->margin;
-    for (size_t k = k0; k <= k1; k++) {
-      double uk = u[k] + FN(bt_bias)(Bq, l, g * HS_FAN + k);
-      if (!(done >> k & 1) && uk > ub) best = k, ub = uk;
+    double top = S->mlo + S->margin;
+    for (unsigned m = cand; m; m &= m - 1) {
+      size_t k = (size_t)__builtin_ctz(m);
+      if (ub[k] > top) best = k, top = ub[k];
     }
     if (best == SIZE_MAX) return;
     if (S->evals >= S->max_evals) {
       S->cut_short = 1;
       return;
     }
-    done |= 1u << best;
+    cand &= ~(1u << best);
     size_t idx = g * HS_FAN + best;
     if (l == 0) {
       size_t at = SIZE_MAX;
@@ -445,8 +420,6 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
       continue;
     }
     FN(bt_search)(T, Bq, C, K, l - 1, idx, S);
-    /* the cache may have reused u's slot for a child group */
-    u = FN(bt_group)(T, Bq, C, l, g);
   }
 }
 
@@ -457,16 +430,13 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           size_t *seg, size_t ns) {
   size_t k0, k1;
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return ns;
-  const double *u = FN(bt_group)(T, Bq, C, l, g);
-  for (size_t k = k0; k <= k1; k++) {
-    if (mlo - (u[k] + FN(bt_bias)(Bq, l, g * HS_FAN + k)) > cut) continue;
-    size_t idx = g * HS_FAN + k;
-    if (l == 0) {
+  unsigned keep = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_KEEP, mlo, cut, NULL);
+  for (; keep; keep &= keep - 1) {
+    size_t idx = g * HS_FAN + (size_t)__builtin_ctz(keep);
+    if (l == 0)
       ns = hs_seg_tile(seg, ns, idx, Bq->a, Bq->b);
-      continue;
-    }
-    ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns);
-    u = FN(bt_group)(T, Bq, C, l, g);
+    else
+      ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns);
   }
   return ns;
 }
@@ -489,6 +459,7 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
   int ok = T && dk > 0 && inv_tau > 0 && isfinite(inv_tau);
   hs_score_round rnd = bk ? bk->rnd : HS_ROUND_NONE;
   Bq->sk = bk ? bk->sk : 0, Bq->row = bk ? (double)bk->i : 0;
+  Bq->bias = (hs_bt_bias){Bq->sk, Bq->row, HS_SKIP_BIAS_REL, (double)a, (double)b};
   Bq->rel = exact ? 0 : HS_SKIP_REL;
   Bq->lim = exact ? INFINITY : HS_SKIP_BIG * fmin(1.0, inv_tau);
   Bq->absm = exact ? 0 : 1e-30 * fmax(1.0, inv_tau);
@@ -621,10 +592,11 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           int right, size_t *scored) {
   size_t k0, k1;
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return SIZE_MAX;
-  const double *u = FN(bt_group)(T, Bq, C, l, g);
-  for (size_t s = k0; s <= k1; s++) {
-    size_t k = right ? k1 - (s - k0) : s, idx = g * HS_FAN + k;
-    if (!(u[k] >= M)) continue;
+  unsigned cand = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_ATLEAST, M, 0, NULL);
+  while (cand) {
+    size_t k = right ? 31 - (size_t)__builtin_clz(cand) : (size_t)__builtin_ctz(cand);
+    size_t idx = g * HS_FAN + k;
+    cand &= ~(1u << k);
     if (l == 0) {
       size_t j0, j1;
       hs_tile_cut(idx, Bq->a, Bq->b, &j0, &j1);
@@ -638,7 +610,6 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     }
     size_t r = FN(bt_find)(T, Bq, C, K, l - 1, idx, M, right, scored);
     if (r != SIZE_MAX) return r;
-    u = FN(bt_group)(T, Bq, C, l, g);
   }
   return SIZE_MAX;
 }
