@@ -28,7 +28,14 @@
  * normal each (also under FTZ), times max(1, inv_tau) for the scalar
  * kernels' late scaling, below the 1e-30 term; the double rounding of U
  * itself is ~2^-50 A. So U >= s_j for every key of the node, whatever the
- * ISA or the chunking. That holds only without overflow: a node with
+ * ISA or the chunking. The vector form (the f64_bounds kernel: 16 sibling
+ * nodes in the lanes) changes none of this: a lane is one node, its sums
+ * run over c in the scalar order with the same roundings (mul then add,
+ * never fused), so U has the scalar bits on every ISA and its rounding
+ * costs the same ~2^-50 A of the 1e-5 A slack; f64_bound_test adds the
+ * bias and compares lane by lane as FN(bt_test) below says, with the
+ * scalar expressions' roundings, so a node is kept or skipped alike on
+ * every ISA. That holds only without overflow: a node with
  * A > 1e37 min(1, inv_tau) gets no bound (NaN: kept), and rows with
  * |qd_c| > 1e37 skip nothing. DAZ would make a subnormal k_jc count as 0 in
  * the kernel: threads with DAZ on skip nothing.
