@@ -231,9 +231,10 @@ typedef struct FN(btc) {
   size_t hlo, hhi, hpick, hcnt;
   double hM;
   REAL hacc[HS_ATTN_MAX_D];
-  /* the last softmax walk (FN(bt_row)): its m_lo, cut, tile span and
-   * kept tiles; wn = SIZE_MAX: none */
-  double wmlo, wcut;
+  /* the last softmax walk (FN(bt_row)): the least U of a node it kept
+   * and the greatest of one it passed over, its cut, tile span and kept
+   * tiles; wn = SIZE_MAX: none */
+  double wkmin, wsmax, wcut;
   size_t wta, wtb, wn, wt[HS_BT_WKEEP];
   /* future rows (FN(bt_first)): per key j >= xa of tile xt, cut to the
    * row's last key xb, the best FN(bt_key) of the keys j .. and the key
@@ -431,19 +432,29 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
 }
 
 /* Depth-first, left to right: the kept tiles under group g of level l
- * appended to seg as segments; a node is passed over when mlo - U > cut. */
+ * appended to seg as segments; a node is passed over when mlo - U > cut.
+ * ext (or NULL): the least bound of a kept node (NaN ones aside) folded
+ * into ext[0], the greatest of a node passed over into ext[1]. */
 static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           unsigned l, size_t g, double mlo, double cut,
-                          size_t *seg, size_t ns) {
+                          size_t *seg, size_t ns, double *ext) {
   size_t k0, k1;
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return ns;
-  unsigned keep = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_KEEP, mlo, cut, NULL);
+  double ub[HS_FAN];
+  unsigned keep = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_KEEP, mlo, cut, ext ? ub : NULL);
+  for (size_t k = k0; ext && k <= k1; k++) {
+    if (keep >> k & 1) {
+      if (ub[k] < ext[0]) ext[0] = ub[k];
+    } else if (ub[k] > ext[1]) {
+      ext[1] = ub[k];
+    }
+  }
   for (; keep; keep &= keep - 1) {
     size_t idx = g * HS_FAN + (size_t)__builtin_ctz(keep);
     if (l == 0)
       ns = hs_seg_tile(seg, ns, idx, Bq->a, Bq->b);
     else
-      ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns);
+      ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns, ext);
   }
   return ns;
 }
@@ -546,20 +557,28 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
   /* The walk keeps a tile exactly when neither it nor an ancestor has
    * mlo - U > cut (and it lies in the span); without a bias U depends on
    * the query alone (the cache is current for it), so a row with the same
-   * m_lo, cut and first and last tiles as the last walk keeps the same
-   * tiles: their list is cut to this row's keys, the same segments the
-   * walk would give (consecutive rows of a head mostly share all four). */
-  if (Bq.sk == 0 && C->wn != SIZE_MAX && C->wmlo == mlo && C->wcut == cut &&
-      C->wta == Bq.ta && C->wtb == Bq.tb) {
+   * cut and first and last tiles as the last walk, and an m_lo that gives
+   * every node that walk tested the same answer, keeps the same tiles:
+   * their list is cut to this row's keys, the same segments the walk
+   * would give. The answers need two compares, not the walk: fl(m - U)
+   * grows with m and falls with U (rounding is monotone), so every kept
+   * node stays kept when the one with the least U (wkmin) does, and every
+   * node passed over stays so when the one with the greatest U (wsmax)
+   * does (NaN nodes are kept whatever m_lo is). Consecutive rows of a
+   * head mostly pass: their m_lo moves by a position term. */
+  if (Bq.sk == 0 && C->wn != SIZE_MAX && C->wcut == cut && C->wta == Bq.ta &&
+      C->wtb == Bq.tb && !(mlo - C->wkmin > cut) && mlo - C->wsmax > cut) {
     size_t ns = 0;
     for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], a, b);
     return ns;
   }
-  size_t ns = FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
+  double ext[2] = {INFINITY, -INFINITY};
+  size_t ns = FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0, Bq.sk == 0 ? ext : NULL);
   C->wn = SIZE_MAX;
   if (Bq.sk == 0 && ns <= HS_BT_WKEEP) {
     for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
-    C->wmlo = mlo, C->wcut = cut, C->wta = Bq.ta, C->wtb = Bq.tb, C->wn = ns;
+    C->wkmin = ext[0], C->wsmax = ext[1];
+    C->wcut = cut, C->wta = Bq.ta, C->wtb = Bq.tb, C->wn = ns;
   }
   return ns;
 }
@@ -701,7 +720,7 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
     HARD hs = {-INFINITY, -INFINITY, 0, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
     for (int r = 0; r < nr; r++) {
-      size_t ns = FN(bt_walk)(T, &Bq[r], C, top, 0, M, 0.0, seg, 0);
+      size_t ns = FN(bt_walk)(T, &Bq[r], C, top, 0, M, 0.0, seg, 0, NULL);
       scored += ns;
       for (size_t g = 0; g < ns; g++) {
         size_t s0 = seg[2 * g];
