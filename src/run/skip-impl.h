@@ -241,6 +241,16 @@ typedef struct FN(btc) {
    * giving it (at index j - 64 xt); xt = SIZE_MAX: none */
   size_t xt, xa, xb, xj[HS_TILE];
   double xv[HS_TILE];
+  /* softmax rows (FN(bt_row)): the last row's constants, kept while its
+   * query (qv, bitwise), 1 / tau and kind of scores stay (consecutive
+   * rows of a since / until head), only the row's own fields then set
+   * afresh (FN(bq_row)); bq_ok its FN(bq_init) answer; qset = 0: none */
+  int qset, bq_ok;
+  FN(bq) bq;
+  REAL qv[HS_ATTN_MAX_D];
+  double qtau;
+  float qsk;
+  hs_score_round qrnd;
   unsigned lev[HS_BT_SLOTS];          /* slot: level and group, or HS_BT_NONE */
   size_t grp[HS_BT_SLOTS];
   double u[HS_BT_SLOTS][HS_FAN];
@@ -459,6 +469,12 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   return ns;
 }
 
+/* The fields of Bq that depend on the row alone: keys [a, b], row i. */
+static inline void FN(bq_row)(FN(bq) *Bq, size_t a, size_t b, double i) {
+  Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE, Bq->row = i;
+  Bq->bias = (hs_bt_bias){Bq->sk, i, HS_SKIP_BIAS_REL, (double)a, (double)b};
+}
+
 /* Bq for keys [a, b] and query q at inv_tau, scores of kind *bk (NULL:
  * plain); 0 when this row cannot skip.
  *
@@ -472,12 +488,12 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
 static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
                        const REAL *q, size_t a, size_t b, double inv_tau, int exact,
                        const FN(bkind) *bk) {
-  Bq->kt = kt, Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE;
+  Bq->kt = kt;
   const size_t dk = T ? T->dk : 0;
   int ok = T && dk > 0 && inv_tau > 0 && isfinite(inv_tau);
   hs_score_round rnd = bk ? bk->rnd : HS_ROUND_NONE;
-  Bq->sk = bk ? bk->sk : 0, Bq->row = bk ? (double)bk->i : 0;
-  Bq->bias = (hs_bt_bias){Bq->sk, Bq->row, HS_SKIP_BIAS_REL, (double)a, (double)b};
+  Bq->sk = bk ? bk->sk : 0;
+  FN(bq_row)(Bq, a, b, bk ? (double)bk->i : 0);
   Bq->rel = exact ? 0 : HS_SKIP_REL;
   Bq->lim = exact ? INFINITY : HS_SKIP_BIG * fmin(1.0, inv_tau);
   Bq->absm = exact ? 0 : 1e-30 * fmax(1.0, inv_tau);
@@ -495,6 +511,23 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
   return ok;
 }
 
+/* Whether the last softmax row's constants (C->bq) serve this row: the
+ * same query bits, 1 / tau and kind of scores (then qd, rel and every
+ * other field but the row's own are what FN(bq_init) would give, and the
+ * cache is current for them); if not, they are noted for next time. */
+static int FN(bq_again)(FN(btc) *C, const FN(btree) *T, const REAL *q, double inv_tau,
+                        const FN(bkind) *bk) {
+  const size_t dk = T ? T->dk : 0;
+  int same = C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd;
+  for (size_t c = 0; same && c < dk; c++)
+    same = q[c] == C->qv[c] && signbit(q[c]) == signbit(C->qv[c]);
+  if (same) return 1;
+  C->qset = dk <= HS_ATTN_MAX_D;
+  for (size_t c = 0; C->qset && c < dk; c++) C->qv[c] = q[c];
+  C->qtau = inv_tau, C->qsk = bk->sk, C->qrnd = bk->rnd;
+  return 0;
+}
+
 /* The segments of a row with visible keys [a, b] into seg (at most
  * b/64 - a/64 + 1 pairs), the skippable tiles left out; returns how many.
  * Without a usable bound (see above) every tile is listed.
@@ -510,19 +543,24 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
                          const REAL *K, const REAL *q, size_t a, size_t b,
                          double inv_tau, const FN(bkind) *bk, double cut,
                          size_t *seg) {
-  FN(bq) Bq;
+  FN(bq) *const Bq = &C->bq;
   double mlo = -INFINITY;
   unsigned top = 0;
-  if (FN(bq_init)(&Bq, kt, T, q, a, b, inv_tau, 0, bk)) {
-    FN(btc_use)(C, &Bq, T->dk);
+  if (FN(bq_again)(C, T, q, inv_tau, bk)) {
+    if (C->bq_ok) FN(bq_row)(Bq, a, b, (double)bk->i);
+  } else {
+    C->bq_ok = FN(bq_init)(Bq, kt, T, q, a, b, inv_tau, 0, bk);
+    if (C->bq_ok) FN(btc_use)(C, Bq, T->dk);
+  }
+  if (C->bq_ok) {
     top = T->nlev - 1;
     /* with a bias every score moves with the row, by the same amount: the
      * key that gave the last m_lo is still the best of the last row's
      * keys, and its bound is taken afresh */
-    int biased = Bq.sk != 0 && C->jlo != SIZE_MAX;
-    double last = biased ? FN(bt_key)(&Bq, K, T->dk, C->jlo) : C->mlo;
+    int biased = Bq->sk != 0 && C->jlo != SIZE_MAX;
+    double last = biased ? FN(bt_key)(Bq, K, T->dk, C->jlo) : C->mlo;
     if (C->mlo > -INFINITY && a == C->a && b == C->b + 1) {
-      double v = FN(bt_key)(&Bq, K, T->dk, b);
+      double v = FN(bt_key)(Bq, K, T->dk, b);
       mlo = last;
       if (v > mlo) mlo = v, C->jlo = b;
     } else if (C->mlo > -INFINITY && b == C->b && a >= C->a && C->jlo >= a &&
@@ -538,13 +576,13 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
        * the search when it is within HS_BT_NEAR of the last m_lo; a weaker m_lo than the
        * search's only keeps more tiles (any lower bound on the max gives
        * the same bits: the file's comment). */
-      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq.sk == 0) {
+      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq->sk == 0) {
         size_t at = SIZE_MAX;
-        double v = FN(bt_first)(T, &Bq, C, K, &at);
+        double v = FN(bt_first)(T, Bq, C, K, &at);
         if (v > -INFINITY) S.mlo = v, S.jlo = at;
         if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
       }
-      if (S.max_evals) FN(bt_search)(T, &Bq, C, K, top, 0, &S);
+      if (S.max_evals) FN(bt_search)(T, Bq, C, K, top, 0, &S);
       mlo = S.mlo, C->jlo = S.jlo;
     }
     C->mlo = mlo, C->a = a, C->b = b;
@@ -566,19 +604,19 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
    * node passed over stays so when the one with the greatest U (wsmax)
    * does (NaN nodes are kept whatever m_lo is). Consecutive rows of a
    * head mostly pass: their m_lo moves by a position term. */
-  if (Bq.sk == 0 && C->wn != SIZE_MAX && C->wcut == cut && C->wta == Bq.ta &&
-      C->wtb == Bq.tb && !(mlo - C->wkmin > cut) && mlo - C->wsmax > cut) {
+  if (Bq->sk == 0 && C->wn != SIZE_MAX && C->wcut == cut && C->wta == Bq->ta &&
+      C->wtb == Bq->tb && !(mlo - C->wkmin > cut) && mlo - C->wsmax > cut) {
     size_t ns = 0;
     for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], a, b);
     return ns;
   }
   double ext[2] = {INFINITY, -INFINITY};
-  size_t ns = FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0, Bq.sk == 0 ? ext : NULL);
+  size_t ns = FN(bt_walk)(T, Bq, C, top, 0, mlo, cut, seg, 0, Bq->sk == 0 ? ext : NULL);
   C->wn = SIZE_MAX;
-  if (Bq.sk == 0 && ns <= HS_BT_WKEEP) {
+  if (Bq->sk == 0 && ns <= HS_BT_WKEEP) {
     for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
     C->wkmin = ext[0], C->wsmax = ext[1];
-    C->wcut = cut, C->wta = Bq.ta, C->wtb = Bq.tb, C->wn = ns;
+    C->wcut = cut, C->wta = Bq->ta, C->wtb = Bq->tb, C->wn = ns;
   }
   return ns;
 }
