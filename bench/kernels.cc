@@ -14,7 +14,7 @@
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
 // the relative-position bias of mode rel),
 // gemm/<impl>/<rows>/<m>/<k>, gemm_f64/<isa>[_gemv]/<rows>/<m>/<k>,
-// bounds/<isa>/<dk>, bounds_test/<isa>/<bias>. <impl> is scalar|avx2|avx512 (hardsoft tables;
+// bounds/<isa>/16/<dk>, bounds_test/<isa>/16/<bias>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
 // runs exp on the softmax_spread data, so that "exp time does not depend
@@ -718,13 +718,14 @@ void register_attn_hard_f64(int64_t max_n) {
 }
 
 // The skipping tree's bounds of one group of 16 sibling nodes (f64_bounds)
-// and the walk's keep test on them (f64_bound_test): bounds/<isa>/<dk>,
-// bounds_test/<isa>/<bias 0|1>. Items = nodes. The same data as the
+// and the walk's keep test on them (f64_bound_test): bounds/<isa>/16/<dk>,
+// bounds_test/<isa>/16/<bias 0|1>. Items = nodes. The same data as the
 // forward pass's level arrays: 3 dk rows of 64 nodes, the group at node 16.
 void register_bounds() {
   for (int64_t dk : {1, 4, 16})
     for (hs_isa isa : kIsas) {
-      std::string name = std::string("bounds/") + hs_isa_name(isa) + "/" + std::to_string(dk);
+      std::string name =
+          std::string("bounds/") + hs_isa_name(isa) + "/16/" + std::to_string(dk);
       benchmark::RegisterBenchmark(name.c_str(), [isa, dk](benchmark::State &state) {
         const hs_kernels *k = table_or_skip(state, isa);
         if (!k) return;
@@ -761,7 +762,7 @@ void register_bounds() {
   for (int bias = 0; bias < 2; bias++)
     for (hs_isa isa : kIsas) {
       std::string name =
-          std::string("bounds_test/") + hs_isa_name(isa) + "/" + std::to_string(bias);
+          std::string("bounds_test/") + hs_isa_name(isa) + "/16/" + std::to_string(bias);
       benchmark::RegisterBenchmark(name.c_str(), [isa, bias](benchmark::State &state) {
         const hs_kernels *k = table_or_skip(state, isa);
         if (!k) return;
