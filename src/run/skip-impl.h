@@ -547,6 +547,7 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
   double mlo = -INFINITY;
   unsigned top = 0;
   if (FN(bq_again)(C, T, q, inv_tau, bk)) {
+    Bq->kt = kt;
     if (C->bq_ok) FN(bq_row)(Bq, a, b, (double)bk->i);
   } else {
     C->bq_ok = FN(bq_init)(Bq, kt, T, q, a, b, inv_tau, 0, bk);
