@@ -231,11 +231,13 @@ typedef struct FN(btc) {
   size_t hlo, hhi, hpick, hcnt;
   double hM;
   REAL hacc[HS_ATTN_MAX_D];
-  /* the last softmax walk (FN(bt_row)): the least U of a node it kept
-   * and the greatest of one it passed over, its cut, tile span and kept
-   * tiles; wn = SIZE_MAX: none */
-  double wkmin, wsmax, wcut;
-  size_t wta, wtb, wn, wt[HS_BT_WKEEP];
+  /* the last softmax walk (FN(bt_kept)): the least bound of a node it
+   * kept and the greatest of one it passed over (with their bias), the
+   * largest |U| it tested, its cut, bias slope, row, keys, tile span and
+   * kept tiles;
+   * wn = SIZE_MAX: none */
+  double wkmin, wsmax, wmag, wcut, wrow, wsk;
+  size_t wa, wb, wta, wtb, wn, wt[HS_BT_WKEEP];
   /* future rows (FN(bt_first)): per key j >= xa of tile xt, cut to the
    * row's last key xb, the best FN(bt_key) of the keys j .. and the key
    * giving it (at index j - 64 xt); xt = SIZE_MAX: none */
@@ -444,7 +446,8 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
 /* Depth-first, left to right: the kept tiles under group g of level l
  * appended to seg as segments; a node is passed over when mlo - U > cut.
  * ext (or NULL): the least bound of a kept node (NaN ones aside) folded
- * into ext[0], the greatest of a node passed over into ext[1]. */
+ * into ext[0], the greatest of a node passed over into ext[1], the
+ * largest |U| (without the bias) into ext[2]. */
 static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           unsigned l, size_t g, double mlo, double cut,
                           size_t *seg, size_t ns, double *ext) {
@@ -452,12 +455,14 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return ns;
   double ub[HS_FAN];
   unsigned keep = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_KEEP, mlo, cut, ext ? ub : NULL);
+  const double *u = ext ? FN(bt_group)(T, Bq, C, l, g) : NULL;
   for (size_t k = k0; ext && k <= k1; k++) {
     if (keep >> k & 1) {
       if (ub[k] < ext[0]) ext[0] = ub[k];
     } else if (ub[k] > ext[1]) {
       ext[1] = ub[k];
     }
+    if (fabs(u[k]) > ext[2]) ext[2] = fabs(u[k]);
   }
   for (; keep; keep &= keep - 1) {
     size_t idx = g * HS_FAN + (size_t)__builtin_ctz(keep);
@@ -528,6 +533,68 @@ static int FN(bq_again)(FN(btc) *C, const FN(btree) *T, const REAL *q, double in
   return 0;
 }
 
+/* How far the biased bound f64_bound_test gives a node of the last walk
+ * (C) can lie from the one it gives the same node for this row (Bq), the
+ * same query: 0 without a bias. Exactly, the bias of a node moves by at
+ * most |sk| D (1 + brel), D the change of the row plus the larger change
+ * of a or b (they move the node's cut ends j0, j1 by as much). Rounded,
+ * every p_i = sk (j_i - row) is within 2^-53 |sk| X of its exact value, X
+ * >= |j_i - row| for both rows, and the bias and U + bias, a few more
+ * operations, put each row's bound within 2^-50 (|sk| X + |U|) of its
+ * exact value: twice that for the two rows, below the 2^-48 term. */
+static double FN(bt_drift)(const FN(btc) *C, const FN(bq) *Bq) {
+  if (Bq->sk == 0) return 0;
+  double da = fabs((double)Bq->a - (double)C->wa), db = fabs((double)Bq->b - (double)C->wb);
+  double D = fabs(Bq->row - C->wrow) + (da > db ? da : db);
+  double X = (double)Bq->b + (double)C->wb + Bq->row + C->wrow + D + 2, sk = fabs(Bq->sk);
+  return sk * D * (1 + HS_SKIP_BIAS_REL) + 0x1p-48 * (C->wmag + sk * X);
+}
+
+/* The kept tiles of this row (m_lo = mlo, the tree from level top) as
+ * segments into seg: the walk, or the last walk's tiles (C) when they are
+ * the same.
+ *
+ * The walk keeps a tile exactly when neither it nor an ancestor has
+ * mlo - U > cut (and it lies in the span), U the node's bound with its
+ * bias; the nodes' U without the bias depend on the query alone (the
+ * cache is current for it), so a row with the same cut and first and last
+ * tiles as the last walk, and an m_lo that gives every node that walk
+ * tested the same answer, keeps the same tiles: their list is cut to this
+ * row's keys, the same segments the walk would give. The answers need
+ * two compares, not the walk: fl(m - U) grows with m and falls with U
+ * (rounding is monotone), so every kept node stays kept when a bound below
+ * every kept node's U (L) would be, and every node passed over stays so
+ * when a bound above every such U (H) would be (NaN nodes are kept
+ * whatever m_lo is). Without a bias L and H are the extreme U themselves;
+ * with one, they are widened by FN(bt_drift) and then by 2^-45 of
+ * themselves, which covers the rounding of the widening (each operation
+ * 2^-53). Consecutive rows of a head mostly pass: their m_lo moves by a
+ * position term. */
+static size_t FN(bt_kept)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C, unsigned top,
+                          double mlo, double cut, size_t *seg) {
+  if (C->wn != SIZE_MAX && C->wcut == cut && C->wsk == Bq->sk && C->wta == Bq->ta &&
+      C->wtb == Bq->tb) {
+    double d = FN(bt_drift)(C, Bq), L = C->wkmin, H = C->wsmax;
+    if (d > 0 && L < INFINITY) L = L - (d + 0x1p-45 * (fabs(L) + d));
+    if (d > 0 && H > -INFINITY) H = H + (d + 0x1p-45 * (fabs(H) + d));
+    if (d < INFINITY && !(mlo - L > cut) && mlo - H > cut) {
+      size_t ns = 0;
+      for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], Bq->a, Bq->b);
+      return ns;
+    }
+  }
+  double ext[3] = {INFINITY, -INFINITY, 0};
+  size_t ns = FN(bt_walk)(T, Bq, C, top, 0, mlo, cut, seg, 0, ext);
+  C->wn = SIZE_MAX;
+  if (ns <= HS_BT_WKEEP) {
+    for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
+    C->wkmin = ext[0], C->wsmax = ext[1], C->wmag = ext[2];
+    C->wcut = cut, C->wsk = Bq->sk, C->wrow = Bq->row, C->wa = Bq->a, C->wb = Bq->b;
+    C->wta = Bq->ta, C->wtb = Bq->tb, C->wn = ns;
+  }
+  return ns;
+}
+
 /* The segments of a row with visible keys [a, b] into seg (at most
  * b/64 - a/64 + 1 pairs), the skippable tiles left out; returns how many.
  * Without a usable bound (see above) every tile is listed.
@@ -593,33 +660,7 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
     for (size_t t = a / HS_TILE; t <= b / HS_TILE; t++) ns = hs_seg_tile(seg, ns, t, a, b);
     return ns;
   }
-  /* The walk keeps a tile exactly when neither it nor an ancestor has
-   * mlo - U > cut (and it lies in the span); without a bias U depends on
-   * the query alone (the cache is current for it), so a row with the same
-   * cut and first and last tiles as the last walk, and an m_lo that gives
-   * every node that walk tested the same answer, keeps the same tiles:
-   * their list is cut to this row's keys, the same segments the walk
-   * would give. The answers need two compares, not the walk: fl(m - U)
-   * grows with m and falls with U (rounding is monotone), so every kept
-   * node stays kept when the one with the least U (wkmin) does, and every
-   * node passed over stays so when the one with the greatest U (wsmax)
-   * does (NaN nodes are kept whatever m_lo is). Consecutive rows of a
-   * head mostly pass: their m_lo moves by a position term. */
-  if (Bq->sk == 0 && C->wn != SIZE_MAX && C->wcut == cut && C->wta == Bq->ta &&
-      C->wtb == Bq->tb && !(mlo - C->wkmin > cut) && mlo - C->wsmax > cut) {
-    size_t ns = 0;
-    for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], a, b);
-    return ns;
-  }
-  double ext[2] = {INFINITY, -INFINITY};
-  size_t ns = FN(bt_walk)(T, Bq, C, top, 0, mlo, cut, seg, 0, Bq->sk == 0 ? ext : NULL);
-  C->wn = SIZE_MAX;
-  if (Bq->sk == 0 && ns <= HS_BT_WKEEP) {
-    for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
-    C->wkmin = ext[0], C->wsmax = ext[1];
-    C->wcut = cut, C->wta = Bq->ta, C->wtb = Bq->tb, C->wn = ns;
-  }
-  return ns;
+  return FN(bt_kept)(T, Bq, C, top, mlo, cut, seg);
 }
 
 /* Hard heads skip too, where their scores are exact. Exact: every key
