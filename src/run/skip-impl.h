@@ -641,9 +641,9 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
        * keys minus a prefix, so its max is at most the last one's): the
        * next best is most often in the first visible tile (a pe head's
        * nearest match). That tile's bound (FN(bt_first)) stands in for
-       * the search when it is within HS_BT_NEAR of the last m_lo; a weaker m_lo than the
-       * search's only keeps more tiles (any lower bound on the max gives
-       * the same bits: the file's comment). */
+       * the search when it is within HS_BT_NEAR of the last m_lo; a
+       * weaker m_lo than the search's only keeps more tiles (any lower
+       * bound on the max gives the same bits: the file's comment). */
       if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq->sk == 0) {
         size_t at = SIZE_MAX;
         double v = FN(bt_first)(T, Bq, C, K, &at);
