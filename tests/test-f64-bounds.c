@@ -27,8 +27,8 @@ static double *make_level(hs_rng *g, size_t dk, size_t n, size_t ld, int nan_nod
       if ((int)k == nan_node)
         lv[c * ld + k] = lv[(dk + c) * ld + k] = lv[(2 * dk + c) * ld + k] = NAN;
     }
-  /* the last row: only n nodes allocated; the loop above filled the first
-   * 2 dk rows whole and row 3 dk - 1 up to n */
+  /* dimension dk - 1 only up to node n: its last row (3 dk - 1) ends the
+   * allocation, and nothing past node n - 1 is read in any row */
   return lv;
 }
 
