@@ -76,6 +76,12 @@ FAMILIES = [
     ("gemm_f64", ["rows", "m", "k"], "row",
      "the same in double: <isa> = f64_gemm, <isa>_gemv = one f64_gemv per "
      "row (what the f64 forward pass ran before f64_gemm)"),
+    ("bounds", ["nodes", "dk"], "node",
+     "exact skipping's tree: the score bounds of a group of 16 sibling "
+     "nodes (f64_bounds), dk dimensions"),
+    ("bounds_test", ["nodes", "bias"], "node",
+     "the walk's keep test on a group of 16 node bounds (f64_bound_test), "
+     "without (0) and with (1) the relative bias of mode rel"),
 ]
 IMPL_ORDER = ["scalar", "avx2", "avx512", "libm", "sleef", "onednn",
               "onednn_avx2", "xnnpack", "loop", "openblas"]

@@ -13,7 +13,8 @@
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
 // the relative-position bias of mode rel),
-// gemm/<impl>/<rows>/<m>/<k>, gemm_f64/<isa>[_gemv]/<rows>/<m>/<k>. <impl> is scalar|avx2|avx512 (hardsoft tables;
+// gemm/<impl>/<rows>/<m>/<k>, gemm_f64/<isa>[_gemv]/<rows>/<m>/<k>,
+// bounds/<isa>/16/<dk>, bounds_test/<isa>/16/<bias>. <impl> is scalar|avx2|avx512 (hardsoft tables;
 // an ISA the CPU cannot run is registered and skipped with an error) or a
 // peer: libm, sleef, onednn[_<isa>], xnnpack, loop, openblas. exp_spread
 // runs exp on the softmax_spread data, so that "exp time does not depend
@@ -716,6 +717,76 @@ void register_attn_hard_f64(int64_t max_n) {
   }
 }
 
+// The skipping tree's bounds of one group of 16 sibling nodes (f64_bounds)
+// and the walk's keep test on them (f64_bound_test): bounds/<isa>/16/<dk>,
+// bounds_test/<isa>/16/<bias 0|1>. Items = nodes. The same data as the
+// forward pass's level arrays: 3 dk rows of 64 nodes, the group at node 16.
+void register_bounds() {
+  for (int64_t dk : {1, 4, 16})
+    for (hs_isa isa : kIsas) {
+      std::string name =
+          std::string("bounds/") + hs_isa_name(isa) + "/16/" + std::to_string(dk);
+      benchmark::RegisterBenchmark(name.c_str(), [isa, dk](benchmark::State &state) {
+        const hs_kernels *k = table_or_skip(state, isa);
+        if (!k) return;
+        const size_t ld = 64;
+        std::vector<double> lv = uniform_f64(3 * dk * ld, -1.0f, 1.0f, 6);
+        for (int64_t c = 0; c < dk; c++)
+          for (size_t j = 0; j < ld; j++) {
+            double &mn = lv[c * ld + j], &mx = lv[(dk + c) * ld + j];
+            if (mn > mx) std::swap(mn, mx);
+            lv[(2 * dk + c) * ld + j] = std::max(std::fabs(mn), std::fabs(mx));
+          }
+        std::vector<double> qd = uniform_f64(dk, -1.0f, 1.0f, 7), aq(dk);
+        for (int64_t c = 0; c < dk; c++) aq[c] = std::fabs(qd[c]);
+        double u[16], ref[16];
+        auto run = [&](const hs_kernels *t, double *out) {
+          t->f64_bounds(16, dk, lv.data() + 16, ld, qd.data(), aq.data(), 1e-5, 1e-30,
+                        INFINITY, out);
+        };
+        run(k, u);
+        run(hs_kernels_for(HS_ISA_SCALAR), ref);
+        if (std::memcmp(u, ref, sizeof u) != 0) {
+          state.SkipWithError("bounds differ from the scalar kernel's");
+          return;
+        }
+        state.SetLabel(k->name[HS_OP_f64_bounds]);
+        for (auto _ : state) {
+          run(k, u);
+          benchmark::DoNotOptimize(u);
+          benchmark::ClobberMemory();
+        }
+        state.SetItemsProcessed(state.iterations() * 16);
+      });
+    }
+  for (int bias = 0; bias < 2; bias++)
+    for (hs_isa isa : kIsas) {
+      std::string name =
+          std::string("bounds_test/") + hs_isa_name(isa) + "/16/" + std::to_string(bias);
+      benchmark::RegisterBenchmark(name.c_str(), [isa, bias](benchmark::State &state) {
+        const hs_kernels *k = table_or_skip(state, isa);
+        if (!k) return;
+        std::vector<double> u = uniform_f64(16, -100.0f, 100.0f, 8);
+        const hs_bt_bias b = {0.01, 20000, 1e-6, 700, 16 * 1024 + 300};
+        const hs_bt_bias *bp = bias ? &b : nullptr;
+        auto run = [&](const hs_kernels *t) {
+          return t->f64_bound_test(16, u.data(), HS_BT_KEEP, 10.0, 88.0001, bp, 0, 1024,
+                                   nullptr);
+        };
+        if (run(k) != run(hs_kernels_for(HS_ISA_SCALAR))) {
+          state.SkipWithError("bound_test differs from the scalar kernel's");
+          return;
+        }
+        state.SetLabel(k->name[HS_OP_f64_bound_test]);
+        for (auto _ : state) {
+          unsigned m = run(k);
+          benchmark::DoNotOptimize(m);
+        }
+        state.SetItemsProcessed(state.iterations() * 16);
+      });
+    }
+}
+
 // One query against n keys given as segments of 64 (the tiles of exact
 // skipping, none left out), dk = dv = d, temperature 1:
 // attn_2pass_f64/<isa>/<n>/<d> is f64_attn_row_2pass; <isa>_online the
@@ -1266,6 +1337,7 @@ int main(int argc, char **argv) {
   }
   register_gemm();
   register_gemm_f64();
+  register_bounds();
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

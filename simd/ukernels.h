@@ -82,6 +82,12 @@ extern "C" {
   void fn(size_t nseg, const size_t *seg, size_t dk, size_t dv,           \
           const double *q, const double *k, size_t ldk, const double *v,  \
           size_t ldv, double inv_tau, hs_f64_online *st, double *acc);
+#define HS_DECLARE_f64_bounds(fn)                                         \
+  void fn(size_t n, size_t dk, const double *lv, size_t ld, const double *qd, \
+          const double *aq, double rel, double absm, double lim, double *u);
+#define HS_DECLARE_f64_bound_test(fn)                                        \
+  unsigned fn(size_t n, const double *u, hs_bt_op op, double x, double y,   \
+              const hs_bt_bias *bias, double first, double w, double *ub);
 
 #define HS_KERNEL(op, isa, fn) HS_DECLARE_##op(fn)
 #include "kernels.inc"

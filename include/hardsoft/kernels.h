@@ -197,13 +197,48 @@ typedef void (*hs_f32_attn_tile_bias_fn)(size_t nq, const size_t *n,
                                          hs_f32_online *st, float *acc,
                                          size_t ldacc, int end);
 
+/* The bounds of exact tile skipping (hs_run_opts.skip) for n <= 16
+ * sibling nodes of its tree (f64_bounds). Node k's key bounds in
+ * dimension c < dk are lv[r * ld + k]: row r = c the least key
+ * coordinate, dk + c the greatest, 2 dk + c the largest magnitude. With
+ * qd the scaled query and aq[c] = |qd[c]|,
+ *   A_k = sum_c aq_c lv[(2 dk + c) ld + k],
+ *   S_k = sum_c qd_c lv[((qd_c >= 0 ? dk : 0) + c) ld + k],
+ *   u[k] = A_k <= lim ? (S_k + rel A_k) + absm : NaN,
+ * each sum from c = 0 up, each product and each add rounded once (no
+ * fused multiply-add): the nodes sit in the lanes, every node's sums keep
+ * the scalar order, so every ISA gives the scalar kernel's bits and the
+ * skipping never depends on the ISA. Nothing past lv[r * ld + n - 1] is
+ * read, nothing past u[n - 1] written. */
+typedef void (*hs_f64_bounds_fn)(size_t n, size_t dk, const double *lv, size_t ld,
+                                 const double *qd, const double *aq, double rel,
+                                 double absm, double lim, double *u);
+/* The tests of the skipping walk on n <= 16 node bounds u[0..n)
+ * (f64_bound_test): node k's bound with its relative bias, ub_k = u[k] +
+ * bias_k (bias NULL: ub_k = u[k]), where
+ *   bias_k = max(p0, p1) + brel max(|p0|, |p1|), p_i = sk (j_i - row),
+ * [j0, j1] node k's keys [(first + k) w, (first + k) w + w - 1] cut to
+ * [a, b] (integers, exact in double), max(p, q) = p > q ? p : q. Returns
+ * the bitmask (bit k: node k) of the nodes with
+ *   HS_BT_KEEP:    !(x - ub_k > y)   (the walk keeps it; NaN kept),
+ *   HS_BT_ABOVE:   ub_k > x          (NaN never),
+ *   HS_BT_ATLEAST: ub_k >= x         (NaN never),
+ * and ub_k in ub[k] unless ub is NULL. Every operation rounded once: the
+ * scalar kernel's bits on every ISA. */
+typedef enum hs_bt_op { HS_BT_KEEP, HS_BT_ABOVE, HS_BT_ATLEAST } hs_bt_op;
+typedef struct hs_bt_bias { double sk, row, brel, a, b; } hs_bt_bias;
+typedef unsigned (*hs_f64_bound_test_fn)(size_t n, const double *u, hs_bt_op op,
+                                         double x, double y, const hs_bt_bias *bias,
+                                         double first, double w, double *ub);
+
 /* The operations, in table order. X(op) */
 #define HS_OPS(X)                                                            \
   X(f32_vexp) X(f32_rmax) X(f32_softmax) X(f32_dot) X(f32_gemv) X(f32_wsum)  \
   X(f32_attn_row) X(f64_dot) X(f64_gemv) X(f64_attn_row)                   \
   X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
   X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
-  X(f64_attn_hard) X(f64_attn_row_2pass) X(f32_attn_row_2pass_bias)
+  X(f64_attn_hard) X(f64_attn_row_2pass) X(f32_attn_row_2pass_bias)        \
+  X(f64_bounds) X(f64_bound_test)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -234,6 +269,8 @@ struct hs_kernels {
   hs_f64_attn_hard_fn f64_attn_hard;
   hs_f64_attn_row_2pass_fn f64_attn_row_2pass;
   hs_f32_attn_row_2pass_bias_fn f32_attn_row_2pass_bias;
+  hs_f64_bounds_fn f64_bounds;
+  hs_f64_bound_test_fn f64_bound_test;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };

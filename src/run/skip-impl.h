@@ -28,7 +28,14 @@
  * normal each (also under FTZ), times max(1, inv_tau) for the scalar
  * kernels' late scaling, below the 1e-30 term; the double rounding of U
  * itself is ~2^-50 A. So U >= s_j for every key of the node, whatever the
- * ISA or the chunking. That holds only without overflow: a node with
+ * ISA or the chunking. The vector form (the f64_bounds kernel: 16 sibling
+ * nodes in the lanes) changes none of this: a lane is one node, its sums
+ * run over c in the scalar order with the same roundings (mul then add,
+ * never fused), so U has the scalar bits on every ISA and its rounding
+ * costs the same ~2^-50 A of the 1e-5 A slack; f64_bound_test adds the
+ * bias and compares lane by lane as FN(bt_test) below says, with the
+ * scalar expressions' roundings, so a node is kept or skipped alike on
+ * every ISA. That holds only without overflow: a node with
  * A > 1e37 min(1, inv_tau) gets no bound (NaN: kept), and rows with
  * |qd_c| > 1e37 skip nothing. DAZ would make a subnormal k_jc count as 0 in
  * the kernel: threads with DAZ on skip nothing.
@@ -93,14 +100,16 @@ static inline size_t hs_seg_tile(size_t *seg, size_t ns, size_t t, size_t a, siz
 
 /* The bounds tree of one head: per level, per dimension, three arrays of
  * cnt[l] values (kmin, kmax, max |k|), SoA so that the bounds of sibling
- * nodes are one vector loop per dimension. */
+ * nodes are one vector per dimension (the f64_bounds kernel). Held in
+ * double whatever REAL is (exact: a float converts exactly), so that one
+ * kernel serves both precisions. */
 typedef struct FN(btree) {
   unsigned nlev;
   int exact;                 /* every key coordinate an integer, |k| <= 2^12 */
   double kabs[HS_ATTN_MAX_D]; /* max |k_jc| over the keys, per c */
   size_t dk, cnt[HS_BT_MAXLEV];
-  REAL *lv[HS_BT_MAXLEV]; /* level l: kmin[dk][cnt], kmax[dk][cnt], am[dk][cnt] */
-  REAL *mem;
+  double *lv[HS_BT_MAXLEV]; /* level l: kmin[dk][cnt], kmax[dk][cnt], am[dk][cnt] */
+  double *mem;
   size_t bytes;
 } FN(btree);
 
@@ -124,8 +133,8 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
     T->nlev++;
   }
   for (unsigned l = 0; l < T->nlev; l++) total += 3 * dk * T->cnt[l];
-  T->mem = malloc((total ? total : 1) * sizeof(REAL));
-  T->bytes = (total ? total : 1) * sizeof(REAL) + sizeof *T;
+  T->mem = malloc((total ? total : 1) * sizeof(double));
+  T->bytes = (total ? total : 1) * sizeof(double) + sizeof *T;
   if (!T->mem) {
     free(T);
     return NULL;
@@ -136,7 +145,7 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
     off += 3 * dk * T->cnt[l];
   }
   size_t nt = T->cnt[0];
-  REAL *L0 = T->lv[0];
+  double *L0 = T->lv[0];
   T->exact = 1;
   for (size_t j = 0; j < rows * dk && T->exact; j++)
     T->exact = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
@@ -164,13 +173,13 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
   }
   for (unsigned l = 1; l < T->nlev; l++) {
     size_t cn = T->cnt[l], cc = T->cnt[l - 1];
-    const REAL *C = T->lv[l - 1];
-    REAL *P = T->lv[l];
+    const double *C = T->lv[l - 1];
+    double *P = T->lv[l];
     for (size_t s = 0; s < cn; s++)
       for (size_t c = 0; c < dk; c++) {
-        REAL mn = INFINITY, mx = -INFINITY, am = 0;
+        double mn = INFINITY, mx = -INFINITY, am = 0;
         for (size_t t = s * HS_FAN; t < cc && t < (s + 1) * HS_FAN; t++) {
-          REAL a = C[c * cc + t], b = C[(dk + c) * cc + t], m = C[(2 * dk + c) * cc + t];
+          double a = C[c * cc + t], b = C[(dk + c) * cc + t], m = C[(2 * dk + c) * cc + t];
           /* a NaN child makes the parent NaN, and it stays NaN (every
            * compare with NaN is false) */
           if (isnan(a) || a < mn) mn = a;
@@ -195,6 +204,7 @@ typedef struct FN(bq) {
   double lim, absm;
   double sk, row; /* relative bias: key j gets sk (j - row); sk = 0: none */
   size_t a, b, ta, tb;
+  hs_bt_bias bias; /* sk, row, a, b for f64_bound_test */
 } FN(bq);
 
 /* What a row's scores are, for its bounds: the relative bias (slope sk at
@@ -221,47 +231,32 @@ typedef struct FN(btc) {
   size_t hlo, hhi, hpick, hcnt;
   double hM;
   REAL hacc[HS_ATTN_MAX_D];
-  /* the last softmax walk (FN(bt_row)): its m_lo, cut, tile span and
-   * kept tiles; wn = SIZE_MAX: none */
-  double wmlo, wcut;
-  size_t wta, wtb, wn, wt[HS_BT_WKEEP];
+  /* the last softmax walk (FN(bt_kept)): the least bound of a node it
+   * kept and the greatest of one it passed over (with their bias), the
+   * largest |U| it tested, its cut, bias slope, row, keys, tile span and
+   * kept tiles;
+   * wn = SIZE_MAX: none */
+  double wkmin, wsmax, wmag, wcut, wrow, wsk;
+  size_t wa, wb, wta, wtb, wn, wt[HS_BT_WKEEP];
+  /* future rows (FN(bt_first)): per key j >= xa of tile xt, cut to the
+   * row's last key xb, the best FN(bt_key) of the keys j .. and the key
+   * giving it (at index j - 64 xt); xt = SIZE_MAX: none */
+  size_t xt, xa, xb, xj[HS_TILE];
+  double xv[HS_TILE];
+  /* softmax rows (FN(bt_row)): the last row's constants, kept while its
+   * query (qv, bitwise), 1 / tau and kind of scores stay (consecutive
+   * rows of a since / until head), only the row's own fields then set
+   * afresh (FN(bq_row)); bq_ok its FN(bq_init) answer; qset = 0: none */
+  int qset, bq_ok;
+  FN(bq) bq;
+  REAL qv[HS_ATTN_MAX_D];
+  double qtau;
+  float qsk;
+  hs_score_round qrnd;
   unsigned lev[HS_BT_SLOTS];          /* slot: level and group, or HS_BT_NONE */
   size_t grp[HS_BT_SLOTS];
   double u[HS_BT_SLOTS][HS_FAN];
 } FN(btc);
-
-/* U of the nodes first .. first + cnt - 1 (cnt <= HS_FAN) of level l;
- * NaN where a node has none. dk a constant in the common cases. */
-static inline void FN(bt_bounds_dk)(const FN(btree) *T, const FN(bq) *Bq,
-                                    size_t dk, unsigned l, size_t first,
-                                    size_t cnt, double *u) {
-  const size_t cl = T->cnt[l];
-  const REAL *Lv = T->lv[l];
-  const REAL *sel[HS_ATTN_MAX_D], *am[HS_ATTN_MAX_D];
-  for (size_t c = 0; c < dk; c++) {
-    sel[c] = Lv + ((Bq->qd[c] >= 0 ? dk : 0) + c) * cl + first;
-    am[c] = Lv + (2 * dk + c) * cl + first;
-  }
-  /* node by node, the sums in registers (dk is a constant here) */
-  for (size_t k = 0; k < cnt; k++) {
-    double uk = 0, A = 0;
-    for (size_t c = 0; c < dk; c++) {
-      uk += Bq->qd[c] * (double)sel[c][k];
-      A += Bq->aq[c] * (double)am[c][k];
-    }
-    u[k] = A <= Bq->lim ? uk + Bq->rel * A + Bq->absm : NAN;
-  }
-}
-
-static void FN(bt_bounds)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
-                          size_t first, size_t cnt, double *u) {
-  switch (T->dk) {
-    case 1: FN(bt_bounds_dk)(T, Bq, 1, l, first, cnt, u); return;
-    case 2: FN(bt_bounds_dk)(T, Bq, 2, l, first, cnt, u); return;
-    case 4: FN(bt_bounds_dk)(T, Bq, 4, l, first, cnt, u); return;
-    default: FN(bt_bounds_dk)(T, Bq, T->dk, l, first, cnt, u); return;
-  }
-}
 
 /* Relative-bias heads: the bias sk (j - i) of a key is monotone in j, so
  * its largest value over the keys j0..j1 of a node (cut to the row's
@@ -272,20 +267,10 @@ static void FN(bt_bounds)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
  * once each (2^-24 relative, f32), the double products here once (2^-53),
  * together below 1e-6 |sk (j - i)|, while s's own error stays within U's
  * slack (1e-5 A against the kernels' 4.4e-6 A). U is not cached with the
- * bias: the groups' U depend on the query only, the bias on the row. */
-static inline double FN(bt_bias)(const FN(bq) *Bq, unsigned l, size_t idx) {
-  if (Bq->sk == 0) return 0;
-  size_t w = (size_t)HS_TILE << (HS_FAN_LOG * l), j0 = idx * w, j1 = j0 + w - 1;
-  if (j0 < Bq->a) j0 = Bq->a;
-  if (j1 > Bq->b) j1 = Bq->b;
-  /* compares, not fmax: fmax is a libm call here, and this runs for
-   * every node a row's walk visits */
-  double b0 = Bq->sk * ((double)j0 - Bq->row), b1 = Bq->sk * ((double)j1 - Bq->row);
-  double a0 = fabs(b0), a1 = fabs(b1);
-  return (b0 > b1 ? b0 : b1) + HS_SKIP_BIAS_REL * (a0 > a1 ? a0 : a1);
-}
-
-/* A lower bound on key j's bias (see FN(bt_bias)). */
+ * bias: the groups' U depend on the query only, the bias on the row. The
+ * f64_bound_test kernel adds it to the U of a group (nodes g * HS_FAN ..
+ * of level l) and tests them all at once: FN(bt_test) says how. */
+/* A lower bound on key j's bias (see FN(bt_test)). */
 static inline double FN(key_bias)(const FN(bq) *Bq, size_t j) {
   if (Bq->sk == 0) return 0;
   double bj = Bq->sk * ((double)j - Bq->row);
@@ -299,9 +284,22 @@ static const double *FN(bt_group)(const FN(btree) *T, const FN(bq) *Bq,
   size_t slot = (g * 7 + l * 13) % HS_BT_SLOTS;
   if (C->lev[slot] == l && C->grp[slot] == g) return C->u[slot];
   size_t first = g * HS_FAN, cnt = T->cnt[l] - first < HS_FAN ? T->cnt[l] - first : HS_FAN;
-  FN(bt_bounds)(T, Bq, l, first, cnt, C->u[slot]);
+  Bq->kt->f64_bounds(cnt, T->dk, T->lv[l] + first, T->cnt[l], Bq->qd, Bq->aq, Bq->rel,
+                     Bq->absm, Bq->lim, C->u[slot]);
   C->lev[slot] = l, C->grp[slot] = g;
   return C->u[slot];
+}
+
+/* The f64_bound_test kernel on the nodes k0..k1 of group g of level l
+ * (their U from the cache), ub as it says. */
+static inline unsigned FN(bt_test)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                                   unsigned l, size_t g, size_t k0, size_t k1,
+                                   hs_bt_op op, double x, double y, double *ub) {
+  unsigned m = Bq->kt->f64_bound_test(k1 + 1, FN(bt_group)(T, Bq, C, l, g), op, x, y,
+                                      Bq->sk != 0 ? &Bq->bias : NULL,
+                                      (double)(g * HS_FAN),
+                                      (double)((size_t)HS_TILE << (HS_FAN_LOG * l)), ub);
+  return m >> k0 << k0;
 }
 
 /* The cache made current for this row's query: its slots emptied when the
@@ -317,6 +315,7 @@ static void FN(btc_use)(FN(btc) *C, const FN(bq) *Bq, size_t dk) {
   C->mlo = -INFINITY, C->jlo = SIZE_MAX;
   C->hvalid = 0;
   C->wn = SIZE_MAX;
+  C->xt = SIZE_MAX;
 }
 
 /* The lower bound from tile t's visible keys: their best score by the
@@ -359,6 +358,33 @@ static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
   return A <= Bq->lim ? sj - Bq->rel * A - Bq->absm + FN(key_bias)(Bq, j) : -INFINITY;
 }
 
+/* A future row's lower bound from its first tile: the best FN(bt_key)
+ * of its visible keys there, *at the key giving it. Consecutive future
+ * rows share their query and last key and drop their first key, so the
+ * bounds of a tile's keys are taken once, as suffix maxima, while the
+ * rows' first key stays in that tile (each row then reads one entry, not
+ * the 64 scores FN(bt_leaf) would take again). Any lower bound on the
+ * row max gives the same bits (the file's comment); bt_key's is the
+ * tighter one: exact products, its own key's A. */
+static double FN(bt_first)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                           const REAL *K, size_t *at) {
+  const size_t t = Bq->ta, a = Bq->a;
+  if (C->xt != t || C->xb != Bq->b || a < C->xa) {
+    size_t j0, j1;
+    hs_tile_cut(t, a, Bq->b, &j0, &j1);
+    double best = -INFINITY;
+    size_t jb = SIZE_MAX;
+    for (size_t j = j1 + 1; j-- > j0;) {
+      double v = FN(bt_key)(Bq, K, T->dk, j);
+      if (v >= best) best = v, jb = j; /* NaN never */
+      C->xv[j - t * HS_TILE] = best, C->xj[j - t * HS_TILE] = jb;
+    }
+    C->xt = t, C->xa = a, C->xb = Bq->b;
+  }
+  *at = C->xj[a - t * HS_TILE];
+  return C->xv[a - t * HS_TILE];
+}
+
 /* The nodes of group g of level l inside the row's span: [*k0, *k1]
  * (indices in the group); 0 when none. */
 static inline int FN(bt_in)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
@@ -388,21 +414,23 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           const REAL *K, unsigned l, size_t g, FN(bts) *S) {
   size_t k0, k1;
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return;
-  const double *u = FN(bt_group)(T, Bq, C, l, g);
-  unsigned done = 0; /* bit k: node k of the group visited */
+  /* the nodes above mlo + margin now (mlo only grows: a superset of
+   * those above it later), their bounds with the bias in ub */
+  double ub[HS_FAN];
+  unsigned cand = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_ABOVE, S->mlo + S->margin, 0, ub);
   for (;;) {
     size_t best = SIZE_MAX;
-    double ub = S->mlo + S->margin;
-    for (size_t k = k0; k <= k1; k++) {
-      double uk = u[k] + FN(bt_bias)(Bq, l, g * HS_FAN + k);
-      if (!(done >> k & 1) && uk > ub) best = k, ub = uk;
+    double top = S->mlo + S->margin;
+    for (unsigned m = cand; m; m &= m - 1) {
+      size_t k = (size_t)__builtin_ctz(m);
+      if (ub[k] > top) best = k, top = ub[k];
     }
     if (best == SIZE_MAX) return;
     if (S->evals >= S->max_evals) {
       S->cut_short = 1;
       return;
     }
-    done |= 1u << best;
+    cand &= ~(1u << best);
     size_t idx = g * HS_FAN + best;
     if (l == 0) {
       size_t at = SIZE_MAX;
@@ -412,30 +440,44 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
       continue;
     }
     FN(bt_search)(T, Bq, C, K, l - 1, idx, S);
-    /* the cache may have reused u's slot for a child group */
-    u = FN(bt_group)(T, Bq, C, l, g);
   }
 }
 
 /* Depth-first, left to right: the kept tiles under group g of level l
- * appended to seg as segments; a node is passed over when mlo - U > cut. */
+ * appended to seg as segments; a node is passed over when mlo - U > cut.
+ * ext (or NULL): the least bound of a kept node (NaN ones aside) folded
+ * into ext[0], the greatest of a node passed over into ext[1], the
+ * largest |U| (without the bias) into ext[2]. */
 static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           unsigned l, size_t g, double mlo, double cut,
-                          size_t *seg, size_t ns) {
+                          size_t *seg, size_t ns, double *ext) {
   size_t k0, k1;
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return ns;
-  const double *u = FN(bt_group)(T, Bq, C, l, g);
-  for (size_t k = k0; k <= k1; k++) {
-    if (mlo - (u[k] + FN(bt_bias)(Bq, l, g * HS_FAN + k)) > cut) continue;
-    size_t idx = g * HS_FAN + k;
-    if (l == 0) {
-      ns = hs_seg_tile(seg, ns, idx, Bq->a, Bq->b);
-      continue;
+  double ub[HS_FAN];
+  unsigned keep = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_KEEP, mlo, cut, ext ? ub : NULL);
+  const double *u = ext ? FN(bt_group)(T, Bq, C, l, g) : NULL;
+  for (size_t k = k0; ext && k <= k1; k++) {
+    if (keep >> k & 1) {
+      if (ub[k] < ext[0]) ext[0] = ub[k];
+    } else if (ub[k] > ext[1]) {
+      ext[1] = ub[k];
     }
-    ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns);
-    u = FN(bt_group)(T, Bq, C, l, g);
+    if (fabs(u[k]) > ext[2]) ext[2] = fabs(u[k]);
+  }
+  for (; keep; keep &= keep - 1) {
+    size_t idx = g * HS_FAN + (size_t)__builtin_ctz(keep);
+    if (l == 0)
+      ns = hs_seg_tile(seg, ns, idx, Bq->a, Bq->b);
+    else
+      ns = FN(bt_walk)(T, Bq, C, l - 1, idx, mlo, cut, seg, ns, ext);
   }
   return ns;
+}
+
+/* The fields of Bq that depend on the row alone: keys [a, b], row i. */
+static inline void FN(bq_row)(FN(bq) *Bq, size_t a, size_t b, double i) {
+  Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE, Bq->row = i;
+  Bq->bias = (hs_bt_bias){Bq->sk, i, HS_SKIP_BIAS_REL, (double)a, (double)b};
 }
 
 /* Bq for keys [a, b] and query q at inv_tau, scores of kind *bk (NULL:
@@ -451,11 +493,12 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
 static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
                        const REAL *q, size_t a, size_t b, double inv_tau, int exact,
                        const FN(bkind) *bk) {
-  Bq->kt = kt, Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE;
+  Bq->kt = kt;
   const size_t dk = T ? T->dk : 0;
   int ok = T && dk > 0 && inv_tau > 0 && isfinite(inv_tau);
   hs_score_round rnd = bk ? bk->rnd : HS_ROUND_NONE;
-  Bq->sk = bk ? bk->sk : 0, Bq->row = bk ? (double)bk->i : 0;
+  Bq->sk = bk ? bk->sk : 0;
+  FN(bq_row)(Bq, a, b, bk ? (double)bk->i : 0);
   Bq->rel = exact ? 0 : HS_SKIP_REL;
   Bq->lim = exact ? INFINITY : HS_SKIP_BIG * fmin(1.0, inv_tau);
   Bq->absm = exact ? 0 : 1e-30 * fmax(1.0, inv_tau);
@@ -473,6 +516,85 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
   return ok;
 }
 
+/* Whether the last softmax row's constants (C->bq) serve this row: the
+ * same query bits, 1 / tau and kind of scores (then qd, rel and every
+ * other field but the row's own are what FN(bq_init) would give, and the
+ * cache is current for them); if not, they are noted for next time. */
+static int FN(bq_again)(FN(btc) *C, const FN(btree) *T, const REAL *q, double inv_tau,
+                        const FN(bkind) *bk) {
+  const size_t dk = T ? T->dk : 0;
+  int same = C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd;
+  for (size_t c = 0; same && c < dk; c++)
+    same = q[c] == C->qv[c] && signbit(q[c]) == signbit(C->qv[c]);
+  if (same) return 1;
+  C->qset = dk <= HS_ATTN_MAX_D;
+  for (size_t c = 0; C->qset && c < dk; c++) C->qv[c] = q[c];
+  C->qtau = inv_tau, C->qsk = bk->sk, C->qrnd = bk->rnd;
+  return 0;
+}
+
+/* How far the biased bound f64_bound_test gives a node of the last walk
+ * (C) can lie from the one it gives the same node for this row (Bq), the
+ * same query: 0 without a bias. Exactly, the bias of a node moves by at
+ * most |sk| D (1 + brel), D the change of the row plus the larger change
+ * of a or b (they move the node's cut ends j0, j1 by as much). Rounded,
+ * every p_i = sk (j_i - row) is within 2^-53 |sk| X of its exact value, X
+ * >= |j_i - row| for both rows, and the bias and U + bias, a few more
+ * operations, put each row's bound within 2^-50 (|sk| X + |U|) of its
+ * exact value: twice that for the two rows, below the 2^-48 term. */
+static double FN(bt_drift)(const FN(btc) *C, const FN(bq) *Bq) {
+  if (Bq->sk == 0) return 0;
+  double da = fabs((double)Bq->a - (double)C->wa), db = fabs((double)Bq->b - (double)C->wb);
+  double D = fabs(Bq->row - C->wrow) + (da > db ? da : db);
+  double X = (double)Bq->b + (double)C->wb + Bq->row + C->wrow + D + 2, sk = fabs(Bq->sk);
+  return sk * D * (1 + HS_SKIP_BIAS_REL) + 0x1p-48 * (C->wmag + sk * X);
+}
+
+/* The kept tiles of this row (m_lo = mlo, the tree from level top) as
+ * segments into seg: the walk, or the last walk's tiles (C) when they are
+ * the same.
+ *
+ * The walk keeps a tile exactly when neither it nor an ancestor has
+ * mlo - U > cut (and it lies in the span), U the node's bound with its
+ * bias; the nodes' U without the bias depend on the query alone (the
+ * cache is current for it), so a row with the same cut and first and last
+ * tiles as the last walk, and an m_lo that gives every node that walk
+ * tested the same answer, keeps the same tiles: their list is cut to this
+ * row's keys, the same segments the walk would give. The answers need
+ * two compares, not the walk: fl(m - U) grows with m and falls with U
+ * (rounding is monotone), so every kept node stays kept when a bound below
+ * every kept node's U (L) would be, and every node passed over stays so
+ * when a bound above every such U (H) would be (NaN nodes are kept
+ * whatever m_lo is). Without a bias L and H are the extreme U themselves;
+ * with one, they are widened by FN(bt_drift) and then by 2^-45 of
+ * themselves, which covers the rounding of the widening (each operation
+ * 2^-53). Consecutive rows of a head mostly pass: their m_lo moves by a
+ * position term. */
+static size_t FN(bt_kept)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C, unsigned top,
+                          double mlo, double cut, size_t *seg) {
+  if (C->wn != SIZE_MAX && C->wcut == cut && C->wsk == Bq->sk && C->wta == Bq->ta &&
+      C->wtb == Bq->tb) {
+    double d = FN(bt_drift)(C, Bq), L = C->wkmin, H = C->wsmax;
+    if (d > 0 && L < INFINITY) L = L - (d + 0x1p-45 * (fabs(L) + d));
+    if (d > 0 && H > -INFINITY) H = H + (d + 0x1p-45 * (fabs(H) + d));
+    if (d < INFINITY && !(mlo - L > cut) && mlo - H > cut) {
+      size_t ns = 0;
+      for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], Bq->a, Bq->b);
+      return ns;
+    }
+  }
+  double ext[3] = {INFINITY, -INFINITY, 0};
+  size_t ns = FN(bt_walk)(T, Bq, C, top, 0, mlo, cut, seg, 0, ext);
+  C->wn = SIZE_MAX;
+  if (ns <= HS_BT_WKEEP) {
+    for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
+    C->wkmin = ext[0], C->wsmax = ext[1], C->wmag = ext[2];
+    C->wcut = cut, C->wsk = Bq->sk, C->wrow = Bq->row, C->wa = Bq->a, C->wb = Bq->b;
+    C->wta = Bq->ta, C->wtb = Bq->tb, C->wn = ns;
+  }
+  return ns;
+}
+
 /* The segments of a row with visible keys [a, b] into seg (at most
  * b/64 - a/64 + 1 pairs), the skippable tiles left out; returns how many.
  * Without a usable bound (see above) every tile is listed.
@@ -488,19 +610,25 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
                          const REAL *K, const REAL *q, size_t a, size_t b,
                          double inv_tau, const FN(bkind) *bk, double cut,
                          size_t *seg) {
-  FN(bq) Bq;
+  FN(bq) *const Bq = &C->bq;
   double mlo = -INFINITY;
   unsigned top = 0;
-  if (FN(bq_init)(&Bq, kt, T, q, a, b, inv_tau, 0, bk)) {
-    FN(btc_use)(C, &Bq, T->dk);
+  if (FN(bq_again)(C, T, q, inv_tau, bk)) {
+    Bq->kt = kt;
+    if (C->bq_ok) FN(bq_row)(Bq, a, b, (double)bk->i);
+  } else {
+    C->bq_ok = FN(bq_init)(Bq, kt, T, q, a, b, inv_tau, 0, bk);
+    if (C->bq_ok) FN(btc_use)(C, Bq, T->dk);
+  }
+  if (C->bq_ok) {
     top = T->nlev - 1;
     /* with a bias every score moves with the row, by the same amount: the
      * key that gave the last m_lo is still the best of the last row's
      * keys, and its bound is taken afresh */
-    int biased = Bq.sk != 0 && C->jlo != SIZE_MAX;
-    double last = biased ? FN(bt_key)(&Bq, K, T->dk, C->jlo) : C->mlo;
+    int biased = Bq->sk != 0 && C->jlo != SIZE_MAX;
+    double last = biased ? FN(bt_key)(Bq, K, T->dk, C->jlo) : C->mlo;
     if (C->mlo > -INFINITY && a == C->a && b == C->b + 1) {
-      double v = FN(bt_key)(&Bq, K, T->dk, b);
+      double v = FN(bt_key)(Bq, K, T->dk, b);
       mlo = last;
       if (v > mlo) mlo = v, C->jlo = b;
     } else if (C->mlo > -INFINITY && b == C->b && a >= C->a && C->jlo >= a &&
@@ -512,17 +640,17 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
       /* a future row whose best key just left its span (the last row's
        * keys minus a prefix, so its max is at most the last one's): the
        * next best is most often in the first visible tile (a pe head's
-       * nearest match). Its leaf bound stands in for the search when it
-       * is within HS_BT_NEAR of the last m_lo; a weaker m_lo than the
-       * search's only keeps more tiles (any lower bound on the max gives
-       * the same bits: the file's comment). */
-      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq.sk == 0) {
+       * nearest match). That tile's bound (FN(bt_first)) stands in for
+       * the search when it is within HS_BT_NEAR of the last m_lo; a
+       * weaker m_lo than the search's only keeps more tiles (any lower
+       * bound on the max gives the same bits: the file's comment). */
+      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq->sk == 0) {
         size_t at = SIZE_MAX;
-        double v = FN(bt_leaf)(T, &Bq, K, Bq.ta, &at);
+        double v = FN(bt_first)(T, Bq, C, K, &at);
         if (v > -INFINITY) S.mlo = v, S.jlo = at;
         if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
       }
-      if (S.max_evals) FN(bt_search)(T, &Bq, C, K, top, 0, &S);
+      if (S.max_evals) FN(bt_search)(T, Bq, C, K, top, 0, &S);
       mlo = S.mlo, C->jlo = S.jlo;
     }
     C->mlo = mlo, C->a = a, C->b = b;
@@ -532,25 +660,7 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
     for (size_t t = a / HS_TILE; t <= b / HS_TILE; t++) ns = hs_seg_tile(seg, ns, t, a, b);
     return ns;
   }
-  /* The walk keeps a tile exactly when neither it nor an ancestor has
-   * mlo - U > cut (and it lies in the span); without a bias U depends on
-   * the query alone (the cache is current for it), so a row with the same
-   * m_lo, cut and first and last tiles as the last walk keeps the same
-   * tiles: their list is cut to this row's keys, the same segments the
-   * walk would give (consecutive rows of a head mostly share all four). */
-  if (Bq.sk == 0 && C->wn != SIZE_MAX && C->wmlo == mlo && C->wcut == cut &&
-      C->wta == Bq.ta && C->wtb == Bq.tb) {
-    size_t ns = 0;
-    for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], a, b);
-    return ns;
-  }
-  size_t ns = FN(bt_walk)(T, &Bq, C, top, 0, mlo, cut, seg, 0);
-  C->wn = SIZE_MAX;
-  if (Bq.sk == 0 && ns <= HS_BT_WKEEP) {
-    for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
-    C->wmlo = mlo, C->wcut = cut, C->wta = Bq.ta, C->wtb = Bq.tb, C->wn = ns;
-  }
-  return ns;
+  return FN(bt_kept)(T, Bq, C, top, mlo, cut, seg);
 }
 
 /* Hard heads skip too, where their scores are exact. Exact: every key
@@ -588,10 +698,11 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           int right, size_t *scored) {
   size_t k0, k1;
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return SIZE_MAX;
-  const double *u = FN(bt_group)(T, Bq, C, l, g);
-  for (size_t s = k0; s <= k1; s++) {
-    size_t k = right ? k1 - (s - k0) : s, idx = g * HS_FAN + k;
-    if (!(u[k] >= M)) continue;
+  unsigned cand = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_ATLEAST, M, 0, NULL);
+  while (cand) {
+    size_t k = right ? 31 - (size_t)__builtin_clz(cand) : (size_t)__builtin_ctz(cand);
+    size_t idx = g * HS_FAN + k;
+    cand &= ~(1u << k);
     if (l == 0) {
       size_t j0, j1;
       hs_tile_cut(idx, Bq->a, Bq->b, &j0, &j1);
@@ -605,7 +716,6 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     }
     size_t r = FN(bt_find)(T, Bq, C, K, l - 1, idx, M, right, scored);
     if (r != SIZE_MAX) return r;
-    u = FN(bt_group)(T, Bq, C, l, g);
   }
   return SIZE_MAX;
 }
@@ -690,7 +800,7 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
     HARD hs = {-INFINITY, -INFINITY, 0, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
     for (int r = 0; r < nr; r++) {
-      size_t ns = FN(bt_walk)(T, &Bq[r], C, top, 0, M, 0.0, seg, 0);
+      size_t ns = FN(bt_walk)(T, &Bq[r], C, top, 0, M, 0.0, seg, 0, NULL);
       scored += ns;
       for (size_t g = 0; g < ns; g++) {
         size_t s0 = seg[2 * g];

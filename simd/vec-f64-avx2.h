@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The f64 vector vocabulary, AVX2 (4 lanes): the double counterpart of
+ * vec-f32-*.h, for kernels written once over it. Every vec-f64-*.h
+ * defines the same names with the same meaning:
+ *   vd, vdmask, VD_LANES;
+ *   vd_zero, vd_set1, vd_iota(x) (lane i: x + i), vd_load_tail and
+ *     vd_store_tail (lanes 0..n-1, 1 <= n <= VD_LANES; the load's other
+ *     lanes +0; nothing past p[n-1] read or written);
+ *   vd_add, vd_sub, vd_mul, vd_abs (each rounded once, no fusing);
+ *   vd_max(a, b) = a > b ? a : b, vd_min(a, b) = a < b ? a : b (b when
+ *     either is NaN: x86's order, what the scalar ternary gives);
+ *   vd_cmpgt, vd_cmpge, vd_cmple (false when either lane is NaN),
+ *   vd_select(m, a_if_true, b_else), vdmask_bits (bit i: lane i).
+ * Include only from a file compiled with -mavx2 -mfma. */
+#ifndef HS_VEC_F64_H
+#define HS_VEC_F64_H
+
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "vec-f64-avx2.h needs -mavx2 -mfma"
+#endif
+
+#include <immintrin.h>
+#include <stddef.h>
+
+typedef __m256d vd;
+typedef __m256d vdmask;
+#define VD_LANES 4
+
+static inline vd vd_zero(void) { return _mm256_setzero_pd(); }
+static inline vd vd_set1(double x) { return _mm256_set1_pd(x); }
+static inline vd vd_iota(double x) {
+  return _mm256_add_pd(_mm256_set1_pd(x), _mm256_setr_pd(0, 1, 2, 3));
+}
+
+/* all-ones in lanes 0..n-1 */
+static inline __m256i vd_tail_mask_(size_t n) {
+  return _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+static inline vd vd_load_tail(const double *p, size_t n) {
+  return n == VD_LANES ? _mm256_loadu_pd(p) : _mm256_maskload_pd(p, vd_tail_mask_(n));
+}
+static inline void vd_store_tail(double *p, vd x, size_t n) {
+  if (n == VD_LANES)
+    _mm256_storeu_pd(p, x);
+  else
+    _mm256_maskstore_pd(p, vd_tail_mask_(n), x);
+}
+
+static inline vd vd_add(vd a, vd b) { return _mm256_add_pd(a, b); }
+static inline vd vd_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
+static inline vd vd_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
+static inline vd vd_abs(vd a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+static inline vd vd_max(vd a, vd b) { return _mm256_max_pd(a, b); }
+static inline vd vd_min(vd a, vd b) { return _mm256_min_pd(a, b); }
+
+static inline vdmask vd_cmpgt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
+static inline vdmask vd_cmpge(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
+static inline vdmask vd_cmple(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+static inline vd vd_select(vdmask m, vd a, vd b) { return _mm256_blendv_pd(b, a, m); }
+static inline unsigned vdmask_bits(vdmask m) { return (unsigned)_mm256_movemask_pd(m); }
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* The f64 vector vocabulary, AVX-512F (8 lanes): the names and their
+ * meaning are listed in vec-f64-avx2.h. Masks are opmask registers.
+ * Include only from a file compiled with -mavx512f. */
+#ifndef HS_VEC_F64_H
+#define HS_VEC_F64_H
+
+#if !defined(__AVX512F__)
+#error "vec-f64-avx512f.h needs -mavx512f"
+#endif
+
+#include <immintrin.h>
+#include <stddef.h>
+
+typedef __m512d vd;
+typedef __mmask8 vdmask;
+#define VD_LANES 8
+
+static inline vd vd_zero(void) { return _mm512_setzero_pd(); }
+static inline vd vd_set1(double x) { return _mm512_set1_pd(x); }
+static inline vd vd_iota(double x) {
+  return _mm512_add_pd(_mm512_set1_pd(x), _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7));
+}
+/* masked: the lanes past n are neither read nor written */
+static inline vd vd_load_tail(const double *p, size_t n) {
+  return _mm512_maskz_loadu_pd((__mmask8)((1u << n) - 1u), p);
+}
+static inline void vd_store_tail(double *p, vd x, size_t n) {
+  _mm512_mask_storeu_pd(p, (__mmask8)((1u << n) - 1u), x);
+}
+
+static inline vd vd_add(vd a, vd b) { return _mm512_add_pd(a, b); }
+static inline vd vd_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
+static inline vd vd_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
+static inline vd vd_abs(vd a) { return _mm512_abs_pd(a); }
+static inline vd vd_max(vd a, vd b) { return _mm512_max_pd(a, b); }
+static inline vd vd_min(vd a, vd b) { return _mm512_min_pd(a, b); }
+
+static inline vdmask vd_cmpgt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
+static inline vdmask vd_cmpge(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
+static inline vdmask vd_cmple(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+static inline vd vd_select(vdmask m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
+static inline unsigned vdmask_bits(vdmask m) { return (unsigned)m; }
+
+#endif
