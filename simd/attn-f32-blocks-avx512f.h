@@ -203,12 +203,14 @@ static __m512 block_scores(size_t nb, const float *k, size_t ldk,
  * fma(slope, (float)(p0 + j), s_j), the position converted from int32
  * (exact below 2^24 in magnitude); the returned lane max covers the biased
  * scores. */
+ALWAYS __m512i pos_iota(int64_t p0) {
+  return _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
+                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
 ALWAYS __m512 block_scores_bias(size_t nb, const float *k, size_t ldk,
                                 const qdesc *qd, float *sb, size_t dk,
                                 float slope, int64_t p0) {
-  const __m512i pos = _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
-                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm512_set1_ps(slope), pos);
+  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm512_set1_ps(slope), pos_iota(p0));
 }
 
 /* dv <= 8: run[0..8) += sum_{j<nb} e[j] v_j, two keys per register. */
@@ -314,18 +316,9 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
   }
 }
 
-/* The hooks of the two-pass kernel's contiguous path (HS_BLOCKS_DK):
- * the scores of block_scores / block_scores_bias for ldk == dk == DK in
- * {1, 2, 4}, and block_values_dv's value for dv == ldv == 1. */
+/* The contiguous path's parts (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h):
+ * block_scores_t, pos_iota and block_value1. */
 #define HS_BLOCKS_DK 1
-ALWAYS __m512 block_scores_dk(size_t nb, const float *k, const qdesc *qd,
-                              float *sb, int DK, int BIAS, float slope,
-                              int64_t p0) {
-  const __m512i pos = _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
-                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  return block_scores_t(nb, k, (size_t)DK, qd, sb, 1, DK == 4, DK, BIAS,
-                        _mm512_set1_ps(slope), pos);
-}
 
 /* sum_{j<nb} e[j] v[j] with values_small_t's bits at dv = 1: there lane
  * 0 of accumulator a_i (i < 4) chains the keys 2i mod 8 of the whole

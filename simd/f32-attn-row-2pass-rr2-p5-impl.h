@@ -49,8 +49,10 @@ static inline __attribute__((always_inline)) vf hs_2pass_scores(
               : block_scores(nb, k, ldk, qd, sb, dk);
 }
 
+#include "attn-f32-blocks-dk.h"
+
 #ifndef HS_BLOCKS_DK
-/* an ISA without the contiguous hooks: never called (DK stays 0) */
+/* an ISA without the contiguous parts: never called (DK stays 0) */
 static inline vf block_scores_dk(size_t nb, const float *k, const qdesc *qd,
                                  float *sb, int DK, int bias, float slope,
                                  int64_t p0) {
@@ -64,9 +66,14 @@ static inline float block_value1(size_t nb, const float *e, const float *v) {
 #endif
 
 /* The row, DK > 0: keys contiguous with dk == DK and dv == ldv == 1 (the
- * skipping path's usual head, hooks block_scores_dk and block_value1 of
- * the ISA's blocks); DK == 0: any shape. Both compute the same bits: the
- * hooks are the general blocks' arithmetic for those shapes. */
+ * skipping path's usual head); DK == 0: any shape. The first takes the
+ * parts an ISA's blocks define with HS_BLOCKS_DK:
+ *   block_scores_t and pos_iota, which make block_scores_dk
+ *     (attn-f32-blocks-dk.h);
+ *   block_value1(nb, e, v): the value block_values_dv adds to run[0] for
+ *     dv == ldv == 1;
+ * both the general blocks' arithmetic for those shapes, so the two paths
+ * compute the same bits. */
 static inline __attribute__((always_inline)) void hs_2pass_core(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
