@@ -6,8 +6,9 @@
  * includes its ISA's score and value blocks (attn-f32-blocks-<isa>.h:
  * qdesc, qd_init, block_scores, block_scores_bias returning the lane max,
  * block_values_dv; the scores of a block are stored to sb with the lanes
- * past nb set to -inf) and then this header, and defines its two symbols
- * by HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
+ * past nb set to -inf; optionally, with HS_BLOCKS_DK, the parts of a path
+ * for contiguous small heads, below) and then this header, and defines its
+ * two symbols by HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
  *
  * Error bound (u = 2^-24), as for the online kernels: the scores of the
  * ISA's block code carry |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc
