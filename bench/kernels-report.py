@@ -47,6 +47,11 @@ FAMILIES = [
      "skipping's tiles, none left out), dk = dv = d: <isa> = "
      "f64_attn_row_2pass, <isa>_online = f64_attn_row over the same keys, "
      "<isa>_f32 = f32_attn_row_2pass on the same data in float"),
+    ("attn_2pass_skip", ["dk"], "key",
+     "the skipping path's usual rows: 1024 queries, each against a few kept "
+     "64-key tiles (about 48 keys: a ragged first tile, whole tiles, "
+     "sometimes the 2-key BOS copy), contiguous keys, dv = 1: <isa> = "
+     "f32_attn_row_2pass, <isa>_bias = f32_attn_row_2pass_bias"),
     ("read_bw", ["bytes"], "byte",
      "read bandwidth: a buffer summed with 256-bit (avx2) or 512-bit (avx512) "
      "loads into 8 named accumulators (in cache after the first pass); the "

@@ -8,7 +8,8 @@
 // exp/<impl>/<n>, exp_spread/<impl>/<n>/<spread>, dot/<impl>/<d>,
 // attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>,
 // attn_hard_f64/<isa>[_dot]/<n>/<d>,
-// attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>, read_bw/<isa>/<bytes>,
+// attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>,
+// attn_2pass_skip/<isa>[_bias]/<dk>, read_bw/<isa>/<bytes>,
 // fma_tp/avx2/<fmas per iteration>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
@@ -787,6 +788,77 @@ void register_bounds() {
     }
 }
 
+
+// The skipping path's usual row: one query against a few kept tiles,
+// contiguous keys with dk in {1, 2, 4}, one value column, 1024 rows per
+// iteration, each a segment list of the forward pass's shape (a ragged
+// first tile, whole 64-key tiles, some tiles left out, sometimes the
+// 2-key BOS copy), about 48 keys per row, as the depth-4 formula's heads
+// at n = 16384 run. attn_2pass_skip/<isa>/<dk> is f32_attn_row_2pass,
+// <isa>_bias its relative-bias variant (slope -0.01). Checked once per
+// row: the output is a convex combination of the values. Items = keys.
+void register_attn_2pass_skip() {
+  for (int64_t dk : {1, 2, 4})
+    for (hs_isa isa : kIsas)
+      for (int bias = 0; bias < 2; bias++) {
+        std::string name = std::string("attn_2pass_skip/") + hs_isa_name(isa) +
+                           (bias ? "_bias/" : "/") + std::to_string(dk);
+        benchmark::RegisterBenchmark(name.c_str(), [isa, dk, bias](benchmark::State &state) {
+          const hs_kernels *k = table_or_skip(state, isa);
+          if (!k) return;
+          const int64_t n = 16384 + 2, rows = 1024;
+          const float *q = uniform(dk, -1.0f, 1.0f, 3);
+          const float *kk = uniform(n * dk, -1.0f, 1.0f, 4);
+          const float *v = uniform(n, -1.0f, 1.0f, 5);
+          std::vector<size_t> seg, nseg;
+          uint64_t r = 12345, keys = 0;
+          auto next = [&r](uint64_t m) {
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            return (r >> 33) % m;
+          };
+          for (int64_t i = 0; i < rows; i++) {
+            size_t t0 = next(255), ns = 0;
+            size_t a = t0 * 64 + (next(2) ? next(64) : 0);
+            size_t tiles = 1 + next(3) * next(2);
+            for (size_t t = 0; t < tiles; t++, ns++) {
+              size_t end = (a / 64 + 1) * 64;
+              if (t + 1 == tiles && next(2)) end = a + 1 + next(end - a);
+              seg.push_back(a), seg.push_back(end - a), keys += end - a;
+              a = end + 64 * next(2);
+            }
+            if (next(4) == 0) seg.push_back(16384), seg.push_back(2), keys += 2, ns++;
+            nseg.push_back(ns);
+          }
+          hs_f32_online st;
+          float acc;
+          auto run = [&](bool check) {
+            const size_t *sg = seg.data();
+            for (int64_t i = 0; i < rows; i++) {
+              if (bias)
+                k->f32_attn_row_2pass_bias(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, -0.01f,
+                                           -(int64_t)sg[0], &st, &acc);
+              else
+                k->f32_attn_row_2pass(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, &st, &acc);
+              if (check && !(st.sum >= 1 && std::fabs(acc / st.sum) <= 1)) return false;
+              sg += 2 * nseg[i];
+            }
+            return true;
+          };
+          if (!run(true)) {
+            state.SkipWithError("attn_2pass_skip output is wrong");
+            return;
+          }
+          state.SetLabel(k->name[bias ? HS_OP_f32_attn_row_2pass_bias : HS_OP_f32_attn_row_2pass]);
+          for (auto _ : state) {
+            run(false);
+            benchmark::DoNotOptimize(acc);
+            benchmark::ClobberMemory();
+          }
+          state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+        });
+      }
+}
+
 // One query against n keys given as segments of 64 (the tiles of exact
 // skipping, none left out), dk = dv = d, temperature 1:
 // attn_2pass_f64/<isa>/<n>/<d> is f64_attn_row_2pass; <isa>_online the
@@ -1330,6 +1402,7 @@ int main(int argc, char **argv) {
   register_attn_hard(max_n);
   register_attn_hard_f64(max_n);
   register_attn_2pass_f64(max_n);
+  register_attn_2pass_skip();
   register_read_bw(max_n);
   for (bool bias : {false, true}) {
     register_attn_mask(max_n, false, bias);

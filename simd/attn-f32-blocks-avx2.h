@@ -151,9 +151,48 @@ ALWAYS __m256 dots8_k8(const float *k, __m256 q, __m256 qs) {
                        _mm256_shuffle_ps(y0, y1, 0xDD));
 }
 
+/* The tail group of a block, cnt < 8 contiguous keys (ldk == DK, DK in
+ * {1, 2, 4}), with the bits of dots8 (cnt, nc4 = 1): the cnt * DK floats
+ * by masked loads (nothing past the last key is read, lanes past it are
+ * +0), then dots8's order, ((p0 + p2) + (p1 + p3)) with the absent
+ * products +0: for DK = 4 dots8's own shuffle network over registers of
+ * two keys each (key i of x_r in half i), then a permute into key order;
+ * for DK <= 2 the contiguous sum plus +0, which is dots8's value ((p + 0)
+ * turns only -0 into +0, and (p0 + 0) + (p1 + 0) equals (p0 + p1) + 0 in
+ * every case). Lanes >= cnt: unspecified. */
+ALWAYS __m256 dots8_contig_tail(const float *k, size_t cnt, const qdesc *qd,
+                                int DK) {
+  const size_t nf = cnt * (size_t)DK;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256 x[4];
+  for (int i = 0; i < DK; i++) {
+    const int r = nf > 8u * (size_t)i ? (int)(nf - 8u * (size_t)i) : 0;
+    x[i] = _mm256_mul_ps(
+        _mm256_maskload_ps(k + 8 * i, _mm256_cmpgt_epi32(_mm256_set1_epi32(r), lane)),
+        qd->qc);
+  }
+  if (DK == 1) return _mm256_add_ps(x[0], _mm256_setzero_ps());
+  if (DK == 2) {
+    __m256 s = _mm256_add_ps(_mm256_shuffle_ps(x[0], x[1], 0x88),
+                             _mm256_shuffle_ps(x[0], x[1], 0xDD));
+    s = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
+    return _mm256_add_ps(s, _mm256_setzero_ps());
+  }
+  __m256 y0 = _mm256_add_ps(_mm256_shuffle_ps(x[0], x[1], 0x44),
+                            _mm256_shuffle_ps(x[0], x[1], 0xEE));
+  __m256 y1 = _mm256_add_ps(_mm256_shuffle_ps(x[2], x[3], 0x44),
+                            _mm256_shuffle_ps(x[2], x[3], 0xEE));
+  /* [s0 s2 s4 s6 | s1 s3 s5 s7] */
+  __m256 s = _mm256_add_ps(_mm256_shuffle_ps(y0, y1, 0x88),
+                           _mm256_shuffle_ps(y0, y1, 0xDD));
+  return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
 /* Scores of nb <= BLK keys into sb (lanes of the last group past nb: -inf); returns the
  * lane-wise max. DK > 0: keys contiguous with dk == DK, full groups of 8
- * take dots8_contig; the tail group (and DK == 0) the general dots8. */
+ * take dots8_contig (dots8_k8 for DK = 8); the tail group
+ * dots8_contig_tail (DK <= 4) or the general dots8 (as DK == 0 does
+ * throughout). */
 ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
                              const qdesc *qd, float *sb, size_t nc4,
                              int full_last, int DK, int BIAS, __m256 vslope,
@@ -181,7 +220,8 @@ ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
   }
   if (g < nb) {
     size_t cnt = nb - g;
-    __m256 s = dots8(k + g * ldk, ldk, cnt, qd, nc4, full_last);
+    __m256 s = DK && DK <= 4 ? dots8_contig_tail(k + g * DK, cnt, qd, DK)
+                             : dots8(k + g * ldk, ldk, cnt, qd, nc4, full_last);
     if (BIAS) s = _mm256_fmadd_ps(vslope, _mm256_cvtepi32_ps(pos), s);
     /* lanes >= cnt: -inf, weight 0 */
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -233,12 +273,14 @@ static __m256 block_scores(size_t nb, const float *k, size_t ldk,
  * fma(slope, (float)(p0 + j), s_j), the position converted from int32
  * (exact below 2^24 in magnitude); the returned lane max covers the biased
  * scores. */
+ALWAYS __m256i pos_iota(int64_t p0) {
+  return _mm256_add_epi32(_mm256_set1_epi32((int32_t)p0),
+                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
 ALWAYS __m256 block_scores_bias(size_t nb, const float *k, size_t ldk,
                                 const qdesc *qd, float *sb, size_t dk,
                                 float slope, int64_t p0) {
-  const __m256i pos = _mm256_add_epi32(_mm256_set1_epi32((int32_t)p0),
-                                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm256_set1_ps(slope), pos);
+  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm256_set1_ps(slope), pos_iota(p0));
 }
 
 /* run[8c..8c+8) += sum_{j<nb} e[j] * v[j*ldv + 8c ..], for every chunk c
@@ -432,6 +474,30 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     qd->mlast8 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(dk % 8)), lane);
   }
+}
+
+/* The contiguous path's parts (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h):
+ * block_scores_t, pos_iota and block_value1. */
+#define HS_BLOCKS_DK 1
+
+/* sum_{j<nb} e[j] v[j] with block_values_t's bits at dv = 1: there lane
+ * 0 of accumulator a_r chains the keys r mod 8 of the whole groups of 8,
+ * and a_0 then the rest one key at a time; a8 below holds chain r in lane
+ * r, folded as block_values_t folds, ((c0 + c1) + (c2 + c3)) + ((c4 + c5)
+ * + (c6 + c7)). */
+ALWAYS float block_value1(size_t nb, const float *e, const float *v) {
+  __m256 a8 = _mm256_setzero_ps();
+  const size_t nf = nb / 8 * 8;
+  size_t j = 0;
+  for (; j < nf; j += 8)
+    a8 = _mm256_fmadd_ps(_mm256_load_ps(e + j), _mm256_loadu_ps(v + j), a8);
+  float c0 = _mm256_cvtss_f32(a8);
+  for (; j < nb; j++) c0 = fmaf(e[j], v[j], c0);
+  a8 = _mm256_blend_ps(a8, _mm256_set1_ps(c0), 0x01);
+  /* lanes (0, 1) (2, 3) .., then pairs of those, then the halves */
+  __m256 y = _mm256_add_ps(a8, _mm256_permute_ps(a8, 0xB1));
+  y = _mm256_add_ps(y, _mm256_permute_ps(y, 0x4E));
+  return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(y), _mm256_extractf128_ps(y, 1)));
 }
 
 ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,

@@ -99,8 +99,42 @@ ALWAYS __m512 dots16(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
                        _mm512_shuffle_ps(y0, y1, 0xDD));
 }
 
+/* The tail group of a block, cnt < 16 contiguous keys (ldk == DK, DK in
+ * {1, 2, 4}), with the bits of dots16 (cnt, nc4 = 1): the cnt * DK floats
+ * by masked loads (nothing past the last key is read, lanes past it are
+ * +0), then dots16's order, ((p0 + p2) + (p1 + p3)) with the absent
+ * products +0: for DK = 4 a first pairsum level over lanes (0, 2) and
+ * (1, 3); for DK <= 2 the contiguous sum plus +0, which is dots16's value
+ * ((p + 0) turns only -0 into +0, and (p0 + 0) + (p1 + 0) equals
+ * (p0 + p1) + 0 in every case). Lanes >= cnt: unspecified. */
+ALWAYS __m512 dots16_contig_tail(const float *k, size_t cnt, const qdesc *qd,
+                                 int DK) {
+  const size_t nf = cnt * (size_t)DK;
+  __m512 kx[4];
+  for (int i = 0; i < DK; i++) {
+    const size_t r = nf > 16u * (size_t)i ? nf - 16u * (size_t)i : 0;
+    kx[i] = _mm512_maskz_loadu_ps(r >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << r) - 1),
+                                  k + 16 * i);
+  }
+  if (DK == 1) return _mm512_add_ps(_mm512_mul_ps(kx[0], qd->qc), _mm512_setzero_ps());
+  if (DK == 2)
+    return _mm512_add_ps(pairsum(_mm512_mul_ps(kx[0], qd->qc), _mm512_mul_ps(kx[1], qd->qc)),
+                         _mm512_setzero_ps());
+  /* lane pairs (4i, 4i + 2) and (4i + 1, 4i + 3) of [a | b] */
+  const __m512i e02 = _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21,
+                                        24, 25, 28, 29);
+  const __m512i e13 = _mm512_add_epi32(e02, _mm512_set1_epi32(2));
+#define P02(a, b) _mm512_add_ps(_mm512_permutex2var_ps(a, e02, b), \
+                                _mm512_permutex2var_ps(a, e13, b))
+  __m512 x0 = _mm512_mul_ps(kx[0], qd->qc), x1 = _mm512_mul_ps(kx[1], qd->qc);
+  __m512 x2 = _mm512_mul_ps(kx[2], qd->qc), x3 = _mm512_mul_ps(kx[3], qd->qc);
+  return pairsum(P02(x0, x1), P02(x2, x3));
+#undef P02
+}
+
 /* DK > 0: keys contiguous with dk == DK; full groups of 16 take
- * dots16_contig, the tail group (and DK == 0) the general dots16. */
+ * dots16_contig, the tail group dots16_contig_tail (DK <= 4) or the
+ * general dots16 (as DK == 0 does throughout). */
 ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
                              const qdesc *qd, float *sb, size_t nc4,
                              int full_last, int DK, int BIAS, __m512 vslope,
@@ -119,7 +153,8 @@ ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
   }
   if (g < nb) {
     size_t cnt = nb - g;
-    __m512 s = dots16(k + g * ldk, ldk, cnt, qd, nc4, full_last);
+    __m512 s = DK && DK <= 4 ? dots16_contig_tail(k + g * DK, cnt, qd, DK)
+                             : dots16(k + g * ldk, ldk, cnt, qd, nc4, full_last);
     if (BIAS) s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos), s);
     /* lanes >= cnt: -inf, weight 0 */
     s = _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY),
@@ -168,12 +203,14 @@ static __m512 block_scores(size_t nb, const float *k, size_t ldk,
  * fma(slope, (float)(p0 + j), s_j), the position converted from int32
  * (exact below 2^24 in magnitude); the returned lane max covers the biased
  * scores. */
+ALWAYS __m512i pos_iota(int64_t p0) {
+  return _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
+                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
 ALWAYS __m512 block_scores_bias(size_t nb, const float *k, size_t ldk,
                                 const qdesc *qd, float *sb, size_t dk,
                                 float slope, int64_t p0) {
-  const __m512i pos = _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
-                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm512_set1_ps(slope), pos);
+  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm512_set1_ps(slope), pos_iota(p0));
 }
 
 /* dv <= 8: run[0..8) += sum_{j<nb} e[j] v_j, two keys per register. */
@@ -277,6 +314,30 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
   } else {
     qd->qc = _mm512_setzero_ps();
   }
+}
+
+/* The contiguous path's parts (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h):
+ * block_scores_t, pos_iota and block_value1. */
+#define HS_BLOCKS_DK 1
+
+/* sum_{j<nb} e[j] v[j] with values_small_t's bits at dv = 1: there lane
+ * 0 of accumulator a_i (i < 4) chains the keys 2i mod 8 of the whole
+ * groups of 16 in order, lane 8 the keys 2i + 1 mod 8; a8 below holds
+ * chain r mod 8 in lane r, summed as values_small_t folds them,
+ * ((c0 + c2) + (c4 + c6)) + ((c1 + c3) + (c5 + c7)), then the rest one
+ * key at a time on its own chain. */
+ALWAYS float block_value1(size_t nb, const float *e, const float *v) {
+  __m256 a8 = _mm256_setzero_ps();
+  const size_t nf = nb / 16 * 16;
+  size_t j = 0;
+  for (; j < nf; j += 8)
+    a8 = _mm256_fmadd_ps(_mm256_load_ps(e + j), _mm256_loadu_ps(v + j), a8);
+  float t = 0.0f;
+  for (; j < nb; j++) t = fmaf(e[j], v[j], t);
+  /* lanes (0, 2) (1, 3) (4, 6) (5, 7), then the halves, then lanes 0, 1 */
+  __m256 y = _mm256_add_ps(a8, _mm256_permute_ps(a8, 0x4E));
+  __m128 z = _mm_add_ps(_mm256_castps256_ps128(y), _mm256_extractf128_ps(y, 1));
+  return (_mm_cvtss_f32(z) + _mm_cvtss_f32(_mm_movehdup_ps(z))) + t;
 }
 
 ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,

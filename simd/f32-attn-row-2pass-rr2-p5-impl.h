@@ -6,8 +6,9 @@
  * includes its ISA's score and value blocks (attn-f32-blocks-<isa>.h:
  * qdesc, qd_init, block_scores, block_scores_bias returning the lane max,
  * block_values_dv; the scores of a block are stored to sb with the lanes
- * past nb set to -inf) and then this header, and defines its two symbols
- * by HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
+ * past nb set to -inf; optionally, with HS_BLOCKS_DK, the parts of a path
+ * for contiguous small heads, below) and then this header, and defines its
+ * two symbols by HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
  *
  * Error bound (u = 2^-24), as for the online kernels: the scores of the
  * ISA's block code carry |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc
@@ -49,27 +50,41 @@ static inline __attribute__((always_inline)) vf hs_2pass_scores(
               : block_scores(nb, k, ldk, qd, sb, dk);
 }
 
-/* Both entry points; bias != 0: each score gets the relative bias (one
- * FMA, as the online _bias kernel), the same instructions otherwise. */
-static inline __attribute__((always_inline)) void hs_2pass_run(
+#include "attn-f32-blocks-dk.h"
+
+#ifndef HS_BLOCKS_DK
+/* an ISA without the contiguous parts: never called (DK stays 0) */
+static inline vf block_scores_dk(size_t nb, const float *k, const qdesc *qd,
+                                 float *sb, int DK, int bias, float slope,
+                                 int64_t p0) {
+  (void)nb, (void)k, (void)qd, (void)sb, (void)DK, (void)bias, (void)slope, (void)p0;
+  return vf_zero();
+}
+static inline float block_value1(size_t nb, const float *e, const float *v) {
+  (void)nb, (void)e, (void)v;
+  return 0.0f;
+}
+#endif
+
+/* The row, DK > 0: keys contiguous with dk == DK and dv == ldv == 1 (the
+ * skipping path's usual head); DK == 0: any shape. The first takes the
+ * parts an ISA's blocks define with HS_BLOCKS_DK:
+ *   block_scores_t and pos_iota, which make block_scores_dk
+ *     (attn-f32-blocks-dk.h);
+ *   block_value1(nb, e, v): the value block_values_dv adds to run[0] for
+ *     dv == ldv == 1;
+ * both the general blocks' arithmetic for those shapes, so the two paths
+ * compute the same bits. */
+static inline __attribute__((always_inline)) void hs_2pass_core(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
-    int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {
+    int bias, float slope, int64_t d0, int keep, hs_f32_online *st,
+    float *acc, const int DK) {
   qdesc qd;
   qd_init(&qd, dk, q, inv_tau);
   _Alignas(64) float run[HS_ATTN_MAX_D];
   _Alignas(64) float sall[HS_2PASS_KEEP];
   _Alignas(64) float eb[BLK];
-  /* rows of few keys (the skipping path's usual row: a few kept tiles)
-   * keep pass 1's scores for pass 2 instead of computing them again: each
-   * block's scores at its own offset, rounded up to whole vectors */
-  size_t need = 0;
-  for (size_t t = 0; t < nseg && need <= HS_2PASS_KEEP; t++)
-    for (size_t j0 = seg[2 * t]; j0 < seg[2 * t] + seg[2 * t + 1]; j0 += BLK) {
-      const size_t nb = seg[2 * t] + seg[2 * t + 1] - j0 < BLK ? seg[2 * t] + seg[2 * t + 1] - j0 : BLK;
-      need += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;
-    }
-  const int keep = need <= HS_2PASS_KEEP;
   float *sb = sall;
   size_t off = 0;
   /* pass 1: the max over every listed key (max skips NaN); nan: unordered
@@ -81,8 +96,10 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
     for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
       const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
       if (keep) sb = sall + off, off += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;
-      vmax = vf_max(hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk, bias,
-                                    slope, d0 + (int64_t)j0),
+      vmax = vf_max(DK ? block_scores_dk(nb, k + j0 * DK, &qd, sb, DK, bias, slope,
+                                         d0 + (int64_t)j0)
+                       : hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd, sb, dk, bias,
+                                         slope, d0 + (int64_t)j0),
                     vmax);
       for (size_t g = 0; g < nb; g += VF_LANES)
         nan = vmask_or(nan, vf_isnan(vf_loadu(sb + g)));
@@ -95,8 +112,9 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
   for (size_t c = 0; c < dv; c++) acc[c] = has_nan ? NAN : 0.0f;
   if (has_nan || m == -INFINITY) return;
   /* pass 2: weights with the fixed max, block sums into running lanes */
-  const size_t nrun = dv <= 16 ? 16 : (dv + 15) / 16 * 16;
+  const size_t nrun = DK ? 0 : dv <= 16 ? 16 : (dv + 15) / 16 * 16;
   for (size_t c = 0; c < nrun; c++) run[c] = 0.0f;
+  float run1 = 0.0f;
   const vf vm = vf_set1(m);
   vf vsum = vf_zero();
   off = 0;
@@ -129,11 +147,44 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
       }
       vsum = vf_add(vsum, bsum);
       /* run += sum_j eb[j] v_j */
-      block_values_dv(nb, eb, v + j0 * ldv, ldv, dv, run);
+      if (DK) run1 += block_value1(nb, eb, v + j0);
+      else block_values_dv(nb, eb, v + j0 * ldv, ldv, dv, run);
     }
   }
   st->sum = vf_hsum(vsum);
-  for (size_t c = 0; c < dv; c++) acc[c] = run[c];
+  if (DK) acc[0] = run1;
+  else for (size_t c = 0; c < dv; c++) acc[c] = run[c];
+}
+
+/* Both entry points; bias != 0: each score gets the relative bias (one
+ * FMA, as the online _bias kernel), the same instructions otherwise. */
+static inline __attribute__((always_inline)) void hs_2pass_run(
+    size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
+    const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
+    int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {
+  /* rows of few keys (the skipping path's usual row: a few kept tiles)
+   * keep pass 1's scores for pass 2 instead of computing them again: each
+   * block's scores at its own offset, rounded up to whole vectors (need:
+   * a bound on their total) */
+  size_t need = 0;
+  for (size_t t = 0; t < nseg; t++)
+    need += seg[2 * t + 1] + (seg[2 * t + 1] / BLK + 1) * (VF_LANES - 1);
+  const int keep = need <= HS_2PASS_KEEP;
+#ifdef HS_BLOCKS_DK
+  if (keep && ldk == dk && dv == 1 && ldv == 1) {
+    if (dk == 1)
+      return hs_2pass_core(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, bias,
+                           slope, d0, 1, st, acc, 1);
+    if (dk == 2)
+      return hs_2pass_core(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, bias,
+                           slope, d0, 1, st, acc, 2);
+    if (dk == 4)
+      return hs_2pass_core(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, bias,
+                           slope, d0, 1, st, acc, 4);
+  }
+#endif
+  hs_2pass_core(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, bias, slope, d0,
+                keep, st, acc, 0);
 }
 
 #define HS_DEFINE_F32_ATTN_ROW_2PASS(plain, biased)                          \

@@ -9,8 +9,9 @@
  *   vf_add, vf_sub, vf_mul, vf_max, vf_min (max/min: NaN in b gives NaN),
  *   vf_fma(a, b, c) = a*b + c (fused where the ISA has FMA);
  *   vf_hmax, vf_hsum: horizontal, in a fixed order;
- *   vf_cmpgt, vf_cmple, vf_cmpeq (false when either lane is NaN),
- *   vf_isnan, vmask_or, vmask_any, vf_select(m, a_if_true, b_else);
+ *   vf_cmpgt, vf_cmplt, vf_cmple, vf_cmpeq (false when either lane is
+ *   NaN), vf_isnan, vmask_or, vmask_any, vmask_bits (bit i = lane i),
+ *   vf_select(m, a_if_true, b_else);
  *   vf_exp2_bits(p, kb): p * 2^k where kb = k + 1.5*2^23 as the rr2-p5
  *     magic-bias add leaves it, by adding k << 23 to p's bits (exact when
  *     the result is a normal float; otherwise unspecified).
@@ -67,11 +68,13 @@ static inline float vf_hsum(vf v) {
 }
 
 static inline vmask vf_cmpgt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+static inline vmask vf_cmplt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static inline vmask vf_cmple(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 static inline vmask vf_cmpeq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vmask vf_isnan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
 static inline vmask vmask_or(vmask a, vmask b) { return _mm256_or_ps(a, b); }
 static inline int vmask_any(vmask m) { return _mm256_movemask_ps(m) != 0; }
+static inline unsigned vmask_bits(vmask m) { return (unsigned)_mm256_movemask_ps(m); }
 static inline vf vf_select(vmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
 
 static inline vf vf_exp2_bits(vf p, vf kb) {

@@ -41,11 +41,13 @@ static inline float vf_hmax(vf v) { return _mm512_reduce_max_ps(v); }
 static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
 
 static inline vmask vf_cmpgt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+static inline vmask vf_cmplt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 static inline vmask vf_cmple(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
 static inline vmask vf_cmpeq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static inline vmask vf_isnan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
 static inline vmask vmask_or(vmask a, vmask b) { return (vmask)(a | b); }
 static inline int vmask_any(vmask m) { return m != 0; }
+static inline unsigned vmask_bits(vmask m) { return (unsigned)m; }
 static inline vf vf_select(vmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
 
 /* by the exponent add, not vscalefps: an unmasked vscalefps on the

@@ -82,6 +82,7 @@ HS_VF_INLINE float vf_hmax(vf v) {
 }
 
 HS_VF_INLINE vmask vf_cmpgt(vf a, vf b) { return wasm_f32x4_gt(a, b); }
+HS_VF_INLINE vmask vf_cmplt(vf a, vf b) { return wasm_f32x4_lt(a, b); }
 HS_VF_INLINE vmask vf_cmple(vf a, vf b) { return wasm_f32x4_le(a, b); }
 HS_VF_INLINE vmask vf_cmpeq(vf a, vf b) { return wasm_f32x4_eq(a, b); }
 HS_VF_INLINE vmask vf_isnan(vf a) { return wasm_f32x4_ne(a, a); }
@@ -90,6 +91,7 @@ HS_VF_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
 }
 HS_VF_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
 HS_VF_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
+HS_VF_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(m); }
 
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
  * 2^23, the magic-bias rounding of the rr2 exp): k << 23 added to p's bits,

@@ -14,11 +14,14 @@
 #include "hardsoft/kernels.h"
 #include "run/phase.h"
 #include "run/pool.h"
+#include "run/round-bits.h"
 
 /* x rounded to nearest even with an 11-bit (f16: 5-bit exponent, max
  * 65504, subnormals below 2^-14) or 8-bit (bf16: float's exponent)
  * significand. */
 static double hs_round_score(double x, hs_score_round r) {
+  double y;
+  if (hs_round_bits(x, r, &y)) return y;
   if (r == HS_ROUND_NONE || !isfinite(x) || x == 0) return x;
   int bits = r == HS_ROUND_F16 ? 11 : 8, e;
   frexp(x, &e); /* |x| in [2^(e-1), 2^e) */

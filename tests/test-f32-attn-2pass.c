@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* The two-pass attention row (f32_attn_row_2pass and its _bias variant,
+ * every ISA this CPU runs) on the skipping path's usual rows: contiguous
+ * keys with dk in {1, 2, 4}, one value column, a few segments of up to a
+ * 64-key tile (a ragged first one, whole tiles, the 2-key BOS copy at the
+ * end), which the vector kernels run on a path of their own:
+ *   - against a long double reference within the bound of the kernel's
+ *     first comment (one rounding more per score for the bias);
+ *   - the same bits as the general path: the values spaced out (ldv = 2,
+ *     which the contiguous path does not take) change no bit, and rows of
+ *     short segments only (every key in a tail group) give the bits of the
+ *     keys spaced out (ldk = dk + 1, the general tail code), also with
+ *     signed zeros among the keys, the query and the values. */
+#include "attn-ref.h"
+
+/* A row of the skipping path's shape over keys [0, n): segments of the
+ * tiles from offset `first` (as tile_segs), some tiles left out, the
+ * last segment cut to 2 keys when `bos`. Returns the segment count. */
+static size_t skip_segs(hs_rng *r, size_t n, size_t first, int bos, size_t *seg) {
+  size_t ns = tile_segs(n, first, seg), kept = 0;
+  for (size_t t = 0; t < ns; t++)
+    if (t == 0 || t + 1 == ns || hs_rng_uniform(r, 0, 1) < 0.5)
+      seg[2 * kept] = seg[2 * t], seg[2 * kept + 1] = seg[2 * t + 1], kept++;
+  if (bos && seg[2 * kept - 1] > 2) seg[2 * kept - 1] = 2;
+  return kept;
+}
+
+static size_t keys_of(size_t ns, const size_t *seg) {
+  size_t m = 0;
+  for (size_t t = 0; t < ns; t++) m += seg[2 * t + 1];
+  return m;
+}
+
+static void run_row(const hs_kernels *kt, size_t ns, const size_t *seg, size_t dk,
+                    const float *q, const float *k, size_t ldk, const float *v,
+                    size_t ldv, float tau, float slope, int64_t d0,
+                    hs_f32_online *st, float *acc) {
+  if (slope != 0)
+    kt->f32_attn_row_2pass_bias(ns, seg, dk, 1, q, k, ldk, v, ldv, tau, slope, d0, st, acc);
+  else
+    kt->f32_attn_row_2pass(ns, seg, dk, 1, q, k, ldk, v, ldv, tau, st, acc);
+}
+
+/* The listed keys gathered into a dense problem, scored by the reference. */
+static void check_reference(const hs_kernels *kt, size_t ns, const size_t *seg,
+                            size_t dk, const float *q, const float *k,
+                            const float *v, float tau, float slope, int64_t d0) {
+  hs_f32_online st;
+  float acc;
+  run_row(kt, ns, seg, dk, q, k, dk, v, 1, tau, slope, d0, &st, &acc);
+  size_t m = keys_of(ns, seg), j = 0;
+  float *kk = malloc((m + 1) * dk * sizeof *kk), *vv = malloc((m + 1) * sizeof *vv);
+  int64_t *pos = malloc((m + 1) * sizeof *pos);
+  for (size_t t = 0; t < ns; t++)
+    for (size_t i = seg[2 * t]; i < seg[2 * t] + seg[2 * t + 1]; i++, j++) {
+      memcpy(kk + j * dk, k + i * dk, dk * sizeof *kk);
+      vv[j] = v[i], pos[j] = d0 + (int64_t)i;
+    }
+  prob p = {m, dk, 1, dk, 1, q, kk, vv, tau};
+  long double *s = malloc((m + 1) * sizeof *s), mref, smax, bmax = 0;
+  ref_scores(&p, s, &mref, &smax);
+  mref = -INFINITY;
+  for (j = 0; j < m; j++) {
+    long double b = (long double)slope * (long double)pos[j];
+    s[j] += b;
+    if (fabsl(b) > bmax) bmax = fabsl(b);
+    if (s[j] > mref) mref = s[j];
+  }
+  /* |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc tau|, one rounding more
+   * with the bias; weights within 2 |ds| + 4 u, sums (m/64 + 66) u (the
+   * scalar kernel's bound, the loosest) */
+  double ds = (dk / 4.0 + 5) * U * (double)smax + (slope != 0) * U * (double)(smax + bmax);
+  if (!(fabsl(st.max - mref) <= ds + 1e-30))
+    fail_msg("%s dk=%zu m=%zu: max %.9g ref %.9Lg", hs_isa_name(kt->isa), dk, m,
+             st.max, mref);
+  double E = 2 * ds + (m / 64.0 + 70) * U;
+  long double sum, accr, absr;
+  ref_weights(&p, s, st.max, &sum, &accr, &absr);
+  if (!(fabsl(st.sum - sum) <= E * sum + m * 0x1p-126))
+    fail_msg("%s dk=%zu m=%zu: sum %.9g ref %.9Lg", hs_isa_name(kt->isa), dk, m,
+             st.sum, sum);
+  if (!(fabsl(acc - accr) <= E * absr + 1e-30))
+    fail_msg("%s dk=%zu m=%zu: acc %.9g ref %.9Lg", hs_isa_name(kt->isa), dk, m,
+             acc, accr);
+  free(kk), free(vv), free(pos), free(s);
+}
+
+static void test_reference(void **state) {
+  (void)state;
+  hs_rng r = {21};
+  static const size_t ns[] = {1, 2, 9, 16, 17, 63, 64, 65, 130, 300};
+  static const float slopes[] = {0.0f, -0.03f, 0.5f};
+  HS_FOR_EACH_ISA(kt) {
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+      for (size_t dk = 1; dk <= 4; dk *= 2)
+        for (size_t sl = 0; sl < sizeof slopes / sizeof *slopes; sl++) {
+          size_t n = ns[i];
+          float *q = hs_test_alloc(dk * sizeof(float)), *k = hs_test_alloc(n * dk * sizeof(float));
+          float *v = hs_test_alloc(n * sizeof(float));
+          for (size_t c = 0; c < dk; c++) q[c] = (float)hs_rng_uniform(&r, -3, 3);
+          for (size_t j = 0; j < n * dk; j++) k[j] = (float)hs_rng_uniform(&r, -2, 2);
+          for (size_t j = 0; j < n; j++) v[j] = (float)hs_rng_uniform(&r, -4, 4);
+          size_t seg[2 * 16];
+          for (size_t first = 0; first < 64; first += 23) {
+            size_t nseg = skip_segs(&r, n, first, (int)(first % 2), seg);
+            check_reference(kt, nseg, seg, dk, q, k, v, 1.0f, slopes[sl], -(int64_t)n);
+            check_reference(kt, nseg, seg, dk, q, k, v, 0.3f, slopes[sl], 5);
+          }
+          free(q), free(k), free(v);
+        }
+  }
+}
+
+/* One of -1, -0, +0, 0.5, 1, or a random value. */
+static float pick(hs_rng *r, int zeros) {
+  static const float z[] = {-1.0f, -0.0f, 0.0f, 0.5f, 1.0f};
+  double u = hs_rng_uniform(r, 0, 1);
+  if (zeros && u < 0.6) return z[(int)(u / 0.6 * 5) % 5];
+  return (float)hs_rng_uniform(r, -3, 3);
+}
+
+static void same_bits(const hs_kernels *kt, size_t ns, const size_t *seg, size_t dk,
+                      const float *q, const float *k, size_t ldk, const float *k2,
+                      size_t ldk2, const float *v, const float *v2, float slope) {
+  hs_f32_online a, b;
+  float x, y;
+  run_row(kt, ns, seg, dk, q, k, ldk, v, 1, 0.7f, slope, -40, &a, &x);
+  run_row(kt, ns, seg, dk, q, k2, ldk2, v2, 2, 0.7f, slope, -40, &b, &y);
+  if (memcmp(&a, &b, sizeof a) != 0 || memcmp(&x, &y, sizeof x) != 0)
+    fail_msg("%s dk=%zu ldk=%zu/%zu slope=%g: max %a/%a sum %a/%a acc %a/%a",
+             hs_isa_name(kt->isa), dk, ldk, ldk2, slope, a.max, b.max, a.sum,
+             b.sum, x, y);
+}
+
+static void test_general_bits(void **state) {
+  (void)state;
+  hs_rng r = {22};
+  const size_t n = 400;
+  HS_FOR_EACH_ISA(kt) {
+    for (int rep = 0; rep < 60; rep++)
+      for (size_t dk = 1; dk <= 4; dk *= 2) {
+        int zeros = rep % 2;
+        float q[4], *k = malloc(n * dk * sizeof *k), *kw = malloc(n * (dk + 1) * sizeof *kw);
+        float *v = malloc(n * sizeof *v), *vw = malloc(2 * n * sizeof *vw);
+        for (size_t c = 0; c < dk; c++) q[c] = pick(&r, zeros);
+        for (size_t j = 0; j < n; j++) {
+          for (size_t c = 0; c <= dk; c++) kw[j * (dk + 1) + c] = pick(&r, zeros);
+          memcpy(k + j * dk, kw + j * (dk + 1), dk * sizeof *k);
+          v[j] = vw[2 * j] = pick(&r, zeros), vw[2 * j + 1] = NAN;
+        }
+        float slope = rep % 3 == 0 ? 0.0f : rep % 3 == 1 ? -0.25f : 0.01f;
+        size_t seg[2 * 16], ns = skip_segs(&r, n, (size_t)rep, rep % 4 == 0, seg);
+        /* the values spaced out: the general path's values */
+        same_bits(kt, ns, seg, dk, q, k, dk, k, dk, v, vw, slope);
+        /* segments shorter than any vector: every score from the general
+         * tail code when the keys are spaced out */
+        size_t short_seg[2 * 6], m = 0;
+        for (size_t t = 0; t < 6; t++) {
+          short_seg[2 * t] = m + (size_t)hs_rng_uniform(&r, 0, 30);
+          short_seg[2 * t + 1] = 1 + (size_t)hs_rng_uniform(&r, 0, 7) % 7;
+          m = short_seg[2 * t] + short_seg[2 * t + 1];
+        }
+        same_bits(kt, 6, short_seg, dk, q, k, dk, kw, dk + 1, v, vw, slope);
+        free(k), free(kw), free(v), free(vw);
+      }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reference),
+      cmocka_unit_test(test_general_bits),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
