@@ -9,7 +9,7 @@
  * b/64, in increasing order, given to the two-pass kernel (skip OFF: all
  * of them; ON: some left out).
  *
- * The bounds tree. Once per head and layer, after K and V, FN(bt_make)
+ * The bounds tree. Once per head and layer, after K and V, FN(bt_tiles)
  * stores per tile and per dimension c the min and max of k_jc and
  * max(|min|, |max|); level l + 1 groups HS_FAN = 16 nodes of level l, up
  * to a top level of at most HS_FAN nodes (one level per factor 16 of n: a
@@ -109,10 +109,9 @@ static void FN(bt_free)(FN(btree) *T) {
   free(T);
 }
 
-/* The tree over keys 0..rows-1 of K (dk) and V (dv); NULL when out of
- * memory. */
-static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
-                              size_t dk, size_t dv) {
+/* The tree's shape and memory for keys 0..rows-1 with dk coordinates,
+ * filled by FN(bt_tiles) and FN(bt_up); NULL when out of memory. */
+static FN(btree) *FN(bt_alloc)(size_t rows, size_t dk) {
   FN(btree) *T = calloc(1, sizeof *T);
   if (!T) return NULL;
   T->dk = dk;
@@ -135,12 +134,24 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
     T->lv[l] = T->mem + off;
     off += 3 * dk * T->cnt[l];
   }
-  size_t nt = T->cnt[0];
-  REAL *L0 = T->lv[0];
   T->exact = 1;
-  for (size_t j = 0; j < rows * dk && T->exact; j++)
-    T->exact = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
-  for (size_t t = 0; t < nt; t++) {
+  return T;
+}
+
+/* Level 0 for tiles [t0, t1) of keys 0..rows-1 of K and V (dv): tiles
+ * are independent, so threads may fill disjoint ranges. Each range's
+ * largest |k_jc| goes into kabs[c] (kept when larger) and a key
+ * coordinate that is no integer of at most 2^12 clears *exact; the
+ * tree's own (T->kabs, T->exact) are the maximum and the and over the
+ * ranges. */
+static void FN(bt_tiles)(FN(btree) *T, const REAL *K, const REAL *V, size_t rows,
+                         size_t dv, size_t t0, size_t t1, double *kabs, int *exact) {
+  const size_t dk = T->dk, nt = T->cnt[0];
+  REAL *L0 = T->lv[0];
+  size_t j1 = t1 * HS_TILE < rows ? t1 * HS_TILE : rows;
+  for (size_t j = t0 * HS_TILE * dk; j < j1 * dk && *exact; j++)
+    *exact = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
+  for (size_t t = t0; t < t1; t++) {
     size_t j1 = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
     int bad = 0;
     for (size_t c = 0; c < dk; c++) {
@@ -151,8 +162,8 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
         if (x < mn) mn = x;
         if (x > mx) mx = x;
       }
-      if (fabs(mn) > T->kabs[c]) T->kabs[c] = fabs(mn);
-      if (fabs(mx) > T->kabs[c]) T->kabs[c] = fabs(mx);
+      if (fabs(mn) > kabs[c]) kabs[c] = fabs(mn);
+      if (fabs(mx) > kabs[c]) kabs[c] = fabs(mx);
       L0[c * nt + t] = mn;
       L0[(dk + c) * nt + t] = mx;
       L0[(2 * dk + c) * nt + t] = fabs(mn) > fabs(mx) ? fabs(mn) : fabs(mx);
@@ -162,6 +173,11 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
     if (bad)
       for (size_t c = 0; c < 3 * dk; c++) L0[c * nt + t] = NAN;
   }
+}
+
+/* Levels 1 .. nlev - 1 from level 0. */
+static void FN(bt_up)(FN(btree) *T) {
+  const size_t dk = T->dk;
   for (unsigned l = 1; l < T->nlev; l++) {
     size_t cn = T->cnt[l], cc = T->cnt[l - 1];
     const REAL *C = T->lv[l - 1];
@@ -182,7 +198,6 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
         P[(2 * dk + c) * cn + s] = am;
       }
   }
-  return T;
 }
 
 /* Per-row constants of the bounds. */
@@ -554,7 +569,7 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
 }
 
 /* Hard heads skip too, where their scores are exact. Exact: every key
- * coordinate an integer with |k| <= 2^12 (FN(bt_make)) and every query
+ * coordinate an integer with |k| <= 2^12 (FN(bt_tiles)) and every query
  * coordinate one with |q| <= 2^12, A = sum_c |q_c| max_j |k_jc| < 2^24.
  * Then every product and every partial sum of a score, in any order, is
  * an integer below 2^24 in magnitude, exact in f32: every kernel's score
