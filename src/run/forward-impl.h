@@ -762,16 +762,31 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
  *   online:  HS_ON_ROW_NS + keys * key_ns(online)
  *   skip:    HS_SKIP_ROW_NS + kept keys * key_ns(two-pass)
  * (the bounds, search and walk are scalar and cost about the same on
- * every ISA; the two-pass kernel reads each kept key twice). Constants
- * measured side by side on AMD Zen 4 with the suite's pe models (dk <= 3,
- * dv = 1; bench --phases, skip on and online at n = 1024 and 4096): with
- * them auto takes the cheaper path within ~10% at n = 512 .. 4096 on
- * scalar, AVX2 and AVX-512 (it skips from n = 1024 where that wins: AVX2
- * and scalar at 1024, AVX-512 from 2048 on the depth-4 formula). The
- * choice depends on the string, the weights and the ISA only, never on
- * threads. */
+ * every ISA; kept keys count each kept tile whole, and the two-pass
+ * kernel takes them 64 at a time, one call per tile, reading each twice).
+ * Measured on an Intel Xeon (family 6 model 167) with the suite's pe
+ * models (a S b and the depth-4 formula, mu = 4, dk <= 3, dv = 1; one
+ * thread, the process's CPU time, least of 9 to 15 passes):
+ * - online, per row, at n = 1024 and 4096: 35-77 ns plus per key 3.3-3.5
+ *   ns scalar, 0.40-0.46 AVX2, 0.21-0.34 AVX-512 (the Zen 4 constants
+ *   before them fit as they are);
+ * - skipping, each head of both formulas forced onto it alone against
+ *   none (n = 256 .. 2048, every ISA), and the constants chosen to pick
+ *   the cheaper path for the most time: a row keeping one tile costs
+ *   about 140 ns on AVX2 and AVX-512 (HS_SKIP_ROW_NS + 64 key_ns), and a
+ *   second tile adds 60-90 ns.
+ * With these (and HS_AUTO_MIN_TILES below) auto is within 2% of online
+ * wherever it stays online, and within 2% of the cheaper path at n =
+ * 256 .. 4096 on every ISA but two points, where it still beats online:
+ * a S b on AVX-512 at n = 768 (stays online, skipping 10% faster) and
+ * the depth-4 formula on scalar at n = 256 (skips 3 of 5 heads, 10%
+ * behind skipping all). The constants before them (Zen 4: 150 ns and 0.6
+ * ns a key) kept AVX-512 online at n = 1024 on a S b (25% slower than
+ * skipping) and scalar at n = 256 (60% slower).
+ * The choice depends on the string, the weights and the ISA only, never
+ * on threads. */
 #define HS_ON_ROW_NS 50.0
-#define HS_SKIP_ROW_NS 150.0
+#define HS_SKIP_ROW_NS 60.0
 
 /* ns per key of a row on the online (two = 0) or two-pass (two = 1)
  * path. Rounded rows (score rounding, f64 relative bias) run one scalar
@@ -779,8 +794,9 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
 static double FN(key_ns)(hs_isa isa, int rounded, int two) {
   if (rounded) return 20.0;
   /* scalar: the two rows' loops cost about the same per key (measured
-   * within noise), so a head that skips nothing stays online */
-  if (two && isa != HS_ISA_SCALAR) return 0.6;
+   * 3.0-3.5 ns for two-pass rows over whole tiles), so a head that skips
+   * nothing stays online */
+  if (two && isa != HS_ISA_SCALAR) return 1.25;
   switch (isa) {
     case HS_ISA_SCALAR: return 3.4;
     case HS_ISA_AVX512: return 0.26;
@@ -810,16 +826,25 @@ static uint64_t FN(auto_rows)(const FN(job) *J, const hs_head *H, size_t r[8][3]
   return keys;
 }
 
-/* Whether skipping could pay at all on head h: even with every tile
- * skipped it costs HS_SKIP_ROW_NS a row. Checked before the bounds tree is
- * built, so that short strings pay neither the tree nor the sampling. */
+/* Whether skipping could pay on head h, checked before the bounds tree
+ * is built, so that short strings pay neither the tree nor the sampling
+ * (2-3% of a pass where auto then stays online; 4-11% before the tree's
+ * tiles were read key by key). A row keeps at least one tile (the one
+ * holding its largest score: its bound is at least the row's max, so
+ * never below m_lo), and the suite's heads keep 1.25 to 2 a row in their
+ * sampled rows: skipping is tried where rows keeping HS_AUTO_MIN_TILES
+ * would be cheaper than online. With 1 the depth-4 formula at n = 512 on
+ * AVX2 paid the tree for nothing (auto 3-4% slower than online); with
+ * 1.5 AVX2 tries from n ~ 580, AVX-512 from ~ 950, scalar from 256. */
+#define HS_AUTO_MIN_TILES 1.5
 static int FN(auto_may_skip)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   size_t r[8][3];
   if (J->n < 4 * HS_TILE || hs_daz_enabled()) return 0;
   int rounded = FN(rounded_head)(J->o, H);
   double keys = (double)FN(auto_rows)(J, H, r);
-  return HS_SKIP_ROW_NS < HS_ON_ROW_NS + keys / 8 * FN(key_ns)(J->kt->isa, rounded, 0);
+  return HS_SKIP_ROW_NS + HS_AUTO_MIN_TILES * HS_TILE * FN(key_ns)(J->kt->isa, rounded, 1) <
+         HS_ON_ROW_NS + keys / 8 * FN(key_ns)(J->kt->isa, rounded, 0);
 }
 
 static int FN(auto_skip)(const FN(job) *J, int h) {
@@ -1180,7 +1205,9 @@ static int FN(head_trees)(FN(pass) *P, const FN(job) *J) {
   if (T > HS_POOL_MAX) T = HS_POOL_MAX;
   FN(tree_acc) *acc = calloc((size_t)(L->nheads * T), sizeof *acc);
   if (!acc) return -1;
-  for (int c = 0; c < L->nheads * T; c++) acc[c].exact = 1;
+  /* only hard heads use exactness (FN(hard_row_skip)) */
+  for (int c = 0; c < L->nheads * T; c++)
+    acc[c].exact = L->heads[c / T].kind != HS_ATTN_SOFTMAX;
   FN(trees) A = {P, L, T, acc};
   size_t nt = (keys + HS_TILE - 1) / HS_TILE;
   FN(par_ranges)(P->pool, T, &P->clk, P->ph, HS_PHASE_BOUNDS, nt, 1, work,
@@ -1343,5 +1370,6 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
 }
 
 #undef SKIP_CUT
+#undef HS_AUTO_MIN_TILES
 #undef HS_TILE_ROWS
 #undef ROUNDED_CUT

@@ -138,10 +138,32 @@ static FN(btree) *FN(bt_alloc)(size_t rows, size_t dk) {
   return T;
 }
 
+/* The extremes of keys [ja, jb) of K per coordinate into mn, mx, key by
+ * key (K is stored key by key), dk a constant in the common cases; 1 when
+ * a coordinate is not finite (x - x is 0 exactly when x is finite). A
+ * NaN never becomes an extreme; its tile is marked bad whatever they
+ * are. */
+static inline int FN(bt_tile_dk)(const REAL *K, size_t dk, size_t ja, size_t jb,
+                                 REAL *mn, REAL *mx) {
+  REAL lo[HS_ATTN_MAX_D], hi[HS_ATTN_MAX_D];
+  int bad = 0;
+  for (size_t c = 0; c < dk; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
+  for (size_t j = ja; j < jb; j++)
+    for (size_t c = 0; c < dk; c++) {
+      REAL x = K[j * dk + c];
+      lo[c] = x < lo[c] ? x : lo[c];
+      hi[c] = x > hi[c] ? x : hi[c];
+      bad |= !(x - x == 0);
+    }
+  for (size_t c = 0; c < dk; c++) mn[c] = lo[c], mx[c] = hi[c];
+  return bad;
+}
+
 /* Level 0 for tiles [t0, t1) of keys 0..rows-1 of K and V (dv): tiles
  * are independent, so threads may fill disjoint ranges. Each range's
  * largest |k_jc| goes into kabs[c] (kept when larger) and a key
- * coordinate that is no integer of at most 2^12 clears *exact; the
+ * coordinate that is no integer of at most 2^12 clears *exact (not
+ * looked at when *exact is 0 already: softmax heads do not use it); the
  * tree's own (T->kabs, T->exact) are the maximum and the and over the
  * ranges. */
 static void FN(bt_tiles)(FN(btree) *T, const REAL *K, const REAL *V, size_t rows,
@@ -149,27 +171,28 @@ static void FN(bt_tiles)(FN(btree) *T, const REAL *K, const REAL *V, size_t rows
   const size_t dk = T->dk, nt = T->cnt[0];
   REAL *L0 = T->lv[0];
   size_t j1 = t1 * HS_TILE < rows ? t1 * HS_TILE : rows;
-  for (size_t j = t0 * HS_TILE * dk; j < j1 * dk && *exact; j++)
-    *exact = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
+  int ex = *exact;
+  for (size_t j = t0 * HS_TILE * dk; j < j1 * dk && ex; j++)
+    ex = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
+  *exact = ex;
   for (size_t t = t0; t < t1; t++) {
-    size_t j1 = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
-    int bad = 0;
-    for (size_t c = 0; c < dk; c++) {
-      REAL mn = INFINITY, mx = -INFINITY;
-      for (size_t j = t * HS_TILE; j < j1; j++) {
-        REAL x = K[j * dk + c];
-        bad |= !isfinite(x);
-        if (x < mn) mn = x;
-        if (x > mx) mx = x;
-      }
-      if (fabs(mn) > kabs[c]) kabs[c] = fabs(mn);
-      if (fabs(mx) > kabs[c]) kabs[c] = fabs(mx);
-      L0[c * nt + t] = mn;
-      L0[(dk + c) * nt + t] = mx;
-      L0[(2 * dk + c) * nt + t] = fabs(mn) > fabs(mx) ? fabs(mn) : fabs(mx);
+    size_t ja = t * HS_TILE, jb = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
+    REAL mn[HS_ATTN_MAX_D], mx[HS_ATTN_MAX_D];
+    int bad;
+    switch (dk) {
+      case 1: bad = FN(bt_tile_dk)(K, 1, ja, jb, mn, mx); break;
+      case 2: bad = FN(bt_tile_dk)(K, 2, ja, jb, mn, mx); break;
+      case 4: bad = FN(bt_tile_dk)(K, 4, ja, jb, mn, mx); break;
+      default: bad = FN(bt_tile_dk)(K, dk, ja, jb, mn, mx); break;
     }
-    for (size_t j = t * HS_TILE; j < j1; j++)
-      for (size_t c = 0; c < dv; c++) bad |= !isfinite(V[j * dv + c]);
+    for (size_t j = ja * dv; j < jb * dv; j++) bad |= !(V[j] - V[j] == 0);
+    for (size_t c = 0; c < dk; c++) {
+      if (fabs(mn[c]) > kabs[c]) kabs[c] = fabs(mn[c]);
+      if (fabs(mx[c]) > kabs[c]) kabs[c] = fabs(mx[c]);
+      L0[c * nt + t] = mn[c];
+      L0[(dk + c) * nt + t] = mx[c];
+      L0[(2 * dk + c) * nt + t] = fabs(mn[c]) > fabs(mx[c]) ? fabs(mn[c]) : fabs(mx[c]);
+    }
     if (bad)
       for (size_t c = 0; c < 3 * dk; c++) L0[c * nt + t] = NAN;
   }
