@@ -27,6 +27,17 @@ expect "boundary pe f16" 0 "pe,f16,2048,2049,inf" b pe f16 4096
 expect "boundary pe f16s" 0 "pe,f16s,1024,1025,inf" b pe f16s 4096
 expect "boundary pe f32" 0 "pe,f32,>4096,,inf" b pe f32 4096
 expect_err "boundary bad precision" "is not f64, f32, f16, bf16, f16s or bf16s" "$HS" boundary 'a S b' --precision f8
+# the strings of a length checked by several threads at once: the same
+# row for any count (more threads than cores, and than some lengths have
+# strings), failing lengths included
+bt() { "$HS" boundary 'a S b' --mode pe --precision $1 --max-n 4096 --threads $2 | cut -d, -f2,4,5,6,7; }
+for th in 1 2 7 64; do
+  expect "boundary pe bf16 threads $th" 0 "pe,bf16,256,257,inf" bt bf16 $th
+  expect "boundary pe f16s threads $th" 0 "pe,f16s,1024,1025,inf" bt f16s $th
+done
+expect "boundary rel threads 3" 0 "rel,f32,>2048,,inf" \
+  sh -c "'$HS' boundary 'H (a -> Y (b S c))' --mode rel --max-n 2048 --threads 3 | cut -d, -f2,4,5,6,7"
+expect_err "boundary threads 0" "--threads" "$HS" boundary 'a S b' --threads 0
 "$HS" compile 'a U b' --mode rel --print > "$t/rel" || { echo "FAIL print rel"; fail=1; }
 grep -q 'bias -4 |i - j| (BOS at n + 1)' "$t/rel" && grep -q 'rel: logits -mu r_j' "$t/rel" ||
   { echo "FAIL print rel: no bias or bound"; fail=1; }

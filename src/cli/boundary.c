@@ -19,8 +19,18 @@
  * their neighbours are not) until a string fails, then bisection between
  * the last exact and the first failing length.
  * Exactness need not be monotone in n; the result is the boundary that
- * this search finds, and "> N" when nothing failed up to N. */
+ * this search finds, and "> N" when nothing failed up to N.
+ *
+ * The strings of one length are independent: --threads runners, one per
+ * thread, take them in order from a shared counter, and the length's
+ * answer is that of the first string (in the order above) that is not
+ * exact, as if they ran one after another: a thread stops taking strings
+ * only past the first failure found so far, so every string before it
+ * has run. Each runner is single-threaded: whole strings in parallel
+ * need no barrier per layer, and a run's serial parts overlap. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +59,8 @@ static const char *const boundary_usage =
     "                  f16/bf16 meant before)\n"
     "  --max-n N       largest length tried (default 1048576)\n"
     "  --isa ISA       kernels (default: HARDSOFT_ISA, else the best)\n"
+    "  --threads N     strings checked at once, one per thread (default: the\n"
+    "                  machine's cores; the answer is the same for every N)\n"
     "  --header        print the CSV header line first\n"
     "  -f FILE, --lang L   the formula or program in a file (see eval --help);\n"
     "                  the formula column is then FILE\n"
@@ -56,49 +68,108 @@ static const char *const boundary_usage =
     "                  than S seconds (a prediction past 5 s is printed)\n"
     "  --quiet         no prediction line and no progress on standard error\n";
 
-typedef struct bnd {
+/* The adversarial strings of one length, in the order they are checked:
+ * x at position at[shape] of y^n. */
+typedef struct bstr {
+  int x, y, shape;
+} bstr;
+
+typedef struct bnd bnd;
+typedef struct bwork {
+  bnd *b;
+  int k;
+} bwork;
+
+struct bnd {
   const hs_program *p;
-  hs_runner *run;
+  int T;             /* runners, one per thread */
+  hs_runner **run;
   uint8_t sym[257];
   int k;
-  cli_progress prog;  /* lengths tried */
+  cli_progress prog; /* lengths tried */
   uint64_t tried, total;
-} bnd;
+  /* the length being checked (exact_at) */
+  size_t n;
+  bstr *str;
+  int nstr;
+  signed char *res;  /* per string: 1 exact, 0 not, -1 an error */
+  hs_error *err;     /* per string, when -1 */
+  atomic_int next;   /* the next string to take */
+  atomic_int first;  /* the first string found not exact (nstr: none) */
+  pthread_t *tid;
+  bwork *w;
+};
 
-/* 1 if the model is right at positions 1 and n of every adversarial
- * string of length n, 0 if not, -1 on error. */
-static int exact_at(bnd *b, size_t n) {
-  uint8_t *s = malloc(n), *truth = malloc(n);
-  char msg[256];
-  hs_error he;
+/* String i of length n into s and whether the model is right at its edge
+ * positions: 1, 0, or -1 with *he filled. */
+static int check_string(bnd *b, hs_runner *run, int i, uint8_t *s, uint8_t *truth,
+                        hs_error *he) {
+  size_t n = b->n, at[6] = {0, 1, 2, n - 3, n - 2, n - 1};
+  const bstr *t = &b->str[i];
+  memset(s, b->sym[t->y], n);
+  s[at[t->shape]] = b->sym[t->x];
+  hs_run_result r;
+  if (hs_program_truth(b->p, s, n, truth, he) != 0 ||
+      hs_runner_run(run, s, n, &r, he) != 0)
+    return -1;
   int ok = 1;
+  for (int q = 0; q < 6; q++)
+    if (at[q] < n && r.bits[at[q]] != truth[at[q]]) ok = 0;
+  hs_run_result_free(&r);
+  return ok;
+}
+
+/* One thread's strings: taken in order until none is left or every one
+ * left comes after a string already found not exact. */
+static void *check_strings(void *arg) {
+  bwork *w = arg;
+  bnd *b = w->b;
+  uint8_t *s = malloc(b->n), *truth = malloc(b->n);
+  for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->nstr;) {
+    if (i > atomic_load(&b->first)) break;
+    int e = -1;
+    if (s && truth) e = check_string(b, b->run[w->k], i, s, truth, &b->err[i]);
+    else snprintf(b->err[i].msg, sizeof b->err[i].msg, "out of memory at n = %zu", b->n);
+    b->res[i] = (signed char)e;
+    if (e == 1) continue;
+    /* first = min(first, i) */
+    for (int f = atomic_load(&b->first); i < f;)
+      if (atomic_compare_exchange_weak(&b->first, &f, i)) break;
+  }
+  free(s);
+  free(truth);
+  return NULL;
+}
+
+/* 1 if the model is right at its edge positions on every adversarial
+ * string of length n, 0 if not, -1 on an error (reported). */
+static int exact_at(bnd *b, size_t n) {
+  char msg[256];
   snprintf(msg, sizeof msg, "n = %zu", n);
   if (b->tried >= b->total) b->total = b->tried + 1;
   cli_progress_show(&b->prog, b->tried++, b->total, msg);
-  if (!s || !truth) ok = -1;
-  for (int x = 0; x < b->k && ok == 1; x++)
-    for (int y = 0; y < b->k && ok == 1; y++) {
+  b->n = n, b->nstr = 0;
+  for (int x = 0; x < b->k; x++)
+    for (int y = 0; y < b->k; y++) {
       if (x == y && n > 1) continue;
-      for (int shape = 0; shape < 6 && ok == 1; shape++) {
+      for (int shape = 0; shape < 6; shape++) {
         size_t at[6] = {0, 1, 2, n - 3, n - 2, n - 1};
-        if (at[shape] >= n) continue;
-        memset(s, b->sym[y], n);
-        s[at[shape]] = b->sym[x];
-        hs_run_result r;
-        if (hs_program_truth(b->p, s, n, truth, &he) != 0 ||
-            hs_runner_run(b->run, s, n, &r, &he) != 0) {
-          ok = -1;
-          break;
-        }
-        for (int q = 0; q < 6; q++)
-          if (at[q] < n && r.bits[at[q]] != truth[at[q]]) ok = 0;
-        hs_run_result_free(&r);
+        if (at[shape] < n) b->str[b->nstr++] = (bstr){x, y, shape};
       }
     }
-  free(s);
-  free(truth);
-  if (ok < 0) cli_error("out of memory at n = %zu", n);
-  return ok;
+  atomic_store(&b->next, 0);
+  atomic_store(&b->first, b->nstr);
+  int T = b->T < b->nstr ? b->T : b->nstr, started = 1;
+  for (int k = 0; k < T; k++) b->w[k] = (bwork){b, k};
+  /* a thread that cannot be started leaves its strings to the others */
+  for (; started < T; started++)
+    if (pthread_create(&b->tid[started], NULL, check_strings, &b->w[started]) != 0) break;
+  if (T > 0) check_strings(&b->w[0]);
+  for (int k = 1; k < started; k++) pthread_join(b->tid[k], NULL);
+  int f = atomic_load(&b->first);
+  if (f == b->nstr) return 1;
+  if (b->res[f] < 0) cli_error("%s", b->err[f].msg);
+  return b->res[f];
 }
 
 /* The options only boundary takes (its --precision also names f16 and
@@ -194,14 +265,42 @@ static void print_row(const cli_opts *o, const bnd_opts *bo, const hs_formula *f
   putchar('\n');
 }
 
+static void bnd_free(bnd *b) {
+  for (int k = 0; b->run && k < b->T; k++) hs_runner_free(b->run[k]);
+  free(b->run);
+  free(b->str);
+  free(b->res);
+  free(b->err);
+  free(b->tid);
+  free(b->w);
+}
+
 /* The search on a compiled model: 0, or HS_EXIT_ERROR (reported). */
 static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p,
                       const hs_formula *f, const hs_model *m) {
   hs_error he;
+  /* one runner per thread, each on one thread (the strings go in
+   * parallel, not the rows) */
   hs_run_opts ro = {.precision = bo->prec, .kernels = o->kt, .edges_only = 1,
-                    .score_round = bo->rnd, .qkv_round = bo->qkv};
-  bnd b = {p, hs_runner_new(m, &ro, &he), {0}, 0, {0}, 0, 0};
-  if (!b.run) return cli_error("%s", he.msg);
+                    .score_round = bo->rnd, .qkv_round = bo->qkv, .threads = 1};
+  bnd b = {.p = p, .T = o->threads > 1 ? o->threads : 1};
+  alphabet(&b, p, f);
+  int maxstr = 6 * b.k * b.k;
+  b.run = calloc((size_t)b.T, sizeof *b.run);
+  b.str = malloc((size_t)maxstr * sizeof *b.str);
+  b.res = malloc((size_t)maxstr);
+  b.err = malloc((size_t)maxstr * sizeof *b.err);
+  b.tid = malloc((size_t)b.T * sizeof *b.tid);
+  b.w = malloc((size_t)b.T * sizeof *b.w);
+  if (!b.run || !b.str || !b.res || !b.err || !b.tid || !b.w) {
+    bnd_free(&b);
+    return cli_error("out of memory");
+  }
+  for (int k = 0; k < b.T; k++)
+    if (!(b.run[k] = hs_runner_new(m, &ro, &he))) {
+      bnd_free(&b);
+      return cli_error("%s", he.msg);
+    }
   /* large counting coefficients end the exact region before the search
    * does: say so before its answer (float16 storage rounds sooner still) */
   double cmax = hs_model_count_max_n(m, bo->prec == HS_PREC_F64 ? 53 : 24);
@@ -209,25 +308,28 @@ static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p
     fprintf(stderr, "hardsoft: note: the counting comparisons' coefficients keep "
             "the sign exact only up to n = %.0f in %s; beyond it the search "
             "measures rounding\n", cmax, bo->prec == HS_PREC_F64 ? "f64" : "f32");
-  alphabet(&b, p, f);
-  /* the doubling search's lengths, each run on k^2 * 6 strings at most
-   * (bisection adds at most log2 of the last step more) */
+  /* the doubling search's lengths, each k^2 * 6 strings at most on T
+   * threads, one pass each (bisection adds at most log2 of the last step
+   * more), and T runs held at once */
   size_t ns[96];
   double times[96];
-  int nn = 0;
+  int nn = 0, rounds = (maxstr + b.T - 1) / b.T;
   for (size_t q = 1; q <= bo->max_n && nn < 93; q *= 2)
     for (size_t n = q > 1 ? q - 1 : q; n <= q + 1 && n <= bo->max_n; n++)
-      ns[nn] = n, times[nn++] = 6.0 * b.k * b.k;
+      ns[nn] = n, times[nn++] = rounds;
   b.total = (uint64_t)nn;
   int rc = HS_EXIT_ERROR;
-  if (!cli_predict_many(o, m, &ro, nn, ns, times, "the doubling search")) {
+  cli_opts po = *o; /* each run is on one thread */
+  po.threads = 1;
+  if (!cli_predict_runs(&po, m, &ro, nn, ns, times, b.T < maxstr ? b.T : maxstr,
+                        "the doubling search")) {
     cli_progress_start(&b.prog, o, "lengths");
     size_t good = 0, bad = 0;
     int e = search(&b, bo->max_n, &good, &bad);
     cli_progress_end(&b.prog);
     if (e >= 0) print_row(o, bo, f, good, bad), rc = 0;
   }
-  hs_runner_free(b.run);
+  bnd_free(&b);
   return rc;
 }
 
@@ -242,7 +344,7 @@ int cmd_boundary(int argc, char **argv) {
     return rc;
   }
   cli_opts o;
-  rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA | O_PROG | O_MAXTIME | O_QUIET,
+  rc = cli_parse(na, args, 2, O_MODE | O_SCALE | O_SIGN | O_ISA | O_THREADS | O_PROG | O_MAXTIME | O_QUIET,
                  boundary_usage, &o);
   if (rc) { free(o.args); free(args); return rc == 1 ? 0 : rc; }
   if (o.nargs != (o.file ? 0 : 1) || o.mode == HS_MODE_TRUTH) {

@@ -102,6 +102,11 @@ int cli_predict(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
  * (the memory said is the largest one's). */
 int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
                      int k, const size_t *n, const double *passes, const char *what);
+/* cli_predict_many for `copies` runs held at once (one per thread): the
+ * memory said is that many of the largest run. */
+int cli_predict_runs(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                     int k, const size_t *n, const double *passes, int copies,
+                     const char *what);
 double cli_now(void);
 const char *cli_duration(double seconds, char *buf, size_t len);
 /* Progress on standard error, carriage-return updates of one line: on when

@@ -41,6 +41,12 @@ static const char *bytes_text(double b, char *buf, size_t len) {
 
 int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
                      int k, const size_t *n, const double *passes, const char *what) {
+  return cli_predict_runs(o, m, ro, k, n, passes, 1, what);
+}
+
+int cli_predict_runs(const cli_opts *o, const hs_model *m, const hs_run_opts *ro,
+                     int k, const size_t *n, const double *passes, int copies,
+                     const char *what) {
   /* calibrated once per model: a command runs one model (with one set of
    * run options) for the life of the process */
   static hs_run_cost cost;
@@ -51,6 +57,7 @@ int cli_predict_many(const cli_opts *o, const hs_model *m, const hs_run_opts *ro
     if (n[i] > longest) longest = n[i];
     if (b > bytes) bytes = b;
   }
+  bytes = copies > 1 && bytes < SIZE_MAX / (size_t)copies ? bytes * (size_t)copies : bytes;
   if (longest < CLI_PREDICT_MIN_N && o->max_time <= 0) return 0;
   char t[32], b[32];
   hs_error he;

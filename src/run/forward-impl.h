@@ -98,12 +98,12 @@ static void FN(gemm)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
   KOP(kt, gemm)(rows, m, k, a, lda, x, ldx, y, ldy);
 }
 
-/* x_i = embed[symbol] + positional features. Features are computed in
- * REAL, so i/n carries the rounding of the working precision. */
+/* x_i = embed[symbol] + positional features, i in [i0, i1). Features are
+ * computed in REAL, so i/n carries the rounding of the working precision. */
 static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
-                      size_t n, REAL *X) {
+                      size_t n, size_t i0, size_t i1, REAL *X) {
   size_t d = (size_t)m->d;
-  for (size_t i = 0; i <= n; i++) {
+  for (size_t i = i0; i < i1; i++) {
     unsigned sym = i == 0 ? HS_BOS : s[i - 1];
     memcpy(X + i * d, w->embed + sym * d, d * sizeof(REAL));
     for (int k = 0; k < m->npf; k++) {
@@ -324,11 +324,13 @@ typedef struct FN(job) {
 } FN(job);
 
 typedef struct FN(part) {
-  const FN(job) *J;
+  /* a line of its own: the parts' counters change on every row */
+  _Alignas(HS_SPLIT_LINE) const FN(job) *J;
   int k, T;             /* part k of T */
-  atomic_size_t *next;  /* the first row of the next chunk to take: chunks
-                           are handed out in order to whichever part asks
-                           first (a row's bits do not depend on which) */
+  hs_split *split;      /* the chunks of rows, hs_split (a row's bits do not
+                           depend on which part takes it); NULL: one part,
+                           which takes them in order from `seq` */
+  uint64_t seq;
   double err;
   hs_head_stats *stats; /* private copy, merged after */
   int rc;
@@ -760,16 +762,31 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
  *   online:  HS_ON_ROW_NS + keys * key_ns(online)
  *   skip:    HS_SKIP_ROW_NS + kept keys * key_ns(two-pass)
  * (the bounds, search and walk are scalar and cost about the same on
- * every ISA; the two-pass kernel reads each kept key twice). Constants
- * measured side by side on AMD Zen 4 with the suite's pe models (dk <= 3,
- * dv = 1; bench --phases, skip on and online at n = 1024 and 4096): with
- * them auto takes the cheaper path within ~10% at n = 512 .. 4096 on
- * scalar, AVX2 and AVX-512 (it skips from n = 1024 where that wins: AVX2
- * and scalar at 1024, AVX-512 from 2048 on the depth-4 formula). The
- * choice depends on the string, the weights and the ISA only, never on
- * threads. */
+ * every ISA; kept keys count each kept tile whole, and the two-pass
+ * kernel takes them 64 at a time, one call per tile, reading each twice).
+ * Measured on an Intel Xeon (family 6 model 167) with the suite's pe
+ * models (a S b and the depth-4 formula, mu = 4, dk <= 3, dv = 1; one
+ * thread, the process's CPU time, least of 9 to 15 passes):
+ * - online, per row, at n = 1024 and 4096: 35-77 ns plus per key 3.3-3.5
+ *   ns scalar, 0.40-0.46 AVX2, 0.21-0.34 AVX-512 (the Zen 4 constants
+ *   before them fit as they are);
+ * - skipping, each head of both formulas forced onto it alone against
+ *   none (n = 256 .. 2048, every ISA), and the constants chosen to pick
+ *   the cheaper path for the most time: a row keeping one tile costs
+ *   about 140 ns on AVX2 and AVX-512 (HS_SKIP_ROW_NS + 64 key_ns), and a
+ *   second tile adds 60-90 ns.
+ * With these (and HS_AUTO_MIN_TILES below) auto is within 2% of online
+ * wherever it stays online, and within 2% of the cheaper path at n =
+ * 256 .. 4096 on every ISA but two points, where it still beats online:
+ * a S b on AVX-512 at n = 768 (stays online, skipping 10% faster) and
+ * the depth-4 formula on scalar at n = 256 (skips 3 of 5 heads, 10%
+ * behind skipping all). The constants before them (Zen 4: 150 ns and 0.6
+ * ns a key) kept AVX-512 online at n = 1024 on a S b (25% slower than
+ * skipping) and scalar at n = 256 (60% slower).
+ * The choice depends on the string, the weights and the ISA only, never
+ * on threads. */
 #define HS_ON_ROW_NS 50.0
-#define HS_SKIP_ROW_NS 150.0
+#define HS_SKIP_ROW_NS 60.0
 
 /* ns per key of a row on the online (two = 0) or two-pass (two = 1)
  * path. Rounded rows (score rounding, f64 relative bias) run one scalar
@@ -777,8 +794,9 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
 static double FN(key_ns)(hs_isa isa, int rounded, int two) {
   if (rounded) return 20.0;
   /* scalar: the two rows' loops cost about the same per key (measured
-   * within noise), so a head that skips nothing stays online */
-  if (two && isa != HS_ISA_SCALAR) return 0.6;
+   * 3.0-3.5 ns for two-pass rows over whole tiles), so a head that skips
+   * nothing stays online */
+  if (two && isa != HS_ISA_SCALAR) return 1.25;
   switch (isa) {
     case HS_ISA_SCALAR: return 3.4;
     case HS_ISA_AVX512: return 0.26;
@@ -808,16 +826,25 @@ static uint64_t FN(auto_rows)(const FN(job) *J, const hs_head *H, size_t r[8][3]
   return keys;
 }
 
-/* Whether skipping could pay at all on head h: even with every tile
- * skipped it costs HS_SKIP_ROW_NS a row. Checked before the bounds tree is
- * built, so that short strings pay neither the tree nor the sampling. */
+/* Whether skipping could pay on head h, checked before the bounds tree
+ * is built, so that short strings pay neither the tree nor the sampling
+ * (2-3% of a pass where auto then stays online; 4-11% before the tree's
+ * tiles were read key by key). A row keeps at least one tile (the one
+ * holding its largest score: its bound is at least the row's max, so
+ * never below m_lo), and the suite's heads keep 1.25 to 2 a row in their
+ * sampled rows: skipping is tried where rows keeping HS_AUTO_MIN_TILES
+ * would be cheaper than online. With 1 the depth-4 formula at n = 512 on
+ * AVX2 paid the tree for nothing (auto 3-4% slower than online); with
+ * 1.5 AVX2 tries from n ~ 580, AVX-512 from ~ 950, scalar from 256. */
+#define HS_AUTO_MIN_TILES 1.5
 static int FN(auto_may_skip)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   size_t r[8][3];
   if (J->n < 4 * HS_TILE || hs_daz_enabled()) return 0;
   int rounded = FN(rounded_head)(J->o, H);
   double keys = (double)FN(auto_rows)(J, H, r);
-  return HS_SKIP_ROW_NS < HS_ON_ROW_NS + keys / 8 * FN(key_ns)(J->kt->isa, rounded, 0);
+  return HS_SKIP_ROW_NS + HS_AUTO_MIN_TILES * HS_TILE * FN(key_ns)(J->kt->isa, rounded, 1) <
+         HS_ON_ROW_NS + keys / 8 * FN(key_ns)(J->kt->isa, rounded, 0);
 }
 
 static int FN(auto_skip)(const FN(job) *J, int h) {
@@ -846,6 +873,14 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
   return use;
 }
 
+/* The part's next chunk of rows: 1, or 0 when none is left. */
+static int FN(next_chunk)(FN(part) *p, uint64_t *chunk) {
+  if (p->split) return hs_split_next(p->split, p->k, chunk);
+  if (p->seq * HS_ROW_CHUNK >= p->J->nq) return 0;
+  *chunk = p->seq++;
+  return 1;
+}
+
 static void *FN(rows_worker)(void *arg) {
   FN(part) *p = arg;
   const FN(job) *J = p->J;
@@ -859,9 +894,9 @@ static void *FN(rows_worker)(void *arg) {
   p->btc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->btc);
   p->daz = hs_daz_enabled();
   p->rc = out && tmp && hid && p->seg && p->btc ? 0 : -1;
-  for (size_t c = atomic_fetch_add(p->next, C); p->rc == 0 && c < J->nq;
-       c = atomic_fetch_add(p->next, C)) {
-    size_t e = c + C < J->nq ? c + C : J->nq;
+  uint64_t chunk;
+  while (p->rc == 0 && FN(next_chunk)(p, &chunk)) {
+    size_t c = (size_t)chunk * C, e = c + C < J->nq ? c + C : J->nq;
     hs_ph_to(&p->clk, HS_PHASE_ATTN);
     if (J->sparse)
       for (size_t t = c; t < e; t++)
@@ -888,69 +923,70 @@ static void *FN(rows_worker)(void *arg) {
   return NULL;
 }
 
-/* One thread's share of a layer's projections: positions [p0, p1) of
- * every head's keys and values (and queries, unless sparse). */
-typedef struct FN(proj) {
-  const FN(job) *J;
-  size_t p0, p1;
-} FN(proj);
+/* fn(ctx, k, lo, hi) over the parts of [0, n) in chunks of c
+ * (hs_part_range: with c = HS_ROW_CHUNK each thread gets the positions
+ * whose rows it starts with), on up to `threads` threads of the pool, on
+ * this one below HS_PAR_MIN multiply-adds of work (a wake-up costs
+ * more); the time goes to phase ph. */
+static void FN(par_ranges)(hs_pool *pool, int threads, hs_phclock *clk, uint64_t *phs,
+                           int ph, size_t n, size_t c, size_t work,
+                           hs_range_fn fn, void *ctx) {
+  int T = threads > 1 && work >= HS_PAR_MIN ? threads : 1;
+  if (T > HS_POOL_MAX) T = HS_POOL_MAX;
+  hs_ph_to(clk, T == 1 ? ph : HS_PH_REGION);
+  if (T == 1) {
+    fn(ctx, 0, 0, n);
+    return;
+  }
+  uint64_t ticks[HS_POOL_MAX] = {0};
+  hs_pool_ranges(pool, T, n, c, fn, ctx, clk->on ? ticks : NULL);
+  for (int k = 0; k < T; k++) phs[ph] += ticks[k];
+  hs_ph_to(clk, ph);
+}
 
-static void *FN(proj_worker)(void *arg) {
-  const FN(proj) *P = arg;
-  const FN(job) *J = P->J;
+/* Positions [p0, p1) of every head's keys and values (and queries, unless
+ * sparse), rounded when stored so (FN(head_store)). */
+static void FN(proj_range)(void *ctx, int k, size_t p0, size_t p1) {
+  const FN(job) *J = ctx;
   const hs_layer *L = J->L;
-  size_t d = J->d, cnt = P->p1 - P->p0;
-  const REAL *x = J->X + P->p0 * d;
-  for (int h = 0; h < L->nheads && cnt > 0; h++) {
+  hs_score_round r = J->o->qkv_round;
+  size_t d = J->d, cnt = p1 - p0;
+  const REAL *x = J->X + p0 * d;
+  (void)k;
+  for (int h = 0; h < L->nheads; h++) {
     size_t dk = hs_dkp(&L->heads[h]), dv = (size_t)L->heads[h].dv;
     int g = J->hbase + h;
-    if (!J->sparse)
-      FN(gemm)(J->kt, cnt, dk, d, J->w->wq[g], d, x, d, J->Q[h] + P->p0 * dk, dk);
-    FN(gemm)(J->kt, cnt, dk, d, J->w->wk[g], d, x, d, J->K[h] + P->p0 * dk, dk);
-    FN(gemm)(J->kt, cnt, dv, d, J->w->wv[g], d, x, d, J->V[h] + P->p0 * dv, dv);
+    if (!J->sparse) {
+      FN(gemm)(J->kt, cnt, dk, d, J->w->wq[g], d, x, d, J->Q[h] + p0 * dk, dk);
+      if (r != HS_ROUND_NONE) FN(round_store)(J->Q[h] + p0 * dk, cnt * dk, r);
+    }
+    FN(gemm)(J->kt, cnt, dk, d, J->w->wk[g], d, x, d, J->K[h] + p0 * dk, dk);
+    FN(gemm)(J->kt, cnt, dv, d, J->w->wv[g], d, x, d, J->V[h] + p0 * dv, dv);
+    if (r != HS_ROUND_NONE) {
+      FN(round_store)(J->K[h] + p0 * dk, cnt * dk, r);
+      FN(round_store)(J->V[h] + p0 * dv, cnt * dv, r);
+    }
   }
-  return NULL;
 }
 
 /* Every head's queries, keys and values of the layer, positions split
- * among up to `threads` threads in contiguous ranges (the same bits for
- * every split); sparse queries (at most 6) after, on this thread. */
-typedef struct FN(projs) {
-  const FN(job) *J;
-  int T;
-  uint64_t ticks[HS_POOL_MAX]; /* hs_run_opts.phases: part k's time */
-} FN(projs);
-
-static void FN(proj_task)(void *arg, int k) {
-  FN(projs) *A = arg;
-  size_t np = A->J->np;
-  uint64_t t0 = A->J->o->phases ? hs_ticks() : 0;
-  FN(proj) P = {A->J, np * (size_t)k / (size_t)A->T, np * (size_t)(k + 1) / (size_t)A->T};
-  FN(proj_worker)(&P);
-  if (t0) A->ticks[k] = hs_ticks() - t0;
-}
-
+ * among the threads as their rows will be (the same bits for every
+ * split); sparse queries (at most 6) after, on this thread. */
 static void FN(run_proj)(const FN(job) *J, hs_pool *pool, int threads,
                          hs_phclock *clk) {
-  size_t np = J->np, d = J->d;
-  int T = threads > 1 ? threads : 1;
-  /* below HS_PAR_MIN multiply-adds one thread: a wake-up costs more */
-  size_t work = 0;
+  size_t np = J->np, d = J->d, work = 0;
   for (int h = 0; h < J->L->nheads; h++)
     work += 2 * hs_dkp(&J->L->heads[h]) + (size_t)J->L->heads[h].dv;
-  if (np * d * work < HS_PAR_MIN) T = 1;
-  FN(projs) A = {J, T, {0}};
-  hs_ph_to(clk, HS_PH_REGION);
-  if (T == 1) FN(proj_task)(&A, 0);
-  else hs_pool_run(pool, T, FN(proj_task), &A);
-  for (int k = 0; k < T; k++) J->ph[HS_PHASE_GEMM] += A.ticks[k];
-  hs_ph_to(clk, HS_PHASE_GEMM);
+  FN(par_ranges)(pool, threads, clk, J->ph, HS_PHASE_GEMM, np, HS_ROW_CHUNK,
+                 np * d * work, FN(proj_range), (void *)J);
   if (J->sparse)
     for (size_t t = 0; t < J->nq; t++)
       for (int h = 0; h < J->L->nheads; h++) {
         size_t dk = hs_dkp(&J->L->heads[h]), i = J->qs[t];
         FN(gemm)(J->kt, 1, dk, d, J->w->wq[J->hbase + h], d, J->X + i * d, d,
                  J->Q[h] + i * dk, dk);
+        if (J->o->qkv_round != HS_ROUND_NONE)
+          FN(round_store)(J->Q[h] + i * dk, dk, J->o->qkv_round);
       }
 }
 
@@ -985,13 +1021,17 @@ static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *er
   /* a layer without heads is a feed-forward per row: below HS_PAR_MIN
    * multiply-adds waking a worker costs more than it saves */
   if (nh == 0 && J->nq * J->d * ((size_t)J->L->hidden + 1) < HS_PAR_MIN) T = 1;
-  atomic_size_t next;
-  atomic_init(&next, 0);
   if (T < 1) T = 1;
-  FN(part) *parts = calloc((size_t)T, sizeof *parts);
-  int rc = parts ? 0 : -1;
+  if (T > HS_POOL_MAX) T = HS_POOL_MAX;
+  hs_split *split = T > 1 ? aligned_alloc(HS_SPLIT_LINE, sizeof *split) : NULL;
+  if (split && !hs_split_init(split, (J->nq + HS_ROW_CHUNK - 1) / HS_ROW_CHUNK, T))
+    T = 1;
+  if (T == 1) free(split), split = NULL;
+  FN(part) *parts = aligned_alloc(HS_SPLIT_LINE, (size_t)T * sizeof *parts);
+  int rc = parts && (T == 1 || split) ? 0 : -1;
+  if (parts) memset(parts, 0, (size_t)T * sizeof *parts);
   for (int k = 0; rc == 0 && k < T; k++) {
-    parts[k] = (FN(part)){.J = J, .k = k, .T = T, .next = &next};
+    parts[k] = (FN(part)){.J = J, .k = k, .T = T, .split = split};
     if (J->stats) {
       parts[k].stats = malloc((size_t)(nh ? nh : 1) * sizeof(hs_head_stats));
       if (!parts[k].stats) { rc = -1; break; }
@@ -1016,6 +1056,7 @@ static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *er
   }
   for (int k = 0; parts && k < T; k++) free(parts[k].stats);
   free(parts);
+  free(split);
   return rc;
 }
 
@@ -1027,6 +1068,7 @@ typedef struct FN(pass) {
   const hs_kernels *kt;
   hs_pool *pool;
   hs_run_result *res;
+  const uint8_t *s;      /* the string */
   size_t n, np, d, maxhid, base; /* base: bytes held whatever the layer */
   int maxh;
   REAL *X;
@@ -1097,58 +1139,115 @@ static int FN(layer_buffers)(FN(pass) *P, const hs_layer *L) {
   return 0;
 }
 
-/* Head h's projections as the kernels read them: rounded to f16 / bf16
- * when stored so (every projection once, to nearest even, then read back
- * exactly: what an f16 / bf16 buffer would give), and the BOS copies. */
+/* Head h's BOS copies. Its projections are as the kernels read them:
+ * rounded to f16 / bf16 when stored so (FN(proj_range): every projection
+ * once, to nearest even, then read back exactly: what an f16 / bf16
+ * buffer would give). */
 static void FN(head_store)(FN(pass) *P, const hs_head *H, int h) {
   size_t dk = hs_dkp(H), dv = (size_t)H->dv, np = P->np;
-  hs_score_round r = P->o->qkv_round;
-  if (r != HS_ROUND_NONE) {
-    FN(round_store)(P->Q[h], np * dk, r);
-    FN(round_store)(P->K[h], np * dk, r);
-    FN(round_store)(P->V[h], np * dv, r);
-  }
   memcpy(P->K[h] + np * dk, P->K[h], dk * sizeof(REAL));
   memcpy(P->V[h] + np * dv, P->V[h], dv * sizeof(REAL));
 }
 
-/* Step 3, the head plan (the skip policy): per head whether its rows
- * skip (a bounds tree in bt[h]) and whether softmax rows take the
- * two-pass kernel (twop[h]). Hard heads with exact scores skip under auto
- * and on (FN(hard_row_skip)) unless their gap statistics are wanted;
- * softmax heads take the two-pass kernel under on and off, and under
- * auto where FN(auto_skip) says it pays. */
-static int FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
-  const hs_head *H = &J->L->heads[h];
+/* Whether head h may skip and so gets a bounds tree: hard heads with
+ * exact scores skip under auto and on (FN(hard_row_skip)) unless their
+ * gap statistics are wanted; softmax heads under on, and under auto where
+ * FN(auto_may_skip) says skipping could pay at all. */
+static int FN(head_wants_tree)(const FN(pass) *P, const FN(job) *J, int h) {
   const hs_run_opts *o = P->o;
-  size_t dk = hs_dkp(H), dv = (size_t)H->dv, keys = P->np + 1;
-  int skipping = o->skip == HS_SKIP_ON || o->skip == HS_SKIP_AUTO;
-  FN(bt_free)(P->bt[h]);
-  P->bt[h] = NULL;
-  P->twop[h] = 0;
-  if (H->kind != HS_ATTN_SOFTMAX) {
-    if (!skipping || P->res->head_stats) return 0;
-    P->bt[h] = FN(bt_make)(P->K[h], P->V[h], keys, dk, dv);
-    if (!P->bt[h]) return -1;
-    if (P->bt[h]->exact) P->qkv[h] += P->bt[h]->bytes;
-    else FN(bt_free)(P->bt[h]), P->bt[h] = NULL;
-    return 0;
+  if (o->skip != HS_SKIP_ON && o->skip != HS_SKIP_AUTO) return 0;
+  if (J->L->heads[h].kind != HS_ATTN_SOFTMAX) return !P->res->head_stats;
+  return o->skip == HS_SKIP_ON || FN(auto_may_skip)(J, h);
+}
+
+/* One part's share of a tree's tiles: the largest |k| per coordinate and
+ * whether every key coordinate was exact (FN(bt_tiles)). */
+typedef struct FN(tree_acc) {
+  double kabs[HS_ATTN_MAX_D];
+  int exact;
+} FN(tree_acc);
+
+typedef struct FN(trees) {
+  FN(pass) *P;
+  const hs_layer *L;
+  int T;
+  FN(tree_acc) *acc; /* [head][part] */
+} FN(trees);
+
+static void FN(tree_range)(void *ctx, int k, size_t t0, size_t t1) {
+  FN(trees) *A = ctx;
+  for (int h = 0; h < A->L->nheads; h++) {
+    FN(btree) *T = A->P->bt[h];
+    FN(tree_acc) *c = &A->acc[h * A->T + k];
+    if (T)
+      FN(bt_tiles)(T, A->P->K[h], A->P->V[h], A->P->np + 1,
+                   (size_t)A->L->heads[h].dv, t0, t1, c->kabs, &c->exact);
   }
-  /* rounded rows (score rounding; f64 relative bias) have one kernel:
-   * off is the dense row */
-  int rounded = FN(rounded_head)(o, H);
-  P->twop[h] = o->skip == HS_SKIP_ON || (o->skip == HS_SKIP_OFF && !rounded);
-  if (!skipping || (o->skip == HS_SKIP_AUTO && !FN(auto_may_skip)(J, h))) return 0;
-  P->bt[h] = FN(bt_make)(P->K[h], P->V[h], keys, dk, dv);
-  if (!P->bt[h]) return -1;
-  if (o->skip == HS_SKIP_AUTO) P->twop[h] = (unsigned char)FN(auto_skip)(J, h);
-  if (P->twop[h]) {
-    P->qkv[h] += P->bt[h]->bytes;
-  } else {
+}
+
+/* Step 3, the bounds trees of the heads that may skip, their tiles split
+ * among the threads: each part's extremes merged after (a maximum and an
+ * and: the same tree for every split), then the levels above. */
+static int FN(head_trees)(FN(pass) *P, const FN(job) *J) {
+  const hs_layer *L = J->L;
+  size_t keys = P->np + 1, work = 0;
+  for (int h = 0; h < L->nheads; h++) {
     FN(bt_free)(P->bt[h]);
     P->bt[h] = NULL;
+    if (!FN(head_wants_tree)(P, J, h)) continue;
+    size_t dk = hs_dkp(&L->heads[h]);
+    P->bt[h] = FN(bt_alloc)(keys, dk);
+    if (!P->bt[h]) return -1;
+    work += keys * (dk + (size_t)L->heads[h].dv);
   }
+  if (work == 0) return 0;
+  int T = P->o->threads > 1 ? P->o->threads : 1;
+  if (T > HS_POOL_MAX) T = HS_POOL_MAX;
+  FN(tree_acc) *acc = calloc((size_t)(L->nheads * T), sizeof *acc);
+  if (!acc) return -1;
+  /* only hard heads use exactness (FN(hard_row_skip)) */
+  for (int c = 0; c < L->nheads * T; c++)
+    acc[c].exact = L->heads[c / T].kind != HS_ATTN_SOFTMAX;
+  FN(trees) A = {P, L, T, acc};
+  size_t nt = (keys + HS_TILE - 1) / HS_TILE;
+  FN(par_ranges)(P->pool, T, &P->clk, P->ph, HS_PHASE_BOUNDS, nt, 1, work,
+                 FN(tree_range), &A);
+  for (int h = 0; h < L->nheads; h++) {
+    FN(btree) *B = P->bt[h];
+    for (int k = 0; B && k < T; k++) {
+      const FN(tree_acc) *c = &acc[h * T + k];
+      B->exact &= c->exact;
+      for (size_t d = 0; d < B->dk; d++)
+        if (c->kabs[d] > B->kabs[d]) B->kabs[d] = c->kabs[d];
+    }
+    if (B) FN(bt_up)(B);
+  }
+  free(acc);
   return 0;
+}
+
+/* Step 4, the head plan (the skip policy): per head whether its rows
+ * skip (keeping its bounds tree in bt[h]) and whether softmax rows take
+ * the two-pass kernel (twop[h]). Hard heads skip with a tree of exact
+ * keys; softmax heads take the two-pass kernel under on and off, and
+ * under auto where FN(auto_skip) says it pays. */
+static void FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
+  const hs_head *H = &J->L->heads[h];
+  const hs_run_opts *o = P->o;
+  FN(btree) *T = P->bt[h];
+  /* rounded rows (score rounding; f64 relative bias) have one kernel:
+   * off is the dense row */
+  P->twop[h] = H->kind == HS_ATTN_SOFTMAX &&
+               (o->skip == HS_SKIP_ON ||
+                (o->skip == HS_SKIP_OFF && !FN(rounded_head)(o, H)));
+  if (T && H->kind == HS_ATTN_SOFTMAX && o->skip == HS_SKIP_AUTO)
+    P->twop[h] = (unsigned char)FN(auto_skip)(J, h);
+  if (T && (H->kind == HS_ATTN_SOFTMAX ? P->twop[h] : T->exact)) {
+    P->qkv[h] += T->bytes;
+  } else {
+    FN(bt_free)(T);
+    P->bt[h] = NULL;
+  }
 }
 
 /* The rows a layer computes: every position, or with last_only /
@@ -1167,9 +1266,9 @@ static size_t FN(layer_rows)(const FN(pass) *P, int l, size_t *qs, int *sparse) 
   return nq;
 }
 
-/* Step 4, one layer: buffers, projections, head plan, then every row's
- * attention and feed-forward. Every head reads the stream before any
- * head writes to it. */
+/* Step 5, one layer: buffers, projections, bounds trees, head plan, then
+ * every row's attention and feed-forward. Every head reads the stream
+ * before any head writes to it. */
 static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
   const hs_layer *L = &P->m->layers[l];
   const hs_run_opts *o = P->o;
@@ -1186,12 +1285,10 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
                (P->np + 1 + 63) / 64, &res->tiles_total, &res->tiles_skipped,
                &P->prog_done, P->prog_total, P->ph};
   FN(run_proj)(&J, P->pool, o->threads, &P->clk);
-  for (int h = 0; h < L->nheads; h++) {
-    hs_ph_to(&P->clk, HS_PHASE_FINISH);
-    FN(head_store)(P, &L->heads[h], h);
-    hs_ph_to(&P->clk, HS_PHASE_BOUNDS);
-    if (FN(head_plan)(P, &J, h) != 0) return -1;
-  }
+  hs_ph_to(&P->clk, HS_PHASE_FINISH);
+  for (int h = 0; h < L->nheads; h++) FN(head_store)(P, &L->heads[h], h);
+  if (FN(head_trees)(P, &J) != 0) return -1;
+  for (int h = 0; h < L->nheads; h++) FN(head_plan)(P, &J, h);
   size_t held = P->base;
   for (int h = 0; h < P->maxh; h++) held += P->qkv[h];
   if (held > res->peak_bytes) res->peak_bytes = held;
@@ -1209,16 +1306,25 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
   return 0;
 }
 
-/* Step 5, the outputs: each asked-for position's value and decision. */
-static void FN(outputs)(const FN(pass) *P) {
+/* Step 6, the outputs: each asked-for position's value and decision,
+ * positions [i0, i1) (FN(par_ranges)). */
+static void FN(outputs)(void *ctx, int k, size_t i0, size_t i1) {
+  const FN(pass) *P = ctx;
   const hs_run_opts *o = P->o;
   size_t n = P->n;
-  for (size_t i = 1; i <= n; i++) {
+  (void)k;
+  for (size_t i = i0 > 1 ? i0 : 1; i < i1 && i <= n; i++) {
     if ((o->last_only && i != n) || (o->edges_only && i > 3 && i + 2 < n)) continue;
     REAL v = P->X[i * P->d + (size_t)P->m->out_coord];
     P->res->values[i - 1] = (double)v;
     P->res->bits[i - 1] = v > (REAL)0.5;
   }
+}
+
+static void FN(embed_range)(void *ctx, int k, size_t i0, size_t i1) {
+  const FN(pass) *P = ctx;
+  (void)k;
+  FN(embed)(P->m, P->w, P->s, P->n, i0, i1, P->X);
 }
 
 /* hs_run_result.phase_s from the ticks: this thread ran the whole pass
@@ -1244,21 +1350,26 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
                        size_t n, const hs_run_opts *o, const hs_kernels *kt,
                        hs_pool *pool, hs_run_result *res) {
   FN(pass) P = {.m = m, .w = w, .o = o, .kt = kt, .pool = pool, .res = res,
-                .n = n, .np = n + 1, .d = (size_t)m->d,
+                .s = s, .n = n, .np = n + 1, .d = (size_t)m->d,
                 .prog_total = (uint64_t)m->nlayers * (n + 1)};
   double t0 = o->phases ? FN(now_s)() : 0;
   hs_ph_start(&P.clk, o->phases, HS_PHASE_FINISH);
   atomic_init(&P.prog_done, 0);
   int rc = FN(pass_buffers)(&P);
-  if (rc == 0) FN(embed)(m, w, s, n, P.X);
+  if (rc == 0)
+    FN(par_ranges)(pool, o->threads, &P.clk, P.ph, HS_PHASE_FINISH, P.np,
+                   HS_ROW_CHUNK, P.np * P.d, FN(embed_range), &P);
   for (int l = 0, hbase = 0; rc == 0 && l < m->nlayers; hbase += m->layers[l++].nheads)
     rc = FN(layer_run)(&P, l, hbase);
-  if (rc == 0) FN(outputs)(&P);
+  if (rc == 0)
+    FN(par_ranges)(pool, o->threads, &P.clk, P.ph, HS_PHASE_FINISH, P.np,
+                   HS_ROW_CHUNK, P.np, FN(outputs), &P);
   FN(pass_free)(&P);
   if (o->phases) FN(phases_end)(&P, FN(now_s)() - t0);
   return rc;
 }
 
 #undef SKIP_CUT
+#undef HS_AUTO_MIN_TILES
 #undef HS_TILE_ROWS
 #undef ROUNDED_CUT

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/phase.h"
 #include "run/pool.h"
 
 /* One step of a spin: a pause, and every 64th step a yield, so that a
@@ -103,4 +104,73 @@ void hs_pool_end(hs_pool *p) {
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->go);
   pthread_cond_destroy(&p->done);
+}
+
+int hs_split_init(hs_split *s, uint64_t N, int T) {
+  if (T < 1) T = 1;
+  if (T > HS_POOL_MAX) T = HS_POOL_MAX;
+  s->T = T;
+  if (N >= (uint64_t)1 << 32) return 0;
+  for (int k = 0; k < T; k++) {
+    size_t a, b;
+    hs_part_range((size_t)N, T, k, 1, &a, &b);
+    atomic_init(&s->r[k].fe, (uint64_t)a << 32 | (uint64_t)b);
+  }
+  return 1;
+}
+
+int hs_split_next(hs_split *s, int k, uint64_t *chunk) {
+  const uint64_t lo = 0xffffffffu;
+  for (;;) {
+    uint64_t v = atomic_load(&s->r[k].fe), f = v >> 32, e = v & lo;
+    if (f < e) {
+      if (atomic_compare_exchange_weak(&s->r[k].fe, &v, (f + 1) << 32 | e)) {
+        *chunk = f;
+        return 1;
+      }
+      continue;
+    }
+    /* own range empty: the back half of the fullest other range. Only its
+     * owner stores into an empty range, so no other thread changes ours
+     * meanwhile; a chunk leaves a range once, so a word never takes a
+     * value it had before (no ABA). */
+    int best = -1;
+    uint64_t most = 0, bv = 0;
+    for (int j = 0; j < s->T; j++) {
+      uint64_t w = atomic_load(&s->r[j].fe), wf = w >> 32, we = w & lo;
+      if (j != k && we > wf && we - wf > most) best = j, most = we - wf, bv = w;
+    }
+    if (best < 0) return 0;
+    uint64_t wf = bv >> 32, we = bv & lo, mid = wf + (we - wf) / 2;
+    if (!atomic_compare_exchange_strong(&s->r[best].fe, &bv, wf << 32 | mid)) continue;
+    atomic_store(&s->r[k].fe, (mid + 1) << 32 | we);
+    *chunk = mid;
+    return 1;
+  }
+}
+
+typedef struct hs_ranges {
+  size_t n, c;
+  int T;
+  hs_range_fn fn;
+  void *ctx;
+  uint64_t *ticks;
+} hs_ranges;
+
+static void hs_range_task(void *arg, int k) {
+  hs_ranges *A = arg;
+  size_t lo, hi;
+  uint64_t t0 = A->ticks ? hs_ticks() : 0;
+  hs_part_range(A->n, A->T, k, A->c, &lo, &hi);
+  if (lo < hi) A->fn(A->ctx, k, lo, hi);
+  if (A->ticks) A->ticks[k] = hs_ticks() - t0;
+}
+
+void hs_pool_ranges(hs_pool *p, int T, size_t n, size_t c, hs_range_fn fn,
+                    void *ctx, uint64_t *ticks) {
+  if (T > HS_POOL_MAX) T = HS_POOL_MAX;
+  if (T < 1) T = 1;
+  hs_ranges A = {n, c ? c : 1, T, fn, ctx, ticks};
+  if (T == 1) hs_range_task(&A, 0);
+  else hs_pool_run(p, T, hs_range_task, &A);
 }

@@ -4,6 +4,8 @@
 #define HS_RUN_POOL_H
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* A pool of worker threads, one per runner: started on first use and kept
  * until hs_runner_free, so that each layer's two parallel phases
@@ -36,4 +38,45 @@ typedef struct hs_pool {
 void hs_pool_init(hs_pool *p);
 void hs_pool_run(hs_pool *p, int T, void (*fn)(void *, int), void *arg);
 void hs_pool_end(hs_pool *p);
+
+/* Part k of T of the items [0, n) in chunks of c: the same contiguous
+ * range [*lo, *hi) for every phase of a pass that splits the positions
+ * (embedding, projections, rows, outputs), so that a thread reads back
+ * mostly what it wrote itself, from its own core's cache. */
+static inline void hs_part_range(size_t n, int T, int k, size_t c, size_t *lo,
+                                 size_t *hi) {
+  size_t N = (n + c - 1) / c, a = N * (size_t)k / (size_t)T,
+         b = N * (size_t)(k + 1) / (size_t)T;
+  *lo = a * c < n ? a * c : n;
+  *hi = b * c < n ? b * c : n;
+}
+
+/* fn(ctx, k, lo, hi) for the T parts of [0, n) in chunks of c
+ * (hs_part_range), part k on pool thread k (the same thread for the same
+ * part in every call); ticks[k], when ticks is not NULL, gets part k's
+ * time in hs_ticks. */
+typedef void (*hs_range_fn)(void *ctx, int k, size_t lo, size_t hi);
+void hs_pool_ranges(hs_pool *p, int T, size_t n, size_t c, hs_range_fn fn,
+                    void *ctx, uint64_t *ticks);
+
+/* Chunks [0, N) handed out to T threads: thread k takes those of its own
+ * range (hs_part_range) front to back, and once it is empty the back half
+ * of the fullest other one, which it then takes front to back too. Every
+ * chunk goes to exactly one thread; consecutive chunks mostly go to the
+ * same thread in order (state a thread keeps from row to row, the bounds
+ * cache, stays current), and rows of uneven cost still end together. A
+ * range is (first << 32 | end) in one word, on a line of its own. */
+#define HS_SPLIT_LINE 128 /* two lines: the adjacent-line prefetcher */
+typedef struct hs_split {
+  struct {
+    _Alignas(HS_SPLIT_LINE) atomic_uint_fast64_t fe;
+  } r[HS_POOL_MAX];
+  int T;
+} hs_split;
+
+/* 0 when N chunks do not fit the 32-bit halves (never for a string that
+ * fits in memory: 2^32 chunks of rows); the caller then runs one thread. */
+int hs_split_init(hs_split *s, uint64_t N, int T);
+/* Thread k's next chunk into *chunk: 1, or 0 when none is left. */
+int hs_split_next(hs_split *s, int k, uint64_t *chunk);
 #endif

@@ -9,7 +9,7 @@
  * b/64, in increasing order, given to the two-pass kernel (skip OFF: all
  * of them; ON: some left out).
  *
- * The bounds tree. Once per head and layer, after K and V, FN(bt_make)
+ * The bounds tree. Once per head and layer, after K and V, FN(bt_tiles)
  * stores per tile and per dimension c the min and max of k_jc and
  * max(|min|, |max|); level l + 1 groups HS_FAN = 16 nodes of level l, up
  * to a top level of at most HS_FAN nodes (one level per factor 16 of n: a
@@ -118,10 +118,9 @@ static void FN(bt_free)(FN(btree) *T) {
   free(T);
 }
 
-/* The tree over keys 0..rows-1 of K (dk) and V (dv); NULL when out of
- * memory. */
-static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
-                              size_t dk, size_t dv) {
+/* The tree's shape and memory for keys 0..rows-1 with dk coordinates,
+ * filled by FN(bt_tiles) and FN(bt_up); NULL when out of memory. */
+static FN(btree) *FN(bt_alloc)(size_t rows, size_t dk) {
   FN(btree) *T = calloc(1, sizeof *T);
   if (!T) return NULL;
   T->dk = dk;
@@ -144,33 +143,73 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
     T->lv[l] = T->mem + off;
     off += 3 * dk * T->cnt[l];
   }
-  size_t nt = T->cnt[0];
-  double *L0 = T->lv[0];
   T->exact = 1;
-  for (size_t j = 0; j < rows * dk && T->exact; j++)
-    T->exact = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
-  for (size_t t = 0; t < nt; t++) {
-    size_t j1 = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
-    int bad = 0;
+  return T;
+}
+
+/* The extremes of keys [ja, jb) of K per coordinate into mn, mx, key by
+ * key (K is stored key by key), dk a constant in the common cases; 1 when
+ * a coordinate is not finite (x - x is 0 exactly when x is finite). A
+ * NaN never becomes an extreme; its tile is marked bad whatever they
+ * are. */
+static inline int FN(bt_tile_dk)(const REAL *K, size_t dk, size_t ja, size_t jb,
+                                 REAL *mn, REAL *mx) {
+  REAL lo[HS_ATTN_MAX_D], hi[HS_ATTN_MAX_D];
+  int bad = 0;
+  for (size_t c = 0; c < dk; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
+  for (size_t j = ja; j < jb; j++)
     for (size_t c = 0; c < dk; c++) {
-      REAL mn = INFINITY, mx = -INFINITY;
-      for (size_t j = t * HS_TILE; j < j1; j++) {
-        REAL x = K[j * dk + c];
-        bad |= !isfinite(x);
-        if (x < mn) mn = x;
-        if (x > mx) mx = x;
-      }
-      if (fabs(mn) > T->kabs[c]) T->kabs[c] = fabs(mn);
-      if (fabs(mx) > T->kabs[c]) T->kabs[c] = fabs(mx);
-      L0[c * nt + t] = mn;
-      L0[(dk + c) * nt + t] = mx;
-      L0[(2 * dk + c) * nt + t] = fabs(mn) > fabs(mx) ? fabs(mn) : fabs(mx);
+      REAL x = K[j * dk + c];
+      lo[c] = x < lo[c] ? x : lo[c];
+      hi[c] = x > hi[c] ? x : hi[c];
+      bad |= !(x - x == 0);
     }
-    for (size_t j = t * HS_TILE; j < j1; j++)
-      for (size_t c = 0; c < dv; c++) bad |= !isfinite(V[j * dv + c]);
+  for (size_t c = 0; c < dk; c++) mn[c] = lo[c], mx[c] = hi[c];
+  return bad;
+}
+
+/* Level 0 for tiles [t0, t1) of keys 0..rows-1 of K and V (dv): tiles
+ * are independent, so threads may fill disjoint ranges. Each range's
+ * largest |k_jc| goes into kabs[c] (kept when larger) and a key
+ * coordinate that is no integer of at most 2^12 clears *exact (not
+ * looked at when *exact is 0 already: softmax heads do not use it); the
+ * tree's own (T->kabs, T->exact) are the maximum and the and over the
+ * ranges. */
+static void FN(bt_tiles)(FN(btree) *T, const REAL *K, const REAL *V, size_t rows,
+                         size_t dv, size_t t0, size_t t1, double *kabs, int *exact) {
+  const size_t dk = T->dk, nt = T->cnt[0];
+  double *L0 = T->lv[0];
+  size_t j1 = t1 * HS_TILE < rows ? t1 * HS_TILE : rows;
+  int ex = *exact;
+  for (size_t j = t0 * HS_TILE * dk; j < j1 * dk && ex; j++)
+    ex = fabs(K[j]) <= 4096 && K[j] == (REAL)(int32_t)K[j];
+  *exact = ex;
+  for (size_t t = t0; t < t1; t++) {
+    size_t ja = t * HS_TILE, jb = (t + 1) * HS_TILE < rows ? (t + 1) * HS_TILE : rows;
+    REAL mn[HS_ATTN_MAX_D], mx[HS_ATTN_MAX_D];
+    int bad;
+    switch (dk) {
+      case 1: bad = FN(bt_tile_dk)(K, 1, ja, jb, mn, mx); break;
+      case 2: bad = FN(bt_tile_dk)(K, 2, ja, jb, mn, mx); break;
+      case 4: bad = FN(bt_tile_dk)(K, 4, ja, jb, mn, mx); break;
+      default: bad = FN(bt_tile_dk)(K, dk, ja, jb, mn, mx); break;
+    }
+    for (size_t j = ja * dv; j < jb * dv; j++) bad |= !(V[j] - V[j] == 0);
+    for (size_t c = 0; c < dk; c++) {
+      if (fabs(mn[c]) > kabs[c]) kabs[c] = fabs(mn[c]);
+      if (fabs(mx[c]) > kabs[c]) kabs[c] = fabs(mx[c]);
+      L0[c * nt + t] = mn[c];
+      L0[(dk + c) * nt + t] = mx[c];
+      L0[(2 * dk + c) * nt + t] = fabs(mn[c]) > fabs(mx[c]) ? fabs(mn[c]) : fabs(mx[c]);
+    }
     if (bad)
       for (size_t c = 0; c < 3 * dk; c++) L0[c * nt + t] = NAN;
   }
+}
+
+/* Levels 1 .. nlev - 1 from level 0. */
+static void FN(bt_up)(FN(btree) *T) {
+  const size_t dk = T->dk;
   for (unsigned l = 1; l < T->nlev; l++) {
     size_t cn = T->cnt[l], cc = T->cnt[l - 1];
     const double *C = T->lv[l - 1];
@@ -191,7 +230,6 @@ static FN(btree) *FN(bt_make)(const REAL *K, const REAL *V, size_t rows,
         P[(2 * dk + c) * cn + s] = am;
       }
   }
-  return T;
 }
 
 /* Per-row constants of the bounds. */
@@ -664,7 +702,7 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
 }
 
 /* Hard heads skip too, where their scores are exact. Exact: every key
- * coordinate an integer with |k| <= 2^12 (FN(bt_make)) and every query
+ * coordinate an integer with |k| <= 2^12 (FN(bt_tiles)) and every query
  * coordinate one with |q| <= 2^12, A = sum_c |q_c| max_j |k_jc| < 2^24.
  * Then every product and every partial sum of a score, in any order, is
  * an integer below 2^24 in magnitude, exact in f32: every kernel's score
