@@ -100,11 +100,21 @@ struct bnd {
   bwork *w;
 };
 
+/* The edge positions of length n (the x of a string, and where it is
+ * checked): 0, 1, 2, n - 3, n - 2, n - 1; those >= n (short strings, the
+ * subtractions wrapping) are not positions. */
+#define BND_EDGES 6
+static void edge_positions(size_t n, size_t at[BND_EDGES]) {
+  const size_t e[BND_EDGES] = {0, 1, 2, n - 3, n - 2, n - 1};
+  memcpy(at, e, sizeof e);
+}
+
 /* String i of length n into s and whether the model is right at its edge
  * positions: 1, 0, or -1 with *he filled. */
 static int check_string(bnd *b, hs_runner *run, int i, uint8_t *s, uint8_t *truth,
                         hs_error *he) {
-  size_t n = b->n, at[6] = {0, 1, 2, n - 3, n - 2, n - 1};
+  size_t n = b->n, at[BND_EDGES];
+  edge_positions(n, at);
   const bstr *t = &b->str[i];
   memset(s, b->sym[t->y], n);
   s[at[t->shape]] = b->sym[t->x];
@@ -113,7 +123,7 @@ static int check_string(bnd *b, hs_runner *run, int i, uint8_t *s, uint8_t *trut
       hs_runner_run(run, s, n, &r, he) != 0)
     return -1;
   int ok = 1;
-  for (int q = 0; q < 6; q++)
+  for (int q = 0; q < BND_EDGES; q++)
     if (at[q] < n && r.bits[at[q]] != truth[at[q]]) ok = 0;
   hs_run_result_free(&r);
   return ok;
@@ -148,14 +158,14 @@ static int exact_at(bnd *b, size_t n) {
   snprintf(msg, sizeof msg, "n = %zu", n);
   if (b->tried >= b->total) b->total = b->tried + 1;
   cli_progress_show(&b->prog, b->tried++, b->total, msg);
+  size_t at[BND_EDGES];
+  edge_positions(n, at);
   b->n = n, b->nstr = 0;
   for (int x = 0; x < b->k; x++)
     for (int y = 0; y < b->k; y++) {
       if (x == y && n > 1) continue;
-      for (int shape = 0; shape < 6; shape++) {
-        size_t at[6] = {0, 1, 2, n - 3, n - 2, n - 1};
+      for (int shape = 0; shape < BND_EDGES; shape++)
         if (at[shape] < n) b->str[b->nstr++] = (bstr){x, y, shape};
-      }
     }
   atomic_store(&b->next, 0);
   atomic_store(&b->first, b->nstr);
@@ -285,7 +295,7 @@ static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p
                     .score_round = bo->rnd, .qkv_round = bo->qkv, .threads = 1};
   bnd b = {.p = p, .T = o->threads > 1 ? o->threads : 1};
   alphabet(&b, p, f);
-  int maxstr = 6 * b.k * b.k;
+  int maxstr = BND_EDGES * b.k * b.k;
   b.run = calloc((size_t)b.T, sizeof *b.run);
   b.str = malloc((size_t)maxstr * sizeof *b.str);
   b.res = malloc((size_t)maxstr);
