@@ -10,7 +10,7 @@
 // attn_hard_f64/<isa>[_dot]/<n>/<d>,
 // attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>,
 // attn_2pass_skip/<isa>[_bias]/<dk>, read_bw/<isa>/<bytes>,
-// fma_tp/avx2/<fmas per iteration>,
+// fma_tp/<isa>/<fmas per iteration>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
 // the relative-position bias of mode rel),
@@ -1132,6 +1132,48 @@ __attribute__((target("avx2,fma"))) float fma_chains_avx2(float x, int64_t reps)
   return t[0];
 }
 
+// The same 12 chains on 512-bit vectors, and on scalars as the scalar
+// kernels are built (no -mfma: a multiply, then an add, per step): the
+// compute ceilings of the attention phase's roofline (REPORT.md), one per
+// ISA.
+__attribute__((target("avx512f"))) float fma_chains_avx512(float x, int64_t reps) {
+  const __m512 b = _mm512_set1_ps(0.5f), c = _mm512_set1_ps(0.25f);
+  __m512 a0 = _mm512_set1_ps(x), a1 = _mm512_set1_ps(x + 1), a2 = _mm512_set1_ps(x + 2),
+         a3 = _mm512_set1_ps(x + 3), a4 = _mm512_set1_ps(x + 4), a5 = _mm512_set1_ps(x + 5),
+         a6 = _mm512_set1_ps(x + 6), a7 = _mm512_set1_ps(x + 7), a8 = _mm512_set1_ps(x + 8),
+         a9 = _mm512_set1_ps(x + 9), a10 = _mm512_set1_ps(x + 10), a11 = _mm512_set1_ps(x + 11);
+  for (int64_t i = 0; i < reps; i++) {
+    __asm__("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5),
+            "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9), "+v"(a10), "+v"(a11));
+    a0 = _mm512_fmadd_ps(a0, b, c); a1 = _mm512_fmadd_ps(a1, b, c);
+    a2 = _mm512_fmadd_ps(a2, b, c); a3 = _mm512_fmadd_ps(a3, b, c);
+    a4 = _mm512_fmadd_ps(a4, b, c); a5 = _mm512_fmadd_ps(a5, b, c);
+    a6 = _mm512_fmadd_ps(a6, b, c); a7 = _mm512_fmadd_ps(a7, b, c);
+    a8 = _mm512_fmadd_ps(a8, b, c); a9 = _mm512_fmadd_ps(a9, b, c);
+    a10 = _mm512_fmadd_ps(a10, b, c); a11 = _mm512_fmadd_ps(a11, b, c);
+  }
+  a0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                     _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+  a0 = _mm512_add_ps(a0, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+  alignas(64) float t[16];
+  _mm512_store_ps(t, a0);
+  return t[0];
+}
+
+float fma_chains_scalar(float x, int64_t reps) {
+  float a0 = x, a1 = x + 1, a2 = x + 2, a3 = x + 3, a4 = x + 4, a5 = x + 5, a6 = x + 6,
+        a7 = x + 7, a8 = x + 8, a9 = x + 9, a10 = x + 10, a11 = x + 11;
+  for (int64_t i = 0; i < reps; i++) {
+    __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5),
+            "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+    a0 = a0 * 0.5f + 0.25f; a1 = a1 * 0.5f + 0.25f; a2 = a2 * 0.5f + 0.25f;
+    a3 = a3 * 0.5f + 0.25f; a4 = a4 * 0.5f + 0.25f; a5 = a5 * 0.5f + 0.25f;
+    a6 = a6 * 0.5f + 0.25f; a7 = a7 * 0.5f + 0.25f; a8 = a8 * 0.5f + 0.25f;
+    a9 = a9 * 0.5f + 0.25f; a10 = a10 * 0.5f + 0.25f; a11 = a11 * 0.5f + 0.25f;
+  }
+  return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11));
+}
+
 void register_read_bw(int64_t max_n) {
   for (hs_isa isa : {HS_ISA_AVX2, HS_ISA_AVX512})
     for (int64_t bytes : {int64_t(32) << 10, int64_t(256) << 10, int64_t(1) << 20}) {
@@ -1167,26 +1209,38 @@ void register_read_bw(int64_t max_n) {
         std::free(x);
       });
     }
-  benchmark::RegisterBenchmark("fma_tp/avx2/49152", [](benchmark::State &state) {
-    if (!hs_isa_supported(HS_ISA_AVX2)) {
-      state.SkipWithError("this CPU/OS cannot run avx2");
-      return;
-    }
-    const int64_t reps = 4096;  // x 12 chains = 49152 FMAs, the name's size
-    float x = 1.0f;
-    benchmark::DoNotOptimize(x);
-    if (!(std::fabs(fma_chains_avx2(x, reps) - 12 * 0.5f) < 1e-3f)) {
-      state.SkipWithError("fma_tp result is wrong");
-      return;
-    }
-    state.SetLabel("12 independent 256-bit FMA chains");
-    for (auto _ : state) {
-      benchmark::DoNotOptimize(x);  // a new call each time, not one hoisted
-      float r = fma_chains_avx2(x, reps);
-      benchmark::DoNotOptimize(r);
-    }
-    state.SetItemsProcessed(state.iterations() * reps * 12);
-  });
+  // items = FMA instructions (scalar: multiply-add pairs), 12 chains x 4096
+  struct fma_case { hs_isa isa; float (*fn)(float, int64_t); const char *label; };
+  for (fma_case fc : {fma_case{HS_ISA_SCALAR, fma_chains_scalar,
+                               "12 independent scalar multiply-add chains"},
+                      fma_case{HS_ISA_AVX2, fma_chains_avx2,
+                               "12 independent 256-bit FMA chains"},
+                      fma_case{HS_ISA_AVX512, fma_chains_avx512,
+                               "12 independent 512-bit FMA chains"}}) {
+    std::string name = std::string("fma_tp/") + hs_isa_name(fc.isa) + "/49152";
+    benchmark::RegisterBenchmark(name.c_str(), [fc](benchmark::State &state) {
+      if (!hs_isa_supported(fc.isa)) {
+        state.SkipWithError(
+            (std::string("this CPU/OS cannot run ") + hs_isa_name(fc.isa)).c_str());
+        return;
+      }
+      const int64_t reps = 4096;  // x 12 chains = 49152, the name's size
+      float x = 1.0f;
+      benchmark::DoNotOptimize(x);
+      // every chain tends to 0.5; the sum (or lane 0 of it) to 12 * 0.5
+      if (!(std::fabs(fc.fn(x, reps) - 12 * 0.5f) < 1e-3f)) {
+        state.SkipWithError("fma_tp result is wrong");
+        return;
+      }
+      state.SetLabel(fc.label);
+      for (auto _ : state) {
+        benchmark::DoNotOptimize(x);  // a new call each time, not one hoisted
+        float r = fc.fn(x, reps);
+        benchmark::DoNotOptimize(r);
+      }
+      state.SetItemsProcessed(state.iterations() * reps * 12);
+    });
+  }
 }
 
 void register_gemm() {

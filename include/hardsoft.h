@@ -321,6 +321,12 @@ typedef struct hs_run_result {
    * pass's wall time; search and attention are split by timing a sample
    * of the rows (one in 32), the other phases are timed whole. */
   double phase_s[HS_PHASE_COUNT];
+  /* keys given to the softmax kernels (two-pass, online and tile rows;
+   * not hard rows nor rounded-score rows), summed over heads and rows, and
+   * the runs of consecutive keys they came in: one per kept segment of a
+   * two-pass row, one per online or tile row. Their ratio is the mean run
+   * a kernel call gets, which sets how full its vectors are. */
+  uint64_t attn_keys, attn_segments;
 } hs_run_result;
 
 /* Forward pass over w[0..n) with the options o (NULL: f32 and the

@@ -233,6 +233,19 @@ static void test_forward_identical(void **state) {
                 fail_msg("%s hard n = 3000: %llu of %llu tiles skipped", formulas[fi],
                          (unsigned long long)a.tiles_skipped, (unsigned long long)a.tiles_total);
             total += a.tiles_total, skipped += a.tiles_skipped;
+            /* the kernels' keys: on takes those of off less the skipped
+             * tiles' (at most 64 each), in runs of at least one key; a
+             * since has a softmax head in pe */
+            if (a.attn_keys > b.attn_keys ||
+                a.attn_keys + 64 * a.tiles_skipped < b.attn_keys ||
+                a.attn_segments > a.attn_keys || b.attn_segments > b.attn_keys ||
+                (mode == HS_MODE_PE && strstr(formulas[fi], " S ") && b.attn_keys == 0))
+              fail_msg("'%s' %s mu = %g n = %zu: keys on %llu in %llu runs, off %llu "
+                       "in %llu, %llu tiles skipped", formulas[fi],
+                       hs_mode_name((hs_mode)mode), mus[mi], n,
+                       (unsigned long long)a.attn_keys, (unsigned long long)a.attn_segments,
+                       (unsigned long long)b.attn_keys, (unsigned long long)b.attn_segments,
+                       (unsigned long long)a.tiles_skipped);
             if (mode == HS_MODE_PE || mode == HS_MODE_TEMP || mode == HS_MODE_REL ||
                 mode == HS_MODE_HARD) {
               assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth, NULL), 0);

@@ -18,6 +18,8 @@ BENCH_NUM = ["scale", "threads", "n", "seconds_median", "seconds_min", "seconds_
 # over the repeats), absent from files written without it
 PHASES = ["gemm", "bounds", "search", "attn", "finish", "wait"]
 PHASE_COLS = [f"phase_{p}_s" for p in PHASES]
+# and the keys the attention kernels took, in how many runs
+ATTN_COLS = ["attn_keys", "attn_segments"]
 BOUNDARY_COLS = ["formula", "mode", "scale", "precision", "largest_exact_n",
                  "first_failing_n", "real_bound_n"]
 # `hardsoft simulate --csv`
@@ -31,7 +33,7 @@ SIMULATE_COLS = ["model", "precision", "layer_deviations"] + SIMULATE_NUM
 META_COLS = ["cpu", "cores", "memory_bytes", "kernel", "build", "commit", "date",
              "version"]
 # numeric columns newer than some published files: NaN where absent
-LATE_COLS = {"gamma_before", "heads_tiebroken"} | set(PHASE_COLS)
+LATE_COLS = {"gamma_before", "heads_tiebroken"} | set(PHASE_COLS) | set(ATTN_COLS)
 
 # (attribute, file) of every bench CSV the report reads
 BENCH_FILES = [("scaling", "sweep-scaling.csv"), ("long", "sweep-scaling-long.csv"),
@@ -99,7 +101,7 @@ def read_csv(path, required, numeric, ints=()):
 
 
 def read_bench(path):
-    return read_csv(path, BENCH_COLS, BENCH_NUM + PHASE_COLS,
+    return read_csv(path, BENCH_COLS, BENCH_NUM + PHASE_COLS + ATTN_COLS,
                     ints=["n", "threads", "peak_bytes"])
 
 

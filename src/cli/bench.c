@@ -78,7 +78,10 @@ static const char *const bench_usage =
     "                     phase_finish_s, phase_wait_s at the end (seconds,\n"
     "                     median over the repeats, each the mean over the\n"
     "                     threads: they add up to about seconds_median; nan\n"
-    "                     for peers; hs_run_result.phase_s says what each is)\n";
+    "                     for peers; hs_run_result.phase_s says what each is),\n"
+    "                     then attn_keys, attn_segments: the keys the softmax\n"
+    "                     kernels took and the runs of consecutive keys they\n"
+    "                     came in (hs_run_result.attn_keys; nan for peers)\n";
 
 #define MAXL 64
 typedef struct bench_opts {
@@ -293,6 +296,7 @@ typedef struct point {
   double skipped;   /* fraction of key tiles left out (nan: online, peer) */
   char version[192]; /* a peer's own report of its version ("": hardsoft) */
   double phase[HS_PHASE_COUNT]; /* --phases: medians (nan: peers) */
+  double keys, segs; /* --phases: hs_run_result.attn_keys, attn_segments */
 } point;
 
 static int cmp_double(const void *a, const void *b) {
@@ -341,6 +345,7 @@ static int time_hardsoft(const bench_opts *b, const hs_model *m, hs_isa isa,
       for (int f = 0; f < HS_PHASE_COUNT; f++) ph[f][k] = res.phase_s[f];
     } else {
       p->agree = agreement(res.bits, truth, p->n), p->peak = res.peak_bytes;
+      p->keys = (double)res.attn_keys, p->segs = (double)res.attn_segments;
       p->skipped = p->skip == HS_SKIP_ONLINE || p->skip >= SKIP_ROWS || res.tiles_total == 0
                        ? NAN : (double)res.tiles_skipped / (double)res.tiles_total;
     }
@@ -554,7 +559,8 @@ static int time_peer(const bench_opts *b, const char *model_path,
 /* ------------------------------------------------------------- output */
 
 #define PHASE_COLUMNS \
-  ",phase_gemm_s,phase_bounds_s,phase_search_s,phase_attn_s,phase_finish_s,phase_wait_s"
+  ",phase_gemm_s,phase_bounds_s,phase_search_s,phase_attn_s,phase_finish_s,phase_wait_s," \
+  "attn_keys,attn_segments"
 
 static void csv_header(FILE *f, int phases) {
   fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"
@@ -596,6 +602,7 @@ static void csv_row(FILE *f, const point *p, int repeat, hs_sign sign, int phase
   }
   cli_meta_columns(f);
   for (int k = 0; phases && k < HS_PHASE_COUNT; k++) fprintf(f, ",%.6e", p->phase[k]);
+  if (phases) fprintf(f, ",%.0f,%.0f", p->keys, p->segs);
   fputc('\n', f);
 }
 
@@ -844,7 +851,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
             for (int ki = 0; ki < b->nskips && !rc; ki++) {
               point p = {text, hs_mode_name(co.mode), b->isas[ii],
                          co.mode == HS_MODE_HARD ? 0 : co.scale, b->precs[pi],
-                         b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN, "", {0}};
+                         b->threads[ti], n, 0, 0, 0, 0, 0, 0, b->skips[ki], NAN, "", {0}, NAN, NAN};
               for (int f = 0; f < HS_PHASE_COUNT; f++) p.phase[f] = NAN;
               int isa = hs_isa_parse(p.isa);
               if (isa < 0) {

@@ -316,6 +316,7 @@ typedef struct FN(job) {
                                     (skip ON / OFF, or AUTO's choice) */
   size_t ntiles;             /* key tiles of a row: ceil((n + 2) / 64) */
   uint64_t *tiles_total, *tiles_skipped; /* merged into after the rows */
+  uint64_t *attn_keys, *attn_segs;       /* hs_run_result's, likewise */
   /* hs_run_opts.progress: rows done over the whole pass (every thread adds
    * its chunks; part 0, on the calling thread, reports), and their total */
   atomic_uint_fast64_t *prog_done;
@@ -339,6 +340,7 @@ typedef struct FN(part) {
   size_t *seg;
   FN(btc) *btc;
   uint64_t total, skipped;
+  uint64_t keys, segs; /* hs_run_result.attn_keys, attn_segments */
   int daz;
   hs_phclock clk;   /* hs_run_opts.phases */
   hs_phsample smp;
@@ -450,6 +452,8 @@ static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, SKIP_CUT, p->seg);
+  p->segs += ns;
+  for (size_t t = 0; t < ns; t++) p->keys += p->seg[2 * t + 1];
   float sk;
   FN(rel_slope)(H, &sk);
 #if REAL_F32
@@ -545,6 +549,7 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
        * hs_attn_end_head keys first. A row's bits depend on its range
        * only, never on tiles, threads or the rows around it. */
       size_t h0 = REAL_F32 && !past ? hs_attn_end_head(b - a + 1) : 0;
+      p->keys += b - a + 1, p->segs++;
       FN(online_row)(kt, dk, dv, q, Kh, Vh, a, h0, b - a + 1 - h0, inv_tau, sk, i, &st, out);
     }
     for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
@@ -638,6 +643,7 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
     nk[r] = past ? (lo[r] <= hi[r] ? hi[r] : 0) + 1
                  : np - (lo[r] <= n ? lo[r] : np) + 1;
     if (nk[r] > nmax) nmax = nk[r];
+    p->keys += nk[r], p->segs++;
     st[r] = (ONLINE){-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[r * ow + c] = 0;
   }
@@ -1047,6 +1053,7 @@ static int FN(run_rows)(const FN(job) *J, hs_pool *pool, int threads, double *er
     if (parts[k].err > *err) *err = parts[k].err;
     if (J->tiles_total) *J->tiles_total += parts[k].total;
     if (J->tiles_skipped) *J->tiles_skipped += parts[k].skipped;
+    if (J->attn_keys) *J->attn_keys += parts[k].keys, *J->attn_segs += parts[k].segs;
     for (int h = 0; J->stats && h < nh; h++) {
       hs_head_stats *a = &J->stats[h], *b = &parts[k].stats[h];
       if (b->gap < a->gap) a->gap = b->gap;
@@ -1283,6 +1290,7 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
                nq, qs, sparse, hbase, P->maxhid, ow,
                res->head_stats ? res->head_stats + hbase : NULL, P->bt, P->twop,
                (P->np + 1 + 63) / 64, &res->tiles_total, &res->tiles_skipped,
+               &res->attn_keys, &res->attn_segments,
                &P->prog_done, P->prog_total, P->ph};
   FN(run_proj)(&J, P->pool, o->threads, &P->clk);
   hs_ph_to(&P->clk, HS_PHASE_FINISH);
