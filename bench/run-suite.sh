@@ -42,6 +42,9 @@ if [ "$SMOKE" = 1 ]; then
 fi
 step "kernel microbenchmarks"
 BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
+step "kernel rows against the last published ones, side by side"
+if [ "$SMOKE" = 1 ]; then export HS_COMPARE_ROUNDS=1; fi
+BUILD=$BUILD PYTHON=$PYTHON sh bench/compare-kernels.sh
 
 # The scaling sweep's lengths: the peers stop at the last of $lengths (they
 # hold (n+1)^2 score matrices); hardsoft runs both of its paths there, the

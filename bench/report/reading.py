@@ -186,6 +186,8 @@ class Data:
         self.kernels_md = read_text(os.path.join(d, "kernels.md"))
         self.kernels_json = os.path.exists(os.path.join(d, "kernels.json"))
         self.kernels_data = read_json(os.path.join(d, "kernels.json"))
+        # bench/compare-kernels.sh: the kernel rows against the last published
+        self.kernels_compare = read_json(os.path.join(d, "kernels-compare.json"))
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
 
     def files(self):

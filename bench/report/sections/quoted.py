@@ -3,11 +3,17 @@
 kernels.md (bench/run-kernels.sh) and the tables of hyperfine.md."""
 import re
 
-from ..fmt import NM
+from ..fmt import NM, mark
 
 
 def write(rep, plot):
     rep.w("## Kernels", "")
+    write_targets(rep)
+    write_compare(rep)
+
+
+def write_targets(rep):
+    """kernels.md's targets section, quoted."""
     if rep.kernels_md is None:
         rep.w(f"kernels.md: {NM}" + (" (kernels.json is present)" if rep.kernels_json
                                       else "") + ".", "")
@@ -31,6 +37,53 @@ def write(rep, plot):
     while body and not body[-1].strip():
         body.pop()
     rep.w(*[("> " + l) if l.strip() else ">" for l in body], "")
+
+
+COMPARE_TARGET = "no kernel row slower than at the last published results"
+
+
+def compare_rows(rep):
+    """The comparison's rows if kernels-compare.json is whole, else None."""
+    c = rep.kernels_compare
+    if not isinstance(c, dict) or not isinstance(c.get("summary"), dict) \
+            or not isinstance(c.get("rows"), list):
+        return None
+    return c
+
+
+def write_compare(rep):
+    """The kernel rows at this commit against the last published ones,
+    run side by side (bench/compare-kernels.sh): the summary and the
+    slower rows."""
+    c = compare_rows(rep)
+    if c is None:
+        rep.w(f"Kernel rows against the last published ones: {NM} "
+              "(kernels-compare.json).", "")
+        return
+    s = c["summary"]
+    rep.w(f"Against the last published kernels ([kernels-compare.md](kernels-compare.md), "
+          f"`bench/compare-kernels.sh`): `{c['base_commit'][:12]}`'s hs-bench-kernels "
+          f"and this commit's run in turn on this machine ({c['settings']}), each row's "
+          f"fastest round compared: {s['rows']} rows, {len(s['slower'])} slower by more "
+          f"than {100 * c['threshold']:.0f}%, {s['faster']} faster, median ratio new / "
+          f"base {s['median_ratio']:.3f}.", "")
+    slow = [r for r in c["rows"] if r.get("verdict") == "slower"]
+    if slow:
+        rep.table(["slower row", "base ns", "new ns", "new / base"],
+                  [[f"`{r['name']}`", f"{r['base']:.4g}", f"{r['new']:.4g}",
+                    f"{r['ratio']:.2f}×"] for r in slow], ["---", "--:", "--:", "--:"])
+
+
+def targets(rep):
+    c = compare_rows(rep)
+    run = "kernel rows, base and new hs-bench-kernels in turn"
+    if c is None:
+        return [[COMPARE_TARGET, run, NM, "—", f"**{NM}**"]]
+    s = c["summary"]
+    got = (f"{len(s['slower'])} of {s['rows']} rows slower than at "
+           f"{c['base_commit'][:12]} by > {100 * c['threshold']:.0f}%")
+    return [[COMPARE_TARGET, run, got, f"{s['median_ratio']:.2f}× (median)",
+             mark(not s["slower"])]]
 
 # ---------------------------------------------------------- g hyperfine
 def write_hyperfine(rep, plot):

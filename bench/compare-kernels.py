@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+"""Merges the Google Benchmark JSON files of bench/compare-kernels.sh
+(base=FILE and new=FILE, one per binary and round) into one comparison:
+per row the fastest round of each side's time per iteration and their
+ratio: on a shared machine other work only adds time, so a side's fastest
+round is its least disturbed one. A row is *slower* when the new time
+exceeds the base's by more than SLOWER (10%), *faster* the other way
+round, otherwise the same within the noise. Writes the JSON and a Markdown table, each
+through a temporary file (no partial output)."""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+SLOWER = 0.10
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def read_runs(specs):
+    """{side: {name: [ns per iteration, one per round]}} and the context of
+    the first new file."""
+    out, context = {"base": {}, "new": {}}, {}
+    for spec in specs:
+        side, _, path = spec.partition("=")
+        if side not in out or not path:
+            sys.exit(f"compare-kernels.py: '{spec}': expected base=FILE or new=FILE")
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f"compare-kernels.py: {path}: {e}")
+        if side == "new" and not context:
+            context = data.get("context", {})
+        for b in data.get("benchmarks", []):
+            if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
+                continue
+            ns = b["real_time"] * UNIT_NS.get(b.get("time_unit", "ns"), 1.0)
+            out[side].setdefault(b["name"], []).append(ns)
+    return out, context
+
+
+def compare(runs):
+    rows = []
+    for name in sorted(set(runs["base"]) & set(runs["new"])):
+        base, new = runs["base"][name], runs["new"][name]
+        mb, mn = min(base), min(new)
+        ratio = mn / mb if mb > 0 else float("nan")
+        slower, faster = ratio > 1 + SLOWER, ratio < 1 / (1 + SLOWER)
+        rows.append({"name": name, "base_ns": base, "new_ns": new, "base": mb, "new": mn,
+                     "ratio": ratio,
+                     "verdict": "slower" if slower else "faster" if faster else "same"})
+    return rows
+
+
+def fmt_ns(v):
+    return f"{v:.4g}"
+
+
+def markdown(doc):
+    s = doc["summary"]
+    lines = ["# Kernels against an earlier commit, side by side", "",
+             f"Base: `{doc['base_commit'][:12]}` (the kernels of the last published "
+             f"results); new: `{doc['new_commit'][:13]}`. Machine: {doc['cpu']}. "
+             f"Settings: {doc['settings']}; {doc['seconds']} s in all. Command: "
+             "`sh bench/compare-kernels.sh` (run by `make bench`).", "",
+             "Each side's time is its fastest round (other work on this shared machine "
+             "only adds time). A row is *slower* when its new time exceeds the base's "
+             f"by more than {100 * SLOWER:.0f}%, *faster* the other way round, "
+             "otherwise *same* (within the noise).", "",
+             "## Summary", "",
+             f"- rows compared: {s['rows']}; slower: {len(s['slower'])}; faster: "
+             f"{s['faster']}; same: {s['same']}",
+             f"- median ratio new / base over the rows: {s['median_ratio']:.3f}",
+             f"- rows only at base: {len(doc['only_base'])}; only new: "
+             f"{len(doc['only_new'])}", ""]
+    if s["slower"]:
+        lines += ["Slower rows: " + ", ".join(f"`{n}`" for n in s["slower"]) + ".", ""]
+    lines += ["## Rows", "", "| row | base ns | new ns | new / base | verdict |",
+              "|---|--:|--:|--:|---|"]
+    for r in doc["rows"]:
+        v = f"**{r['verdict']}**" if r["verdict"] == "slower" else r["verdict"]
+        lines.append(f"| `{r['name']}` | {fmt_ns(r['base'])} | {fmt_ns(r['new'])} | "
+                     f"{r['ratio']:.3f} | {v} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_atomic(path, text):
+    tmp = os.path.join(os.path.dirname(path) or ".", "." + os.path.basename(path) + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base-commit", required=True)
+    ap.add_argument("--new-commit", required=True)
+    ap.add_argument("--settings", default="")
+    ap.add_argument("--seconds", type=int, default=0)
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--md", required=True)
+    ap.add_argument("runs", nargs="+", help="base=FILE or new=FILE, one per round")
+    a = ap.parse_args(argv)
+    runs, context = read_runs(a.runs)
+    rows = compare(runs)
+    if not rows:
+        sys.exit("compare-kernels.py: the two sides have no row in common")
+    verdicts = [r["verdict"] for r in rows]
+    doc = {"base_commit": a.base_commit, "new_commit": a.new_commit,
+           "cpu": (context.get("hardsoft") or {}).get("cpu_model")
+           or context.get("cpu_model", "unknown"),
+           "settings": a.settings, "seconds": a.seconds, "threshold": SLOWER,
+           "summary": {"rows": len(rows),
+                       "slower": [r["name"] for r in rows if r["verdict"] == "slower"],
+                       "faster": verdicts.count("faster"), "same": verdicts.count("same"),
+                       "median_ratio": statistics.median(r["ratio"] for r in rows)},
+           "only_base": sorted(set(runs["base"]) - set(runs["new"])),
+           "only_new": sorted(set(runs["new"]) - set(runs["base"])),
+           "rows": rows}
+    write_atomic(a.json, json.dumps(doc, indent=1) + "\n")
+    write_atomic(a.md, markdown(doc))
+    print(f"compare kernels: {len(rows)} rows, {len(doc['summary']['slower'])} slower, "
+          f"{doc['summary']['faster']} faster; wrote {a.md}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# hardsoft's kernel rows at this checkout against the same rows at an
+# earlier commit, side by side on this machine: builds that commit's
+# hs-bench-kernels in a temporary worktree, then runs the two binaries in
+# turn, ROUNDS times, on hardsoft's own rows (scalar, AVX2, AVX-512; not
+# the peers, not the machine rows read_bw and fma_tp), and writes
+# results/kernels-compare.json and results/kernels-compare.md: per row the
+# fastest round of each binary and their ratio, and the rows slower beyond
+# the noise (bench/compare-kernels.py). Called by `make bench` after
+# bench/run-kernels.sh; alone:
+#
+#   BUILD=build sh bench/compare-kernels.sh [BASE]
+#
+# BASE: a commit (default: the commit that the committed
+# results/kernels.json measured, i.e. the last published kernel table).
+# Environment: HS_COMPARE_ROUNDS (default 3), HS_BENCH_MIN_TIME (default
+# 0.01 s a row and round), HS_BENCH_FILTER (a regex further narrowing the
+# rows), HS_BENCH_RESULTS (output directory, default results).
+set -eu
+
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-/usr/bin/python3}
+OUT=${HS_BENCH_RESULTS:-results}
+rounds=${HS_COMPARE_ROUNDS:-3}
+min_time=${HS_BENCH_MIN_TIME:-0.01}
+NEW=$BUILD/hs-bench-kernels
+
+if [ ! -x "$NEW" ]; then
+  echo "compare-kernels.sh: $NEW is missing; run: make BUILD=$BUILD benchbins" >&2
+  exit 1
+fi
+if [ $# -ge 1 ]; then
+  base=$1
+else
+  base=$(git show HEAD:results/kernels.json 2>/dev/null | "$PYTHON" -c '
+import json, sys
+try:
+    print(json.load(sys.stdin)["context"]["hardsoft"]["git"]["commit"])
+except (ValueError, KeyError, TypeError):
+    pass') || base=
+  if [ -z "$base" ]; then
+    echo "compare-kernels.sh: no published results/kernels.json names its commit; give BASE" >&2
+    exit 1
+  fi
+fi
+# an earlier comparison must not stand for this one
+rm -f "$OUT/kernels-compare.json" "$OUT/kernels-compare.md"
+if ! base_full=$(git rev-parse --verify -q "$base^{commit}"); then
+  if [ $# -ge 1 ]; then
+    echo "compare-kernels.sh: '$1' is not a commit of this repository" >&2
+    exit 1
+  fi
+  # a shallow clone lacks the published commit: nothing to compare with
+  echo "compare kernels: skipped, commit $base is not in this clone (git fetch --unshallow)"
+  exit 0
+fi
+base=$base_full
+
+tmp=$(mktemp -d)
+cleanup() {
+  git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+echo "compare kernels: building hs-bench-kernels at $(git rev-parse --short "$base") (log $tmp/build.log)"
+git worktree add --detach "$tmp/base" "$base" >/dev/null 2>&1
+jobs=$(nproc 2>/dev/null || echo 2)
+if ! make -C "$tmp/base" -j"$jobs" BUILD=build build/hs-bench-kernels >"$tmp/build.log" 2>&1; then
+  tail -20 "$tmp/build.log" >&2
+  echo "compare-kernels.sh: the build at $base failed" >&2
+  exit 1
+fi
+OLD=$tmp/base/build/hs-bench-kernels
+
+# hardsoft's rows: <family>/<isa>[_variant]/..., both binaries' lists
+rows='^[a-z0-9_]+/(scalar|avx2|avx512)[a-z0-9_]*/'
+filter=${HS_BENCH_FILTER:-.}
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+export OMP_NUM_THREADS OPENBLAS_NUM_THREADS
+start=$(date +%s)
+set --
+r=1
+while [ "$r" -le "$rounds" ]; do
+  for side in base new; do
+    if [ "$side" = base ]; then bin=$OLD; else bin=$NEW; fi
+    names=$("$bin" --benchmark_list_tests=true | grep -E "$rows" \
+      | grep -vE '^(read_bw|fma_tp)/' | grep -E -- "$filter" | paste -sd '|' -)
+    echo "compare kernels: round $r of $rounds, $side"
+    "$bin" --benchmark_filter="^($names)\$" --benchmark_min_time="$min_time" \
+      --benchmark_out="$tmp/$side-$r.json" --benchmark_out_format=json \
+      >"$tmp/$side-$r.log" 2>&1 || { tail -20 "$tmp/$side-$r.log" >&2; exit 1; }
+    set -- "$@" "$side=$tmp/$side-$r.json"
+  done
+  r=$((r + 1))
+done
+end=$(date +%s)
+"$PYTHON" bench/compare-kernels.py --base-commit "$base" \
+  --new-commit "$(git rev-parse HEAD)$(git diff --quiet HEAD -- simd src include bench/kernels.cc || echo +dirty)" \
+  --settings "min_time=${min_time}s, $rounds rounds, base and new in turn, filter=$filter" \
+  --seconds $((end - start)) --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md" "$@"

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+"""bench/compare-kernels.py (each side's fastest round, the 10% verdicts,
+rows on one side only, no partial output on bad input) and the report's
+use of kernels-compare.json (the Kernels section and its Targets row)."""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "bench", "compare-kernels.py")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+
+from report.context import Report  # noqa: E402
+from report.main import build  # noqa: E402
+from test_report_phases import FakePlot, line, section  # noqa: E402
+
+
+def bench_file(path, times, unit="ns"):
+    rows = [{"name": n, "run_name": n, "run_type": "iteration", "real_time": t,
+             "time_unit": unit} for n, t in times.items()]
+    path.write_text(json.dumps({"context": {"cpu_model": "test cpu"}, "benchmarks": rows}),
+                    encoding="utf-8")
+    return str(path)
+
+
+def run(tmp_path, *runs):
+    out_json, out_md = tmp_path / "c.json", tmp_path / "c.md"
+    p = subprocess.run([sys.executable, SCRIPT, "--base-commit", "a" * 40, "--new-commit",
+                        "b" * 40, "--settings", "test", "--json", str(out_json), "--md",
+                        str(out_md)] + list(runs), capture_output=True, text=True)
+    return p, out_json, out_md
+
+
+def test_fastest_round_and_verdicts(tmp_path):
+    b1 = bench_file(tmp_path / "b1.json", {"k/avx2/1": 100, "k/avx2/2": 50, "k/scalar/1": 10,
+                                           "gone/avx2/1": 5})
+    b2 = bench_file(tmp_path / "b2.json", {"k/avx2/1": 300, "k/avx2/2": 52, "k/scalar/1": 10})
+    # new in microseconds: 0.13 us = 130 ns
+    n1 = bench_file(tmp_path / "n1.json", {"k/avx2/1": 0.13, "k/avx2/2": 0.04,
+                                           "k/scalar/1": 0.0105, "new/avx2/1": 0.001}, "us")
+    n2 = bench_file(tmp_path / "n2.json", {"k/avx2/1": 0.125, "k/avx2/2": 0.09,
+                                           "k/scalar/1": 0.0108}, "us")
+    p, out_json, out_md = run(tmp_path, f"base={b1}", f"new={n1}", f"base={b2}", f"new={n2}")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out_json.read_text(encoding="utf-8"))
+    rows = {r["name"]: r for r in doc["rows"]}
+    # fastest rounds: 100 vs 125 (slower by 25%), 50 vs 40 (faster), 10 vs 10.5
+    assert rows["k/avx2/1"]["base"] == 100 and abs(rows["k/avx2/1"]["new"] - 125) < 1e-9
+    assert rows["k/avx2/1"]["verdict"] == "slower"
+    assert rows["k/avx2/2"]["verdict"] == "faster"
+    assert rows["k/scalar/1"]["verdict"] == "same"
+    assert doc["summary"]["slower"] == ["k/avx2/1"] and doc["summary"]["faster"] == 1
+    assert doc["only_base"] == ["gone/avx2/1"] and doc["only_new"] == ["new/avx2/1"]
+    md = out_md.read_text(encoding="utf-8")
+    assert "| `k/avx2/1` | 100 | 125 | 1.250 | **slower** |" in md
+    assert "Slower rows: `k/avx2/1`." in md
+
+
+def test_bad_input_writes_nothing(tmp_path):
+    b = bench_file(tmp_path / "b.json", {"k/avx2/1": 1})
+    bad = tmp_path / "n.json"
+    bad.write_text("{not json", encoding="utf-8")
+    p, out_json, out_md = run(tmp_path, f"base={b}", f"new={bad}")
+    assert p.returncode != 0 and "n.json" in p.stderr and p.stderr.count("\n") == 1
+    assert not out_json.exists() and not out_md.exists()
+    p, out_json, _ = run(tmp_path, f"old={b}")
+    assert p.returncode != 0 and "expected base=FILE or new=FILE" in p.stderr
+    assert not out_json.exists()
+
+
+def report(tmp_path, doc):
+    if doc is not None:
+        (tmp_path / "kernels-compare.json").write_text(json.dumps(doc), encoding="utf-8")
+    return build(Report(str(tmp_path)), FakePlot())
+
+
+def doc_with(slower):
+    rows = [{"name": "k/avx2/1", "base": 100.0, "new": 130.0 if slower else 101.0,
+             "ratio": 1.3 if slower else 1.01, "verdict": "slower" if slower else "same"}]
+    return {"base_commit": "c" * 40, "new_commit": "d" * 40, "settings": "s", "seconds": 1,
+            "threshold": 0.1, "rows": rows, "only_base": [], "only_new": [],
+            "summary": {"rows": 1, "slower": ["k/avx2/1"] if slower else [],
+                        "faster": 0, "same": 0 if slower else 1,
+                        "median_ratio": rows[0]["ratio"]}}
+
+
+def test_report_compare(tmp_path):
+    text = report(tmp_path, doc_with(True))
+    k = section(text, "## Kernels")
+    assert "1 rows, 1 slower by more than 10%" in k
+    assert line(k, "| `k/avx2/1` |").endswith("| 100 | 130 | 1.30× |")
+    t = section(text, "## Targets")
+    assert line(t, "no kernel row slower").endswith(
+        "| 1 of 1 rows slower than at cccccccccccc by > 10% | 1.30× (median) | **missed** |")
+
+
+def test_report_compare_met_and_absent(tmp_path):
+    text = report(tmp_path, doc_with(False))
+    assert line(section(text, "## Targets"), "no kernel row slower").endswith("| **met** |")
+    other = tmp_path / "absent"
+    other.mkdir()
+    text = report(other, None)
+    assert "Kernel rows against the last published ones: not measured" in text
+    assert line(section(text, "## Targets"), "no kernel row slower").endswith(
+        "| **not measured** |")
