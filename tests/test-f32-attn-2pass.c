@@ -136,28 +136,6 @@ static void same_bits(const hs_kernels *kt, size_t ns, const size_t *seg, size_t
              b.sum, x, y);
 }
 
-/* seg (ns pairs) into out with every segment cut at up to 3 random
- * points (joined back when join: touching segments made one); returns
- * the count. */
-static size_t recut(hs_rng *r, size_t ns, const size_t *seg, int join, size_t *out) {
-  size_t m = 0;
-  for (size_t t = 0; t < ns; t++) {
-    size_t s0 = seg[2 * t], e0 = s0 + seg[2 * t + 1];
-    if (join && m > 0 && out[2 * m - 2] + out[2 * m - 1] == s0) {
-      out[2 * m - 1] += e0 - s0;
-      continue;
-    }
-    for (int c = join ? 3 : (int)hs_rng_uniform(r, 0, 4); c > 0 && e0 - s0 > 1; c--) {
-      size_t cut = s0 + 1 + (size_t)hs_rng_uniform(r, 0, (double)(e0 - s0 - 1));
-      if (cut >= e0) break;
-      out[2 * m] = s0, out[2 * m + 1] = cut - s0, m++;
-      s0 = cut;
-    }
-    out[2 * m] = s0, out[2 * m + 1] = e0 - s0, m++;
-  }
-  return m;
-}
-
 static void same_cut_bits(const hs_kernels *kt, hs_rng *r, size_t ns, const size_t *seg,
                           size_t dk, const float *q, const float *k, const float *v,
                           float slope) {
