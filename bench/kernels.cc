@@ -815,6 +815,37 @@ uint64_t skip_rows(int64_t rows, std::vector<size_t> &seg, std::vector<size_t> &
   return keys;
 }
 
+// Times `rows` rows of those lists, row(i, sg) running row i (its segments
+// at sg) and returning {sum, acc}; checked once per row first (the output
+// a convex combination of the values). Items = keys.
+template <class Row>
+void time_skip_rows(benchmark::State &state, const std::vector<size_t> &seg,
+                    const std::vector<size_t> &nseg, uint64_t keys, Row row,
+                    const char *what, const char *label) {
+  double out = 0;
+  auto run = [&](bool check) {
+    const size_t *sg = seg.data();
+    for (size_t i = 0; i < nseg.size(); i++) {
+      const std::pair<double, double> r = row(i, sg);
+      if (check && !(r.first >= 1 && std::fabs(r.second / r.first) <= 1)) return false;
+      out += r.second;
+      sg += 2 * nseg[i];
+    }
+    return true;
+  };
+  if (!run(true)) {
+    state.SkipWithError((std::string(what) + " output is wrong").c_str());
+    return;
+  }
+  state.SetLabel(label);
+  for (auto _ : state) {
+    run(false);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+}
+
 // The skipping path's usual row: one query against a few kept tiles,
 // contiguous keys with dk in {1, 2, 4}, one value column, 1024 rows per
 // iteration, each a segment list of the forward pass's shape (a ragged
@@ -838,32 +869,18 @@ void register_attn_2pass_skip() {
           const float *v = uniform(n, -1.0f, 1.0f, 5);
           std::vector<size_t> seg, nseg;
           const uint64_t keys = skip_rows(rows, seg, nseg);
-          hs_f32_online st;
-          float acc;
-          auto run = [&](bool check) {
-            const size_t *sg = seg.data();
-            for (int64_t i = 0; i < rows; i++) {
-              if (bias)
-                k->f32_attn_row_2pass_bias(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, -0.01f,
-                                           -(int64_t)sg[0], &st, &acc);
-              else
-                k->f32_attn_row_2pass(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, &st, &acc);
-              if (check && !(st.sum >= 1 && std::fabs(acc / st.sum) <= 1)) return false;
-              sg += 2 * nseg[i];
-            }
-            return true;
+          auto row = [&](size_t i, const size_t *sg) {
+            hs_f32_online st;
+            float acc;
+            if (bias)
+              k->f32_attn_row_2pass_bias(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, -0.01f,
+                                         -(int64_t)sg[0], &st, &acc);
+            else
+              k->f32_attn_row_2pass(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, &st, &acc);
+            return std::pair<double, double>(st.sum, acc);
           };
-          if (!run(true)) {
-            state.SkipWithError("attn_2pass_skip output is wrong");
-            return;
-          }
-          state.SetLabel(k->name[bias ? HS_OP_f32_attn_row_2pass_bias : HS_OP_f32_attn_row_2pass]);
-          for (auto _ : state) {
-            run(false);
-            benchmark::DoNotOptimize(acc);
-            benchmark::ClobberMemory();
-          }
-          state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+          time_skip_rows(state, seg, nseg, keys, row, "attn_2pass_skip",
+                         k->name[bias ? HS_OP_f32_attn_row_2pass_bias : HS_OP_f32_attn_row_2pass]);
         });
       }
 }
@@ -1403,29 +1420,15 @@ void register_attn_2pass_skip_f64() {
         const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
         std::vector<size_t> seg, nseg;
         const uint64_t keys = skip_rows(rows, seg, nseg);
-        hs_f64_online st;
-        double acc;
-        auto run = [&](bool check) {
-          const size_t *sg = seg.data();
-          for (int64_t i = 0; i < rows; i++) {
-            k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1,
-                                  1.0, &st, &acc);
-            if (check && !(st.sum >= 1 && std::fabs(acc / st.sum) <= 1)) return false;
-            sg += 2 * nseg[i];
-          }
-          return true;
+        auto row = [&](size_t i, const size_t *sg) {
+          hs_f64_online st;
+          double acc;
+          k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1, 1.0,
+                                &st, &acc);
+          return std::pair<double, double>(st.sum, acc);
         };
-        if (!run(true)) {
-          state.SkipWithError("attn_2pass_skip_f64 output is wrong");
-          return;
-        }
-        state.SetLabel(k->name[HS_OP_f64_attn_row_2pass]);
-        for (auto _ : state) {
-          run(false);
-          benchmark::DoNotOptimize(acc);
-          benchmark::ClobberMemory();
-        }
-        state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+        time_skip_rows(state, seg, nseg, keys, row, "attn_2pass_skip_f64",
+                       k->name[HS_OP_f64_attn_row_2pass]);
       });
     }
 }
