@@ -9,7 +9,8 @@
 // attn_row/<impl>/<n>/<d>, attn_hard/<isa>/<n>/<d>,
 // attn_hard_f64/<isa>[_dot]/<n>/<d>,
 // attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>,
-// attn_2pass_skip/<isa>[_bias]/<dk>, read_bw/<isa>/<bytes>,
+// attn_2pass_skip/<isa>[_bias]/<dk>, attn_2pass_skip_f64/<isa>/<dk>,
+// read_bw/<isa>/<bytes>,
 // fma_tp/<isa>/<fmas per iteration>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
 // attn_future/..., attn_past_bias/..., attn_future_bias/... (the same with
@@ -789,6 +790,62 @@ void register_bounds() {
 }
 
 
+// The segment lists of attn_2pass_skip: `rows` rows over keys 0 .. 16385
+// (a ragged first tile, whole 64-key tiles, some left out, sometimes the
+// 2-key BOS copy); returns the keys listed.
+uint64_t skip_rows(int64_t rows, std::vector<size_t> &seg, std::vector<size_t> &nseg) {
+  uint64_t r = 12345, keys = 0;
+  auto next = [&r](uint64_t m) {
+    r = r * 6364136223846793005u + 1442695040888963407u;
+    return (r >> 33) % m;
+  };
+  for (int64_t i = 0; i < rows; i++) {
+    size_t t0 = next(255), ns = 0;
+    size_t a = t0 * 64 + (next(2) ? next(64) : 0);
+    size_t tiles = 1 + next(3) * next(2);
+    for (size_t t = 0; t < tiles; t++, ns++) {
+      size_t end = (a / 64 + 1) * 64;
+      if (t + 1 == tiles && next(2)) end = a + 1 + next(end - a);
+      seg.push_back(a), seg.push_back(end - a), keys += end - a;
+      a = end + 64 * next(2);
+    }
+    if (next(4) == 0) seg.push_back(16384), seg.push_back(2), keys += 2, ns++;
+    nseg.push_back(ns);
+  }
+  return keys;
+}
+
+// Times `rows` rows of those lists, row(i, sg) running row i (its segments
+// at sg) and returning {sum, acc}; checked once per row first (the output
+// a convex combination of the values). Items = keys.
+template <class Row>
+void time_skip_rows(benchmark::State &state, const std::vector<size_t> &seg,
+                    const std::vector<size_t> &nseg, uint64_t keys, Row row,
+                    const char *what, const char *label) {
+  double out = 0;
+  auto run = [&](bool check) {
+    const size_t *sg = seg.data();
+    for (size_t i = 0; i < nseg.size(); i++) {
+      const std::pair<double, double> r = row(i, sg);
+      if (check && !(r.first >= 1 && std::fabs(r.second / r.first) <= 1)) return false;
+      out += r.second;
+      sg += 2 * nseg[i];
+    }
+    return true;
+  };
+  if (!run(true)) {
+    state.SkipWithError((std::string(what) + " output is wrong").c_str());
+    return;
+  }
+  state.SetLabel(label);
+  for (auto _ : state) {
+    run(false);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+}
+
 // The skipping path's usual row: one query against a few kept tiles,
 // contiguous keys with dk in {1, 2, 4}, one value column, 1024 rows per
 // iteration, each a segment list of the forward pass's shape (a ragged
@@ -811,50 +868,19 @@ void register_attn_2pass_skip() {
           const float *kk = uniform(n * dk, -1.0f, 1.0f, 4);
           const float *v = uniform(n, -1.0f, 1.0f, 5);
           std::vector<size_t> seg, nseg;
-          uint64_t r = 12345, keys = 0;
-          auto next = [&r](uint64_t m) {
-            r = r * 6364136223846793005u + 1442695040888963407u;
-            return (r >> 33) % m;
+          const uint64_t keys = skip_rows(rows, seg, nseg);
+          auto row = [&](size_t i, const size_t *sg) {
+            hs_f32_online st;
+            float acc;
+            if (bias)
+              k->f32_attn_row_2pass_bias(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, -0.01f,
+                                         -(int64_t)sg[0], &st, &acc);
+            else
+              k->f32_attn_row_2pass(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, &st, &acc);
+            return std::pair<double, double>(st.sum, acc);
           };
-          for (int64_t i = 0; i < rows; i++) {
-            size_t t0 = next(255), ns = 0;
-            size_t a = t0 * 64 + (next(2) ? next(64) : 0);
-            size_t tiles = 1 + next(3) * next(2);
-            for (size_t t = 0; t < tiles; t++, ns++) {
-              size_t end = (a / 64 + 1) * 64;
-              if (t + 1 == tiles && next(2)) end = a + 1 + next(end - a);
-              seg.push_back(a), seg.push_back(end - a), keys += end - a;
-              a = end + 64 * next(2);
-            }
-            if (next(4) == 0) seg.push_back(16384), seg.push_back(2), keys += 2, ns++;
-            nseg.push_back(ns);
-          }
-          hs_f32_online st;
-          float acc;
-          auto run = [&](bool check) {
-            const size_t *sg = seg.data();
-            for (int64_t i = 0; i < rows; i++) {
-              if (bias)
-                k->f32_attn_row_2pass_bias(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, -0.01f,
-                                           -(int64_t)sg[0], &st, &acc);
-              else
-                k->f32_attn_row_2pass(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, &st, &acc);
-              if (check && !(st.sum >= 1 && std::fabs(acc / st.sum) <= 1)) return false;
-              sg += 2 * nseg[i];
-            }
-            return true;
-          };
-          if (!run(true)) {
-            state.SkipWithError("attn_2pass_skip output is wrong");
-            return;
-          }
-          state.SetLabel(k->name[bias ? HS_OP_f32_attn_row_2pass_bias : HS_OP_f32_attn_row_2pass]);
-          for (auto _ : state) {
-            run(false);
-            benchmark::DoNotOptimize(acc);
-            benchmark::ClobberMemory();
-          }
-          state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+          time_skip_rows(state, seg, nseg, keys, row, "attn_2pass_skip",
+                         k->name[bias ? HS_OP_f32_attn_row_2pass_bias : HS_OP_f32_attn_row_2pass]);
         });
       }
 }
@@ -1429,6 +1455,38 @@ void add_context() {
                                          "XNNPACK without threadpool)");
 }
 
+// The same rows in double: attn_2pass_skip_f64/<isa>/<dk> is
+// f64_attn_row_2pass on attn_2pass_skip's segment lists and data
+// (converted), dk in {1, 2, 4}, one value column. Checked once per row
+// as attn_2pass_skip. Items = keys.
+void register_attn_2pass_skip_f64() {
+  for (int64_t dk : {1, 2, 4})
+    for (hs_isa isa : kIsas) {
+      std::string name = std::string("attn_2pass_skip_f64/") + hs_isa_name(isa) + "/" +
+                         std::to_string(dk);
+      benchmark::RegisterBenchmark(name.c_str(), [isa, dk](benchmark::State &state) {
+        const hs_kernels *k = table_or_skip(state, isa);
+        if (!k) return;
+        const int64_t n = 16384 + 2, rows = 1024;
+        const float *qf = uniform(dk, -1.0f, 1.0f, 3);
+        const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
+        const float *vf = uniform(n, -1.0f, 1.0f, 5);
+        const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
+        std::vector<size_t> seg, nseg;
+        const uint64_t keys = skip_rows(rows, seg, nseg);
+        auto row = [&](size_t i, const size_t *sg) {
+          hs_f64_online st;
+          double acc;
+          k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1, 1.0,
+                                &st, &acc);
+          return std::pair<double, double>(st.sum, acc);
+        };
+        time_skip_rows(state, seg, nseg, keys, row, "attn_2pass_skip_f64",
+                       k->name[HS_OP_f64_attn_row_2pass]);
+      });
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -1465,6 +1523,7 @@ int main(int argc, char **argv) {
   register_gemm();
   register_gemm_f64();
   register_bounds();
+  register_attn_2pass_skip_f64();
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -316,28 +316,65 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
   }
 }
 
-/* The contiguous path's parts (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h):
- * block_scores_t, pos_iota and block_value1. */
+/* The contiguous parts: block_scores_t and pos_iota for block_scores_dk
+ * (HS_BLOCKS_DK, attn-f32-blocks-dk.h, the hard row), and the two-pass
+ * row's lane path (HS_BLOCKS_LANES, f32-attn-row-2pass-rr2-p5-impl.h). */
 #define HS_BLOCKS_DK 1
+#define HS_BLOCKS_LANES 1
 
-/* sum_{j<nb} e[j] v[j] with values_small_t's bits at dv = 1: there lane
- * 0 of accumulator a_i (i < 4) chains the keys 2i mod 8 of the whole
- * groups of 16 in order, lane 8 the keys 2i + 1 mod 8; a8 below holds
- * chain r mod 8 in lane r, summed as values_small_t folds them,
- * ((c0 + c2) + (c4 + c6)) + ((c1 + c3) + (c5 + c7)), then the rest one
- * key at a time on its own chain. */
-ALWAYS float block_value1(size_t nb, const float *e, const float *v) {
-  __m256 a8 = _mm256_setzero_ps();
-  const size_t nf = nb / 16 * 16;
-  size_t j = 0;
-  for (; j < nf; j += 8)
-    a8 = _mm256_fmadd_ps(_mm256_load_ps(e + j), _mm256_loadu_ps(v + j), a8);
-  float t = 0.0f;
-  for (; j < nb; j++) t = fmaf(e[j], v[j], t);
-  /* lanes (0, 2) (1, 3) (4, 6) (5, 7), then the halves, then lanes 0, 1 */
-  __m256 y = _mm256_add_ps(a8, _mm256_permute_ps(a8, 0x4E));
-  __m128 z = _mm_add_ps(_mm256_castps256_ps128(y), _mm256_extractf128_ps(y, 1));
-  return (_mm_cvtss_f32(z) + _mm_cvtss_f32(_mm_movehdup_ps(z))) + t;
+/* The lane path of the two-pass row (f32-attn-row-2pass-rr2-p5-impl.h),
+ * keys contiguous with ldk == dk == DK in {1, 2, 4}, one value column:
+ * q * inv_tau repeated with period DK (qd_init's qc, the same bits,
+ * without the general path's chunks); */
+ALWAYS void qd_init_dk(qdesc *qd, int DK, const float *q, float inv_tau) {
+  const __mmask16 mk = (__mmask16)((1u << DK) - 1);
+  const __m512 x = _mm512_maskz_mul_ps(mk, _mm512_maskz_loadu_ps(mk, q), _mm512_set1_ps(inv_tau));
+  const __m512i idx = _mm512_and_si512(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(DK - 1));
+  qd->qc = _mm512_permutexvar_ps(idx, x);
+}
+
+/* lanes lo .. hi - 1 */
+ALWAYS __mmask16 lane_range(unsigned lo, unsigned hi) {
+  return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+/* the scores of keys g + lo .. g + hi - 1 (g a multiple of 16, lo < hi <=
+ * 16) in lanes lo .. hi - 1, the others -inf: dots16_contig's arithmetic
+ * on every key, from plain loads when the group is whole, else from masked
+ * loads of just those keys' floats (a lane's products are its own key's:
+ * the same bits either way); biased by fma(slope, (float)(int32_t)(d0 +
+ * j), s_j) when BIAS, as block_scores_bias; */
+ALWAYS __m512 group_scores_dk(const float *k, size_t g, unsigned lo, unsigned hi,
+                              const qdesc *qd, int DK, int BIAS, __m512 vslope,
+                              int64_t d0) {
+  const float *kg = k + g * (size_t)DK;
+  const int whole = lo == 0 && hi == 16;
+  __m512 s;
+  if (whole) {
+    s = dots16_contig(kg, qd, DK);
+  } else {
+    const unsigned flo = lo * (unsigned)DK, fhi = hi * (unsigned)DK;
+    const uint64_t fm = (fhi == 64 ? ~(uint64_t)0 : ((uint64_t)1 << fhi) - 1) &
+                        ~(((uint64_t)1 << flo) - 1);
+    __m512 kx[4];
+    kx[0] = _mm512_maskz_loadu_ps((__mmask16)fm, kg);
+    if (DK >= 2) kx[1] = _mm512_maskz_loadu_ps((__mmask16)(fm >> 16), kg + 16);
+    if (DK >= 4) {
+      kx[2] = _mm512_maskz_loadu_ps((__mmask16)(fm >> 32), kg + 32);
+      kx[3] = _mm512_maskz_loadu_ps((__mmask16)(fm >> 48), kg + 48);
+    }
+    s = dots16_contig_kx(kx, qd->qc, DK);
+  }
+  if (BIAS) s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos_iota(d0 + (int64_t)g)), s);
+  return whole ? s : _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), lane_range(lo, hi), s);
+}
+
+/* and the values of those keys in those lanes, +0 in the others. */
+ALWAYS __m512 group_values1(const float *v, size_t g, unsigned lo, unsigned hi) {
+  return lo == 0 && hi == 16 ? _mm512_loadu_ps(v + g)
+                             : _mm512_maskz_loadu_ps(lane_range(lo, hi), v + g);
 }
 
 ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,

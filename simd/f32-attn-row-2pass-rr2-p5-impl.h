@@ -7,8 +7,9 @@
  * qdesc, qd_init, block_scores, block_scores_bias returning the lane max,
  * block_values_dv; the scores of a block are stored to sb with the lanes
  * past nb set to -inf; optionally, with HS_BLOCKS_DK, the parts of a path
- * for contiguous small heads, below) and then this header, and defines its
- * two symbols by HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
+ * for contiguous small heads, or with HS_BLOCKS_LANES those of the lane
+ * path, below) and then this header, and defines its two symbols by
+ * HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
  *
  * Error bound (u = 2^-24), as for the online kernels: the scores of the
  * ISA's block code carry |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc
@@ -21,7 +22,8 @@
  * tests/test-f32-attn-row.c against a double reference).
  *
  * Skipping (see the scalar kernel's comment and src/run/forward-impl.h):
- * every segment is walked in blocks of BLK from its own start, so a key's
+ * on the block paths every segment is walked in blocks of BLK from its
+ * own start (the lane path below needs no such rule), so a key's
  * score, its weight and its block's sums depend only on its segment; a
  * segment whose weights are all exactly +0 adds +0 to every running lane,
  * which is never -0, so leaving it out of the list gives the same bits.
@@ -60,6 +62,10 @@ static inline vf block_scores_dk(size_t nb, const float *k, const qdesc *qd,
   (void)nb, (void)k, (void)qd, (void)sb, (void)DK, (void)bias, (void)slope, (void)p0;
   return vf_zero();
 }
+#endif
+#if !defined(HS_BLOCKS_DK) || defined(HS_BLOCKS_LANES)
+/* no contiguous block path (an ISA with the lane path takes those shapes
+ * there): never called */
 static inline float block_value1(size_t nb, const float *e, const float *v) {
   (void)nb, (void)e, (void)v;
   return 0.0f;
@@ -156,12 +162,140 @@ static inline __attribute__((always_inline)) void hs_2pass_core(
   else for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }
 
+#ifdef HS_BLOCKS_LANES
+/* The lane path: keys contiguous with ldk == dk == DK in {1, 2, 4}, one
+ * value column (dv == ldv == 1), the skipping path's usual head. Keys go
+ * by the vector groups of their index, not of their segment: key j is
+ * lane j mod VF_LANES of group j - j mod VF_LANES (a segment touches the
+ * groups its keys fall in; a group two segments share is taken once per
+ * segment, each time with the other's lanes -inf), and the parts the ISA
+ * defines with HS_BLOCKS_LANES (qd_init_dk, group_scores_dk,
+ * group_values1) score a key alike in any group. So lane l of the weight sum and of the
+ * value sum chains exactly the listed keys j = l mod VF_LANES, in
+ * increasing order, whatever the segments: one add (or FMA) per group,
+ * no tail key by key. A key left out, or a -inf lane, would have added
+ * +0 (weight +0 times a finite value), which changes no lane (a lane
+ * starts at +0 and is never -0 after), so a row's bits do not depend on
+ * how its keys are cut into segments, nor on segments of +0 weights
+ * being listed. Rows of few groups keep pass 1's scores and values
+ * packed, group after group; others score them again in pass 2. The
+ * error bound above holds with (n/VF_LANES + 8) u in place of
+ * (n/BLK + 20) u: a lane chains at most n/VF_LANES + 1 adds, then
+ * vf_hsum's at most 4 levels (the skipping path's rows have a few
+ * groups; a dense row of 4096 keys, 264 u = 1.6e-5 relative). */
+#define HS_2PASS_GROUPS(...)                                               \
+  for (size_t t = 0; t < nseg; t++) {                                      \
+    const size_t s0 = seg[2 * t], e0 = s0 + seg[2 * t + 1];                \
+    for (size_t g = s0 - s0 % VF_LANES; g < e0; g += VF_LANES) {           \
+      const unsigned lo = g < s0 ? (unsigned)(s0 - g) : 0;                 \
+      const unsigned hi = e0 - g < VF_LANES ? (unsigned)(e0 - g) : VF_LANES; \
+      __VA_ARGS__                                                          \
+    }                                                                      \
+  }
+
+/* One group's weights e = exp(s - m) (m = +inf: 1 for the +inf scores, 0
+ * for the others) into the running lanes. */
+static inline __attribute__((always_inline)) void hs_2pass_lane_add(
+    vf s, vf x, vf vm, int inf_max, vf *vsum, vf *vacc) {
+  const vf e = inf_max ? vf_select(vf_cmpeq(s, vm), vf_set1(1.0f), vf_zero())
+                       : hs_vexpminus_rr2_p5(vf_sub(s, vm));
+  *vsum = vf_add(*vsum, e);
+  *vacc = vf_fma(e, x, *vacc);
+}
+
+static inline __attribute__((always_inline)) void hs_2pass_lanes(
+    size_t nseg, const size_t *seg, const float *q, const float *k,
+    const float *v, float inv_tau, int bias, float slope, int64_t d0,
+    hs_f32_online *st, float *acc, const int DK) {
+  qdesc qd;
+  qd_init_dk(&qd, DK, q, inv_tau);
+  const vf vslope = vf_set1(slope);
+  size_t ng = 0;
+  for (size_t t = 0; t < nseg; t++)
+    if (seg[2 * t + 1])
+      ng += (seg[2 * t] + seg[2 * t + 1] - 1) / VF_LANES - seg[2 * t] / VF_LANES + 1;
+  const int keep = ng * VF_LANES <= HS_2PASS_KEEP;
+  _Alignas(64) float sall[HS_2PASS_KEEP];
+  _Alignas(64) float xall[HS_2PASS_KEEP];
+  size_t off = 0;
+  /* pass 1: the max over every listed key (max skips NaN); nan: unordered
+   * lanes seen */
+  vf vmax = vf_set1(-INFINITY);
+  vmask nan = vf_isnan(vf_zero());
+  HS_2PASS_GROUPS({
+    const vf s = group_scores_dk(k, g, lo, hi, &qd, DK, bias, vslope, d0);
+    vmax = vf_max(s, vmax);
+    nan = vmask_or(nan, vf_isnan(s));
+    if (keep) {
+      vf_storeu(sall + off, s);
+      vf_storeu(xall + off, group_values1(v, g, lo, hi));
+      off += VF_LANES;
+    }
+  })
+  const float m = vf_hmax(vmax);
+  const int has_nan = vmask_any(nan);
+  st->max = m;
+  st->sum = has_nan ? NAN : 0.0f;
+  acc[0] = has_nan ? NAN : 0.0f;
+  if (has_nan || m == -INFINITY) return;
+  /* pass 2: x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
+   * cutoff and for the -inf lanes */
+  const vf vm = vf_set1(m);
+  const int inf_max = m == INFINITY;
+  vf vsum = vf_zero(), vacc = vf_zero();
+  if (keep && !inf_max) {
+    for (size_t o = 0; o < off; o += VF_LANES)
+      hs_2pass_lane_add(vf_loadu(sall + o), vf_loadu(xall + o), vm, 0, &vsum, &vacc);
+  } else if (keep) {
+    for (size_t o = 0; o < off; o += VF_LANES)
+      hs_2pass_lane_add(vf_loadu(sall + o), vf_loadu(xall + o), vm, 1, &vsum, &vacc);
+  } else {
+    HS_2PASS_GROUPS({
+      hs_2pass_lane_add(group_scores_dk(k, g, lo, hi, &qd, DK, bias, vslope, d0),
+                        group_values1(v, g, lo, hi), vm, inf_max, &vsum, &vacc);
+    })
+  }
+  st->sum = vf_hsum(vsum);
+  acc[0] = vf_hsum(vacc);
+}
+#undef HS_2PASS_GROUPS
+
+/* one function per shape and bias, each with its own small frame */
+#define HS_2PASS_LANES_FN(name, BIAS, DK)                                  \
+  static __attribute__((noinline)) void name(                              \
+      size_t nseg, const size_t *seg, const float *q, const float *k,      \
+      const float *v, float inv_tau, float slope, int64_t d0,              \
+      hs_f32_online *st, float *acc) {                                     \
+    hs_2pass_lanes(nseg, seg, q, k, v, inv_tau, BIAS, slope, d0, st, acc, DK); \
+  }
+HS_2PASS_LANES_FN(hs_2pass_lanes_1, 0, 1)
+HS_2PASS_LANES_FN(hs_2pass_lanes_2, 0, 2)
+HS_2PASS_LANES_FN(hs_2pass_lanes_4, 0, 4)
+HS_2PASS_LANES_FN(hs_2pass_lanes_b1, 1, 1)
+HS_2PASS_LANES_FN(hs_2pass_lanes_b2, 1, 2)
+HS_2PASS_LANES_FN(hs_2pass_lanes_b4, 1, 4)
+#undef HS_2PASS_LANES_FN
+#endif
+
 /* Both entry points; bias != 0: each score gets the relative bias (one
  * FMA, as the online _bias kernel), the same instructions otherwise. */
 static inline __attribute__((always_inline)) void hs_2pass_run(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
     int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {
+#ifdef HS_BLOCKS_LANES
+  if (ldk == dk && dv == 1 && ldv == 1 && (dk == 1 || dk == 2 || dk == 4)) {
+    if (bias)
+      dk == 1   ? hs_2pass_lanes_b1(nseg, seg, q, k, v, inv_tau, slope, d0, st, acc)
+      : dk == 2 ? hs_2pass_lanes_b2(nseg, seg, q, k, v, inv_tau, slope, d0, st, acc)
+                : hs_2pass_lanes_b4(nseg, seg, q, k, v, inv_tau, slope, d0, st, acc);
+    else
+      dk == 1   ? hs_2pass_lanes_1(nseg, seg, q, k, v, inv_tau, slope, d0, st, acc)
+      : dk == 2 ? hs_2pass_lanes_2(nseg, seg, q, k, v, inv_tau, slope, d0, st, acc)
+                : hs_2pass_lanes_4(nseg, seg, q, k, v, inv_tau, slope, d0, st, acc);
+    return;
+  }
+#endif
   /* rows of few keys (the skipping path's usual row: a few kept tiles)
    * keep pass 1's scores for pass 2 instead of computing them again: each
    * block's scores at its own offset, rounded up to whole vectors (need:
@@ -170,7 +304,7 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
   for (size_t t = 0; t < nseg; t++)
     need += seg[2 * t + 1] + (seg[2 * t + 1] / BLK + 1) * (VF_LANES - 1);
   const int keep = need <= HS_2PASS_KEEP;
-#ifdef HS_BLOCKS_DK
+#if defined(HS_BLOCKS_DK) && !defined(HS_BLOCKS_LANES)
   if (keep && ldk == dk && dv == 1 && ldv == 1) {
     if (dk == 1)
       return hs_2pass_core(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, bias,

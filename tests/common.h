@@ -99,4 +99,28 @@ static inline size_t tile_segs(size_t n, size_t first, size_t *seg) {
   return ns;
 }
 
+/* The segments seg (ns pairs) into out, each cut at up to 3 random
+ * points, or (join) with touching segments made one: the same keys in
+ * other segments, for the kernels whose bits must not depend on the cut.
+ * Returns the count; out has room for 4 ns pairs. */
+static inline size_t recut(hs_rng *r, size_t ns, const size_t *seg, int join, size_t *out) {
+  size_t m = 0;
+  for (size_t t = 0; t < ns; t++) {
+    size_t s0 = seg[2 * t], e0 = s0 + seg[2 * t + 1];
+    if (join && m > 0 && out[2 * m - 2] + out[2 * m - 1] == s0) {
+      out[2 * m - 1] += e0 - s0;
+      continue;
+    }
+    for (int c = join ? 3 : (int)hs_rng_uniform(r, 0, 4); c > 0 && e0 - s0 > 1; c--) {
+      size_t cut = s0 + 1 + (size_t)hs_rng_uniform(r, 0, (double)(e0 - s0 - 1));
+      if (cut >= e0) break;
+      out[2 * m] = s0, out[2 * m + 1] = cut - s0, m++;
+      s0 = cut;
+    }
+    out[2 * m] = s0, out[2 * m + 1] = e0 - s0, m++;
+  }
+  return m;
+}
+
+
 #endif

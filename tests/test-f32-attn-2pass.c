@@ -6,11 +6,15 @@
  * end), which the vector kernels run on a path of their own:
  *   - against a long double reference within the bound of the kernel's
  *     first comment (one rounding more per score for the bias);
- *   - the same bits as the general path: the values spaced out (ldv = 2,
- *     which the contiguous path does not take) change no bit, and rows of
- *     short segments only (every key in a tail group) give the bits of the
- *     keys spaced out (ldk = dk + 1, the general tail code), also with
- *     signed zeros among the keys, the query and the values. */
+ *   - AVX2 (the contiguous block path): the same bits as the general
+ *     path: the values spaced out (ldv = 2, which the contiguous path does
+ *     not take) change no bit, and rows of short segments only (every key
+ *     in a tail group) give the bits of the keys spaced out (ldk = dk + 1,
+ *     the general tail code);
+ *   - AVX-512 (the lane path): the same bits whatever the cut of the keys
+ *     into segments: every segment split at random points, and touching
+ *     segments joined, change no bit;
+ *   both also with signed zeros among the keys, the query and the values. */
 #include "attn-ref.h"
 
 /* A row of the skipping path's shape over keys [0, n): segments of the
@@ -132,6 +136,23 @@ static void same_bits(const hs_kernels *kt, size_t ns, const size_t *seg, size_t
              b.sum, x, y);
 }
 
+static void same_cut_bits(const hs_kernels *kt, hs_rng *r, size_t ns, const size_t *seg,
+                          size_t dk, const float *q, const float *k, const float *v,
+                          float slope) {
+  size_t cut[2 * 64], whole[2 * 64];
+  for (int join = 0; join < 2; join++) {
+    size_t nc = recut(r, ns, seg, join, join ? whole : cut);
+    hs_f32_online a, b;
+    float x, y;
+    run_row(kt, ns, seg, dk, q, k, dk, v, 1, 0.7f, slope, -40, &a, &x);
+    run_row(kt, nc, join ? whole : cut, dk, q, k, dk, v, 1, 0.7f, slope, -40, &b, &y);
+    if (memcmp(&a, &b, sizeof a) != 0 || memcmp(&x, &y, sizeof x) != 0)
+      fail_msg("%s dk=%zu slope=%g %s: max %a/%a sum %a/%a acc %a/%a",
+               hs_isa_name(kt->isa), dk, slope, join ? "joined" : "cut", a.max, b.max,
+               a.sum, b.sum, x, y);
+  }
+}
+
 static void test_general_bits(void **state) {
   (void)state;
   hs_rng r = {22};
@@ -150,6 +171,11 @@ static void test_general_bits(void **state) {
         }
         float slope = rep % 3 == 0 ? 0.0f : rep % 3 == 1 ? -0.25f : 0.01f;
         size_t seg[2 * 16], ns = skip_segs(&r, n, (size_t)rep, rep % 4 == 0, seg);
+        if (kt->isa == HS_ISA_AVX512) {
+          same_cut_bits(kt, &r, ns, seg, dk, q, k, v, slope);
+          free(k), free(kw), free(v), free(vw);
+          continue;
+        }
         /* the values spaced out: the general path's values */
         same_bits(kt, ns, seg, dk, q, k, dk, k, dk, v, vw, slope);
         /* segments shorter than any vector: every score from the general
