@@ -33,3 +33,28 @@ void hs_f32_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
     }
   }
 }
+
+/* f32_gemm_pk: the packed panels (HS_GEMM_NR entries per input), per row
+ * of X 4 outputs at a time, each the chain above (the same bits as
+ * f32_gemm), then the epilogue of the contract, one rounding per add. */
+void hs_f32_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+                                        const float *pk, const float *bias,
+                                        const float *x, size_t ldx, float *y,
+                                        size_t ldy, unsigned flags) {
+  for (size_t i = 0; i < rows; i++) {
+    const float *xi = x + i * ldx;
+    float *yi = y + i * ldy;
+    for (size_t r0 = 0; r0 < m; r0 += 4) {
+      const float *w = pk + (r0 / HS_GEMM_NR) * HS_GEMM_NR * k + r0 % HS_GEMM_NR;
+      float s[4] = {0, 0, 0, 0};
+      for (size_t c = 0; c < k; c++)
+        for (size_t r = 0; r < 4; r++) s[r] += xi[c] * w[c * HS_GEMM_NR + r];
+      for (size_t r = 0; r < 4 && r0 + r < m; r++) {
+        float t = bias ? s[r] + bias[r0 + r] : s[r];
+        if (flags & HS_GEMM_ACC) t = yi[r0 + r] + t;
+        if (flags & HS_GEMM_RELU) t = t > 0 ? t : 0;
+        yi[r0 + r] = t;
+      }
+    }
+  }
+}

@@ -34,3 +34,28 @@ void hs_f64_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
     }
   }
 }
+
+/* f64_gemm_pk: the packed panels (HS_GEMM_NR entries per input), per row
+ * of X 4 outputs at a time, each the chain above (the same bits as
+ * f64_gemm), then the epilogue of the contract, one rounding per add. */
+void hs_f64_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+                                        const double *pk, const double *bias,
+                                        const double *x, size_t ldx, double *y,
+                                        size_t ldy, unsigned flags) {
+  for (size_t i = 0; i < rows; i++) {
+    const double *xi = x + i * ldx;
+    double *yi = y + i * ldy;
+    for (size_t r0 = 0; r0 < m; r0 += 4) {
+      const double *w = pk + (r0 / HS_GEMM_NR) * HS_GEMM_NR * k + r0 % HS_GEMM_NR;
+      double s[4] = {0, 0, 0, 0};
+      for (size_t c = 0; c < k; c++)
+        for (size_t r = 0; r < 4; r++) s[r] += xi[c] * w[c * HS_GEMM_NR + r];
+      for (size_t r = 0; r < 4 && r0 + r < m; r++) {
+        double t = bias ? s[r] + bias[r0 + r] : s[r];
+        if (flags & HS_GEMM_ACC) t = yi[r0 + r] + t;
+        if (flags & HS_GEMM_RELU) t = t > 0 ? t : 0;
+        yi[r0 + r] = t;
+      }
+    }
+  }
+}

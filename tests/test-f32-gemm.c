@@ -92,11 +92,19 @@ static void test_gemm_many_rows(void **state) {
   }
 }
 
+#define T float
+#define TINY 0x1p-149L
+#define GEMM f32_gemm
+#define GEMM_PK f32_gemm_pk
+#define PACK hs_f32_gemm_pack
+#include "gemm-pk-check.h"
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm_shapes),
       cmocka_unit_test(test_gemm_ranges),
       cmocka_unit_test(test_gemm_many_rows),
+      cmocka_unit_test(test_gemm_pk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,11 +130,19 @@ static void test_gemm_isas_agree(void **state) {
   free(y);
 }
 
+#define T double
+#define TINY 0x1p-1074L
+#define GEMM f64_gemm
+#define GEMM_PK f64_gemm_pk
+#define PACK hs_f64_gemm_pack
+#include "gemm-pk-check.h"
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm_shapes),
       cmocka_unit_test(test_gemm_ranges),
       cmocka_unit_test(test_gemm_many_rows),
+      cmocka_unit_test(test_gemm_pk),
       cmocka_unit_test(test_gemm_isas_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
