@@ -35,6 +35,9 @@ typedef HS_GEMM_T hs_gt;
 #define HS_GEMM_KC 64
 /* internal flag: the chains continue from the partial sums in Y */
 #define HS_GEMM_CONT_ 4u
+/* the step functions, inlined into one copy per flag combination
+ * (hs_gemm_panel) so that no flag is tested per row */
+#define HS_GEMM_INLINE static inline __attribute__((always_inline))
 
 static inline vf hs_gemm_ld(const hs_gt *p, size_t n) {
   return n >= VF_LANES ? vf_loadu(p) : vf_load_tail(p, n);
@@ -45,12 +48,12 @@ static inline void hs_gemm_st(hs_gt *p, vf v, size_t n) {
   else vf_store_tail(p, v, n);
 }
 
-static inline vf hs_gemm_init(const hs_gt *y, size_t n, unsigned fl) {
+HS_GEMM_INLINE vf hs_gemm_init(const hs_gt *y, size_t n, unsigned fl) {
   return fl & HS_GEMM_CONT_ ? hs_gemm_ld(y, n) : vf_zero();
 }
 
 /* The n outputs of t to y: the epilogue of the kernels' contract. */
-static inline void hs_gemm_out(hs_gt *y, vf t, const hs_gt *b, size_t n,
+HS_GEMM_INLINE void hs_gemm_out(hs_gt *y, vf t, const hs_gt *b, size_t n,
                                unsigned fl) {
   if (b) t = vf_add(t, hs_gemm_ld(b, n));
   if (fl & HS_GEMM_ACC) t = vf_add(hs_gemm_ld(y, n), t);
@@ -59,7 +62,7 @@ static inline void hs_gemm_out(hs_gt *y, vf t, const hs_gt *b, size_t n,
 }
 
 /* One output register per row, 8 rows at a time, then the rest. */
-static inline size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
+HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
@@ -85,7 +88,7 @@ static inline size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
 }
 
 /* Two output registers per row, 4 rows at a time. */
-static inline size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
+HS_GEMM_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
@@ -124,10 +127,10 @@ static inline size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
 /* Every row against one panel: its mr <= HS_GEMM_NR outputs, inputs
  * [0, kc), w the panel (HS_GEMM_NR entries per input), b the bias of
  * these outputs or NULL. */
-static inline void hs_gemm_panel(size_t rows, size_t mr, size_t kc,
-                                 const hs_gt *w, const hs_gt *b,
-                                 const hs_gt *x, size_t ldx, hs_gt *y,
-                                 size_t ldy, unsigned fl) {
+HS_GEMM_INLINE void hs_gemm_panel_(size_t rows, size_t mr, size_t kc,
+                                   const hs_gt *w, const hs_gt *b,
+                                   const hs_gt *x, size_t ldx, hs_gt *y,
+                                   size_t ldy, unsigned fl) {
   for (size_t v = 0; v < mr; v += 2 * VF_LANES) {
     const size_t n0 = mr - v < VF_LANES ? mr - v : VF_LANES;
     const size_t n1 = mr - v > VF_LANES ? mr - v - VF_LANES : 0;
@@ -147,6 +150,25 @@ static inline void hs_gemm_panel(size_t rows, size_t mr, size_t kc,
         hs_gemm_out(yi + u, acc, bv ? bv + u : NULL, nu, fl);
       }
     }
+  }
+}
+
+/* hs_gemm_panel_ with the flags and whether there is a bias constant:
+ * the combinations the kernels' callers use, and a generic copy. */
+static void hs_gemm_panel(size_t rows, size_t mr, size_t kc, const hs_gt *w,
+                          const hs_gt *b, const hs_gt *x, size_t ldx,
+                          hs_gt *y, size_t ldy, unsigned fl) {
+  switch (fl | (b ? 8u : 0u)) {
+#define HS_GEMM_FL(F)                                                     \
+  case F:                                                                 \
+    hs_gemm_panel_(rows, mr, kc, w, (F) & 8u ? b : NULL, x, ldx, y, ldy,  \
+                   (F) & 7u);                                             \
+    return;
+    HS_GEMM_FL(0) HS_GEMM_FL(HS_GEMM_CONT_) HS_GEMM_FL(HS_GEMM_ACC)
+    HS_GEMM_FL(HS_GEMM_RELU) HS_GEMM_FL(8u | HS_GEMM_ACC) HS_GEMM_FL(8u | HS_GEMM_RELU)
+#undef HS_GEMM_FL
+    default:
+      hs_gemm_panel_(rows, mr, kc, w, b, x, ldx, y, ldy, fl);
   }
 }
 
