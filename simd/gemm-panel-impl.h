@@ -8,10 +8,11 @@
  * Rows of X take FMA chains y += x_ic * w[c] (x_ic broadcast), VF_LANES
  * outputs per register and a masked store past m: no horizontal sums.
  * One row's chain of k FMAs is latency-bound, so 8 rows at a time share
- * each load of w[c] when a panel's outputs fit one register, 4 rows with
- * two registers each otherwise: 8 independent chains either way (the
- * compiled models' narrow shapes: m = 1..16 outputs, k = the model width,
- * or m = the width and k = 1..4). Each row's chain is the same sequence
+ * each load of w[c] when a panel's outputs fit one register (4 for short
+ * chains), 4 rows with two registers each otherwise: 8 independent
+ * chains (the compiled models' narrow shapes: m = 1..16 outputs, k = the
+ * model width, or m = the width and k = 1..4). Each row's chain is the
+ * same sequence
  * as alone, so a row's bits do not depend on the grouping or on how many
  * rows the call takes; chains longer than HS_GEMM_KC (f32_gemm) continue
  * from the stored partial sums, which is the same chain.
@@ -61,31 +62,40 @@ HS_GEMM_INLINE void hs_gemm_out(hs_gt *y, vf t, const hs_gt *b, size_t n,
   hs_gemm_st(y, t, n);
 }
 
-/* One output register per row, 8 rows at a time, then the rest. */
+/* One output register per row: 8 rows at a time where the chains are
+ * long enough to pay for the eight rows' pointers (k >= 8; with k = 2
+ * they measured 1.4x slower than 4 rows on AVX-512), then 4 at a time,
+ * then the rest. */
+#define HS_GEMM_1V_ROWS(R, ROWS)                                          \
+  for (; i + R <= rows; i += R) {                                         \
+    const hs_gt *x0 = x + i * ldx;                                        \
+    hs_gt *y0 = y + i * ldy;                                              \
+    ROWS(HS_GEMM_INIT)                                                    \
+    for (size_t c = 0; c < kc; c++) {                                     \
+      const vf t = vf_loadu(w + c * HS_GEMM_NR);                          \
+      ROWS(HS_GEMM_STEP)                                                  \
+    }                                                                     \
+    ROWS(HS_GEMM_OUT)                                                     \
+  }
+#define HS_GEMM_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define HS_GEMM_ROWS4(X) X(0) X(1) X(2) X(3)
+#define HS_GEMM_INIT(j) vf a##j = hs_gemm_init(y0 + j * ldy, n0, fl);
+#define HS_GEMM_STEP(j) a##j = vf_fma(vf_set1(x0[j * ldx + c]), t, a##j);
+#define HS_GEMM_OUT(j) hs_gemm_out(y0 + j * ldy, a##j, b, n0, fl);
 HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
-  for (; i + 8 <= rows; i += 8) {
-    const hs_gt *x0 = x + i * ldx;
-    hs_gt *y0 = y + i * ldy;
-#define HS_GEMM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#define HS_GEMM_INIT(j) vf a##j = hs_gemm_init(y0 + j * ldy, n0, fl);
-#define HS_GEMM_STEP(j) a##j = vf_fma(vf_set1(x0[j * ldx + c]), t, a##j);
-#define HS_GEMM_OUT(j) hs_gemm_out(y0 + j * ldy, a##j, b, n0, fl);
-    HS_GEMM_ROWS(HS_GEMM_INIT)
-    for (size_t c = 0; c < kc; c++) {
-      const vf t = vf_loadu(w + c * HS_GEMM_NR);
-      HS_GEMM_ROWS(HS_GEMM_STEP)
-    }
-    HS_GEMM_ROWS(HS_GEMM_OUT)
+  if (kc >= 8) HS_GEMM_1V_ROWS(8, HS_GEMM_ROWS8)
+  HS_GEMM_1V_ROWS(4, HS_GEMM_ROWS4)
+  return i;
+}
 #undef HS_GEMM_OUT
 #undef HS_GEMM_STEP
 #undef HS_GEMM_INIT
-#undef HS_GEMM_ROWS
-  }
-  return i;
-}
+#undef HS_GEMM_ROWS4
+#undef HS_GEMM_ROWS8
+#undef HS_GEMM_1V_ROWS
 
 /* Two output registers per row, 4 rows at a time. */
 HS_GEMM_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
