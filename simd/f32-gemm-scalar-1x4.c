@@ -39,7 +39,8 @@ void hs_f32_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
  * bits as f32_gemm; a group reaching past m sums the padding and stores
  * only what is below m), then the epilogue of the contract, one rounding
  * per add, each step written out for the 4 sums so that the compiler can
- * pack them (as add_rows was) and no flag is tested per output. */
+ * pack them (as the separate residual add was) and no flag is tested per
+ * output. */
 void hs_f32_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
                                         const float *pk, const float *bias,
                                         const float *x, size_t ldx, float *y,

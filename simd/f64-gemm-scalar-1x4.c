@@ -40,7 +40,8 @@ void hs_f64_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
  * bits as f64_gemm; a group reaching past m sums the padding and stores
  * only what is below m), then the epilogue of the contract, one rounding
  * per add, each step written out for the 4 sums so that the compiler can
- * pack them (as add_rows was) and no flag is tested per output. */
+ * pack them (as the separate residual add was) and no flag is tested per
+ * output. */
 void hs_f64_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
                                         const double *pk, const double *bias,
                                         const double *x, size_t ldx, double *y,
