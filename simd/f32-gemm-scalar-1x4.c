@@ -34,46 +34,13 @@ void hs_f32_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
   }
 }
 
-/* f32_gemm_pk: the packed panels (HS_GEMM_NR entries per input, +0 past
- * m), per row of X 4 outputs at a time, each the chain above (the same
- * bits as f32_gemm; a group reaching past m sums the padding and stores
- * only what is below m), then the epilogue of the contract, one rounding
- * per add, each step written out for the 4 sums so that the compiler can
- * pack them (as the separate residual add was) and no flag is tested per
- * output. */
+/* f32_gemm_pk: gemm-pk-scalar-impl.h over float. */
+#define HS_GEMM_T float
+#include "gemm-pk-scalar-impl.h"
+
 void hs_f32_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
                                         const float *pk, const float *bias,
                                         const float *x, size_t ldx, float *y,
                                         size_t ldy, unsigned flags) {
-  for (size_t i = 0; i < rows; i++) {
-    const float *xi = x + i * ldx;
-    float *yi = y + i * ldy;
-    for (size_t r0 = 0; r0 < m; r0 += 4) {
-      const float *w = pk + r0 / HS_GEMM_NR * HS_GEMM_NR * k + r0 % HS_GEMM_NR;
-      float s[4] = {0, 0, 0, 0}, *yr = yi + r0;
-      for (size_t c = 0; c < k; c++, w += HS_GEMM_NR) {
-        s[0] += xi[c] * w[0];
-        s[1] += xi[c] * w[1];
-        s[2] += xi[c] * w[2];
-        s[3] += xi[c] * w[3];
-      }
-      if (r0 + 4 > m) { /* the last, partial group */
-        for (size_t r = 0; r0 + r < m; r++) {
-          float t = bias ? s[r] + bias[r0 + r] : s[r];
-          if (flags & HS_GEMM_ACC) t = yr[r] + t;
-          yr[r] = flags & HS_GEMM_RELU ? (t > 0 ? t : 0) : t;
-        }
-        break;
-      }
-      if (bias) {
-        const float *b = bias + r0;
-        s[0] += b[0], s[1] += b[1], s[2] += b[2], s[3] += b[3];
-      }
-      if (flags & HS_GEMM_ACC)
-        s[0] = yr[0] + s[0], s[1] = yr[1] + s[1], s[2] = yr[2] + s[2], s[3] = yr[3] + s[3];
-      if (flags & HS_GEMM_RELU)
-        for (size_t r = 0; r < 4; r++) s[r] = s[r] > 0 ? s[r] : 0;
-      yr[0] = s[0], yr[1] = s[1], yr[2] = s[2], yr[3] = s[3];
-    }
-  }
+  hs_gemm_pk_scalar(rows, m, k, pk, bias, x, ldx, y, ldy, flags);
 }

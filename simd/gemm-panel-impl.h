@@ -202,7 +202,12 @@ static inline void hs_gemm_rows(size_t rows, size_t m, size_t k,
   }
 }
 
-/* f32_gemm_pk / f64_gemm_pk: the panels packed by hs_f32_gemm_pack. */
+/* f32_gemm_pk / f64_gemm_pk: the panels packed by hs_f32_gemm_pack, each
+ * by HS_GEMM_PK_PANEL (hs_gemm_panel unless the kernel file chose
+ * another for some panels, with the same arguments and bits). */
+#ifndef HS_GEMM_PK_PANEL
+#define HS_GEMM_PK_PANEL hs_gemm_panel
+#endif
 static inline void hs_gemm_pk(size_t rows, size_t m, size_t k,
                               const hs_gt *pk, const hs_gt *bias,
                               const hs_gt *x, size_t ldx, hs_gt *y,
@@ -210,8 +215,8 @@ static inline void hs_gemm_pk(size_t rows, size_t m, size_t k,
   flags &= HS_GEMM_ACC | HS_GEMM_RELU;
   for (size_t r0 = 0; r0 < m; r0 += HS_GEMM_NR, pk += HS_GEMM_NR * k) {
     const size_t mr = m - r0 < HS_GEMM_NR ? m - r0 : HS_GEMM_NR;
-    hs_gemm_panel(rows, mr, k, pk, bias ? bias + r0 : NULL, x, ldx, y + r0, ldy,
-                  flags);
+    HS_GEMM_PK_PANEL(rows, mr, k, pk, bias ? bias + r0 : NULL, x, ldx, y + r0, ldy,
+                     flags);
   }
 }
 

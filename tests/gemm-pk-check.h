@@ -15,6 +15,19 @@
 #ifndef HS_TEST_GEMM_PK_CHECK_H
 #define HS_TEST_GEMM_PK_CHECK_H
 
+/* sum_c x[c] a[c] in long double, and sum_c |x[c] a[c]| into *abs: the
+ * reference of one output (the unpacked kernels' tests use it too). */
+static long double ref_dot(const T *x, const T *a, size_t k, long double *abs) {
+  long double want = 0;
+  *abs = 0;
+  for (size_t c = 0; c < k; c++) {
+    long double p = (long double)x[c] * a[c];
+    want += p;
+    *abs += fabsl(p);
+  }
+  return want;
+}
+
 static T *pk_fill(hs_rng *r, size_t cnt, double range) {
   T *b = (T *)hs_test_alloc((cnt ? cnt : 1) * sizeof(T));
   for (size_t i = 0; i < cnt; i++) b[i] = (T)hs_rng_uniform(r, -range, range);
@@ -42,12 +55,7 @@ static void check_pk(const hs_kernels *kt, hs_rng *r, size_t rows, size_t m,
   kt->GEMM_PK(rows - cut, m, k, pk, b, x + cut * ldx, ldx, y2 + cut * ldy, ldy, flags);
   for (size_t i = 0; i < rows; i++) {
     for (size_t o = 0; o < m; o++) {
-      long double want = 0, abs = 0;
-      for (size_t c = 0; c < k; c++) {
-        long double p = (long double)x[i * ldx + c] * a[o * lda + c];
-        want += p;
-        abs += fabsl(p);
-      }
+      long double abs, want = ref_dot(x + i * ldx, a + o * lda, k, &abs);
       T t = g[i * ldy + o];
       long double bound = (2.0L * k + 2) * U * abs + TINY * (k + 1);
       if (!isnan(want) && !(fabsl(t - want) <= bound)) {
