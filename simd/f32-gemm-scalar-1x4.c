@@ -33,3 +33,14 @@ void hs_f32_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
     }
   }
 }
+
+/* f32_gemm_pk: gemm-pk-scalar-impl.h over float. */
+#define HS_GEMM_T float
+#include "gemm-pk-scalar-impl.h"
+
+void hs_f32_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+                                        const float *pk, const float *bias,
+                                        const float *x, size_t ldx, float *y,
+                                        size_t ldy, unsigned flags) {
+  hs_gemm_pk_scalar(rows, m, k, pk, bias, x, ldx, y, ldy, flags);
+}

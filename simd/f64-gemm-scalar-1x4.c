@@ -34,3 +34,14 @@ void hs_f64_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
     }
   }
 }
+
+/* f64_gemm_pk: gemm-pk-scalar-impl.h over double. */
+#define HS_GEMM_T double
+#include "gemm-pk-scalar-impl.h"
+
+void hs_f64_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+                                        const double *pk, const double *bias,
+                                        const double *x, size_t ldx, double *y,
+                                        size_t ldy, unsigned flags) {
+  hs_gemm_pk_scalar(rows, m, k, pk, bias, x, ldx, y, ldy, flags);
+}

@@ -89,6 +89,14 @@ extern "C" {
   unsigned fn(size_t n, const double *u, hs_bt_op op, double x, double y,   \
               const hs_bt_bias *bias, double first, double w, double *ub);
 
+#define HS_DECLARE_f32_gemm_pk(fn)                                        \
+  void fn(size_t rows, size_t m, size_t k, const float *pk, const float *bias, \
+          const float *x, size_t ldx, float *y, size_t ldy, unsigned flags);
+#define HS_DECLARE_f64_gemm_pk(fn)                                          \
+  void fn(size_t rows, size_t m, size_t k, const double *pk,                \
+          const double *bias, const double *x, size_t ldx, double *y,       \
+          size_t ldy, unsigned flags);
+
 #define HS_KERNEL(op, isa, fn) HS_DECLARE_##op(fn)
 #include "kernels.inc"
 #undef HS_KERNEL

@@ -7,6 +7,8 @@
  *     vd_store_tail (lanes 0..n-1, 1 <= n <= VD_LANES; the load's other
  *     lanes +0; nothing past p[n-1] read or written);
  *   vd_add, vd_sub, vd_mul, vd_abs (each rounded once, no fusing);
+ *   vd_loadu, vd_storeu (VD_LANES lanes), vd_fma(a, b, c) = a*b + c
+ *     rounded once;
  *   vd_max(a, b) = a > b ? a : b, vd_min(a, b) = a < b ? a : b (b when
  *     either is NaN: x86's order, what the scalar ternary gives);
  *   vd_cmpgt, vd_cmpge, vd_cmple (false when either lane is NaN),
@@ -52,6 +54,9 @@ static inline vd vd_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
 static inline vd vd_abs(vd a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
 static inline vd vd_max(vd a, vd b) { return _mm256_max_pd(a, b); }
 static inline vd vd_min(vd a, vd b) { return _mm256_min_pd(a, b); }
+static inline vd vd_loadu(const double *p) { return _mm256_loadu_pd(p); }
+static inline void vd_storeu(double *p, vd x) { _mm256_storeu_pd(p, x); }
+static inline vd vd_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
 
 static inline vdmask vd_cmpgt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
 static inline vdmask vd_cmpge(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }

@@ -35,6 +35,9 @@ static inline vd vd_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
 static inline vd vd_abs(vd a) { return _mm512_abs_pd(a); }
 static inline vd vd_max(vd a, vd b) { return _mm512_max_pd(a, b); }
 static inline vd vd_min(vd a, vd b) { return _mm512_min_pd(a, b); }
+static inline vd vd_loadu(const double *p) { return _mm512_loadu_pd(p); }
+static inline void vd_storeu(double *p, vd x) { _mm512_storeu_pd(p, x); }
+static inline vd vd_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
 
 static inline vdmask vd_cmpgt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
 static inline vdmask vd_cmpge(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }

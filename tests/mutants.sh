@@ -77,8 +77,8 @@ m exp-ln2-lo simd/f32-exp-rr2-p5-consts.h \
 m softmax-half-sum simd/f32-softmax-scalar-rr2-p5.c \
   'sum1 += e1;' 'sum1 += e0;' \
   test-f32-softmax
-m gemm-last-term simd/f32-gemm-4xv-impl.h \
-  'a3 = vf_fma(vf_set1(x3[c]), t, a3);' 'a3 = vf_fma(vf_set1(x3[c]), t, vf_zero());' \
+m gemm-last-term simd/gemm-panel-impl.h \
+  'acc = vf_fma(vf_set1(xi[c]), vf_loadu(wv + c * HS_GEMM_NR + u), acc);' 'acc = vf_fma(vf_set1(xi[c]), vf_loadu(wv + c * HS_GEMM_NR + u), vf_zero());' \
   test-f32-gemm
 m attn-row-rescale simd/f32-attn-row-scalar-online-rr2-p5.c \
   'for (size_t c = 0; c < dv; c++) acc[c] *= scale;' 'for (size_t c = 1; c < dv; c++) acc[c] *= scale;' \

@@ -11,6 +11,13 @@
 #include "common.h"
 
 #define U 0x1p-24
+#define T float
+#define TINY 0x1p-149L
+#define GEMM f32_gemm
+#define GEMM_PK f32_gemm_pk
+#define PACK hs_f32_gemm_pack
+#include "gemm-pk-check.h"
+
 #define SENT -12345.0f
 
 static float *fill(hs_rng *r, size_t cnt, double lo, double hi) {
@@ -32,12 +39,7 @@ static void check(const hs_kernels *kt, hs_rng *r, size_t rows, size_t m,
     for (size_t c = 0; c < ldy; c++) y1[c] = SENT;
     kt->f32_gemm(1, m, k, a, lda, x + i * ldx, ldx, y1, ldy);
     for (size_t o = 0; o < m; o++) {
-      long double want = 0, abs = 0;
-      for (size_t c = 0; c < k; c++) {
-        long double p = (long double)x[i * ldx + c] * a[o * lda + c];
-        want += p;
-        abs += fabsl(p);
-      }
+      long double abs, want = ref_dot(x + i * ldx, a + o * lda, k, &abs);
       float got = y[i * ldy + o];
       double bound = (2.0 * k + 2) * U * (double)abs + 0x1p-149 * (k + 1);
       if (!(fabsl(got - want) <= bound)) {
@@ -97,6 +99,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_shapes),
       cmocka_unit_test(test_gemm_ranges),
       cmocka_unit_test(test_gemm_many_rows),
+      cmocka_unit_test(test_gemm_pk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,13 @@
 #include "common.h"
 
 #define U 0x1p-53
+#define T double
+#define TINY 0x1p-1074L
+#define GEMM f64_gemm
+#define GEMM_PK f64_gemm_pk
+#define PACK hs_f64_gemm_pack
+#include "gemm-pk-check.h"
+
 #define SENT -12345.0
 
 static double *fill(hs_rng *r, size_t cnt, double lo, double hi) {
@@ -39,12 +46,7 @@ static void check(const hs_kernels *kt, hs_rng *r, size_t rows, size_t m,
     for (size_t c = 0; c < ldy; c++) y1[c] = SENT;
     kt->f64_gemm(1, m, k, a, lda, x + i * ldx, ldx, y1, ldy);
     for (size_t o = 0; o < m; o++) {
-      long double want = 0, abs = 0;
-      for (size_t c = 0; c < k; c++) {
-        long double p = (long double)x[i * ldx + c] * a[o * lda + c];
-        want += p;
-        abs += fabsl(p);
-      }
+      long double abs, want = ref_dot(x + i * ldx, a + o * lda, k, &abs);
       double got = y[i * ldy + o];
       long double bound = (2.0L * k + 2) * U * abs + 0x1p-1074L * (k + 1);
       if (!(fabsl(got - want) <= bound)) {
@@ -135,6 +137,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_shapes),
       cmocka_unit_test(test_gemm_ranges),
       cmocka_unit_test(test_gemm_many_rows),
+      cmocka_unit_test(test_gemm_pk),
       cmocka_unit_test(test_gemm_isas_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

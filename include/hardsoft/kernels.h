@@ -115,6 +115,50 @@ typedef void (*hs_f64_gemm_fn)(size_t rows, size_t m, size_t k,
                                const double *a, size_t lda, const double *x,
                                size_t ldx, double *y, size_t ldy);
 
+/* The same products against weights packed once (f32_gemm_pk /
+ * f64_gemm_pk), with the row finishing of a layer fused in. The packing
+ * (hs_f32_gemm_pack) is the same for every ISA: A's rows in panels of
+ * HS_GEMM_NR, panel p holding, input after input, the HS_GEMM_NR entries
+ * A[(p NR + r) lda + c] (+0 past m), so a kernel reads each panel front to
+ * back and no call transposes anything. Per output:
+ *   t_ir = sum_c X[i*ldx + c] A[r*lda + c], the bits of f32_gemm's y_ir on
+ *          the same ISA (the same chain over c),
+ *   t_ir = t_ir + bias[r]          when bias is not NULL (one rounding),
+ *   y_ir = y_ir + t_ir             with HS_GEMM_ACC, else y_ir = t_ir,
+ *   y_ir = y_ir > 0 ? y_ir : 0     with HS_GEMM_RELU (NaN gives 0),
+ * so a residual update x += W_o o, the feed-forward's bias and ReLU, and
+ * x += (W_2 h + b_2) keep the bits of the separate steps. Row i of Y
+ * depends only on row i of X (and of Y with HS_GEMM_ACC). X and Y must not
+ * overlap; nothing past m in a row of Y is read or written. */
+#define HS_GEMM_NR 16
+enum { HS_GEMM_ACC = 1, HS_GEMM_RELU = 2 };
+/* The packed size of an m x k matrix, in elements. */
+static inline size_t hs_gemm_pack_size(size_t m, size_t k) {
+  return (m + HS_GEMM_NR - 1) / HS_GEMM_NR * HS_GEMM_NR * k;
+}
+#define HS_GEMM_PACK_(T, a, lda, m, k, pk)                                  \
+  for (size_t p_ = 0; p_ * HS_GEMM_NR < (m); p_++)                         \
+    for (size_t c_ = 0; c_ < (k); c_++)                                    \
+      for (size_t r_ = 0, o_ = p_ * HS_GEMM_NR; r_ < HS_GEMM_NR; r_++)      \
+        (pk)[(p_ * (k) + c_) * HS_GEMM_NR + r_] =                          \
+            o_ + r_ < (m) ? (a)[(o_ + r_) * (lda) + c_] : (T)0
+static inline void hs_f32_gemm_pack(size_t m, size_t k, const float *a,
+                                    size_t lda, float *pk) {
+  HS_GEMM_PACK_(float, a, lda, m, k, pk);
+}
+static inline void hs_f64_gemm_pack(size_t m, size_t k, const double *a,
+                                    size_t lda, double *pk) {
+  HS_GEMM_PACK_(double, a, lda, m, k, pk);
+}
+typedef void (*hs_f32_gemm_pk_fn)(size_t rows, size_t m, size_t k,
+                                  const float *pk, const float *bias,
+                                  const float *x, size_t ldx, float *y,
+                                  size_t ldy, unsigned flags);
+typedef void (*hs_f64_gemm_pk_fn)(size_t rows, size_t m, size_t k,
+                                  const double *pk, const double *bias,
+                                  const double *x, size_t ldx, double *y,
+                                  size_t ldy, unsigned flags);
+
 /* Keys per online-softmax block of f32_attn_row and f32_attn_tile. */
 #define HS_ATTN_BLOCK 512
 
@@ -238,7 +282,8 @@ typedef unsigned (*hs_f64_bound_test_fn)(size_t n, const double *u, hs_bt_op op,
   X(f32_attn_row_2pass) X(f32_gemm) X(f32_attn_tile) X(f32_attn_row_bias)   \
   X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
   X(f64_attn_hard) X(f64_attn_row_2pass) X(f32_attn_row_2pass_bias)        \
-  X(f64_bounds) X(f64_bound_test)
+  X(f64_bounds) X(f64_bound_test)                                            \
+  X(f32_gemm_pk) X(f64_gemm_pk)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -271,6 +316,8 @@ struct hs_kernels {
   hs_f32_attn_row_2pass_bias_fn f32_attn_row_2pass_bias;
   hs_f64_bounds_fn f64_bounds;
   hs_f64_bound_test_fn f64_bound_test;
+  hs_f32_gemm_pk_fn f32_gemm_pk;
+  hs_f64_gemm_pk_fn f64_gemm_pk;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };

@@ -19,12 +19,20 @@ static inline size_t hs_dkp(const hs_head *H) {
 }
 #endif
 
-/* Model weights converted to REAL once per run. */
+/* Model weights converted to REAL once per run, and packed once for the
+ * gemm_pk kernel (hs_f32_gemm_pack: the same layout on every ISA). */
 typedef struct FN(wts) {
   size_t bytes; /* all of the below */
   REAL *embed;
   REAL **wq, **wk, **wv, **wo; /* per head, flattened over layers */
   REAL **w1, **b1, **w2, **b2; /* per layer */
+  /* per layer, every head's projections as one product, heads in order:
+   * rows [W_q; W_k; W_v] of each (pqkv, mqkv rows) or [W_k; W_v] (pkv,
+   * mkv rows: the sparse last layer computes its few queries apart) */
+  REAL **pqkv, **pkv;
+  size_t *mqkv, *mkv;
+  REAL **pwo;       /* per head, packed */
+  REAL **pw1, **pw2; /* per layer, packed */
 } FN(wts);
 
 static REAL *FN(conv)(size_t *bytes, const float *src, size_t n) {
@@ -45,8 +53,71 @@ static void FN(wts_free)(FN(wts) *w, const hs_model *m) {
   for (int l = 0; w->w1 && l < m->nlayers; l++) {
     free(w->w1[l]); free(w->b1[l]); free(w->w2[l]); free(w->b2[l]);
   }
+  for (int h = 0; w->pwo && h < nh; h++) free(w->pwo[h]);
+  for (int l = 0; w->pqkv && w->pkv && w->pw1 && w->pw2 && l < m->nlayers; l++) {
+    free(w->pqkv[l]); free(w->pkv[l]); free(w->pw1[l]); free(w->pw2[l]);
+  }
   free(w->wq); free(w->wk); free(w->wv); free(w->wo);
   free(w->w1); free(w->b1); free(w->w2); free(w->b2);
+  free(w->pqkv); free(w->pkv); free(w->mqkv); free(w->mkv);
+  free(w->pwo); free(w->pw1); free(w->pw2);
+}
+
+/* A (m x k, row stride lda) packed for gemm_pk, 64-byte aligned. */
+static REAL *FN(pack)(size_t *bytes, size_t m, size_t k, const REAL *a, size_t lda) {
+  size_t sz = (hs_gemm_pack_size(m, k) * sizeof(REAL) + 63) / 64 * 64;
+  REAL *p = aligned_alloc(64, sz ? sz : 64);
+  *bytes += sz ? sz : 64;
+  if (p && a) CAT(CAT(hs_, SFX), _gemm_pack)(m, k, a, lda, p);
+  return p;
+}
+
+/* Layer l's heads' projections, from head h0 on, stacked (with_q: W_q,
+ * W_k, W_v of each head; else W_k, W_v) and packed; *mo their rows. */
+static REAL *FN(pack_proj)(FN(wts) *w, const hs_layer *L, int h0, size_t d,
+                           int with_q, size_t *mo) {
+  size_t m = 0;
+  for (int k = 0; k < L->nheads; k++)
+    m += (with_q ? 2 : 1) * hs_dkp(&L->heads[k]) + (size_t)L->heads[k].dv;
+  *mo = m;
+  REAL *a = malloc((m ? m : 1) * (d ? d : 1) * sizeof(REAL)), *p = NULL, *r = a;
+  for (int k = 0; a && k < L->nheads; k++) {
+    size_t dk = hs_dkp(&L->heads[k]), dv = (size_t)L->heads[k].dv;
+    if (with_q) memcpy(r, w->wq[h0 + k], dk * d * sizeof(REAL)), r += dk * d;
+    memcpy(r, w->wk[h0 + k], dk * d * sizeof(REAL)), r += dk * d;
+    memcpy(r, w->wv[h0 + k], dv * d * sizeof(REAL)), r += dv * d;
+  }
+  if (a) p = FN(pack)(&w->bytes, m, d, a, d);
+  free(a);
+  return p;
+}
+
+/* The packed copies of the converted weights (FN(wts_make)). */
+static int FN(wts_pack)(FN(wts) *w, const hs_model *m) {
+  size_t d = (size_t)m->d, nl = (size_t)(m->nlayers ? m->nlayers : 1), nhh = 0;
+  int ok = 1, h = 0;
+  for (int l = 0; l < m->nlayers; l++) nhh += (size_t)m->layers[l].nheads;
+  w->pqkv = calloc(nl, sizeof(REAL *)); w->pkv = calloc(nl, sizeof(REAL *));
+  w->mqkv = calloc(nl, sizeof(size_t)); w->mkv = calloc(nl, sizeof(size_t));
+  w->pwo = calloc(nhh ? nhh : 1, sizeof(REAL *));
+  w->pw1 = calloc(nl, sizeof(REAL *)); w->pw2 = calloc(nl, sizeof(REAL *));
+  if (!w->pqkv || !w->pkv || !w->mqkv || !w->mkv || !w->pwo || !w->pw1 || !w->pw2)
+    return -1;
+  for (int l = 0; l < m->nlayers; l++) {
+    const hs_layer *L = &m->layers[l];
+    size_t hid = (size_t)L->hidden;
+    w->pqkv[l] = FN(pack_proj)(w, L, h, d, 1, &w->mqkv[l]);
+    w->pkv[l] = FN(pack_proj)(w, L, h, d, 0, &w->mkv[l]);
+    for (int k = 0; k < L->nheads; k++, h++) {
+      size_t dv = (size_t)L->heads[k].dv;
+      w->pwo[h] = FN(pack)(&w->bytes, d, dv, w->wo[h], dv);
+      ok &= w->pwo[h] != NULL;
+    }
+    w->pw1[l] = FN(pack)(&w->bytes, hid, d, w->w1[l], d);
+    w->pw2[l] = FN(pack)(&w->bytes, d, hid, w->w2[l], hid);
+    ok &= w->pqkv[l] && w->pkv[l] && w->pw1[l] && w->pw2[l];
+  }
+  return ok ? 0 : -1;
 }
 
 static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
@@ -86,7 +157,7 @@ static int FN(wts_make)(FN(wts) *w, const hs_model *m) {
     w->b2[l] = FN(conv)(&w->bytes, L->b2, hid ? d : 0);
     ok &= w->w1[l] && w->b1[l] && w->w2[l] && w->b2[l];
   }
-  return ok ? 0 : -1;
+  return ok ? FN(wts_pack)(w, m) : -1;
 }
 
 /* Y[i*ldy + r] = sum_c X[i*ldx + c] A[r*lda + c], i < rows: the batched
@@ -96,6 +167,14 @@ static void FN(gemm)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
                      const REAL *a, size_t lda, const REAL *x, size_t ldx,
                      REAL *y, size_t ldy) {
   KOP(kt, gemm)(rows, m, k, a, lda, x, ldx, y, ldy);
+}
+
+/* The same product on weights packed by FN(pack), with the kernel's
+ * epilogue: + bias, y += (HS_GEMM_ACC), ReLU (HS_GEMM_RELU). */
+static void FN(gemm_pk)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
+                        const REAL *pk, const REAL *bias, const REAL *x,
+                        size_t ldx, REAL *y, size_t ldy, unsigned flags) {
+  KOP(kt, gemm_pk)(rows, m, k, pk, bias, x, ldx, y, ldy, flags);
 }
 
 /* x_i = embed[symbol] + positional features, i in [i0, i1). Features are
@@ -700,65 +779,45 @@ static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
   for (size_t t = 0; t < cnt; t++) FN(attend_row)(J, i0 + t, out + t * J->ow, p);
 }
 
-/* x[k] += t[k] (+ b[k] first when b), k < n. Unrolled by 4 over
- * restrict pointers so that the compiler packs each group into one vector
- * add (at -O2 it vectorizes no loop of unknown count); the same additions
- * in the same order, so the same bits as the plain loop. */
-static void FN(add_rows)(REAL *restrict x, const REAL *restrict t,
-                         const REAL *restrict b, size_t n) {
-  size_t k = 0;
-  if (b) {
-    for (; k + 4 <= n; k += 4) {
-      x[k] += t[k] + b[k], x[k + 1] += t[k + 1] + b[k + 1];
-      x[k + 2] += t[k + 2] + b[k + 2], x[k + 3] += t[k + 3] + b[k + 3];
-    }
-    for (; k < n; k++) x[k] += t[k] + b[k];
-    return;
-  }
-  for (; k + 4 <= n; k += 4) {
-    x[k] += t[k], x[k + 1] += t[k + 1];
-    x[k + 2] += t[k + 2], x[k + 3] += t[k + 3];
-  }
-  for (; k < n; k++) x[k] += t[k];
-}
-
 /* Rows i0 .. i0 + cnt - 1 (cnt <= HS_ROW_CHUNK) after their attention
  * (outputs in out, J->ow per row): x += W_o out per head, in head order,
- * then the feed-forward, each as one batched product over the rows. The
- * same per-row arithmetic as one row at a time. */
+ * then the feed-forward, each as one batched product over the rows on
+ * the packed weights, the residual adds, biases and ReLU done by the
+ * kernel's epilogue with the same roundings as separate steps (layer
+ * normalization, when the layer has it, between the bias and the ReLU
+ * here). The same per-row arithmetic as one row at a time. */
 static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
                             const REAL *out, REAL *tmp, REAL *hid, hs_phclock *clk) {
   const hs_layer *L = J->L;
   const hs_kernels *kt = J->kt;
   size_t d = J->d, ow = J->ow, off = 0;
   REAL *x = J->X + i0 * d;
+  (void)tmp;
+  hs_ph_to(clk, HS_PHASE_GEMM);
   for (int h = 0; h < L->nheads; h++) {
     size_t dv = (size_t)L->heads[h].dv;
-    hs_ph_to(clk, HS_PHASE_GEMM);
-    FN(gemm)(kt, cnt, d, dv, J->w->wo[J->hbase + h], dv, out + off, ow, tmp, d);
-    hs_ph_to(clk, HS_PHASE_FINISH);
-    FN(add_rows)(x, tmp, NULL, cnt * d);
+    FN(gemm_pk)(kt, cnt, d, dv, J->w->pwo[J->hbase + h], NULL, out + off, ow, x, d,
+                HS_GEMM_ACC);
     off += dv;
   }
   if (L->hidden > 0) {
     int l = (int)(L - J->m->layers);
-    size_t nh = (size_t)L->hidden;
-    const REAL *b1 = J->w->b1[l], *b2 = J->w->b2[l];
-    hs_ph_to(clk, HS_PHASE_GEMM);
-    FN(gemm)(kt, cnt, nh, d, J->w->w1[l], d, x, d, hid, nh);
-    hs_ph_to(clk, HS_PHASE_FINISH);
-    for (size_t r = 0; r < cnt; r++) {
-      REAL *hr = hid + r * nh;
-      FN(add_rows)(hr, b1, NULL, nh);
-      for (size_t p = 0; p < (size_t)L->ln_pairs; p++)
-        FN(ln_pair)(hr + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
-      for (size_t u = 0; u < nh; u++) hr[u] = hr[u] > 0 ? hr[u] : 0;
+    size_t nh = (size_t)L->hidden, lnp = (size_t)L->ln_pairs;
+    FN(gemm_pk)(kt, cnt, nh, d, J->w->pw1[l], J->w->b1[l], x, d, hid, nh,
+                lnp ? 0u : (unsigned)HS_GEMM_RELU);
+    if (lnp) {
+      hs_ph_to(clk, HS_PHASE_FINISH);
+      for (size_t r = 0; r < cnt; r++) {
+        REAL *hr = hid + r * nh;
+        for (size_t p = 0; p < lnp; p++)
+          FN(ln_pair)(hr + 2 * p, L->ln_eps, L->ln_g + 2 * p, L->ln_b + 2 * p);
+        for (size_t u = 0; u < nh; u++) hr[u] = hr[u] > 0 ? hr[u] : 0;
+      }
+      hs_ph_to(clk, HS_PHASE_GEMM);
     }
-    hs_ph_to(clk, HS_PHASE_GEMM);
-    FN(gemm)(kt, cnt, d, nh, J->w->w2[l], nh, hid, nh, tmp, d);
-    hs_ph_to(clk, HS_PHASE_FINISH);
-    for (size_t r = 0; r < cnt; r++) FN(add_rows)(x + r * d, tmp + r * d, b2, d);
+    FN(gemm_pk)(kt, cnt, d, nh, J->w->pw2[l], J->w->b2[l], hid, nh, x, d, HS_GEMM_ACC);
   }
+  hs_ph_to(clk, HS_PHASE_FINISH);
 }
 
 /* --skip auto: whether head h's rows should take the skipping two-pass
@@ -950,15 +1009,34 @@ static void FN(par_ranges)(hs_pool *pool, int threads, hs_phclock *clk, uint64_t
   hs_ph_to(clk, ph);
 }
 
+/* cnt rows of w columns from src (row stride ld) to dst, packed: the
+ * fused projection's columns of one head's Q, K or V (FN(proj_range)).
+ * The widths of the compiled heads as fixed-size copies, one move each. */
+static void FN(copy_cols)(REAL *restrict dst, size_t w, const REAL *restrict src,
+                          size_t ld, size_t cnt) {
+  switch (w) {
+#define HS_COPY_W(W) \
+  case W: for (size_t t = 0; t < cnt; t++) memcpy(dst + t * W, src + t * ld, W * sizeof(REAL)); return;
+    HS_COPY_W(1) HS_COPY_W(2) HS_COPY_W(4) HS_COPY_W(8)
+#undef HS_COPY_W
+    default:
+      for (size_t t = 0; t < cnt; t++) memcpy(dst + t * w, src + t * ld, w * sizeof(REAL));
+  }
+}
+
+/* The fused projection's output buffer (rows x every head's Q, K, V), on
+ * the stack and in the first-level cache until copied out: up to 64 rows,
+ * at least 8 (a layer wider than 256 outputs takes a product per head,
+ * whose outputs fill the registers anyway). */
+#define HS_PROJ_BUF 2048
+
 /* Positions [p0, p1) of every head's keys and values (and queries, unless
- * sparse), rounded when stored so (FN(head_store)). */
-static void FN(proj_range)(void *ctx, int k, size_t p0, size_t p1) {
-  const FN(job) *J = ctx;
+ * sparse), one product per head and matrix. */
+static void FN(proj_heads)(const FN(job) *J, size_t p0, size_t p1) {
   const hs_layer *L = J->L;
   hs_score_round r = J->o->qkv_round;
   size_t d = J->d, cnt = p1 - p0;
   const REAL *x = J->X + p0 * d;
-  (void)k;
   for (int h = 0; h < L->nheads; h++) {
     size_t dk = hs_dkp(&L->heads[h]), dv = (size_t)L->heads[h].dv;
     int g = J->hbase + h;
@@ -971,6 +1049,44 @@ static void FN(proj_range)(void *ctx, int k, size_t p0, size_t p1) {
     if (r != HS_ROUND_NONE) {
       FN(round_store)(J->K[h] + p0 * dk, cnt * dk, r);
       FN(round_store)(J->V[h] + p0 * dv, cnt * dv, r);
+    }
+  }
+}
+
+/* Positions [p0, p1) of every head's keys and values (and queries, unless
+ * sparse), rounded when stored so (FN(head_store)): one product over all
+ * the layer's heads on the packed weights (J->w->pqkv: the depth-4
+ * formula's layer of two heads is m = 14 outputs in one register instead
+ * of six products of 1..4 outputs), then each head's columns copied to
+ * its Q, K, V. Each output is the chain it would be alone, so the bits
+ * do not depend on the fusing. */
+static void FN(proj_range)(void *ctx, int k, size_t p0, size_t p1) {
+  const FN(job) *J = ctx;
+  const hs_layer *L = J->L;
+  hs_score_round r = J->o->qkv_round;
+  int l = (int)(L - J->m->layers), wq = !J->sparse;
+  size_t d = J->d, M = wq ? J->w->mqkv[l] : J->w->mkv[l];
+  size_t R = M ? HS_PROJ_BUF / M : HS_PROJ_BUF;
+  const REAL *pk = wq ? J->w->pqkv[l] : J->w->pkv[l];
+  _Alignas(64) REAL buf[HS_PROJ_BUF];
+  (void)k;
+  if (R < 8) {
+    FN(proj_heads)(J, p0, p1);
+    return;
+  }
+  if (R > 64) R = 64;
+  for (size_t i0 = p0; i0 < p1; i0 += R) {
+    size_t cnt = p1 - i0 < R ? p1 - i0 : R, off = 0;
+    FN(gemm_pk)(J->kt, cnt, M, d, pk, NULL, J->X + i0 * d, d, buf, M, 0);
+    for (int h = 0; h < L->nheads; h++) {
+      size_t dk = hs_dkp(&L->heads[h]), dv = (size_t)L->heads[h].dv;
+      REAL *dst[3] = {J->Q[h] + i0 * dk, J->K[h] + i0 * dk, J->V[h] + i0 * dv};
+      size_t wd[3] = {dk, dk, dv};
+      for (int t = wq ? 0 : 1; t < 3; t++) {
+        FN(copy_cols)(dst[t], wd[t], buf + off, M, cnt);
+        if (r != HS_ROUND_NONE) FN(round_store)(dst[t], cnt * wd[t], r);
+        off += wd[t];
+      }
     }
   }
 }
