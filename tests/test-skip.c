@@ -396,6 +396,56 @@ static void test_auto(void **state) {
   hs_formula_free(f);
 }
 
+/* last_only and edges_only compute only the asked rows from the last
+ * layer with heads on (src/run/rows.h): the asked positions' values and
+ * decisions are those of the full pass, bit for bit, on every formula and
+ * mode (mu = 8), several lengths, one and two threads; the skipping
+ * default and the dense path alike. */
+static void test_sparse_rows(void **state) {
+  (void)state;
+  load_formulas();
+  static const size_t lens[] = {1, 5, 70, 700};
+  hs_rng r = {24};
+  uint8_t *s = malloc(700);
+  for (int fi = 0; fi < nformulas; fi++) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(formulas[fi], &e);
+    assert_non_null(f);
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
+      hs_compile_opts co = {.mode = (hs_mode)mode, .scale = 8};
+      hs_model *m = hs_compile(f, &co, &e);
+      if (!m) continue;
+      for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        size_t n = lens[li];
+        hs_random_string(&r, s, n);
+        hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = hs_kernels_default(NULL),
+                          .threads = 1 + (int)(li % 2),
+                          .skip = fi % 2 ? HS_SKIP_AUTO : HS_SKIP_OFF};
+        hs_run_result full, part;
+        assert_int_equal(hs_forward(m, s, n, &ro, &full, &e), 0);
+        for (int edges = 0; edges < 2; edges++) {
+          ro.last_only = !edges, ro.edges_only = edges;
+          assert_int_equal(hs_forward(m, s, n, &ro, &part, &e), 0);
+          for (size_t i = 1; i <= n; i++) {
+            if (edges ? i > 3 && i + 2 < n : i != n) continue;
+            if (memcmp(&full.values[i - 1], &part.values[i - 1], sizeof(double)) ||
+                full.bits[i - 1] != part.bits[i - 1])
+              fail_msg("'%s' %s n = %zu %s: position %zu differs from the full pass",
+                       formulas[fi], hs_mode_name((hs_mode)mode), n,
+                       edges ? "edges_only" : "last_only", i);
+          }
+          hs_run_result_free(&part);
+        }
+        ro.last_only = ro.edges_only = 0;
+        hs_run_result_free(&full);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_sizes),
@@ -405,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_forward_identical_isas),
       cmocka_unit_test(test_forward_identical),
       cmocka_unit_test(test_auto),
+      cmocka_unit_test(test_sparse_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

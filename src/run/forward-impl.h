@@ -1250,15 +1250,18 @@ static void FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
   }
 }
 
+#include "run/rows.h"
+
 /* The rows a layer computes: every position, or with last_only /
- * edges_only on the last layer (it feeds only the output) just the
- * positions asked for, into qs (keys and values still cover every
- * position, so a one-layer model costs O(n)). Returns how many; *sparse
- * whether they are qs rather than 0..n. */
+ * edges_only from the last layer with heads on (hs_sparse_from: the
+ * layers after it read the stream row by row) just the positions asked
+ * for, into qs (keys and values still cover every position, so a model
+ * whose only heads are in one layer costs O(n)). Returns how many;
+ * *sparse whether they are qs rather than 0..n. */
 static size_t FN(layer_rows)(const FN(pass) *P, int l, size_t *qs, int *sparse) {
   const hs_run_opts *o = P->o;
   size_t n = P->n, nq = 0, cand[6] = {1, 2, 3, n - 2, n - 1, n};
-  *sparse = (o->last_only || o->edges_only) && l == P->m->nlayers - 1;
+  *sparse = l >= hs_sparse_from(P->m, o);
   if (!*sparse) return P->np;
   for (int c = o->last_only ? 5 : 0; c < 6; c++)
     if (cand[c] >= 1 && cand[c] <= n && (nq == 0 || cand[c] > qs[nq - 1]))
