@@ -386,7 +386,7 @@ static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
 
 /* One key's lower bound, as FN(bt_leaf)'s but from exact products in
  * double. */
-static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
+static inline double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
   double sj = 0, A = 0;
   for (size_t c = 0; c < dk; c++) {
     double x = Bq->qd[c] * (double)K[j * dk + c];
@@ -527,7 +527,8 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
 /* The fields of Bq that depend on the row alone: keys [a, b], row i. */
 static inline void FN(bq_row)(FN(bq) *Bq, size_t a, size_t b, double i) {
   Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE, Bq->row = i;
-  Bq->bias = (hs_bt_bias){Bq->sk, i, HS_SKIP_BIAS_REL, (double)a, (double)b};
+  /* read only with a bias (FN(bt_test)) */
+  if (Bq->sk != 0) Bq->bias = (hs_bt_bias){Bq->sk, i, HS_SKIP_BIAS_REL, (double)a, (double)b};
 }
 
 /* Bq for keys [a, b] and query q at inv_tau, scores of kind *bk (NULL:
@@ -573,10 +574,11 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
 static int FN(bq_again)(FN(btc) *C, const FN(btree) *T, const REAL *q, double inv_tau,
                         const FN(bkind) *bk) {
   const size_t dk = T ? T->dk : 0;
-  int same = C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd;
-  for (size_t c = 0; same && c < dk; c++)
-    same = q[c] == C->qv[c] && signbit(q[c]) == signbit(C->qv[c]);
-  if (same) return 1;
+  /* bitwise: -0 is not 0 here, and a NaN query gets the same answer
+   * (no bound) as last time */
+  if (C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd &&
+      memcmp(q, C->qv, dk * sizeof(REAL)) == 0)
+    return 1;
   C->qset = dk <= HS_ATTN_MAX_D;
   for (size_t c = 0; C->qset && c < dk; c++) C->qv[c] = q[c];
   C->qtau = inv_tau, C->qsk = bk->sk, C->qrnd = bk->rnd;
