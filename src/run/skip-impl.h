@@ -442,6 +442,8 @@ static inline int FN(bt_in)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
 typedef struct FN(bts) {
   double mlo, margin;
   size_t jlo, evals, max_evals;
+  size_t known; /* tile + 1 whose visible keys mlo already covers (not
+                   scored again), 0: none */
   int cut_short; /* stopped by max_evals, not by the bounds */
 } FN(bts);
 
@@ -471,6 +473,7 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     cand &= ~(1u << best);
     size_t idx = g * HS_FAN + best;
     if (l == 0) {
+      if (idx + 1 == S->known) continue;
       size_t at = SIZE_MAX;
       double v = FN(bt_leaf)(T, Bq, K, idx, &at);
       if (v > S->mlo) S->mlo = v, S->jlo = at;
@@ -716,13 +719,15 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
        * keys minus a prefix, so its max is at most the last one's): the
        * next best is most often in the first visible tile (a pe head's
        * nearest match). That tile's bound (FN(bt_first)) stands in for
-       * the search when it is within HS_BT_NEAR of the last m_lo; a
-       * weaker m_lo than the search's only keeps more tiles (any lower
-       * bound on the max gives the same bits: the file's comment). */
+       * the search when it is within HS_BT_NEAR of the last m_lo, and
+       * else starts it, which then leaves that tile unscored (its
+       * visible keys are in m_lo already); a weaker m_lo than the
+       * search's only keeps more tiles (any lower bound on the max gives
+       * the same bits: the file's comment). */
       if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq->sk == 0) {
         size_t at = SIZE_MAX;
         double v = FN(bt_first)(T, Bq, C, K, &at);
-        if (v > -INFINITY) S.mlo = v, S.jlo = at;
+        if (v > -INFINITY) S.mlo = v, S.jlo = at, S.known = Bq->ta + 1;
         if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
       }
       if (S.max_evals) FN(bt_search)(T, Bq, C, K, top, 0, &S);
