@@ -403,7 +403,11 @@ static inline double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size
  * rows' first key stays in that tile (each row then reads one entry, not
  * the 64 scores FN(bt_leaf) would take again). Any lower bound on the
  * row max gives the same bits (the file's comment); bt_key's is the
- * tighter one: exact products, its own key's A. */
+ * tighter one: exact products, its own key's A. With a relative bias
+ * the bounds move with the row, so only the keys are kept: the key that
+ * was best when the suffixes were taken (still nearly so: every key's
+ * bias moves by the same sk per row, but for its 1e-6 slack) gives its
+ * bound at this row, a lower bound like any visible key's. */
 static double FN(bt_first)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                            const REAL *K, size_t *at) {
   const size_t t = Bq->ta, a = Bq->a;
@@ -420,7 +424,8 @@ static double FN(bt_first)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     C->xt = t, C->xa = a, C->xb = Bq->b;
   }
   *at = C->xj[a - t * HS_TILE];
-  return C->xv[a - t * HS_TILE];
+  double v = C->xv[a - t * HS_TILE];
+  return Bq->sk != 0 && v > -INFINITY ? FN(bt_key)(Bq, K, T->dk, *at) : v;
 }
 
 /* The nodes of group g of level l inside the row's span: [*k0, *k1]
@@ -719,16 +724,18 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
        * keys minus a prefix, so its max is at most the last one's): the
        * next best is most often in the first visible tile (a pe head's
        * nearest match). That tile's bound (FN(bt_first)) stands in for
-       * the search when it is within HS_BT_NEAR of the last m_lo, and
+       * the search when it is within HS_BT_NEAR of the last m_lo (with
+       * a bias: of the last best key's bound at this row, every key's
+       * bias having moved alike), and
        * else starts it, which then leaves that tile unscored (its
        * visible keys are in m_lo already); a weaker m_lo than the
        * search's only keeps more tiles (any lower bound on the max gives
        * the same bits: the file's comment). */
-      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq->sk == 0) {
+      if (C->mlo > -INFINITY && b == C->b && a >= C->a) {
         size_t at = SIZE_MAX;
         double v = FN(bt_first)(T, Bq, C, K, &at);
         if (v > -INFINITY) S.mlo = v, S.jlo = at, S.known = Bq->ta + 1;
-        if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
+        if (v >= last - HS_BT_NEAR) S.max_evals = 0;
       }
       if (S.max_evals) FN(bt_search)(T, Bq, C, K, top, 0, &S);
       mlo = S.mlo, C->jlo = S.jlo;
