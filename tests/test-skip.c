@@ -396,6 +396,38 @@ static void test_auto(void **state) {
   hs_formula_free(f);
 }
 
+/* Relative-bias heads over a tree of three levels (n = 20000, 313
+ * tiles): past and future masks, f32 and bf16 storage, skip ON against
+ * OFF bit for bit on the best ISA, one and two threads; consecutive rows
+ * reuse the last walk with its bounds moved by the bias (FN(bt_kept)),
+ * and most tiles are left out. */
+static void test_rel_long(void **state) {
+  (void)state;
+  static const char *const fs[] = {"a S b", "G (a -> Y (b U c))"};
+  const size_t n = 20000;
+  uint8_t *s = malloc(n);
+  hs_rng r = {25};
+  for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(fs[fi], &e);
+    assert_non_null(f);
+    hs_compile_opts co = {.mode = HS_MODE_REL, .scale = 4};
+    hs_model *m = hs_compile(f, &co, &e);
+    assert_non_null(m);
+    hs_random_string(&r, s, n);
+    for (int pr = 0; pr < 2; pr++) {
+      uint64_t sk = on_off(m, hs_kernels_default(NULL), pr ? "bf16" : "f32", 1 + pr, s,
+                           n, fs[fi]);
+      /* a head's rows hold about n (n / 64) / 2 tiles: more than half left out */
+      if (!(sk > (uint64_t)n * (n / 64) / 4))
+        fail_msg("%s rel n = %zu: %llu tiles skipped", fs[fi], n, (unsigned long long)sk);
+    }
+    hs_model_free(m);
+    hs_formula_free(f);
+  }
+  free(s);
+}
+
 /* last_only and edges_only compute only the asked rows from the last
  * layer with heads on (src/run/rows.h): the asked positions' values and
  * decisions are those of the full pass, bit for bit, on every formula and
@@ -456,6 +488,7 @@ int main(void) {
       cmocka_unit_test(test_forward_identical),
       cmocka_unit_test(test_auto),
       cmocka_unit_test(test_sparse_rows),
+      cmocka_unit_test(test_rel_long),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
