@@ -409,6 +409,88 @@ static void test_auto(void **state) {
   hs_formula_free(f);
 }
 
+/* Relative-bias heads over a tree of three levels (n = 20000, 313
+ * tiles): past and future masks, f32 and bf16 storage, skip ON against
+ * OFF bit for bit on the best ISA, one and two threads; consecutive rows
+ * reuse the last walk with its bounds moved by the bias (FN(bt_kept)),
+ * and most tiles are left out. */
+static void test_rel_long(void **state) {
+  (void)state;
+  static const char *const fs[] = {"a S b", "G (a -> Y (b U c))"};
+  const size_t n = 20000;
+  uint8_t *s = malloc(n);
+  hs_rng r = {25};
+  for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(fs[fi], &e);
+    assert_non_null(f);
+    hs_compile_opts co = {.mode = HS_MODE_REL, .scale = 4};
+    hs_model *m = hs_compile(f, &co, &e);
+    assert_non_null(m);
+    hs_random_string(&r, s, n);
+    for (int pr = 0; pr < 2; pr++) {
+      uint64_t sk = on_off(m, hs_kernels_default(NULL), pr ? "bf16" : "f32", 1 + pr, s,
+                           n, fs[fi]);
+      /* a head's rows hold about n (n / 64) / 2 tiles: more than half left out */
+      if (!(sk > (uint64_t)n * (n / 64) / 4))
+        fail_msg("%s rel n = %zu: %llu tiles skipped", fs[fi], n, (unsigned long long)sk);
+    }
+    hs_model_free(m);
+    hs_formula_free(f);
+  }
+  free(s);
+}
+
+/* last_only and edges_only compute only the asked rows from the last
+ * layer with heads on (src/run/rows.h): the asked positions' values and
+ * decisions are those of the full pass, bit for bit, on every formula and
+ * mode (mu = 8), several lengths, one and two threads; the skipping
+ * default and the dense path alike. */
+static void test_sparse_rows(void **state) {
+  (void)state;
+  load_formulas();
+  static const size_t lens[] = {1, 5, 70, 700};
+  hs_rng r = {24};
+  uint8_t *s = malloc(700);
+  for (int fi = 0; fi < nformulas; fi++) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(formulas[fi], &e);
+    assert_non_null(f);
+    for (int mode = 0; mode < HS_MODE_COUNT_; mode++) {
+      hs_compile_opts co = {.mode = (hs_mode)mode, .scale = 8};
+      hs_model *m = hs_compile(f, &co, &e);
+      if (!m) continue;
+      for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        size_t n = lens[li];
+        hs_random_string(&r, s, n);
+        hs_run_opts ro = {.precision = HS_PREC_F32, .kernels = hs_kernels_default(NULL),
+                          .threads = 1 + (int)(li % 2),
+                          .skip = fi % 2 ? HS_SKIP_AUTO : HS_SKIP_OFF};
+        hs_run_result full, part;
+        assert_int_equal(hs_forward(m, s, n, &ro, &full, &e), 0);
+        for (int edges = 0; edges < 2; edges++) {
+          ro.last_only = !edges, ro.edges_only = edges;
+          assert_int_equal(hs_forward(m, s, n, &ro, &part, &e), 0);
+          for (size_t i = 1; i <= n; i++) {
+            if (edges ? i > 3 && i + 2 < n : i != n) continue;
+            if (memcmp(&full.values[i - 1], &part.values[i - 1], sizeof(double)) ||
+                full.bits[i - 1] != part.bits[i - 1])
+              fail_msg("'%s' %s n = %zu %s: position %zu differs from the full pass",
+                       formulas[fi], hs_mode_name((hs_mode)mode), n,
+                       edges ? "edges_only" : "last_only", i);
+          }
+          hs_run_result_free(&part);
+        }
+        ro.last_only = ro.edges_only = 0;
+        hs_run_result_free(&full);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_sizes),
@@ -418,6 +500,8 @@ int main(void) {
       cmocka_unit_test(test_forward_identical_isas),
       cmocka_unit_test(test_forward_identical),
       cmocka_unit_test(test_auto),
+      cmocka_unit_test(test_sparse_rows),
+      cmocka_unit_test(test_rel_long),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

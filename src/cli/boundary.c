@@ -11,8 +11,8 @@
  * at the far right of the first), or make the one position that Y or X
  * must read next to an edge differ from all its competitors (X at n-2
  * reads n-1 against n, where the scores are largest). Only the edge
- * positions are computed in the last layer, so a one-layer model costs
- * O(n) per string.
+ * positions are computed from the last layer with heads on (edges_only),
+ * so a model whose heads are all in one layer costs O(n) per string.
  *
  * Search: doubling n = 1, 2, 4, ... up to --max-n (each step also tries
  * n - 1 and n + 1: powers of two are often exactly representable where

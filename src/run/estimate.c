@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "model/model.h"
+#include "run/rows.h"
 
 static double clock_s(clockid_t c) {
   struct timespec t;
@@ -56,15 +57,15 @@ static double time_pass(hs_runner *r, const uint8_t *s, size_t n, int threads,
 }
 
 /* Whether some layer scores every row against every key: one with heads
- * that is not the last layer of a last_only / edges_only run (which
- * computes at most six rows). Without one the pass is linear in n, and a
- * timing ratio above 2 (caches filling as n grows) must not be read as
- * an n^2 term: extrapolated 10^4 times, it made a 2 s run 44 s. */
+ * that computes every row (not one of the last layers of a last_only /
+ * edges_only run, hs_sparse_from, which compute at most six rows).
+ * Without one the pass is linear in n, and a timing ratio above 2
+ * (caches filling as n grows) must not be read as an n^2 term:
+ * extrapolated 10^4 times, it made a 2 s run 44 s. */
 static int quadratic(const hs_model *m, const hs_run_opts *o) {
-  for (int l = 0; l < m->nlayers; l++)
-    if (m->layers[l].nheads > 0 &&
-        !(l == m->nlayers - 1 && (o->last_only || o->edges_only)))
-      return 1;
+  int sparse = hs_sparse_from(m, o);
+  for (int l = 0; l < m->nlayers && l < sparse; l++)
+    if (m->layers[l].nheads > 0) return 1;
   return 0;
 }
 

@@ -454,9 +454,27 @@ static inline uint64_t FN(search_begin)(FN(part) *p, size_t i) {
   return hs_ph_sampled(i) ? hs_ticks() : 0;
 }
 
+/* The ticks two clock reads around nothing take: the least of a few
+ * pairs, once per process. A row's search (10-30 ns) is about as long as
+ * one clock read (measured ~8 ns, 16-22 ticks, on an Intel Xeon family 6
+ * model 167), so the sampled rows' time less this is the search's; with
+ * the pair's time kept in, the search phase read up to 40% high. */
+static uint64_t FN(search_clock_cost)(void) {
+  static _Atomic uint64_t cost = UINT64_MAX;
+  uint64_t c = atomic_load_explicit(&cost, memory_order_relaxed);
+  if (c != UINT64_MAX) return c;
+  for (int k = 0; k < 32; k++) {
+    uint64_t t0 = hs_ticks(), d = hs_ticks() - t0;
+    if (d < c) c = d;
+  }
+  atomic_store_explicit(&cost, c, memory_order_relaxed);
+  return c;
+}
+
 static inline void FN(search_end)(FN(part) *p, uint64_t t0) {
   if (!t0) return;
-  p->smp.ticks += hs_ticks() - t0;
+  uint64_t d = hs_ticks() - t0, c = FN(search_clock_cost)();
+  p->smp.ticks += d > c ? d - c : 0;
   p->smp.sampled++;
 }
 
@@ -840,18 +858,20 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
  *   the cheaper path for the most time: a row keeping one tile costs
  *   about 140 ns on AVX2 and AVX-512 (HS_SKIP_ROW_NS + 64 key_ns), and a
  *   second tile adds 60-90 ns.
- * With these (and HS_AUTO_MIN_TILES below) auto is within 2% of online
- * wherever it stays online, and within 2% of the cheaper path at n =
- * 256 .. 4096 on every ISA but two points, where it still beats online:
- * a S b on AVX-512 at n = 768 (stays online, skipping 10% faster) and
- * the depth-4 formula on scalar at n = 256 (skips 3 of 5 heads, 10%
- * behind skipping all). The constants before them (Zen 4: 150 ns and 0.6
- * ns a key) kept AVX-512 online at n = 1024 on a S b (25% slower than
- * skipping) and scalar at n = 256 (60% slower).
+ * Measured again once the two-pass kernel took several kept tiles a call
+ * and the walk was cached between rows (hardsoft bench --phases, the
+ * search and attention phases over the rows, mu = 4, n = 512 .. 4096,
+ * both formulas forced on and online): a skipping row keeping ~1.5 tiles
+ * costs 85-95 ns on AVX2 and AVX-512 whatever n (about 25 of them the
+ * search) and 250-290 ns scalar, so HS_SKIP_ROW_NS 40 plus 0.5 ns a
+ * kept key (vector ISAs); the online rows still fit the constants below.
+ * The constants before them (60 ns and 1.25 ns a key) kept AVX2 and
+ * AVX-512 online at n = 512 on both formulas, 25-35% slower than
+ * skipping there.
  * The choice depends on the string, the weights and the ISA only, never
  * on threads. */
 #define HS_ON_ROW_NS 50.0
-#define HS_SKIP_ROW_NS 60.0
+#define HS_SKIP_ROW_NS 40.0
 
 /* ns per key of a row on the online (two = 0) or two-pass (two = 1)
  * path. Rounded rows (score rounding, f64 relative bias) run one scalar
@@ -861,7 +881,7 @@ static double FN(key_ns)(hs_isa isa, int rounded, int two) {
   /* scalar: the two rows' loops cost about the same per key (measured
    * 3.0-3.5 ns for two-pass rows over whole tiles), so a head that skips
    * nothing stays online */
-  if (two && isa != HS_ISA_SCALAR) return 1.25;
+  if (two && isa != HS_ISA_SCALAR) return 0.5;
   switch (isa) {
     case HS_ISA_SCALAR: return 3.4;
     case HS_ISA_AVX512: return 0.26;
@@ -900,7 +920,8 @@ static uint64_t FN(auto_rows)(const FN(job) *J, const hs_head *H, size_t r[8][3]
  * sampled rows: skipping is tried where rows keeping HS_AUTO_MIN_TILES
  * would be cheaper than online. With 1 the depth-4 formula at n = 512 on
  * AVX2 paid the tree for nothing (auto 3-4% slower than online); with
- * 1.5 AVX2 tries from n ~ 580, AVX-512 from ~ 950, scalar from 256. */
+ * 1.5 and the constants above every ISA tries from n = 256 on a past
+ * head (its sampled rows average ~0.56 n keys). */
 #define HS_AUTO_MIN_TILES 1.5
 static int FN(auto_may_skip)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
@@ -1373,15 +1394,18 @@ static void FN(head_plan)(FN(pass) *P, const FN(job) *J, int h) {
   }
 }
 
+#include "run/rows.h"
+
 /* The rows a layer computes: every position, or with last_only /
- * edges_only on the last layer (it feeds only the output) just the
- * positions asked for, into qs (keys and values still cover every
- * position, so a one-layer model costs O(n)). Returns how many; *sparse
- * whether they are qs rather than 0..n. */
+ * edges_only from the last layer with heads on (hs_sparse_from: the
+ * layers after it read the stream row by row) just the positions asked
+ * for, into qs (keys and values still cover every position, so a model
+ * whose only heads are in one layer costs O(n)). Returns how many;
+ * *sparse whether they are qs rather than 0..n. */
 static size_t FN(layer_rows)(const FN(pass) *P, int l, size_t *qs, int *sparse) {
   const hs_run_opts *o = P->o;
   size_t n = P->n, nq = 0, cand[6] = {1, 2, 3, n - 2, n - 1, n};
-  *sparse = (o->last_only || o->edges_only) && l == P->m->nlayers - 1;
+  *sparse = l >= hs_sparse_from(P->m, o);
   if (!*sparse) return P->np;
   for (int c = o->last_only ? 5 : 0; c < 6; c++)
     if (cand[c] >= 1 && cand[c] <= n && (nq == 0 || cand[c] > qs[nq - 1]))

@@ -270,11 +270,11 @@ typedef struct FN(btc) {
   double hM;
   REAL hacc[HS_ATTN_MAX_D];
   /* the last softmax walk (FN(bt_kept)): the least bound of a node it
-   * kept and the greatest of one it passed over (with their bias), the
-   * largest |U| it tested, its cut, bias slope, row, keys, tile span and
-   * kept tiles;
-   * wn = SIZE_MAX: none */
-  double wkmin, wsmax, wmag, wcut, wrow, wsk;
+   * kept and the greatest of one it passed over (with their bias), each
+   * over the nodes without [0] and with [1] the row's edge tile on the
+   * rising side of the bias, the largest |U| it tested, its cut, bias
+   * slope, row, keys, tile span and kept tiles; wn = SIZE_MAX: none */
+  double wkmin[2], wsmax[2], wmag, wcut, wrow, wsk;
   size_t wa, wb, wta, wtb, wn, wt[HS_BT_WKEEP];
   /* future rows (FN(bt_first)): per key j >= xa of tile xt, cut to the
    * row's last key xb, the best FN(bt_key) of the keys j .. and the key
@@ -386,7 +386,7 @@ static double FN(bt_leaf)(const FN(btree) *T, const FN(bq) *Bq, const REAL *K,
 
 /* One key's lower bound, as FN(bt_leaf)'s but from exact products in
  * double. */
-static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
+static inline double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
   double sj = 0, A = 0;
   for (size_t c = 0; c < dk; c++) {
     double x = Bq->qd[c] * (double)K[j * dk + c];
@@ -403,7 +403,11 @@ static double FN(bt_key)(const FN(bq) *Bq, const REAL *K, size_t dk, size_t j) {
  * rows' first key stays in that tile (each row then reads one entry, not
  * the 64 scores FN(bt_leaf) would take again). Any lower bound on the
  * row max gives the same bits (the file's comment); bt_key's is the
- * tighter one: exact products, its own key's A. */
+ * tighter one: exact products, its own key's A. With a relative bias
+ * the bounds move with the row, so only the keys are kept: the key that
+ * was best when the suffixes were taken (still nearly so: every key's
+ * bias moves by the same sk per row, but for its 1e-6 slack) gives its
+ * bound at this row, a lower bound like any visible key's. */
 static double FN(bt_first)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                            const REAL *K, size_t *at) {
   const size_t t = Bq->ta, a = Bq->a;
@@ -420,7 +424,8 @@ static double FN(bt_first)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     C->xt = t, C->xa = a, C->xb = Bq->b;
   }
   *at = C->xj[a - t * HS_TILE];
-  return C->xv[a - t * HS_TILE];
+  double v = C->xv[a - t * HS_TILE];
+  return Bq->sk != 0 && v > -INFINITY ? FN(bt_key)(Bq, K, T->dk, *at) : v;
 }
 
 /* The nodes of group g of level l inside the row's span: [*k0, *k1]
@@ -442,6 +447,8 @@ static inline int FN(bt_in)(const FN(btree) *T, const FN(bq) *Bq, unsigned l,
 typedef struct FN(bts) {
   double mlo, margin;
   size_t jlo, evals, max_evals;
+  size_t known; /* tile + 1 whose visible keys mlo already covers (not
+                   scored again), 0: none */
   int cut_short; /* stopped by max_evals, not by the bounds */
 } FN(bts);
 
@@ -471,6 +478,7 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
     cand &= ~(1u << best);
     size_t idx = g * HS_FAN + best;
     if (l == 0) {
+      if (idx + 1 == S->known) continue;
       size_t at = SIZE_MAX;
       double v = FN(bt_leaf)(T, Bq, K, idx, &at);
       if (v > S->mlo) S->mlo = v, S->jlo = at;
@@ -481,11 +489,19 @@ static void FN(bt_search)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   }
 }
 
+/* The tile at the rising end of the row's bias (its last for sk >= 0,
+ * its first for sk < 0): the node holding it at each level is the one
+ * whose largest bias follows the row's own key (FN(bt_kept)). */
+static inline size_t FN(bt_rise)(const FN(bq) *Bq) {
+  return Bq->sk < 0 ? Bq->ta : Bq->tb;
+}
+
 /* Depth-first, left to right: the kept tiles under group g of level l
  * appended to seg as segments; a node is passed over when mlo - U > cut.
  * ext (or NULL): the least bound of a kept node (NaN ones aside) folded
- * into ext[0], the greatest of a node passed over into ext[1], the
- * largest |U| (without the bias) into ext[2]. */
+ * into ext[e], the greatest of a node passed over into ext[2 + e], e = 1
+ * for the node holding tile FN(bt_rise) and 0 for the others, the
+ * largest |U| (without the bias) into ext[4]. */
 static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
                           unsigned l, size_t g, double mlo, double cut,
                           size_t *seg, size_t ns, double *ext) {
@@ -493,14 +509,18 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   if (!FN(bt_in)(T, Bq, l, g, &k0, &k1)) return ns;
   double ub[HS_FAN];
   unsigned keep = FN(bt_test)(T, Bq, C, l, g, k0, k1, HS_BT_KEEP, mlo, cut, ext ? ub : NULL);
-  const double *u = ext ? FN(bt_group)(T, Bq, C, l, g) : NULL;
-  for (size_t k = k0; ext && k <= k1; k++) {
-    if (keep >> k & 1) {
-      if (ub[k] < ext[0]) ext[0] = ub[k];
-    } else if (ub[k] > ext[1]) {
-      ext[1] = ub[k];
+  if (ext) {
+    const double *u = FN(bt_group)(T, Bq, C, l, g);
+    size_t rise = (FN(bt_rise)(Bq) >> (HS_FAN_LOG * l)) - g * HS_FAN;
+    for (size_t k = k0; k <= k1; k++) {
+      size_t e = k == rise;
+      if (keep >> k & 1) {
+        if (ub[k] < ext[e]) ext[e] = ub[k];
+      } else if (ub[k] > ext[2 + e]) {
+        ext[2 + e] = ub[k];
+      }
+      if (fabs(u[k]) > ext[4]) ext[4] = fabs(u[k]);
     }
-    if (fabs(u[k]) > ext[2]) ext[2] = fabs(u[k]);
   }
   for (; keep; keep &= keep - 1) {
     size_t idx = g * HS_FAN + (size_t)__builtin_ctz(keep);
@@ -515,7 +535,8 @@ static size_t FN(bt_walk)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
 /* The fields of Bq that depend on the row alone: keys [a, b], row i. */
 static inline void FN(bq_row)(FN(bq) *Bq, size_t a, size_t b, double i) {
   Bq->a = a, Bq->b = b, Bq->ta = a / HS_TILE, Bq->tb = b / HS_TILE, Bq->row = i;
-  Bq->bias = (hs_bt_bias){Bq->sk, i, HS_SKIP_BIAS_REL, (double)a, (double)b};
+  /* read only with a bias (FN(bt_test)) */
+  if (Bq->sk != 0) Bq->bias = (hs_bt_bias){Bq->sk, i, HS_SKIP_BIAS_REL, (double)a, (double)b};
 }
 
 /* Bq for keys [a, b] and query q at inv_tau, scores of kind *bk (NULL:
@@ -561,10 +582,11 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
 static int FN(bq_again)(FN(btc) *C, const FN(btree) *T, const REAL *q, double inv_tau,
                         const FN(bkind) *bk) {
   const size_t dk = T ? T->dk : 0;
-  int same = C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd;
-  for (size_t c = 0; same && c < dk; c++)
-    same = q[c] == C->qv[c] && signbit(q[c]) == signbit(C->qv[c]);
-  if (same) return 1;
+  /* bitwise: -0 is not 0 here, and a NaN query gets the same answer
+   * (no bound) as last time */
+  if (C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd &&
+      memcmp(q, C->qv, dk * sizeof(REAL)) == 0)
+    return 1;
   C->qset = dk <= HS_ATTN_MAX_D;
   for (size_t c = 0; C->qset && c < dk; c++) C->qv[c] = q[c];
   C->qtau = inv_tau, C->qsk = bk->sk, C->qrnd = bk->rnd;
@@ -573,19 +595,21 @@ static int FN(bq_again)(FN(btc) *C, const FN(btree) *T, const REAL *q, double in
 
 /* How far the biased bound f64_bound_test gives a node of the last walk
  * (C) can lie from the one it gives the same node for this row (Bq), the
- * same query: 0 without a bias. Exactly, the bias of a node moves by at
- * most |sk| D (1 + brel), D the change of the row plus the larger change
- * of a or b (they move the node's cut ends j0, j1 by as much). Rounded,
- * every p_i = sk (j_i - row) is within 2^-53 |sk| X of its exact value, X
- * >= |j_i - row| for both rows, and the bias and U + bias, a few more
- * operations, put each row's bound within 2^-50 (|sk| X + |U|) of its
- * exact value: twice that for the two rows, below the 2^-48 term. */
+ * same query, beyond the shift FN(bt_kept) applies: 0 without a bias.
+ * The largest bias of a node, max(p0, p1) with p_i = sk (j_i - row), is
+ * at its rising end; the term brel max(|p0|, |p1|) moves by at most
+ * brel |sk| D, D the change of the row plus the larger change of a or b
+ * (they move the node's cut ends j0, j1 by as much). Rounded, every p_i
+ * is within 2^-53 |sk| X of its exact value, X >= |j_i - row| for both
+ * rows, and the bias and U + bias, a few more operations, put each row's
+ * bound within 2^-50 (|sk| X + |U|) of its exact value: twice that for
+ * the two rows, below the 2^-48 term. */
 static double FN(bt_drift)(const FN(btc) *C, const FN(bq) *Bq) {
   if (Bq->sk == 0) return 0;
   double da = fabs((double)Bq->a - (double)C->wa), db = fabs((double)Bq->b - (double)C->wb);
   double D = fabs(Bq->row - C->wrow) + (da > db ? da : db);
   double X = (double)Bq->b + (double)C->wb + Bq->row + C->wrow + D + 2, sk = fabs(Bq->sk);
-  return sk * D * (1 + HS_SKIP_BIAS_REL) + 0x1p-48 * (C->wmag + sk * X);
+  return sk * D * HS_SKIP_BIAS_REL + 0x1p-48 * (C->wmag + sk * X);
 }
 
 /* The kept tiles of this row (m_lo = mlo, the tree from level top) as
@@ -603,30 +627,51 @@ static double FN(bt_drift)(const FN(btc) *C, const FN(bq) *Bq) {
  * (rounding is monotone), so every kept node stays kept when a bound below
  * every kept node's U (L) would be, and every node passed over stays so
  * when a bound above every such U (H) would be (NaN nodes are kept
- * whatever m_lo is). Without a bias L and H are the extreme U themselves;
- * with one, they are widened by FN(bt_drift) and then by 2^-45 of
- * themselves, which covers the rounding of the widening (each operation
- * 2^-53). Consecutive rows of a head mostly pass: their m_lo moves by a
- * position term. */
+ * whatever m_lo is). Without a bias L and H are the extreme U themselves.
+ * With one, a node's largest bias sk (j - row) sits at its rising end j
+ * (the last key for sk > 0, the first for sk < 0): for a node without the
+ * rising tile (FN(bt_rise)) j is the same for both rows, so its bias
+ * moves by exactly -sk (row - last row), for the node with it j is the
+ * row's b (a), so by sk ((b - row) - (last b - last row)); L and H are
+ * the extremes of each kind so moved, then widened by FN(bt_drift) and by
+ * 2^-45 of the magnitudes added, which covers the rounding of the moves
+ * and the widening (a few operations of 2^-53 each). Consecutive rows of
+ * a head mostly pass: without a bias their m_lo moves by a position term,
+ * with one the key giving it moves with the nodes' bias. */
 static size_t FN(bt_kept)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C, unsigned top,
                           double mlo, double cut, size_t *seg) {
   if (C->wn != SIZE_MAX && C->wcut == cut && C->wsk == Bq->sk && C->wta == Bq->ta &&
       C->wtb == Bq->tb) {
-    double d = FN(bt_drift)(C, Bq), L = C->wkmin, H = C->wsmax;
-    if (d > 0 && L < INFINITY) L = L - (d + 0x1p-45 * (fabs(L) + d));
-    if (d > 0 && H > -INFINITY) H = H + (d + 0x1p-45 * (fabs(H) + d));
-    if (d < INFINITY && !(mlo - L > cut) && mlo - H > cut) {
+    double L = C->wkmin[0] < C->wkmin[1] ? C->wkmin[0] : C->wkmin[1];
+    double H = C->wsmax[0] > C->wsmax[1] ? C->wsmax[0] : C->wsmax[1];
+    if (Bq->sk != 0) {
+      const int up = Bq->sk > 0;
+      double d = FN(bt_drift)(C, Bq), sh[2];
+      sh[0] = -Bq->sk * (Bq->row - C->wrow);
+      sh[1] = Bq->sk * (((double)(up ? Bq->b : Bq->a) - Bq->row) -
+                        ((double)(up ? C->wb : C->wa) - C->wrow));
+      L = INFINITY, H = d < INFINITY ? -INFINITY : INFINITY; /* d NaN: no reuse */
+      for (int e = 0; e < 2; e++) {
+        double k = C->wkmin[e], s = C->wsmax[e];
+        double lk = k + sh[e] - (d + 0x1p-45 * (fabs(k) + fabs(sh[e]) + d));
+        double hs = s + sh[e] + (d + 0x1p-45 * (fabs(s) + fabs(sh[e]) + d));
+        if (k < INFINITY && lk < L) L = lk;
+        if (s > -INFINITY && hs > H) H = hs;
+      }
+    }
+    if (!(mlo - L > cut) && mlo - H > cut) {
       size_t ns = 0;
       for (size_t k = 0; k < C->wn; k++) ns = hs_seg_tile(seg, ns, C->wt[k], Bq->a, Bq->b);
       return ns;
     }
   }
-  double ext[3] = {INFINITY, -INFINITY, 0};
+  double ext[5] = {INFINITY, INFINITY, -INFINITY, -INFINITY, 0};
   size_t ns = FN(bt_walk)(T, Bq, C, top, 0, mlo, cut, seg, 0, ext);
   C->wn = SIZE_MAX;
   if (ns <= HS_BT_WKEEP) {
     for (size_t k = 0; k < ns; k++) C->wt[k] = seg[2 * k] / HS_TILE;
-    C->wkmin = ext[0], C->wsmax = ext[1], C->wmag = ext[2];
+    C->wkmin[0] = ext[0], C->wkmin[1] = ext[1], C->wsmax[0] = ext[2], C->wsmax[1] = ext[3];
+    C->wmag = ext[4];
     C->wcut = cut, C->wsk = Bq->sk, C->wrow = Bq->row, C->wa = Bq->a, C->wb = Bq->b;
     C->wta = Bq->ta, C->wtb = Bq->tb, C->wn = ns;
   }
@@ -679,14 +724,18 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
        * keys minus a prefix, so its max is at most the last one's): the
        * next best is most often in the first visible tile (a pe head's
        * nearest match). That tile's bound (FN(bt_first)) stands in for
-       * the search when it is within HS_BT_NEAR of the last m_lo; a
-       * weaker m_lo than the search's only keeps more tiles (any lower
-       * bound on the max gives the same bits: the file's comment). */
-      if (C->mlo > -INFINITY && b == C->b && a >= C->a && Bq->sk == 0) {
+       * the search when it is within HS_BT_NEAR of the last m_lo (with
+       * a bias: of the last best key's bound at this row, every key's
+       * bias having moved alike), and
+       * else starts it, which then leaves that tile unscored (its
+       * visible keys are in m_lo already); a weaker m_lo than the
+       * search's only keeps more tiles (any lower bound on the max gives
+       * the same bits: the file's comment). */
+      if (C->mlo > -INFINITY && b == C->b && a >= C->a) {
         size_t at = SIZE_MAX;
         double v = FN(bt_first)(T, Bq, C, K, &at);
-        if (v > -INFINITY) S.mlo = v, S.jlo = at;
-        if (v >= C->mlo - HS_BT_NEAR) S.max_evals = 0;
+        if (v > -INFINITY) S.mlo = v, S.jlo = at, S.known = Bq->ta + 1;
+        if (v >= last - HS_BT_NEAR) S.max_evals = 0;
       }
       if (S.max_evals) FN(bt_search)(T, Bq, C, K, top, 0, &S);
       mlo = S.mlo, C->jlo = S.jlo;
