@@ -805,12 +805,11 @@ static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
  * normalization, when the layer has it, between the bias and the ReLU
  * here). The same per-row arithmetic as one row at a time. */
 static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
-                            const REAL *out, REAL *tmp, REAL *hid, hs_phclock *clk) {
+                            const REAL *out, REAL *hid, hs_phclock *clk) {
   const hs_layer *L = J->L;
   const hs_kernels *kt = J->kt;
   size_t d = J->d, ow = J->ow, off = 0;
   REAL *x = J->X + i0 * d;
-  (void)tmp;
   hs_ph_to(clk, HS_PHASE_GEMM);
   for (int h = 0; h < L->nheads; h++) {
     size_t dv = (size_t)L->heads[h].dv;
@@ -973,13 +972,12 @@ static void *FN(rows_worker)(void *arg) {
   const size_t C = HS_ROW_CHUNK;
   hs_ph_start(&p->clk, J->o->phases, HS_PHASE_FINISH);
   REAL *out = malloc(C * (J->ow ? J->ow : 1) * sizeof(REAL));
-  REAL *tmp = malloc(C * J->d * sizeof(REAL));
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
   /* two-pass rows: at most ntiles segments */
   p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
   p->btc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->btc);
   p->daz = hs_daz_enabled();
-  p->rc = out && tmp && hid && p->seg && p->btc ? 0 : -1;
+  p->rc = out && hid && p->seg && p->btc ? 0 : -1;
   uint64_t chunk;
   while (p->rc == 0 && FN(next_chunk)(p, &chunk)) {
     size_t c = (size_t)chunk * C, e = c + C < J->nq ? c + C : J->nq;
@@ -990,10 +988,10 @@ static void *FN(rows_worker)(void *arg) {
     else
       FN(attend_rows)(J, c, e - c, out, p);
     if (!J->sparse) {
-      FN(finish_rows)(J, c, e - c, out, tmp, hid, &p->clk);
+      FN(finish_rows)(J, c, e - c, out, hid, &p->clk);
     } else {
       for (size_t t = c; t < e; t++)
-        FN(finish_rows)(J, J->qs[t], 1, out + (t - c) * J->ow, tmp, hid, &p->clk);
+        FN(finish_rows)(J, J->qs[t], 1, out + (t - c) * J->ow, hid, &p->clk);
     }
     if (J->o->progress && !J->sparse) {
       uint64_t done = atomic_fetch_add(J->prog_done, e - c) + (e - c);
@@ -1001,7 +999,6 @@ static void *FN(rows_worker)(void *arg) {
     }
   }
   free(out);
-  free(tmp);
   free(hid);
   free(p->seg);
   free(p->btc);
