@@ -49,8 +49,8 @@ MEASURED = ["src", ":(exclude)src/python", "simd", "include", "bench",
 DATA = ["results/*.csv", "results/*.json", "results/hyperfine.md",
         "results/sweep-growth-stopped.txt"]
 # Makefile variables whose value reaches the measured binaries or peers
-FLAG_VARS = ["CC", "CXX", "OPT", "CFLAGS_ALL", "CXXFLAGS_ALL", "LDFLAGS_ALL", "AVX2_FLAGS",
-             "AVX512_FLAGS", "LIBS", "BENCH_LIBS", "OPENBLAS_FLAGS", "OPENBLAS_LIBS",
+FLAG_VARS = ["CC", "CXX", "OPT", "CFLAGS_ALL", "CXXFLAGS_ALL", "LDFLAGS_ALL", "KERNEL_FLAGS",
+             "AVX2_FLAGS", "AVX512_FLAGS", "LIBS", "BENCH_LIBS", "OPENBLAS_FLAGS", "OPENBLAS_LIBS",
              "ORT_NODE_VERSION"]
 
 
