@@ -6,7 +6,9 @@ ratio: on a shared machine other work only adds time, so a side's fastest
 round is its least disturbed one. A row is *slower* when the new time
 exceeds the base's by more than SLOWER (10%), *faster* the other way
 round, otherwise the same within the noise. Writes the JSON and a Markdown table, each
-through a temporary file (no partial output)."""
+through a temporary file (no partial output); with --list-slower, only
+prints the names of the rows slower so far, one a line (the script re-runs
+those rows more rounds before its verdict)."""
 import argparse
 import json
 import os
@@ -94,16 +96,26 @@ def write_atomic(path, text):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base-commit", required=True)
-    ap.add_argument("--new-commit", required=True)
+    ap.add_argument("--base-commit")
+    ap.add_argument("--new-commit")
     ap.add_argument("--settings", default="")
     ap.add_argument("--seconds", type=int, default=0)
-    ap.add_argument("--json", required=True)
-    ap.add_argument("--md", required=True)
+    ap.add_argument("--json")
+    ap.add_argument("--md")
+    ap.add_argument("--list-slower", action="store_true",
+                    help="print the slower rows' names, write nothing")
     ap.add_argument("runs", nargs="+", help="base=FILE or new=FILE, one per round")
     a = ap.parse_args(argv)
+    if not a.list_slower and not (a.json and a.md and a.base_commit and a.new_commit):
+        ap.error("--base-commit, --new-commit, --json and --md are required "
+                 "(or --list-slower)")
     runs, context = read_runs(a.runs)
     rows = compare(runs)
+    if a.list_slower:
+        for r in rows:
+            if r["verdict"] == "slower":
+                print(r["name"])
+        return
     if not rows:
         sys.exit("compare-kernels.py: the two sides have no row in common")
     verdicts = [r["verdict"] for r in rows]

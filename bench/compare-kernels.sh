@@ -14,7 +14,8 @@
 #
 # BASE: a commit (default: the commit that the committed
 # results/kernels.json measured, i.e. the last published kernel table).
-# Environment: HS_COMPARE_ROUNDS (default 3), HS_BENCH_MIN_TIME (default
+# Environment: HS_COMPARE_ROUNDS (default 3), HS_COMPARE_CONFIRM (rounds
+# more for the rows slower after those, default 5), HS_BENCH_MIN_TIME (default
 # 0.01 s a row and round), HS_BENCH_FILTER (a regex further narrowing the
 # rows), HS_BENCH_RESULTS (output directory, default results).
 set -eu
@@ -23,6 +24,7 @@ BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
 OUT=${HS_BENCH_RESULTS:-results}
 rounds=${HS_COMPARE_ROUNDS:-3}
+confirm=${HS_COMPARE_CONFIRM:-5}
 min_time=${HS_BENCH_MIN_TIME:-0.01}
 NEW=$BUILD/hs-bench-kernels
 
@@ -79,23 +81,51 @@ filter=${HS_BENCH_FILTER:-.}
 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 export OMP_NUM_THREADS OPENBLAS_NUM_THREADS
 start=$(date +%s)
-set --
+# one side's run of the rows matching NAMES (the binary lists its own
+# rows unless NAMES is given) into $tmp/SIDE-TAG.json, added to $files
+files=
+run_side() {
+  side=$1 tag=$2 names=$3
+  if [ "$side" = base ]; then bin=$OLD; else bin=$NEW; fi
+  [ -n "$names" ] || names=$("$bin" --benchmark_list_tests=true | grep -E "$rows" \
+    | grep -vE '^(read_bw|fma_tp)/' | grep -E -- "$filter" | paste -sd '|' -)
+  "$bin" --benchmark_filter="^($names)\$" --benchmark_min_time="$min_time" \
+    --benchmark_out="$tmp/$side-$tag.json" --benchmark_out_format=json \
+    >"$tmp/$side-$tag.log" 2>&1 || { tail -20 "$tmp/$side-$tag.log" >&2; exit 1; }
+  files="$files $side=$tmp/$side-$tag.json"
+}
 r=1
 while [ "$r" -le "$rounds" ]; do
   for side in base new; do
-    if [ "$side" = base ]; then bin=$OLD; else bin=$NEW; fi
-    names=$("$bin" --benchmark_list_tests=true | grep -E "$rows" \
-      | grep -vE '^(read_bw|fma_tp)/' | grep -E -- "$filter" | paste -sd '|' -)
     echo "compare kernels: round $r of $rounds, $side"
-    "$bin" --benchmark_filter="^($names)\$" --benchmark_min_time="$min_time" \
-      --benchmark_out="$tmp/$side-$r.json" --benchmark_out_format=json \
-      >"$tmp/$side-$r.log" 2>&1 || { tail -20 "$tmp/$side-$r.log" >&2; exit 1; }
-    set -- "$@" "$side=$tmp/$side-$r.json"
+    run_side "$side" "$r" ""
   done
   r=$((r + 1))
 done
+# A row slower after those rounds is run again, alone with the other
+# rows slower, CONFIRM more rounds in turn: a burst of other work on the
+# shared machine can hit one side's rounds of a short row, while a row
+# that is really slower stays slower in every round. The verdict takes
+# each side's fastest round over all rounds.
+# shellcheck disable=SC2086 # $files: paths under mktemp, no blanks
+slow=$("$PYTHON" bench/compare-kernels.py --list-slower $files | paste -sd '|' -)
+nslow=0
+if [ -n "$slow" ]; then
+  nslow=$(printf '%s\n' "$slow" | tr '|' '\n' | wc -l)
+  c=1
+  while [ "$c" -le "$confirm" ]; do
+    for side in base new; do
+      echo "compare kernels: confirming $nslow slower rows, round $c of $confirm, $side"
+      run_side "$side" "c$c" "$slow"
+    done
+    c=$((c + 1))
+  done
+fi
 end=$(date +%s)
+settings="min_time=${min_time}s, $rounds rounds, base and new in turn"
+[ "$nslow" -eq 0 ] || settings="$settings, then $confirm more rounds of the $nslow rows slower after them"
+# shellcheck disable=SC2086
 "$PYTHON" bench/compare-kernels.py --base-commit "$base" \
   --new-commit "$(git rev-parse HEAD)$(git diff --quiet HEAD -- simd src include bench/kernels.cc || echo +dirty)" \
-  --settings "min_time=${min_time}s, $rounds rounds, base and new in turn, filter=$filter" \
-  --seconds $((end - start)) --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md" "$@"
+  --settings "$settings, filter=$filter" \
+  --seconds $((end - start)) --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md" $files

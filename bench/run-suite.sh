@@ -43,7 +43,7 @@ fi
 step "kernel microbenchmarks"
 BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
 step "kernel rows against the last published ones, side by side"
-if [ "$SMOKE" = 1 ]; then export HS_COMPARE_ROUNDS=1; fi
+if [ "$SMOKE" = 1 ]; then export HS_COMPARE_ROUNDS=1 HS_COMPARE_CONFIRM=1; fi
 BUILD=$BUILD PYTHON=$PYTHON sh bench/compare-kernels.sh
 
 # The scaling sweep's lengths: the peers stop at the last of $lengths (they

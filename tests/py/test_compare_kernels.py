@@ -69,6 +69,24 @@ def test_bad_input_writes_nothing(tmp_path):
     assert not out_json.exists()
 
 
+def test_list_slower(tmp_path):
+    """The rows the script re-runs before its verdict: slower so far, by
+    the fastest rounds; nothing written."""
+    b = bench_file(tmp_path / "b.json", {"k/avx2/1": 100, "k/avx2/2": 100, "k/avx2/3": 100,
+                                         "k/avx2/4": 100})
+    n1 = bench_file(tmp_path / "n1.json", {"k/avx2/1": 150, "k/avx2/2": 150, "k/avx2/3": 105,
+                                           "k/avx2/4": 80})
+    n2 = bench_file(tmp_path / "n2.json", {"k/avx2/1": 120, "k/avx2/2": 105})
+    p = subprocess.run([sys.executable, SCRIPT, "--list-slower", f"base={b}", f"new={n1}",
+                        f"new={n2}"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["k/avx2/1"]
+    assert sorted(os.listdir(tmp_path)) == ["b.json", "n1.json", "n2.json"]
+    p = subprocess.run([sys.executable, SCRIPT, f"base={b}", f"new={n1}"],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "--json and --md are required" in p.stderr
+
+
 def report(tmp_path, doc):
     if doc is not None:
         (tmp_path / "kernels-compare.json").write_text(json.dumps(doc), encoding="utf-8")
