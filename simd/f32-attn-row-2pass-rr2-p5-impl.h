@@ -258,6 +258,91 @@ static inline __attribute__((always_inline)) void hs_2pass_lanes(
   st->sum = vf_hsum(vsum);
   acc[0] = vf_hsum(vacc);
 }
+
+/* HS_2PASS_ROWS rows of the lane path at once (f32_attn_rows_2pass): row
+ * r's segments seg[r], query q + r ldq, outputs st[r], acc[r ldacc]. Each
+ * row's arithmetic is hs_2pass_lanes' (the same group scores, lane chains
+ * and horizontal reductions in the same order, keeping its scores or
+ * scoring them again, which gives the same bits), but the passes go by
+ * stage across the rows: every row's pass 1, then their maxes, then every
+ * pass 2, then the sums, so the chains of different rows (a few groups
+ * each on the skipping path, then a horizontal max, the exp and two
+ * horizontal sums, about a hundred cycles of latency) overlap instead of
+ * running one after the other. Rows past nr are not touched. */
+#define HS_2PASS_ROWS 4
+static inline __attribute__((always_inline)) void hs_2pass_lanes_rows(
+    size_t nr, const size_t *nseg_, const size_t *const *seg_, const float *q,
+    size_t ldq, const float *k, const float *v, float inv_tau, int bias,
+    float slope, const int64_t *d0, hs_f32_online *st, float *acc, size_t ldacc,
+    const int DK) {
+  qdesc qd[HS_2PASS_ROWS];
+  const vf vslope = vf_set1(slope);
+  _Alignas(64) float sall[HS_2PASS_KEEP];
+  _Alignas(64) float xall[HS_2PASS_KEEP];
+  size_t o0[HS_2PASS_ROWS], o1[HS_2PASS_ROWS], off = 0;
+  int keep[HS_2PASS_ROWS], live[HS_2PASS_ROWS];
+  vf vmax[HS_2PASS_ROWS], vsum[HS_2PASS_ROWS], vacc[HS_2PASS_ROWS];
+  vmask nan[HS_2PASS_ROWS];
+  float m[HS_2PASS_ROWS];
+  int64_t dr[HS_2PASS_ROWS];
+  for (size_t r = 0; r < nr; r++) {
+    const size_t nseg = nseg_[r], *seg = seg_[r];
+    dr[r] = bias ? d0[r] : 0;
+    qd_init_dk(&qd[r], DK, q + r * ldq, inv_tau);
+    size_t ng = 0;
+    for (size_t t = 0; t < nseg; t++)
+      if (seg[2 * t + 1])
+        ng += (seg[2 * t] + seg[2 * t + 1] - 1) / VF_LANES - seg[2 * t] / VF_LANES + 1;
+    keep[r] = ng * VF_LANES <= HS_2PASS_KEEP - off;
+    o0[r] = off;
+    vf mx = vf_set1(-INFINITY);
+    vmask nn = vf_isnan(vf_zero());
+    HS_2PASS_GROUPS({
+      const vf s = group_scores_dk(k, g, lo, hi, &qd[r], DK, bias, vslope, dr[r]);
+      mx = vf_max(s, mx);
+      nn = vmask_or(nn, vf_isnan(s));
+      if (keep[r]) {
+        vf_storeu(sall + off, s);
+        vf_storeu(xall + off, group_values1(v, g, lo, hi));
+        off += VF_LANES;
+      }
+    })
+    o1[r] = off, vmax[r] = mx, nan[r] = nn;
+  }
+  for (size_t r = 0; r < nr; r++) {
+    m[r] = vf_hmax(vmax[r]);
+    const int has_nan = vmask_any(nan[r]);
+    st[r].max = m[r];
+    st[r].sum = has_nan ? NAN : 0.0f;
+    acc[r * ldacc] = has_nan ? NAN : 0.0f;
+    live[r] = !has_nan && m[r] != -INFINITY;
+  }
+  for (size_t r = 0; r < nr; r++) {
+    if (!live[r]) continue;
+    const size_t nseg = nseg_[r], *seg = seg_[r];
+    const vf vm = vf_set1(m[r]);
+    const int inf_max = m[r] == INFINITY;
+    vf sm = vf_zero(), ac = vf_zero();
+    if (keep[r] && !inf_max) {
+      for (size_t o = o0[r]; o < o1[r]; o += VF_LANES)
+        hs_2pass_lane_add(vf_loadu(sall + o), vf_loadu(xall + o), vm, 0, &sm, &ac);
+    } else if (keep[r]) {
+      for (size_t o = o0[r]; o < o1[r]; o += VF_LANES)
+        hs_2pass_lane_add(vf_loadu(sall + o), vf_loadu(xall + o), vm, 1, &sm, &ac);
+    } else {
+      HS_2PASS_GROUPS({
+        hs_2pass_lane_add(group_scores_dk(k, g, lo, hi, &qd[r], DK, bias, vslope, dr[r]),
+                          group_values1(v, g, lo, hi), vm, inf_max, &sm, &ac);
+      })
+    }
+    vsum[r] = sm, vacc[r] = ac;
+  }
+  for (size_t r = 0; r < nr; r++) {
+    if (!live[r]) continue;
+    st[r].sum = vf_hsum(vsum[r]);
+    acc[r * ldacc] = vf_hsum(vacc[r]);
+  }
+}
 #undef HS_2PASS_GROUPS
 
 /* one function per shape and bias, each with its own small frame */
@@ -275,6 +360,23 @@ HS_2PASS_LANES_FN(hs_2pass_lanes_b1, 1, 1)
 HS_2PASS_LANES_FN(hs_2pass_lanes_b2, 1, 2)
 HS_2PASS_LANES_FN(hs_2pass_lanes_b4, 1, 4)
 #undef HS_2PASS_LANES_FN
+
+#define HS_2PASS_ROWS_FN(name, BIAS, DK)                                   \
+  static __attribute__((noinline)) void name(                              \
+      size_t nr, const size_t *nseg, const size_t *const *seg,             \
+      const float *q, size_t ldq, const float *k, const float *v,          \
+      float inv_tau, float slope, const int64_t *d0, hs_f32_online *st,    \
+      float *acc, size_t ldacc) {                                          \
+    hs_2pass_lanes_rows(nr, nseg, seg, q, ldq, k, v, inv_tau, BIAS, slope, \
+                        d0, st, acc, ldacc, DK);                           \
+  }
+HS_2PASS_ROWS_FN(hs_2pass_rows_1, 0, 1)
+HS_2PASS_ROWS_FN(hs_2pass_rows_2, 0, 2)
+HS_2PASS_ROWS_FN(hs_2pass_rows_4, 0, 4)
+HS_2PASS_ROWS_FN(hs_2pass_rows_b1, 1, 1)
+HS_2PASS_ROWS_FN(hs_2pass_rows_b2, 1, 2)
+HS_2PASS_ROWS_FN(hs_2pass_rows_b4, 1, 4)
+#undef HS_2PASS_ROWS_FN
 #endif
 
 /* Both entry points; bias != 0: each score gets the relative bias (one
@@ -320,6 +422,58 @@ static inline __attribute__((always_inline)) void hs_2pass_run(
   hs_2pass_core(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, bias, slope, d0,
                 keep, st, acc, 0);
 }
+
+/* f32_attn_rows_2pass on the lane path's shapes (hs_2pass_lanes_rows),
+ * HS_2PASS_ROWS rows at a time; 0: another shape, or an ISA without the
+ * lane path, whose rows go one by one (HS_DEFINE_F32_ATTN_ROWS_2PASS).
+ * slope != 0: the biased rows. */
+static inline int hs_2pass_rows_lanes(size_t nr, const size_t *nseg,
+                                      const size_t *const *seg, size_t dk, size_t dv,
+                                      const float *q, size_t ldq, const float *k,
+                                      size_t ldk, const float *v, size_t ldv,
+                                      float inv_tau, float slope, const int64_t *d0,
+                                      hs_f32_online *st, float *acc, size_t ldacc) {
+#ifdef HS_BLOCKS_LANES
+  if (ldk == dk && dv == 1 && ldv == 1 && (dk == 1 || dk == 2 || dk == 4)) {
+    const int bias = slope != 0;
+    void (*fn)(size_t, const size_t *, const size_t *const *, const float *, size_t,
+               const float *, const float *, float, float, const int64_t *,
+               hs_f32_online *, float *, size_t) =
+        bias ? (dk == 1 ? hs_2pass_rows_b1 : dk == 2 ? hs_2pass_rows_b2 : hs_2pass_rows_b4)
+             : (dk == 1 ? hs_2pass_rows_1 : dk == 2 ? hs_2pass_rows_2 : hs_2pass_rows_4);
+    for (size_t r = 0; r < nr; r += HS_2PASS_ROWS) {
+      const size_t c = nr - r < HS_2PASS_ROWS ? nr - r : HS_2PASS_ROWS;
+      fn(c, nseg + r, seg + r, q + r * ldq, ldq, k, v, inv_tau, slope,
+         bias ? d0 + r : NULL, st + r, acc + r * ldacc, ldacc);
+    }
+    return 1;
+  }
+#else
+  (void)nr, (void)nseg, (void)seg, (void)dk, (void)dv, (void)q, (void)ldq, (void)k;
+  (void)ldk, (void)v, (void)ldv, (void)inv_tau, (void)slope, (void)d0, (void)st;
+  (void)acc, (void)ldacc;
+#endif
+  return 0;
+}
+
+/* the rows op over the file's one-row entry points plain and biased */
+#define HS_DEFINE_F32_ATTN_ROWS_2PASS(rows, plain, biased)                   \
+  void rows(size_t nr, const size_t *nseg, const size_t *const *seg,        \
+            size_t dk, size_t dv, const float *q, size_t ldq,               \
+            const float *k, size_t ldk, const float *v, size_t ldv,         \
+            float inv_tau, float slope, const int64_t *d0,                  \
+            hs_f32_online *st, float *acc, size_t ldacc) {                  \
+    if (hs_2pass_rows_lanes(nr, nseg, seg, dk, dv, q, ldq, k, ldk, v, ldv,  \
+                            inv_tau, slope, d0, st, acc, ldacc))            \
+      return;                                                               \
+    for (size_t r = 0; r < nr; r++)                                         \
+      if (slope != 0)                                                       \
+        biased(nseg[r], seg[r], dk, dv, q + r * ldq, k, ldk, v, ldv,        \
+               inv_tau, slope, d0[r], st + r, acc + r * ldacc);             \
+      else                                                                  \
+        plain(nseg[r], seg[r], dk, dv, q + r * ldq, k, ldk, v, ldv,         \
+              inv_tau, st + r, acc + r * ldacc);                            \
+  }
 
 #define HS_DEFINE_F32_ATTN_ROW_2PASS(plain, biased)                          \
   void plain(size_t nseg, const size_t *seg, size_t dk, size_t dv,          \
