@@ -89,6 +89,21 @@ static inline float block_value1(size_t nb, const float *e, const float *v) {
  * compute the same bits. Several rows go by stage (every pass 1, the
  * maxes, every pass 2, the sums), as hs_2pass_lanes_rows below, each
  * row's arithmetic that of the row alone. */
+/* Each block of BLK keys of row r's segments, from each segment's own
+ * start: j0, nb keys, and sb where its scores go (kept: each block at its
+ * own offset of the row's part of sall, rounded up to whole vectors). */
+#define HS_2PASS_BLOCKS(...)                                                \
+  for (size_t t = 0, off = 0; t < nseg; t++) {                              \
+    const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];                     \
+    for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {                        \
+      const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;          \
+      if (keep)                                                             \
+        sb = sall + r * HS_2PASS_KEEP + off,                                \
+        off += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;                   \
+      __VA_ARGS__                                                           \
+    }                                                                       \
+  }
+
 static inline __attribute__((always_inline)) void hs_2pass_core(
     size_t nr, const size_t *nseg_, const size_t *const *seg_, size_t dk, size_t dv,
     const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
@@ -107,25 +122,18 @@ static inline __attribute__((always_inline)) void hs_2pass_core(
     const size_t nseg = nseg_[r], *seg = seg_[r];
     const int64_t d0r = bias ? d0[r] : 0;
     float *sb = sall + r * HS_2PASS_KEEP;
-    size_t off = 0;
     qd_init(&qd[r], dk, q + r * ldq, inv_tau);
     vf mx = vf_set1(-INFINITY);
     vmask nn = vf_isnan(vf_zero());
-    for (size_t t = 0; t < nseg; t++) {
-      const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
-      for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
-        const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
-        if (keep)
-          sb = sall + r * HS_2PASS_KEEP + off, off += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;
-        mx = vf_max(DK ? block_scores_dk(nb, k + j0 * DK, &qd[r], sb, DK, bias, slope,
-                                         d0r + (int64_t)j0)
-                       : hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd[r], sb, dk, bias,
-                                         slope, d0r + (int64_t)j0),
-                    mx);
-        for (size_t g = 0; g < nb; g += VF_LANES)
-          nn = vmask_or(nn, vf_isnan(vf_loadu(sb + g)));
-      }
-    }
+    HS_2PASS_BLOCKS({
+      mx = vf_max(DK ? block_scores_dk(nb, k + j0 * DK, &qd[r], sb, DK, bias, slope,
+                                       d0r + (int64_t)j0)
+                     : hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd[r], sb, dk, bias, slope,
+                                       d0r + (int64_t)j0),
+                  mx);
+      for (size_t g = 0; g < nb; g += VF_LANES)
+        nn = vmask_or(nn, vf_isnan(vf_loadu(sb + g)));
+    })
     vmax[r] = mx, nan[r] = nn;
   }
   for (size_t r = 0; r < nr; r++) {
@@ -146,41 +154,34 @@ static inline __attribute__((always_inline)) void hs_2pass_core(
     float r1 = 0.0f, *sb = sall + r * HS_2PASS_KEEP;
     const vf vm = vf_set1(m[r]);
     vf sm = vf_zero();
-    size_t off = 0;
-    for (size_t t = 0; t < nseg; t++) {
-      const size_t s0 = seg[2 * t], cnt = seg[2 * t + 1];
-      for (size_t j0 = s0; j0 < s0 + cnt; j0 += BLK) {
-        const size_t nb = s0 + cnt - j0 < BLK ? s0 + cnt - j0 : BLK;
-        /* lanes >= nb: -inf */
-        if (keep)
-          sb = sall + r * HS_2PASS_KEEP + off, off += (nb + VF_LANES - 1) / VF_LANES * VF_LANES;
-        else
-          hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd[r], sb, dk, bias, slope,
-                          d0r + (int64_t)j0);
-        vf bsum = vf_zero();
-        if (m[r] != INFINITY) {
-          /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
-           * cutoff and for the -inf lanes */
-          for (size_t g = 0; g < nb; g += VF_LANES) {
-            const vf e = hs_vexpminus_rr2_p5(vf_sub(vf_loadu(sb + g), vm));
-            vf_storeu(eb + g, e);
-            bsum = vf_add(bsum, e);
-          }
-        } else {
-          /* max = +inf: the +inf scores take weight 1, others 0 */
-          for (size_t g = 0; g < nb; g += VF_LANES) {
-            const vf e = vf_select(vf_cmpeq(vf_loadu(sb + g), vm), vf_set1(1.0f),
-                                   vf_zero());
-            vf_storeu(eb + g, e);
-            bsum = vf_add(bsum, e);
-          }
+    HS_2PASS_BLOCKS({
+      /* lanes >= nb: -inf */
+      if (!keep)
+        hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd[r], sb, dk, bias, slope,
+                        d0r + (int64_t)j0);
+      vf bsum = vf_zero();
+      if (m[r] != INFINITY) {
+        /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
+         * cutoff and for the -inf lanes */
+        for (size_t g = 0; g < nb; g += VF_LANES) {
+          const vf e = hs_vexpminus_rr2_p5(vf_sub(vf_loadu(sb + g), vm));
+          vf_storeu(eb + g, e);
+          bsum = vf_add(bsum, e);
         }
-        sm = vf_add(sm, bsum);
-        /* run += sum_j eb[j] v_j */
-        if (DK) r1 += block_value1(nb, eb, v + j0);
-        else block_values_dv(nb, eb, v + j0 * ldv, ldv, dv, run);
+      } else {
+        /* max = +inf: the +inf scores take weight 1, others 0 */
+        for (size_t g = 0; g < nb; g += VF_LANES) {
+          const vf e = vf_select(vf_cmpeq(vf_loadu(sb + g), vm), vf_set1(1.0f),
+                                 vf_zero());
+          vf_storeu(eb + g, e);
+          bsum = vf_add(bsum, e);
+        }
       }
-    }
+      sm = vf_add(sm, bsum);
+      /* run += sum_j eb[j] v_j */
+      if (DK) r1 += block_value1(nb, eb, v + j0);
+      else block_values_dv(nb, eb, v + j0 * ldv, ldv, dv, run);
+    })
     vsum[r] = sm, run1[r] = r1;
     if (!DK)
       for (size_t c = 0; c < dv; c++) acc[r * ldacc + c] = run[c];
@@ -191,6 +192,11 @@ static inline __attribute__((always_inline)) void hs_2pass_core(
     if (DK) acc[r * ldacc] = run1[r];
   }
 }
+#undef HS_2PASS_BLOCKS
+
+/* the shapes and biases of the lane and contiguous block paths,
+ * X(suffix, BIAS, DK) */
+#define HS_2PASS_SHAPES(X) X(1, 0, 1) X(2, 0, 2) X(4, 0, 4) X(b1, 1, 1) X(b2, 1, 2) X(b4, 1, 4)
 
 #ifdef HS_BLOCKS_LANES
 /* The lane path: keys contiguous with ldk == dk == DK in {1, 2, 4}, one
@@ -328,59 +334,43 @@ static inline __attribute__((always_inline)) void hs_2pass_lanes(
 #undef HS_2PASS_GROUPS
 
 /* one function per shape and bias, each with its own small frame */
-#define HS_2PASS_LANES_FN(name, BIAS, DK)                                  \
-  static __attribute__((noinline)) void name(                              \
+#define HS_2PASS_LANES_FN(sfx, BIAS, DK)                                   \
+  static __attribute__((noinline)) void hs_2pass_lanes_##sfx(              \
       size_t nseg, const size_t *seg, const float *q, const float *k,      \
       const float *v, float inv_tau, float slope, int64_t d0,              \
       hs_f32_online *st, float *acc) {                                     \
     hs_2pass_lanes(nseg, seg, q, k, v, inv_tau, BIAS, slope, d0, st, acc, DK); \
   }
-HS_2PASS_LANES_FN(hs_2pass_lanes_1, 0, 1)
-HS_2PASS_LANES_FN(hs_2pass_lanes_2, 0, 2)
-HS_2PASS_LANES_FN(hs_2pass_lanes_4, 0, 4)
-HS_2PASS_LANES_FN(hs_2pass_lanes_b1, 1, 1)
-HS_2PASS_LANES_FN(hs_2pass_lanes_b2, 1, 2)
-HS_2PASS_LANES_FN(hs_2pass_lanes_b4, 1, 4)
+HS_2PASS_SHAPES(HS_2PASS_LANES_FN)
 #undef HS_2PASS_LANES_FN
 
-#define HS_2PASS_ROWS_FN(name, BIAS, DK)                                   \
-  static __attribute__((noinline)) void name(                              \
+#endif
+
+/* f32_attn_rows_2pass's rows by stage: one function per shape and bias,
+ * on the lane path (hs_2pass_lanes_rows) or the contiguous block path
+ * (hs_2pass_core, DK > 0, every row keeping its scores) */
+#ifdef HS_BLOCKS_LANES
+#define HS_2PASS_ROWS_BODY(BIAS, DK)                                       \
+  hs_2pass_lanes_rows(nr, nseg, seg, q, ldq, k, v, inv_tau, BIAS, slope,   \
+                      d0, st, acc, ldacc, DK);
+#elif defined(HS_BLOCKS_DK)
+#define HS_2PASS_ROWS_BODY(BIAS, DK)                                       \
+  _Alignas(64) float sall[HS_2PASS_ROWS * HS_2PASS_KEEP];                  \
+  hs_2pass_core(nr, nseg, seg, DK, 1, q, ldq, k, DK, v, 1, inv_tau, BIAS,  \
+                slope, d0, 1, st, acc, ldacc, sall, DK);
+#endif
+#ifdef HS_2PASS_ROWS_BODY
+#define HS_2PASS_ROWS_FN(sfx, BIAS, DK)                                    \
+  static __attribute__((noinline)) void hs_2pass_rows_##sfx(               \
       size_t nr, const size_t *nseg, const size_t *const *seg,             \
       const float *q, size_t ldq, const float *k, const float *v,          \
       float inv_tau, float slope, const int64_t *d0, hs_f32_online *st,    \
       float *acc, size_t ldacc) {                                          \
-    hs_2pass_lanes_rows(nr, nseg, seg, q, ldq, k, v, inv_tau, BIAS, slope, \
-                        d0, st, acc, ldacc, DK);                           \
+    HS_2PASS_ROWS_BODY(BIAS, DK)                                           \
   }
-HS_2PASS_ROWS_FN(hs_2pass_rows_1, 0, 1)
-HS_2PASS_ROWS_FN(hs_2pass_rows_2, 0, 2)
-HS_2PASS_ROWS_FN(hs_2pass_rows_4, 0, 4)
-HS_2PASS_ROWS_FN(hs_2pass_rows_b1, 1, 1)
-HS_2PASS_ROWS_FN(hs_2pass_rows_b2, 1, 2)
-HS_2PASS_ROWS_FN(hs_2pass_rows_b4, 1, 4)
+HS_2PASS_SHAPES(HS_2PASS_ROWS_FN)
 #undef HS_2PASS_ROWS_FN
-#endif
-
-#if defined(HS_BLOCKS_DK) && !defined(HS_BLOCKS_LANES)
-/* the contiguous block path's rows (hs_2pass_core, DK > 0), every row
- * keeping its scores: one function per shape and bias, as the lanes' */
-#define HS_2PASS_ROWS_FN(name, BIAS, DK)                                    \
-  static __attribute__((noinline)) void name(                               \
-      size_t nr, const size_t *nseg, const size_t *const *seg,              \
-      const float *q, size_t ldq, const float *k, const float *v,           \
-      float inv_tau, float slope, const int64_t *d0, hs_f32_online *st,     \
-      float *acc, size_t ldacc) {                                           \
-    _Alignas(64) float sall[HS_2PASS_ROWS * HS_2PASS_KEEP];                 \
-    hs_2pass_core(nr, nseg, seg, DK, 1, q, ldq, k, DK, v, 1, inv_tau, BIAS, \
-                  slope, d0, 1, st, acc, ldacc, sall, DK);                  \
-  }
-HS_2PASS_ROWS_FN(hs_2pass_rows_1, 0, 1)
-HS_2PASS_ROWS_FN(hs_2pass_rows_2, 0, 2)
-HS_2PASS_ROWS_FN(hs_2pass_rows_4, 0, 4)
-HS_2PASS_ROWS_FN(hs_2pass_rows_b1, 1, 1)
-HS_2PASS_ROWS_FN(hs_2pass_rows_b2, 1, 2)
-HS_2PASS_ROWS_FN(hs_2pass_rows_b4, 1, 4)
-#undef HS_2PASS_ROWS_FN
+#undef HS_2PASS_ROWS_BODY
 #endif
 
 /* Whether a row's scores fit in HS_2PASS_KEEP floats to be kept from
