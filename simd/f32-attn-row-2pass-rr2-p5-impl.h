@@ -8,8 +8,9 @@
  * block_values_dv; the scores of a block are stored to sb with the lanes
  * past nb set to -inf; optionally, with HS_BLOCKS_DK, the parts of a path
  * for contiguous small heads, or with HS_BLOCKS_LANES those of the lane
- * path, below) and then this header, and defines its two symbols by
- * HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias).
+ * path, below) and then this header, and defines its two one-row symbols
+ * by HS_DEFINE_F32_ATTN_ROW_2PASS(plain, bias) and the rows op by
+ * HS_DEFINE_F32_ATTN_ROWS_2PASS(rows, plain, bias).
  *
  * Error bound (u = 2^-24), as for the online kernels: the scores of the
  * ISA's block code carry |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc
