@@ -10,6 +10,7 @@
 // attn_hard_f64/<isa>[_dot]/<n>/<d>,
 // attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>,
 // attn_2pass_skip/<isa>[_bias]/<dk>, attn_2pass_skip_f64/<isa>/<dk>,
+// attn_rows_2pass_skip/<isa>[_bias]/<dk>,
 // read_bw/<isa>/<bytes>,
 // fma_tp/<isa>/<fmas per iteration>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
@@ -886,6 +887,53 @@ void register_attn_2pass_skip() {
       }
 }
 
+// attn_2pass_skip's rows four per call, as the forward pass makes them:
+// attn_rows_2pass_skip/<isa>[_bias]/<dk> is f32_attn_rows_2pass on the
+// same segment lists and data, checked once per row the same way. Items =
+// keys.
+void register_attn_rows_2pass_skip() {
+  for (int64_t dk : {1, 2, 4})
+    for (hs_isa isa : kIsas)
+      for (int bias = 0; bias < 2; bias++) {
+        std::string name = std::string("attn_rows_2pass_skip/") + hs_isa_name(isa) +
+                           (bias ? "_bias/" : "/") + std::to_string(dk);
+        benchmark::RegisterBenchmark(name.c_str(), [isa, dk, bias](benchmark::State &state) {
+          const hs_kernels *k = table_or_skip(state, isa);
+          if (!k) return;
+          const size_t n = 16384 + 2, rows = 1024, R = 4;
+          const float *q = uniform(dk, -1.0f, 1.0f, 3);
+          const float *kk = uniform(n * dk, -1.0f, 1.0f, 4);
+          const float *v = uniform(n, -1.0f, 1.0f, 5);
+          std::vector<size_t> seg, nseg;
+          const uint64_t keys = skip_rows(rows, seg, nseg);
+          std::vector<const size_t *> sg(rows);
+          std::vector<int64_t> d0(rows);
+          for (size_t i = 0, o = 0; i < rows; o += 2 * nseg[i], i++)
+            sg[i] = seg.data() + o, d0[i] = -(int64_t)seg[o];
+          std::vector<hs_f32_online> st(rows);
+          std::vector<float> acc(rows);
+          auto run = [&]() {
+            for (size_t i = 0; i < rows; i += R)
+              k->f32_attn_rows_2pass(R, nseg.data() + i, sg.data() + i, dk, 1, q, 0, kk, dk,
+                                     v, 1, 1.0f, bias ? -0.01f : 0.0f, d0.data() + i,
+                                     st.data() + i, acc.data() + i, 1);
+          };
+          run();
+          for (size_t i = 0; i < rows; i++)
+            if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
+              state.SkipWithError("attn_rows_2pass_skip output is wrong");
+              return;
+            }
+          state.SetLabel(k->name[HS_OP_f32_attn_rows_2pass]);
+          for (auto _ : state) {
+            run();
+            benchmark::ClobberMemory();
+          }
+          state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+        });
+      }
+}
+
 // One query against n keys given as segments of 64 (the tiles of exact
 // skipping, none left out), dk = dv = d, temperature 1:
 // attn_2pass_f64/<isa>/<n>/<d> is f64_attn_row_2pass; <isa>_online the
@@ -1596,6 +1644,7 @@ int main(int argc, char **argv) {
   register_attn_hard_f64(max_n);
   register_attn_2pass_f64(max_n);
   register_attn_2pass_skip();
+  register_attn_rows_2pass_skip();
   register_read_bw(max_n);
   for (bool bias : {false, true}) {
     register_attn_mask(max_n, false, bias);

@@ -20,3 +20,6 @@
 
 HS_DEFINE_F32_ATTN_ROW_2PASS(hs_f32_attn_row_2pass_ukernel__avx2_rr2_p5,
                              hs_f32_attn_row_2pass_bias_ukernel__avx2_rr2_p5)
+HS_DEFINE_F32_ATTN_ROWS_2PASS(hs_f32_attn_rows_2pass_ukernel__avx2_rr2_p5,
+                              hs_f32_attn_row_2pass_ukernel__avx2_rr2_p5,
+                              hs_f32_attn_row_2pass_bias_ukernel__avx2_rr2_p5)

@@ -103,3 +103,21 @@ void hs_f32_attn_row_2pass_bias_ukernel__scalar_rr2_p5(
     float slope, int64_t d0, hs_f32_online *st, float *acc) {
   run2(nseg, seg, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st, acc);
 }
+
+/* f32_attn_rows_2pass: the rows one after the other (the reference; the
+ * vector kernels interleave them), slope != 0 the biased ones. */
+void hs_f32_attn_rows_2pass_ukernel__scalar_rr2_p5(
+    size_t nr, const size_t *nseg, const size_t *const *seg, size_t dk, size_t dv,
+    const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+    size_t ldv, float inv_tau, float slope, const int64_t *d0, hs_f32_online *st,
+    float *acc, size_t ldacc) {
+  for (size_t r = 0; r < nr; r++)
+    if (slope != 0)
+      hs_f32_attn_row_2pass_bias_ukernel__scalar_rr2_p5(
+          nseg[r], seg[r], dk, dv, q + r * ldq, k, ldk, v, ldv, inv_tau, slope, d0[r],
+          st + r, acc + r * ldacc);
+    else
+      hs_f32_attn_row_2pass_ukernel__scalar_rr2_p5(nseg[r], seg[r], dk, dv, q + r * ldq,
+                                                   k, ldk, v, ldv, inv_tau, st + r,
+                                                   acc + r * ldacc);
+}

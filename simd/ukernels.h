@@ -41,6 +41,12 @@ extern "C" {
           const float *q, const float *k, size_t ldk, const float *v,    \
           size_t ldv, float inv_tau, float slope, int64_t d0,            \
           hs_f32_online *st, float *acc);
+#define HS_DECLARE_f32_attn_rows_2pass(fn)                                \
+  void fn(size_t nr, const size_t *nseg, const size_t *const *seg,        \
+          size_t dk, size_t dv, const float *q, size_t ldq, const float *k, \
+          size_t ldk, const float *v, size_t ldv, float inv_tau,          \
+          float slope, const int64_t *d0, hs_f32_online *st, float *acc,  \
+          size_t ldacc);
 #define HS_DECLARE_f32_gemm(fn)                                       \
   void fn(size_t rows, size_t m, size_t k, const float *a, size_t lda,  \
           const float *x, size_t ldx, float *y, size_t ldy);

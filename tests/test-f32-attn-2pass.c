@@ -14,7 +14,9 @@
  *   - AVX-512 (the lane path): the same bits whatever the cut of the keys
  *     into segments: every segment split at random points, and touching
  *     segments joined, change no bit;
- *   both also with signed zeros among the keys, the query and the values. */
+ *   both also with signed zeros among the keys, the query and the values;
+ * and f32_attn_rows_2pass, which takes several rows per call: against
+ * the reference, and bit for bit the one-row kernel's rows. */
 #include "attn-ref.h"
 
 /* A row of the skipping path's shape over keys [0, n): segments of the
@@ -45,13 +47,38 @@ static void run_row(const hs_kernels *kt, size_t ns, const size_t *seg, size_t d
     kt->f32_attn_row_2pass(ns, seg, dk, 1, q, k, ldk, v, ldv, tau, st, acc);
 }
 
-/* The listed keys gathered into a dense problem, scored by the reference. */
+/* The row as the middle one of three in one f32_attn_rows_2pass call
+ * (the first with the query negated, the last with no keys). */
+static void run_in_rows(const hs_kernels *kt, size_t ns, const size_t *seg, size_t dk,
+                        const float *q, const float *k, const float *v, float tau,
+                        float slope, int64_t d0, hs_f32_online *st, float *acc) {
+  float qq[3 * 4];
+  hs_f32_online s3[3];
+  float a3[3];
+  for (size_t c = 0; c < dk; c++) qq[c] = -q[c], qq[dk + c] = q[c], qq[2 * dk + c] = q[c];
+  size_t nseg[3] = {ns, ns, 0};
+  const size_t *segs[3] = {seg, seg, seg};
+  int64_t d[3] = {d0 + 1, d0, d0};
+  kt->f32_attn_rows_2pass(3, nseg, segs, dk, 1, qq, dk, k, dk, v, 1, tau, slope, d, s3,
+                          a3, 1);
+  if (!(s3[2].max == -INFINITY && s3[2].sum == 0 && a3[2] == 0))
+    fail_msg("%s: a row of no keys gave max %g sum %g acc %g", hs_isa_name(kt->isa),
+             s3[2].max, s3[2].sum, a3[2]);
+  *st = s3[1], *acc = a3[1];
+}
+
+/* The listed keys gathered into a dense problem, scored by the reference;
+ * rows: the row computed by run_in_rows. */
 static void check_reference(const hs_kernels *kt, size_t ns, const size_t *seg,
                             size_t dk, const float *q, const float *k,
-                            const float *v, float tau, float slope, int64_t d0) {
+                            const float *v, float tau, float slope, int64_t d0,
+                            int rows) {
   hs_f32_online st;
   float acc;
-  run_row(kt, ns, seg, dk, q, k, dk, v, 1, tau, slope, d0, &st, &acc);
+  if (rows)
+    run_in_rows(kt, ns, seg, dk, q, k, v, tau, slope, d0, &st, &acc);
+  else
+    run_row(kt, ns, seg, dk, q, k, dk, v, 1, tau, slope, d0, &st, &acc);
   size_t m = keys_of(ns, seg), j = 0;
   float *kk = malloc((m + 1) * dk * sizeof *kk), *vv = malloc((m + 1) * sizeof *vv);
   int64_t *pos = malloc((m + 1) * sizeof *pos);
@@ -107,8 +134,11 @@ static void test_reference(void **state) {
           size_t seg[2 * 16];
           for (size_t first = 0; first < 64; first += 23) {
             size_t nseg = skip_segs(&r, n, first, (int)(first % 2), seg);
-            check_reference(kt, nseg, seg, dk, q, k, v, 1.0f, slopes[sl], -(int64_t)n);
-            check_reference(kt, nseg, seg, dk, q, k, v, 0.3f, slopes[sl], 5);
+            for (int rows = 0; rows < 2; rows++) {
+              check_reference(kt, nseg, seg, dk, q, k, v, 1.0f, slopes[sl], -(int64_t)n,
+                              rows);
+              check_reference(kt, nseg, seg, dk, q, k, v, 0.3f, slopes[sl], 5, rows);
+            }
           }
           free(q), free(k), free(v);
         }
@@ -192,10 +222,76 @@ static void test_general_bits(void **state) {
   }
 }
 
+/* f32_attn_rows_2pass against f32_attn_row_2pass (or its _bias variant)
+ * row by row, bit for bit: nr rows (more than a call's group, so the
+ * groups split too) with their own queries, segment lists (re-cut at
+ * random on AVX-512's lane path, dv = 1, which gives the same bits for
+ * any cut of a row's keys; the one-row call's cut elsewhere), row 0 sometimes
+ * without keys, keys of +-inf (rows of +inf max, NaN scores) among them,
+ * queries and outputs spaced out (ldq, ldacc past the row), the floats
+ * between the rows' outputs untouched; dv = 1 (the lane path's shape)
+ * and dv = 3 (another shape). */
+static void rows_case(const hs_kernels *kt, hs_rng *r, size_t nr, size_t dk, size_t dv,
+                      float slope, int zeros) {
+  const size_t n = 300, ldq = dk + 1, lda = dv + 2;
+  float q[8 * 5], k[300 * 4], v[300 * 3], acc[8 * 5], ref[3];
+  size_t seg[8][2 * 16], cut[8][2 * 64], nseg[8], ncut[8];
+  const size_t *segs[8];
+  int64_t d0[8];
+  hs_f32_online st[8], rs;
+  const int lanes = kt->isa == HS_ISA_AVX512 && dv == 1;
+  for (size_t j = 0; j < n * dk; j++) k[j] = pick(r, zeros);
+  for (size_t j = 0; j < n * dv; j++) v[j] = pick(r, zeros);
+  if (hs_rng_uniform(r, 0, 1) < 0.3) k[(size_t)hs_rng_uniform(r, 0, n * dk - 1)] = INFINITY;
+  if (hs_rng_uniform(r, 0, 1) < 0.2) k[(size_t)hs_rng_uniform(r, 0, n * dk - 1)] = -INFINITY;
+  for (size_t i = 0; i < nr; i++) {
+    for (size_t c = 0; c < ldq; c++) q[i * ldq + c] = pick(r, zeros);
+    nseg[i] = i == 0 && hs_rng_uniform(r, 0, 1) < 0.3
+                  ? 0
+                  : skip_segs(r, n, (size_t)hs_rng_uniform(r, 0, 63), (int)(i % 2), seg[i]);
+    ncut[i] = lanes ? recut(r, nseg[i], seg[i], (int)(i % 3 == 2), cut[i]) : nseg[i];
+    if (!lanes) memcpy(cut[i], seg[i], sizeof seg[i]);
+    segs[i] = cut[i];
+    d0[i] = -(int64_t)(40 + i);
+  }
+  for (size_t j = 0; j < nr * lda; j++) acc[j] = 1234.5f;
+  kt->f32_attn_rows_2pass(nr, ncut, segs, dk, dv, q, ldq, k, dk, v, dv, 0.7f, slope, d0, st,
+                          acc, lda);
+  for (size_t i = 0; i < nr; i++) {
+    if (slope != 0)
+      kt->f32_attn_row_2pass_bias(nseg[i], seg[i], dk, dv, q + i * ldq, k, dk, v, dv, 0.7f,
+                                  slope, d0[i], &rs, ref);
+    else
+      kt->f32_attn_row_2pass(nseg[i], seg[i], dk, dv, q + i * ldq, k, dk, v, dv, 0.7f, &rs,
+                             ref);
+    if (memcmp(&rs, &st[i], sizeof rs) != 0 || memcmp(ref, acc + i * lda, dv * sizeof *ref) != 0)
+      fail_msg("%s nr=%zu row %zu dk=%zu dv=%zu slope=%g: max %a/%a sum %a/%a acc0 %a/%a",
+               hs_isa_name(kt->isa), nr, i, dk, dv, slope, st[i].max, rs.max, st[i].sum,
+               rs.sum, acc[i * lda], ref[0]);
+    for (size_t c = dv; c < lda; c++)
+      if (acc[i * lda + c] != 1234.5f)
+        fail_msg("%s nr=%zu row %zu: wrote past dv", hs_isa_name(kt->isa), nr, i);
+  }
+}
+
+static void test_rows_bits(void **state) {
+  (void)state;
+  hs_rng r = {23};
+  HS_FOR_EACH_ISA(kt) {
+    for (int rep = 0; rep < 40; rep++)
+      for (size_t nr = 1; nr <= 8; nr++)
+        for (size_t dk = 1; dk <= 4; dk *= 2) {
+          float slope = rep % 3 == 0 ? 0.0f : rep % 3 == 1 ? -0.25f : 0.01f;
+          rows_case(kt, &r, nr, dk, rep % 4 == 3 ? 3 : 1, slope, rep % 2);
+        }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference),
       cmocka_unit_test(test_general_bits),
+      cmocka_unit_test(test_rows_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,22 @@ typedef void (*hs_f32_attn_row_2pass_bias_fn)(size_t nseg, const size_t *seg,
                                               float slope, int64_t d0,
                                               hs_f32_online *st, float *acc);
 
+/* Rows of one head through f32_attn_row_2pass (slope == 0) or its _bias
+ * variant (slope != 0, row r's keys biased from d0[r]; d0 may be NULL
+ * when slope == 0) in one call: row r has the nseg[r] segments seg[r],
+ * the query q + r * ldq, and its outputs in st[r] and acc + r * ldacc,
+ * each row's bits exactly those of the one-row kernel on its own (so
+ * skipping keeps them too). The vector kernels run a few rows' passes
+ * interleaved so that the rows' latency chains overlap. */
+typedef void (*hs_f32_attn_rows_2pass_fn)(size_t nr, const size_t *nseg,
+                                          const size_t *const *seg, size_t dk,
+                                          size_t dv, const float *q, size_t ldq,
+                                          const float *k, size_t ldk,
+                                          const float *v, size_t ldv,
+                                          float inv_tau, float slope,
+                                          const int64_t *d0, hs_f32_online *st,
+                                          float *acc, size_t ldacc);
+
 /* The same in double (f64_attn_row_2pass), exp rr2-p11: segments, the
  * exact max of pass 1, chunks of 64 keys from each segment's start,
  * outputs and special values exactly as f32_attn_row_2pass. Skipping: a
@@ -283,7 +299,7 @@ typedef unsigned (*hs_f64_bound_test_fn)(size_t n, const double *u, hs_bt_op op,
   X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
   X(f64_attn_hard) X(f64_attn_row_2pass) X(f32_attn_row_2pass_bias)        \
   X(f64_bounds) X(f64_bound_test)                                            \
-  X(f32_gemm_pk) X(f64_gemm_pk)
+  X(f32_gemm_pk) X(f64_gemm_pk) X(f32_attn_rows_2pass)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -318,6 +334,7 @@ struct hs_kernels {
   hs_f64_bound_test_fn f64_bound_test;
   hs_f32_gemm_pk_fn f32_gemm_pk;
   hs_f64_gemm_pk_fn f64_gemm_pk;
+  hs_f32_attn_rows_2pass_fn f32_attn_rows_2pass;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };

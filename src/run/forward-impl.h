@@ -414,8 +414,9 @@ typedef struct FN(part) {
   double err;
   hs_head_stats *stats; /* private copy, merged after */
   int rc;
-  /* skipping rows: the segment list, each head's bounds kept from row to
-   * row, counters (merged after), whether DAZ is on in this thread */
+  /* skipping rows: the segment lists (HS_SEG_ROWS rows' of FN(seg_cap)
+   * each), each head's bounds kept from row to row, counters (merged
+   * after), whether DAZ is on in this thread */
   size_t *seg;
   FN(btc) *btc;
   uint64_t total, skipped;
@@ -424,6 +425,13 @@ typedef struct FN(part) {
   hs_phclock clk;   /* hs_run_opts.phases */
   hs_phsample smp;
 } FN(part);
+
+/* rows whose segment lists are built before one kernel call takes them
+ * all (FN(attend_multi)) */
+#define HS_SEG_ROWS 4
+/* the size_t's of one row's segment list: at most ntiles segments, and
+ * room for the BOS pair FN(rounded_segs) puts first */
+static size_t FN(seg_cap)(const FN(job) *J) { return 2 * (J->ntiles + 1); }
 
 /* rows per chunk: the unit of work handed to a thread and of the batched
  * W_o and feed-forward products; small enough that the last chunk handed
@@ -768,16 +776,65 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
     }
   }
 }
+
+/* Whether head h's rows go to FN(attend_multi): the two-pass rows of
+ * FN(softmax_row) (no score rounding). */
+static int FN(multi_head)(const FN(job) *J, int h) {
+  const hs_head *H = &J->L->heads[h];
+  return H->kind == HS_ATTN_SOFTMAX && !FN(rounded_head)(J->o, H) && J->two_pass &&
+         J->two_pass[h];
+}
+
+/* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_SEG_ROWS) by
+ * one f32_attn_rows_2pass call, row r's outputs at out + r * J->ow: row
+ * by row FN(two_pass_row)'s segments (its skipping) and kernel, the
+ * kernel's contract giving each row the bits of the one-row call, then
+ * FN(softmax_row)'s normalisation and attention error. Several rows per
+ * call let the kernel overlap their latency chains. */
+static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
+                             REAL *out, FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
+  size_t dk = hs_dkp(H), dv = (size_t)H->dv, ow = J->ow, n = J->n;
+  size_t ns[HS_SEG_ROWS], lo[HS_SEG_ROWS], hi[HS_SEG_ROWS];
+  const size_t *seg[HS_SEG_ROWS];
+  int64_t d0[HS_SEG_ROWS];
+  ONLINE st[HS_SEG_ROWS];
+  REAL inv_tau = FN(head_inv_tau)(H, n);
+  float sk;
+  FN(rel_slope)(H, &sk);
+  for (size_t r = 0; r < cnt; r++) {
+    size_t i = i0 + r, a, b, *sg = p->seg + r * FN(seg_cap)(J);
+    FN(head_range)(H, i, n, &lo[r], &hi[r]);
+    FN(key_span)(J, H, lo[r], hi[r], &a, &b);
+    ns[r] = FN(skip_segs)(J, h, i, J->Q[h] + i * dk, a, b, inv_tau, p, SKIP_CUT, sg);
+    p->segs += ns[r];
+    for (size_t t = 0; t < ns[r]; t++) p->keys += sg[2 * t + 1];
+    seg[r] = sg, d0[r] = -(int64_t)i;
+  }
+  J->kt->f32_attn_rows_2pass(cnt, ns, seg, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h], dk,
+                             J->V[h], dv, inv_tau, sk, d0, st, out, ow);
+  for (size_t r = 0; r < cnt; r++) {
+    REAL *o_r = out + r * ow;
+    for (size_t c = 0; c < dv; c++) o_r[c] = st[r].sum > 0 ? o_r[c] / st[r].sum : 0;
+    if (J->o->want_attn_error && i0 + r > 0 && J->o->score_round == HS_ROUND_NONE) {
+      double e = FN(off_target)(J->kt, H, J->Q[h] + (i0 + r) * dk, J->K[h], lo[r],
+                                hi[r], inv_tau, i0 + r, n);
+      if (e > p->err) p->err = e;
+    }
+  }
+}
 #endif
 
 /* The attention of rows i0 .. i0 + cnt - 1 (consecutive), row t's at
- * out + t * J->ow: heads that take tiles (FN(tile_head)) in groups of
- * HS_TILE_ROWS rows, the others row by row. */
+ * out + t * J->ow: heads that take tiles (FN(tile_head)) or several
+ * two-pass rows per call (FN(multi_head)) in groups of HS_TILE_ROWS rows,
+ * the others row by row. */
 static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
                             FN(part) *p) {
 #if REAL_F32
+  _Static_assert(HS_TILE_ROWS <= HS_SEG_ROWS, "a group's segment lists fit in p->seg");
   int any = 0;
-  for (int h = 0; h < J->L->nheads; h++) any |= FN(tile_head)(J, h);
+  for (int h = 0; h < J->L->nheads; h++) any |= FN(tile_head)(J, h) || FN(multi_head)(J, h);
   if (any) {
     for (size_t t = 0; t < cnt; t += HS_TILE_ROWS) {
       size_t g = cnt - t < HS_TILE_ROWS ? cnt - t : HS_TILE_ROWS;
@@ -786,6 +843,8 @@ static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
         REAL *oh = out + t * J->ow + off;
         if (FN(tile_head)(J, h))
           FN(attend_tile)(J, h, i0 + t, g, oh, p);
+        else if (FN(multi_head)(J, h))
+          FN(attend_multi)(J, h, i0 + t, g, oh, p);
         else
           for (size_t r = 0; r < g; r++) FN(attend_head)(J, h, i0 + t + r, oh + r * J->ow, p);
         off += (size_t)J->L->heads[h].dv;
@@ -973,8 +1032,7 @@ static void *FN(rows_worker)(void *arg) {
   hs_ph_start(&p->clk, J->o->phases, HS_PHASE_FINISH);
   REAL *out = malloc(C * (J->ow ? J->ow : 1) * sizeof(REAL));
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
-  /* two-pass rows: at most ntiles segments */
-  p->seg = malloc(2 * (J->ntiles + 1) * sizeof(size_t));
+  p->seg = malloc(HS_SEG_ROWS * FN(seg_cap)(J) * sizeof(size_t));
   p->btc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->btc);
   p->daz = hs_daz_enabled();
   p->rc = out && hid && p->seg && p->btc ? 0 : -1;
