@@ -179,35 +179,54 @@ static void FN(gemm_pk)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
 
 /* x_i = embed[symbol] + positional features, i in [i0, i1). Features are
  * computed in REAL, so i/n carries the rounding of the working precision. */
+/* Positional feature p of position i at string length n. */
+static REAL FN(posfeat)(const hs_posfeat *p, size_t i, size_t n) {
+  switch (p->kind) {
+    case HS_PF_ONE: return 1;
+    case HS_PF_BOS: return i == 0;
+    case HS_PF_LAST: return i == n;
+    case HS_PF_I: return (REAL)i;
+    case HS_PF_N: return (REAL)n;
+    case HS_PF_I_OVER_N: return n ? (REAL)i / (REAL)n : 0;
+    case HS_PF_INV_I1: return (REAL)1 / (REAL)(i + 1);
+    case HS_PF_MOD: return (int64_t)(i % (uint64_t)p->k) == p->r;
+    case HS_PF_LN_REST: return (REAL)log((double)(n + 1 - i));
+    case HS_PF_LN_I: return (REAL)log((double)(i ? i : 1));
+    case HS_PF_LN_REST_OVER_N:
+      return (REAL)(log((double)(n + 1 - i)) / (double)(n ? n : 1));
+    case HS_PF_LN_I_OVER_N:
+      return (REAL)(log((double)(i ? i : 1)) / (double)(n ? n : 1));
+    default: return 0;
+  }
+}
+
 static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
                       size_t n, size_t i0, size_t i1, REAL *X) {
   size_t d = (size_t)m->d;
   for (size_t i = i0; i < i1; i++) {
     unsigned sym = i == 0 ? HS_BOS : s[i - 1];
     memcpy(X + i * d, w->embed + sym * d, d * sizeof(REAL));
-    for (int k = 0; k < m->npf; k++) {
-      const hs_posfeat *p = &m->pf[k];
-      REAL v = 0;
-      switch (p->kind) {
-        case HS_PF_ONE: v = 1; break;
-        case HS_PF_BOS: v = i == 0; break;
-        case HS_PF_LAST: v = i == n; break;
-        case HS_PF_I: v = (REAL)i; break;
-        case HS_PF_N: v = (REAL)n; break;
-        case HS_PF_I_OVER_N: v = n ? (REAL)i / (REAL)n : 0; break;
-        case HS_PF_INV_I1: v = (REAL)1 / (REAL)(i + 1); break;
-        case HS_PF_MOD: v = (int64_t)(i % (uint64_t)p->k) == p->r; break;
-        case HS_PF_LN_REST: v = (REAL)log((double)(n + 1 - i)); break;
-        case HS_PF_LN_I: v = (REAL)log((double)(i ? i : 1)); break;
-        case HS_PF_LN_REST_OVER_N:
-          v = (REAL)(log((double)(n + 1 - i)) / (double)(n ? n : 1));
-          break;
-        case HS_PF_LN_I_OVER_N:
-          v = (REAL)(log((double)(i ? i : 1)) / (double)(n ? n : 1));
-          break;
-        default: break;
-      }
-      X[i * d + (size_t)p->coord] += v;
+  }
+  /* feature by feature, over the range: a switch per feature rather than
+   * per position, and the rows' copies long stored before these adds
+   * read them back; every coordinate still gets its features in order k,
+   * zeros too (-0 + 0 is +0) */
+  for (int k = 0; k < m->npf; k++) {
+    const hs_posfeat *p = &m->pf[k];
+    REAL *x = X + (size_t)p->coord;
+    switch (p->kind) {
+      case HS_PF_ONE:
+        for (size_t i = i0; i < i1; i++) x[i * d] += 1;
+        break;
+      case HS_PF_I:
+        for (size_t i = i0; i < i1; i++) x[i * d] += (REAL)i;
+        break;
+      case HS_PF_N:
+        for (size_t i = i0; i < i1; i++) x[i * d] += (REAL)n;
+        break;
+      default:
+        for (size_t i = i0; i < i1; i++) x[i * d] += FN(posfeat)(p, i, n);
+        break;
     }
   }
 }
