@@ -575,6 +575,18 @@ static int FN(bq_init)(FN(bq) *Bq, const hs_kernels *kt, const FN(btree) *T,
   return ok;
 }
 
+/* Whether x and y have the same bits. */
+static inline int FN(same_bits)(REAL x, REAL y) {
+#if REAL_F32
+  uint32_t u, v;
+#else
+  uint64_t u, v;
+#endif
+  memcpy(&u, &x, sizeof x);
+  memcpy(&v, &y, sizeof y);
+  return u == v;
+}
+
 /* Whether the last softmax row's constants (C->bq) serve this row: the
  * same query bits, 1 / tau and kind of scores (then qd, rel and every
  * other field but the row's own are what FN(bq_init) would give, and the
@@ -584,9 +596,11 @@ static int FN(bq_again)(FN(btc) *C, const FN(btree) *T, const REAL *q, double in
   const size_t dk = T ? T->dk : 0;
   /* bitwise: -0 is not 0 here, and a NaN query gets the same answer
    * (no bound) as last time */
-  if (C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd &&
-      memcmp(q, C->qv, dk * sizeof(REAL)) == 0)
-    return 1;
+  if (C->qset && C->qtau == inv_tau && C->qsk == bk->sk && C->qrnd == bk->rnd) {
+    int same = 1; /* memcmp's answer, inline: dk is a few coordinates */
+    for (size_t c = 0; c < dk; c++) same &= FN(same_bits)(q[c], C->qv[c]);
+    if (same) return 1;
+  }
   C->qset = dk <= HS_ATTN_MAX_D;
   for (size_t c = 0; C->qset && c < dk; c++) C->qv[c] = q[c];
   C->qtau = inv_tau, C->qsk = bk->sk, C->qrnd = bk->rnd;
@@ -712,8 +726,9 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
     double last = biased ? FN(bt_key)(Bq, K, T->dk, C->jlo) : C->mlo;
     if (C->mlo > -INFINITY && a == C->a && b == C->b + 1) {
       double v = FN(bt_key)(Bq, K, T->dk, b);
-      mlo = last;
-      if (v > mlo) mlo = v, C->jlo = b;
+      int up = v > last; /* unpredictable: selects, not a branch */
+      mlo = up ? v : last;
+      C->jlo = up ? b : C->jlo;
     } else if (C->mlo > -INFINITY && b == C->b && a >= C->a && C->jlo >= a &&
                C->jlo <= b) {
       mlo = last;
@@ -847,12 +862,38 @@ static int FN(hard_next)(FN(btc) *C, hs_hard_rule rule, const REAL *q,
   return 1;
 }
 
+/* The left / right pick of a hard row over the ranges Bq[0 .. nr - 1]
+ * at max M: the first key scoring M from that end (FN(bt_find)), out its
+ * value and C the row's (keys BOS and lo..hi); 0 when no key scores M
+ * (not for the row's exact max: the key giving it scores it). */
+static int FN(hard_pick)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
+                         const REAL *K, const REAL *V, size_t dv, int nr, int right,
+                         double M, size_t lo, size_t hi, size_t *scored, REAL *out) {
+  for (int s = 0; s < nr; s++) {
+    int r = right ? nr - 1 - s : s;
+    size_t p = FN(bt_find)(T, &Bq[r], C, K, T->nlev - 1, 0, M, right, scored);
+    if (p != SIZE_MAX) {
+      memcpy(out, V + p * dv, dv * sizeof(REAL));
+      C->hvalid = 1, C->hlo = lo, C->hhi = hi, C->hM = M, C->hpick = p;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* A hard row over BOS and keys lo..hi (FN(hard_row_k)'s order), skipping;
  * seg has room for the row's tiles. Returns 0, with out untouched, when
  * the row cannot skip (not exact, or the search cut short): the caller
  * runs the dense kernel. Counts the row's tiles into *total and those no
  * kernel call scored into *skipped (a tile scored twice counts twice, so
- * this errs low). */
+ * this errs low).
+ *
+ * A left / right row whose keys are a subset of the last row's (future
+ * masks: the same hi, lo no smaller; the same query, C->hvalid), whose
+ * pick FN(hard_next) could not keep: its max is at most the last one,
+ * C->hM, so a key still visible scoring C->hM makes it the max, and the
+ * find at C->hM gives the row's pick without the search for M (a
+ * pe-compiled "nearest j >= i where P" head: the next P position). */
 static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
                              hs_hard_rule rule, const REAL *q, const REAL *K,
                              const REAL *V, size_t dv, size_t lo, size_t hi,
@@ -863,24 +904,36 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
   size_t ra[2] = {0, lo}, rb[2] = {lo == 1 && lo <= hi ? hi : 0, hi};
   int nr = lo == 1 || lo > hi ? 1 : 2;
   FN(bq) Bq[2];
-  FN(bq_init)(&Bq[0], kt, T, q, ra[0], rb[0], 1.0, 1, NULL);
-  FN(btc_use)(C, &Bq[0], dk);
+  /* the cache current already (what FN(btc_use) would find: exact rows
+   * have rel = 0 and qd = q, inv_tau being 1): Bq is set up only when
+   * FN(hard_next) cannot answer */
+  int cur = C->valid && C->rel == 0;
+  for (size_t c = 0; cur && c < dk; c++) cur = C->qd[c] == (double)q[c];
+  if (!cur) {
+    FN(bq_init)(&Bq[0], kt, T, q, ra[0], rb[0], 1.0, 1, NULL);
+    FN(btc_use)(C, &Bq[0], dk);
+  }
   if (FN(hard_next)(C, rule, q, K, V, dk, dv, nr, rb[0], lo, hi, out)) {
     *total += rb[nr - 1] / HS_TILE - ra[nr - 1] / HS_TILE + (nr == 2) + 1;
     *skipped += rb[nr - 1] / HS_TILE - ra[nr - 1] / HS_TILE + (nr == 2);
     return 1;
   }
-  double M = -INFINITY;
+  if (cur) FN(bq_init)(&Bq[0], kt, T, q, ra[0], rb[0], 1.0, 1, NULL);
+  if (nr == 2) FN(bq_init)(&Bq[1], kt, T, q, ra[1], rb[1], 1.0, 1, NULL);
   size_t tiles = 0, scored = 0;
+  for (int r = 0; r < nr; r++) tiles += Bq[r].tb - Bq[r].ta + 1;
+  const int right = rule == HS_HARD_RIGHT;
+  if (rule != HS_HARD_AVG && C->hvalid && C->hhi == hi && lo >= C->hlo &&
+      FN(hard_pick)(T, Bq, C, K, V, dv, nr, right, C->hM, lo, hi, &scored, out))
+    goto done;
+  double M = -INFINITY;
   const unsigned top = T->nlev - 1;
-  /* range 0's Bq is the one set up above; the cache is already current */
   for (int r = 0; r < nr; r++) {
-    if (r) FN(bq_init)(&Bq[r], kt, T, q, ra[r], rb[r], 1.0, 1, NULL);
     FN(bts) S = {.mlo = M, .margin = 0, .jlo = SIZE_MAX, .max_evals = 4 * HS_BT_EVALS};
     FN(bt_search)(T, &Bq[r], C, K, top, 0, &S);
     if (S.cut_short) return 0;
     M = S.mlo;
-    tiles += Bq[r].tb - Bq[r].ta + 1, scored += S.evals;
+    scored += S.evals;
   }
   if (!(M > -INFINITY)) return 0;
   if (rule == HS_HARD_AVG) {
@@ -898,21 +951,11 @@ static int FN(hard_row_skip)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *
     C->hvalid = nr == 1, C->hlo = lo, C->hhi = hi, C->hM = M, C->hcnt = hs.cnt;
     memcpy(C->hacc, out, dv * sizeof(REAL));
     for (size_t c = 0; c < dv; c++) out[c] /= (REAL)hs.cnt;
-    *total += tiles;
-    *skipped += tiles - (scored < tiles ? scored : tiles);
-    return 1;
+  } else if (!FN(hard_pick)(T, Bq, C, K, V, dv, nr, right, M, lo, hi, &scored, out)) {
+    return 0; /* not reached: the key giving M scores M */
   }
-  int right = rule == HS_HARD_RIGHT;
-  for (int s = 0; s < nr; s++) {
-    int r = right ? nr - 1 - s : s;
-    size_t p = FN(bt_find)(T, &Bq[r], C, K, top, 0, M, right, &scored);
-    if (p != SIZE_MAX) {
-      memcpy(out, V + p * dv, dv * sizeof(REAL));
-      C->hvalid = 1, C->hlo = lo, C->hhi = hi, C->hM = M, C->hpick = p;
-      *total += tiles;
-      *skipped += tiles - (scored < tiles ? scored : tiles);
-      return 1;
-    }
-  }
-  return 0; /* not reached: the key giving M scores M */
+done:
+  *total += tiles;
+  *skipped += tiles - (scored < tiles ? scored : tiles);
+  return 1;
 }
