@@ -80,6 +80,9 @@
 #define HS_BT_NONE UINT_MAX
 /* Kept tiles of the last walk remembered for the next row (FN(bt_row)). */
 #define HS_BT_WKEEP 64
+/* Keys a left hard row scans for its next pick before the search
+ * (FN(hard_next)). */
+#define HS_HARD_SCAN 16
 
 /* Tile t cut to the row's keys [a, b]: [*j0, *j1]. */
 static inline void hs_tile_cut(size_t t, size_t a, size_t b, size_t *j0, size_t *j1) {
@@ -830,8 +833,11 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
  *     changes nothing;
  *   future rows (BOS and lo..hi): the last row's keys minus key lo - 1.
  *     Left / right: a pick still visible (BOS or >= lo) is still the
- *     first / last key at the max, which is unchanged. Average rows, or a
- *     pick that left the view, take the search.
+ *     first / last key at the max, which is unchanged. A left pick that
+ *     just left (lo - 1): BOS does not score M (it would be the pick),
+ *     so a key among the next HS_HARD_SCAN scoring M (exact scores, in
+ *     order) is the new pick, at the same max. Average rows, or a pick
+ *     not found so, take the search.
  * Returns 1 with out written, 0 when the row needs the search. */
 static int FN(hard_next)(FN(btc) *C, hs_hard_rule rule, const REAL *q,
                          const REAL *K, const REAL *V, size_t dk, size_t dv,
@@ -852,6 +858,16 @@ static int FN(hard_next)(FN(btc) *C, hs_hard_rule rule, const REAL *q,
   } else if (nr == 2 && rule != HS_HARD_AVG && C->hhi == hi && lo == C->hlo + 1 &&
              (C->hpick == 0 || C->hpick >= lo)) {
     C->hlo = lo;
+  } else if (nr == 2 && rule == HS_HARD_LEFT && C->hhi == hi && lo == C->hlo + 1 &&
+             C->hpick == lo - 1) {
+    size_t j = lo, e = hi - lo < HS_HARD_SCAN ? hi : lo + HS_HARD_SCAN - 1;
+    for (; j <= e; j++) {
+      double s = 0;
+      for (size_t c = 0; c < dk; c++) s += (double)q[c] * (double)K[j * dk + c];
+      if (s == C->hM) break;
+    }
+    if (j > e) return 0;
+    C->hlo = lo, C->hpick = j;
   } else {
     return 0;
   }
