@@ -779,6 +779,9 @@ static size_t FN(bt_row)(const hs_kernels *kt, const FN(btree) *T, FN(btc) *C,
  *   M, the exact row max: depth-first branch and bound, a node opened
  *     while U > M (strictly), leaves scored by the attn_hard kernel;
  *     complete when it stops by the bounds (else the row runs dense);
+ *     or, for a row whose keys are a subset of the last row's, that
+ *     row's M once a key still visible scores it (no key can score
+ *     more);
  *   left / right: the first key scoring M from that end, nodes with
  *     U < M passed over; out = v[pick], as the dense kernel copies it;
  *   average: the tiles with U >= M, in increasing order, through the
