@@ -443,6 +443,40 @@ static void test_rel_long(void **state) {
   free(s);
 }
 
+/* Hard "nearest j >= i where P" heads, whose pick leaves the view row
+ * after row: the next P found among the keys just after it, further on
+ * at the last row's max, or (none left) by the search. Strings of a's
+ * with b's in runs, at gaps inside and beyond the scan, and none in the
+ * last stretch; skip on and off bit for bit, f32 and f64, one and two
+ * threads. */
+static void test_hard_picks(void **state) {
+  (void)state;
+  static const char *const fs[] = {"F b", "a U b", "X (c U b)", "G (a -> F b)"};
+  static const size_t gaps[] = {1, 3, 15, 16, 17, 40, 200, 1};
+  const size_t n = 3000;
+  uint8_t *s = malloc(n);
+  for (size_t i = 0, g = 0, next = 5; i < n; i++) {
+    s[i] = i + 400 < n && i == next ? 'b' : 'a';
+    if (i == next) next += gaps[g++ % (sizeof gaps / sizeof *gaps)];
+  }
+  for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(fs[fi], &e);
+    assert_non_null(f);
+    hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
+    hs_model *m = hs_compile(f, &co, &e);
+    assert_non_null(m);
+    for (int pr = 0; pr < 4; pr++) {
+      uint64_t sk = on_off(m, hs_kernels_default(NULL), pr % 2 ? "f64" : "f32",
+                           1 + pr / 2, s, n, fs[fi]);
+      if (!(sk > 0)) fail_msg("%s hard: no tile skipped", fs[fi]);
+    }
+    hs_model_free(m);
+    hs_formula_free(f);
+  }
+  free(s);
+}
+
 /* last_only and edges_only compute only the asked rows from the last
  * layer with heads on (src/run/rows.h): the asked positions' values and
  * decisions are those of the full pass, bit for bit, on every formula and
@@ -503,6 +537,7 @@ int main(void) {
       cmocka_unit_test(test_forward_identical),
       cmocka_unit_test(test_auto),
       cmocka_unit_test(test_sparse_rows),
+      cmocka_unit_test(test_hard_picks),
       cmocka_unit_test(test_rel_long),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
