@@ -411,6 +411,17 @@ static void test_auto(void **state) {
   hs_formula_free(f);
 }
 
+/* Formula src compiled in mode at scale mu (the formula in *f, freed by
+ * the caller after the model). */
+static hs_model *compiled(const char *src, hs_mode mode, double mu, hs_formula **f) {
+  hs_error e;
+  *f = hs_formula_parse(src, &e);
+  assert_non_null(*f);
+  hs_compile_opts co = {.mode = mode, .scale = mu};
+  hs_model *m = hs_compile(*f, &co, &e);
+  assert_non_null(m);
+  return m;
+}
 /* Relative-bias heads over a tree of three levels (n = 20000, 313
  * tiles): past and future masks, f32 and bf16 storage, skip ON against
  * OFF bit for bit on the best ISA, one and two threads; consecutive rows
@@ -423,12 +434,8 @@ static void test_rel_long(void **state) {
   uint8_t *s = malloc(n);
   hs_rng r = {25};
   for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
-    hs_error e;
-    hs_formula *f = hs_formula_parse(fs[fi], &e);
-    assert_non_null(f);
-    hs_compile_opts co = {.mode = HS_MODE_REL, .scale = 4};
-    hs_model *m = hs_compile(f, &co, &e);
-    assert_non_null(m);
+    hs_formula *f;
+    hs_model *m = compiled(fs[fi], HS_MODE_REL, 4, &f);
     hs_random_string(&r, s, n);
     for (int pr = 0; pr < 2; pr++) {
       uint64_t sk = on_off(m, hs_kernels_default(NULL), pr ? "bf16" : "f32", 1 + pr, s,
@@ -460,12 +467,8 @@ static void test_hard_picks(void **state) {
     if (i == next) next += gaps[g++ % (sizeof gaps / sizeof *gaps)];
   }
   for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
-    hs_error e;
-    hs_formula *f = hs_formula_parse(fs[fi], &e);
-    assert_non_null(f);
-    hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
-    hs_model *m = hs_compile(f, &co, &e);
-    assert_non_null(m);
+    hs_formula *f;
+    hs_model *m = compiled(fs[fi], HS_MODE_HARD, 4, &f);
     for (int pr = 0; pr < 4; pr++) {
       uint64_t sk = on_off(m, hs_kernels_default(NULL), pr % 2 ? "f64" : "f32",
                            1 + pr / 2, s, n, fs[fi]);
