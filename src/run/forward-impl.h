@@ -1498,6 +1498,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
                 .s = s, .n = n, .np = n + 1, .d = (size_t)m->d,
                 .prog_total = (uint64_t)m->nlayers * (n + 1)};
   double t0 = o->phases ? FN(now_s)() : 0;
+  /* workers asleep since the last pass wake during the set-up below */
+  if (o->threads > 1) hs_pool_warm(pool);
   hs_ph_start(&P.clk, o->phases, HS_PHASE_FINISH);
   atomic_init(&P.prog_done, 0);
   int rc = FN(pass_buffers)(&P);
