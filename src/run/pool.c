@@ -171,7 +171,9 @@ uint64_t hs_split_take(hs_split *s, int k, uint64_t max, uint64_t *first) {
   for (;;) {
     uint64_t v = atomic_load(&s->r[k].fe), f = v >> 32, e = v & lo;
     if (f < e) {
-      uint64_t m = e - f < max ? e - f : max;
+      /* a quarter of what is left, so that the runs shrink towards the
+       * end and the last one taken ends near the others' */
+      uint64_t m = (e - f + 3) / 4 < max ? (e - f + 3) / 4 : max;
       if (atomic_compare_exchange_weak(&s->r[k].fe, &v, (f + m) << 32 | e)) {
         *first = f;
         return m;
@@ -191,7 +193,7 @@ uint64_t hs_split_take(hs_split *s, int k, uint64_t max, uint64_t *first) {
     if (best < 0) return 0;
     uint64_t wf = bv >> 32, we = bv & lo, mid = wf + (we - wf) / 2;
     if (!atomic_compare_exchange_strong(&s->r[best].fe, &bv, wf << 32 | mid)) continue;
-    uint64_t m = we - mid < max ? we - mid : max;
+    uint64_t m = (we - mid + 3) / 4 < max ? (we - mid + 3) / 4 : max;
     atomic_store(&s->r[k].fe, (mid + m) << 32 | we);
     *first = mid;
     return m;
@@ -241,8 +243,8 @@ void hs_pool_ranges(hs_pool *p, int T, size_t n, size_t c, hs_range_fn fn,
     if (ticks) ticks[0] = hs_ticks() - t0;
     return;
   }
-  /* an eighth of a part at a time: few calls, and a late thread's part
-   * still mostly left for the others to take */
+  /* at most an eighth of a part at a time: few calls, and a late
+   * thread's part still mostly left for the others to take */
   uint64_t run = N / ((uint64_t)T * 8);
   A->n = n, A->c = c, A->run = run ? run : 1, A->fn = fn, A->ctx = ctx, A->ticks = ticks;
   hs_pool_run(p, T, hs_range_task, A);

@@ -95,7 +95,8 @@ typedef struct hs_split {
 int hs_split_init(hs_split *s, uint64_t N, int T);
 /* Thread k's next chunk into *chunk: 1, or 0 when none is left. */
 int hs_split_next(hs_split *s, int k, uint64_t *chunk);
-/* Thread k's next run of at most max consecutive chunks (max >= 1):
- * *first and the count, 0 when none is left. */
+/* Thread k's next run of consecutive chunks: a quarter of what is left
+ * of its range, at least 1 and at most max (max >= 1); *first and the
+ * count, 0 when none is left. */
 uint64_t hs_split_take(hs_split *s, int k, uint64_t max, uint64_t *first);
 #endif
