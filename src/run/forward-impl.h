@@ -1508,9 +1508,10 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
                    HS_ROW_CHUNK, P.np * P.d, FN(embed_range), &P);
   for (int l = 0, hbase = 0; rc == 0 && l < m->nlayers; hbase += m->layers[l++].nheads)
     rc = FN(layer_run)(&P, l, hbase);
+  /* priced as the embedding: each position reads a line of its row */
   if (rc == 0)
     FN(par_ranges)(pool, o->threads, &P.clk, P.ph, HS_PHASE_FINISH, P.np,
-                   HS_ROW_CHUNK, P.np, FN(outputs), &P);
+                   HS_ROW_CHUNK, P.np * P.d, FN(outputs), &P);
   FN(pass_free)(&P);
   if (o->phases) FN(phases_end)(&P, FN(now_s)() - t0);
   return rc;
