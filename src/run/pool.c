@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* sched_getcpu */
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,12 +31,29 @@ static inline void hs_pause(int s) {
  * nothing stale. */
 enum { HS_SLOT_OPEN, HS_SLOT_TAKEN, HS_SLOT_DONE };
 
+/* The core this thread runs on, -1 where that is not known. */
+static int hs_cpu(void) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
 /* Waits until the pool's generation differs from seen or it stops:
- * spins, then sleeps on go. */
+ * spins, then sleeps on go. A worker that finds itself on the caller's
+ * core sleeps at once: spinning there only delays the caller, and a
+ * spinning thread is never placed again, while a sleeping one is, on an
+ * idle core, when it is woken (measured: a worker started on the
+ * caller's core stayed there through a whole bench point, 1.0x one
+ * thread on a S b at n = 4096, on an otherwise idle machine). */
 static void hs_pool_await(hs_pool *p, unsigned long seen) {
   for (int s = 0; s < HS_POOL_SPIN && atomic_load(&p->gen) == seen &&
-                  !atomic_load(&p->stop); s++)
+                  !atomic_load(&p->stop); s++) {
+    int c;
+    if ((s & 63) == 62 && (c = hs_cpu()) >= 0 && c == atomic_load(&p->caller_cpu)) break;
     hs_pause(s);
+  }
   if (atomic_load(&p->gen) == seen && !atomic_load(&p->stop)) {
     pthread_mutex_lock(&p->mu);
     atomic_fetch_add(&p->sleepers, 1);
@@ -79,6 +97,7 @@ void hs_pool_init(hs_pool *p) {
   atomic_init(&p->stop, 0);
   atomic_init(&p->sleepers, 0);
   atomic_init(&p->waiting, 0);
+  atomic_init(&p->caller_cpu, -1);
   for (int k = 0; k < HS_POOL_MAX; k++) atomic_init(&p->slot[k].v, HS_SLOT_DONE);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->go, NULL);
@@ -118,6 +137,7 @@ void hs_pool_run(hs_pool *p, int T, void (*fn)(void *, int), void *arg) {
   }
   pthread_mutex_unlock(&p->mu);
   int W = p->started < T - 1 ? p->started : T - 1; /* workers with a slot */
+  atomic_store(&p->caller_cpu, hs_cpu());
   uint_fast64_t open = 4 * ((uint_fast64_t)atomic_load(&p->gen) + 1);
   p->fn = fn, p->arg = arg;
   for (int k = 1; k <= W; k++) atomic_store(&p->slot[k].v, open + HS_SLOT_OPEN);

@@ -36,6 +36,7 @@ typedef struct hs_pool {
   atomic_int stop;
   atomic_int sleepers;   /* workers asleep on go (changed under mu) */
   atomic_int waiting;    /* the caller asleep on done (changed under mu) */
+  atomic_int caller_cpu; /* the caller's core at its last run, -1: unknown */
   void (*fn)(void *, int);
   void *arg;
   /* worker k's slot: 4 * gen + HS_SLOT_*, on a line of its own */
