@@ -8,6 +8,8 @@
  * runner, in f32 and f64, on the online kernel and with skipping on and
  * off, on every ISA this CPU runs. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 
 #include "common.h"
 #include "model/model.h" /* m->nlayers */
@@ -135,21 +137,26 @@ static void test_long_split_identical(void **state) {
 
 /* hs_split from several threads at once: every chunk handed out exactly
  * once, whatever the count of chunks against threads (none, fewer than
- * threads, many), and taken in increasing order within each run of a
- * thread's own range. */
+ * threads, many), one at a time (hs_split_next) or in runs of at most
+ * max (hs_split_take). */
 typedef struct split_arg {
   hs_split *s;
   int k;
+  uint64_t max;        /* 0: hs_split_next */
   unsigned char *seen; /* per chunk: times handed out (one writer each) */
-  uint64_t got;
+  uint64_t got, bad;   /* bad: runs of 0 or more than max chunks */
 } split_arg;
 
 static void *split_thread(void *arg) {
   split_arg *a = arg;
-  uint64_t c;
-  while (hs_split_next(a->s, a->k, &c)) {
-    a->seen[c]++;
-    a->got++;
+  uint64_t c, m;
+  for (;;) {
+    if (a->max == 0) m = hs_split_next(a->s, a->k, &c);
+    else m = hs_split_take(a->s, a->k, a->max, &c);
+    if (m == 0) break;
+    if (a->max && m > a->max) a->bad++;
+    for (uint64_t j = 0; j < m; j++) a->seen[c + j]++;
+    a->got += m;
   }
   return NULL;
 }
@@ -158,8 +165,10 @@ static void test_split_each_chunk_once(void **state) {
   (void)state;
   static const uint64_t counts[] = {0, 1, 3, 4, 5, 64, 1000, 100003};
   static const int threads[] = {1, 2, 4};
+  static const uint64_t maxes[] = {0, 1, 5};
   for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
-    for (size_t ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
+    for (size_t ti = 0; ti < sizeof threads / sizeof *threads; ti++)
+    for (size_t mi = 0; mi < sizeof maxes / sizeof *maxes; mi++) {
       uint64_t N = counts[ci];
       int T = threads[ti];
       hs_split *s = aligned_alloc(HS_SPLIT_LINE, sizeof *s);
@@ -169,13 +178,14 @@ static void test_split_each_chunk_once(void **state) {
       pthread_t tid[4];
       split_arg a[4];
       for (int k = 0; k < T; k++) {
-        a[k] = (split_arg){s, k, seen, 0};
+        a[k] = (split_arg){s, k, maxes[mi], seen, 0, 0};
         assert_int_equal(pthread_create(&tid[k], NULL, split_thread, &a[k]), 0);
       }
       uint64_t total = 0;
       for (int k = 0; k < T; k++) {
         pthread_join(tid[k], NULL);
         total += a[k].got;
+        assert_int_equal(a[k].bad, 0);
       }
       assert_int_equal(total, N);
       for (uint64_t c = 0; c < N; c++)
@@ -188,11 +198,102 @@ static void test_split_each_chunk_once(void **state) {
   assert_int_equal(hs_split_init(&s, (uint64_t)1 << 32, 2), 0);
 }
 
+/* hs_pool_run: every k of every run exactly once, k = 0 on the caller,
+ * whether the workers come at once, late or asleep. Runs of tiny parts
+ * let the caller take most workers' slots before they come; runs after a
+ * sleep longer than the spin find them asleep, woken by the run itself
+ * or by hs_pool_warm before it. */
+typedef struct pool_arg {
+  atomic_int ran[HS_POOL_MAX];
+  pthread_t caller;
+  atomic_int k0_elsewhere;
+} pool_arg;
+
+static void pool_task(void *arg, int k) {
+  pool_arg *a = arg;
+  atomic_fetch_add(&a->ran[k], 1);
+  if (k == 0 && !pthread_equal(pthread_self(), a->caller))
+    atomic_fetch_add(&a->k0_elsewhere, 1);
+}
+
+static void check_pool_run(hs_pool *p, int T) {
+  pool_arg a = {.caller = pthread_self()};
+  for (int k = 0; k < HS_POOL_MAX; k++) atomic_init(&a.ran[k], 0);
+  atomic_init(&a.k0_elsewhere, 0);
+  hs_pool_run(p, T, pool_task, &a);
+  int want = T < 1 ? 1 : T > HS_POOL_MAX ? HS_POOL_MAX : T;
+  for (int k = 0; k < HS_POOL_MAX; k++)
+    if (atomic_load(&a.ran[k]) != (k < want))
+      fail_msg("T = %d: part %d ran %d times", T, k, atomic_load(&a.ran[k]));
+  assert_int_equal(atomic_load(&a.k0_elsewhere), 0);
+}
+
+static void test_pool_each_part_once(void **state) {
+  (void)state;
+  hs_pool p;
+  hs_pool_init(&p);
+  static const int threads[] = {2, 1, 4, 3, 0, 2, 3, 2};
+  for (int r = 0; r < 3000; r++) check_pool_run(&p, threads[r % 8]);
+  for (int r = 0; r < 6; r++) {
+    /* past the spin (well under a millisecond): the workers sleep */
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    if (r % 2) hs_pool_warm(&p);
+    check_pool_run(&p, 2 + r % 3);
+  }
+  check_pool_run(&p, HS_POOL_MAX + 1);
+  hs_pool_end(&p);
+}
+
+/* hs_pool_ranges: every item of [0, n) in exactly one call, calls on
+ * chunk boundaries, for n below, at and far above the chunk and the
+ * threads, on a pool whose workers come at once or asleep. */
+typedef struct ranges_arg {
+  atomic_uchar *seen;
+  size_t c;
+  atomic_int bad; /* calls off a chunk boundary, empty or for a bad k */
+  int T;
+} ranges_arg;
+
+static void ranges_task(void *ctx, int k, size_t lo, size_t hi) {
+  ranges_arg *a = ctx;
+  if (lo % a->c != 0 || lo >= hi || k < 0 || k >= a->T) atomic_fetch_add(&a->bad, 1);
+  for (size_t i = lo; i < hi; i++) atomic_fetch_add(&a->seen[i], 1);
+}
+
+static void test_pool_ranges_each_item_once(void **state) {
+  (void)state;
+  static const size_t ns[] = {0, 1, 31, 32, 33, 100, 4097, 100000};
+  static const size_t cs[] = {0, 1, 32};
+  static const int threads[] = {1, 2, 3};
+  hs_pool p;
+  hs_pool_init(&p);
+  for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+    for (size_t ci = 0; ci < sizeof cs / sizeof *cs; ci++)
+      for (size_t ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
+        size_t n = ns[ni];
+        ranges_arg a = {calloc(n ? n : 1, sizeof(atomic_uchar)), cs[ci] ? cs[ci] : 1,
+                        0, threads[ti]};
+        assert_non_null(a.seen);
+        uint64_t ticks[HS_POOL_MAX] = {0};
+        if (ni == 6) nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+        hs_pool_ranges(&p, threads[ti], n, cs[ci], ranges_task, &a, ticks);
+        assert_int_equal(atomic_load(&a.bad), 0);
+        for (size_t i = 0; i < n; i++)
+          if (atomic_load(&a.seen[i]) != 1)
+            fail_msg("n = %zu, c = %zu, T = %d: item %zu in %d calls", n, cs[ci],
+                     threads[ti], i, atomic_load(&a.seen[i]));
+        free(a.seen);
+      }
+  hs_pool_end(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool_runs_identical),
       cmocka_unit_test(test_long_split_identical),
       cmocka_unit_test(test_split_each_chunk_once),
+      cmocka_unit_test(test_pool_each_part_once),
+      cmocka_unit_test(test_pool_ranges_each_item_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1575,6 +1575,8 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
                 .s = s, .n = n, .np = n + 1, .d = (size_t)m->d,
                 .prog_total = (uint64_t)m->nlayers * (n + 1)};
   double t0 = o->phases ? FN(now_s)() : 0;
+  /* workers asleep since the last pass wake during the set-up below */
+  if (o->threads > 1) hs_pool_warm(pool);
   hs_ph_start(&P.clk, o->phases, HS_PHASE_FINISH);
   atomic_init(&P.prog_done, 0);
   int rc = FN(pass_buffers)(&P);
@@ -1583,9 +1585,10 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
                    HS_ROW_CHUNK, P.np * P.d, FN(embed_range), &P);
   for (int l = 0, hbase = 0; rc == 0 && l < m->nlayers; hbase += m->layers[l++].nheads)
     rc = FN(layer_run)(&P, l, hbase);
+  /* priced as the embedding: each position reads a line of its row */
   if (rc == 0)
     FN(par_ranges)(pool, o->threads, &P.clk, P.ph, HS_PHASE_FINISH, P.np,
-                   HS_ROW_CHUNK, P.np, FN(outputs), &P);
+                   HS_ROW_CHUNK, P.np * P.d, FN(outputs), &P);
   FN(pass_free)(&P);
   if (o->phases) FN(phases_end)(&P, FN(now_s)() - t0);
   return rc;

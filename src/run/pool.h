@@ -13,8 +13,13 @@
  * (~20-50 us per creation and join on the 2-core machine, against ~1.3 ms
  * for a whole two-thread pass of a S b at n = 4096). hs_pool_run(p, T, fn, arg) runs
  * fn(arg, k) for k = 0..T-1, k = 0 on the caller, and returns when all
- * have; a worker that could not be created is stood in for by the
- * caller, so every k runs exactly once whatever happens. */
+ * have. Each k > 0 is a slot that one thread takes: its worker, or the
+ * caller once fn(arg, 0) has returned and the worker has not yet come (a
+ * worker still waking from sleep, or whose core runs another process,
+ * would otherwise hold up the caller with nothing left to do: with the
+ * work handed out by hs_split, fn(arg, k) taken by the caller finds it
+ * all done). A worker that could not be created is stood in for the same
+ * way, so every k runs exactly once whatever happens. */
 #define HS_POOL_MAX 64
 /* Waits spin this many pause instructions (~0.1-0.3 ms) before sleeping
  * on the condition variable: a pass's phases follow each other within
@@ -27,16 +32,25 @@ typedef struct hs_pool {
   pthread_cond_t go, done;
   pthread_t tid[HS_POOL_MAX];
   int started;           /* workers 1..started exist */
-  atomic_ulong gen;      /* bumped by every run, after fn, arg and T */
-  atomic_int pending;    /* workers still in the current run */
+  atomic_ulong gen;      /* bumped by every run, after fn, arg and the slots */
   atomic_int stop;
-  int T;
+  atomic_int sleepers;   /* workers asleep on go (changed under mu) */
+  atomic_int waiting;    /* the caller asleep on done (changed under mu) */
+  atomic_int caller_cpu; /* the caller's core at its last run, -1: unknown */
   void (*fn)(void *, int);
   void *arg;
+  /* worker k's slot: 4 * gen + HS_SLOT_*, on a line of its own */
+  struct {
+    _Alignas(128) atomic_uint_fast64_t v;
+  } slot[HS_POOL_MAX];
 } hs_pool;
 
 void hs_pool_init(hs_pool *p);
 void hs_pool_run(hs_pool *p, int T, void (*fn)(void *, int), void *arg);
+/* Wakes the workers asleep (if any), without work, so that they spin
+ * again: the start of a pass calls it before its serial set-up, so that
+ * its first parallel phase does not wait on a wake-up. */
+void hs_pool_warm(hs_pool *p);
 void hs_pool_end(hs_pool *p);
 
 /* Part k of T of the items [0, n) in chunks of c: the same contiguous
@@ -51,10 +65,13 @@ static inline void hs_part_range(size_t n, int T, int k, size_t c, size_t *lo,
   *hi = b * c < n ? b * c : n;
 }
 
-/* fn(ctx, k, lo, hi) for the T parts of [0, n) in chunks of c
- * (hs_part_range), part k on pool thread k (the same thread for the same
- * part in every call); ticks[k], when ticks is not NULL, gets part k's
- * time in hs_ticks. */
+/* fn(ctx, k, lo, hi) over [0, n) in chunks of c on T threads of the
+ * pool, handed out by hs_split: thread k starts with part k
+ * (hs_part_range, the same for every call) and takes runs of several
+ * chunks at a time, then what is left of the others' parts, so that a
+ * thread that comes late takes less. Calls for one k may be several and
+ * never overlap; ticks[k], when ticks is not NULL, gets slot k's time in
+ * hs_ticks. */
 typedef void (*hs_range_fn)(void *ctx, int k, size_t lo, size_t hi);
 void hs_pool_ranges(hs_pool *p, int T, size_t n, size_t c, hs_range_fn fn,
                     void *ctx, uint64_t *ticks);
@@ -79,4 +96,8 @@ typedef struct hs_split {
 int hs_split_init(hs_split *s, uint64_t N, int T);
 /* Thread k's next chunk into *chunk: 1, or 0 when none is left. */
 int hs_split_next(hs_split *s, int k, uint64_t *chunk);
+/* Thread k's next run of consecutive chunks: a quarter of what is left
+ * of its range, at least 1 and at most max (max >= 1); *first and the
+ * count, 0 when none is left. */
+uint64_t hs_split_take(hs_split *s, int k, uint64_t max, uint64_t *first);
 #endif
