@@ -76,8 +76,10 @@ HS_GEMM_INLINE void hs_gemm_out(hs_gt *y, vf yin, vf t, const hs_gt *b,
 
 /* One output register per row: 8 rows at a time where the chains are
  * long enough to pay for the eight rows' pointers (k >= 8; with k = 2
- * they measured 1.4x slower than 4 rows on AVX-512), then 4 at a time,
- * then the rest. */
+ * they measured 1.4x slower than 4 rows on AVX-512 on Zen 4), or where
+ * a masked Y is read and written (HS_GEMM_ACC, n0 < VF_LANES: half as
+ * many store-forward stalls, 1.3-1.5x faster at m = 9, k = 1 and 2 on an
+ * Intel Xeon), then 4 at a time, then the rest. */
 #define HS_GEMM_1V_ROWS(R, ROWS)                                          \
   for (; i + R <= rows; i += R) {                                         \
     const hs_gt *x0 = x + i * ldx;                                        \
@@ -100,7 +102,8 @@ HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
-  if (kc >= 8) HS_GEMM_1V_ROWS(8, HS_GEMM_ROWS8)
+  if (kc >= 8 || ((fl & HS_GEMM_ACC) && n0 < VF_LANES))
+    HS_GEMM_1V_ROWS(8, HS_GEMM_ROWS8)
   HS_GEMM_1V_ROWS(4, HS_GEMM_ROWS4)
   return i;
 }
