@@ -34,8 +34,10 @@
 typedef HS_GEMM_T hs_gt;
 
 #define HS_GEMM_KC 64
-/* internal flag: the chains continue from the partial sums in Y */
+/* internal flags: the chains continue from the partial sums in Y; a row
+ * group reads its Y (HS_GEMM_ACC) before its chains (see hs_gemm_yin) */
 #define HS_GEMM_CONT_ 4u
+#define HS_GEMM_PRE_ 16u
 /* the step functions, inlined into one copy per flag combination
  * (hs_gemm_panel) so that no flag is tested per row */
 #define HS_GEMM_INLINE static inline __attribute__((always_inline))
@@ -49,15 +51,17 @@ static inline void hs_gemm_st(hs_gt *p, vf v, size_t n) {
   else vf_store_tail(p, v, n);
 }
 
-/* What a row group reads of Y, loaded before the group's chains: the
- * partial sums (HS_GEMM_CONT_) or the values the epilogue adds
- * (HS_GEMM_ACC). Loading the whole group's Y before any of its stores
- * matters where ldy is close to the row's width: a masked load overlapping
- * the masked-off lanes of the previous row's masked store waits for that
- * store to commit (measured 6-8 ns per row at m = 9 on an Intel Xeon),
- * so a group stalls once instead of once per row. */
+/* What a row group reads of Y before its chains: the partial sums
+ * (HS_GEMM_CONT_) or, with HS_GEMM_PRE_, the values the epilogue adds
+ * (HS_GEMM_ACC). Where a panel's last register is masked, a masked load
+ * overlapping the masked-off lanes of the previous row's masked store
+ * waits for that store to commit (measured 6-8 ns per row at m = 9, ldy
+ * = 9 on an Intel Xeon); with the whole group's Y loaded before any of
+ * its stores a group stalls once instead of once per row. Elsewhere the
+ * epilogue loads Y, as the preloads would spill on AVX2 (measured 4%
+ * slower on the depth-4 formula's gemm phase). */
 HS_GEMM_INLINE vf hs_gemm_yin(const hs_gt *y, size_t n, unsigned fl) {
-  return fl & (HS_GEMM_CONT_ | HS_GEMM_ACC) ? hs_gemm_ld(y, n) : vf_zero();
+  return fl & (HS_GEMM_CONT_ | HS_GEMM_PRE_) ? hs_gemm_ld(y, n) : vf_zero();
 }
 
 HS_GEMM_INLINE vf hs_gemm_init(vf yin, unsigned fl) {
@@ -69,7 +73,7 @@ HS_GEMM_INLINE vf hs_gemm_init(vf yin, unsigned fl) {
 HS_GEMM_INLINE void hs_gemm_out(hs_gt *y, vf yin, vf t, const hs_gt *b,
                                size_t n, unsigned fl) {
   if (b) t = vf_add(t, hs_gemm_ld(b, n));
-  if (fl & HS_GEMM_ACC) t = vf_add(yin, t);
+  if (fl & HS_GEMM_ACC) t = vf_add(fl & HS_GEMM_PRE_ ? yin : hs_gemm_ld(y, n), t);
   if (fl & HS_GEMM_RELU) t = vf_max(t, vf_zero()); /* t > 0 ? t : 0 */
   hs_gemm_st(y, t, n);
 }
@@ -77,8 +81,8 @@ HS_GEMM_INLINE void hs_gemm_out(hs_gt *y, vf yin, vf t, const hs_gt *b,
 /* One output register per row: 8 rows at a time where the chains are
  * long enough to pay for the eight rows' pointers (k >= 8; with k = 2
  * they measured 1.4x slower than 4 rows on AVX-512 on Zen 4), or where
- * a masked Y is read and written (HS_GEMM_ACC, n0 < VF_LANES: half as
- * many store-forward stalls, 1.3-1.5x faster at m = 9, k = 1 and 2 on an
+ * a masked Y is read before the chains (HS_GEMM_PRE_: half as many
+ * store-forward stalls, 1.3-1.5x faster at m = 9, k = 1 and 2 on an
  * Intel Xeon), then 4 at a time, then the rest. */
 #define HS_GEMM_1V_ROWS(R, ROWS)                                          \
   for (; i + R <= rows; i += R) {                                         \
@@ -102,7 +106,7 @@ HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
-  if (kc >= 8 || ((fl & HS_GEMM_ACC) && n0 < VF_LANES))
+  if (kc >= 8 || (fl & HS_GEMM_PRE_))
     HS_GEMM_1V_ROWS(8, HS_GEMM_ROWS8)
   HS_GEMM_1V_ROWS(4, HS_GEMM_ROWS4)
   return i;
@@ -164,9 +168,14 @@ HS_GEMM_INLINE void hs_gemm_panel_(size_t rows, size_t mr, size_t kc,
     const size_t n1 = mr - v > VF_LANES ? mr - v - VF_LANES : 0;
     const hs_gt *wv = w + v, *bv = b ? b + v : NULL;
     hs_gt *yv = y + v;
-    size_t i = n1 ? hs_gemm_2v(rows, n0, n1 < VF_LANES ? n1 : VF_LANES, kc, wv,
-                               bv, x, ldx, yv, ldy, fl)
-                  : hs_gemm_1v(rows, n0, kc, wv, bv, x, ldx, yv, ldy, fl);
+    const size_t n1v = n1 < VF_LANES ? n1 : VF_LANES;
+    size_t i;
+    if ((fl & HS_GEMM_ACC) && (n1 ? n1v : n0) < VF_LANES) /* masked: preload */
+      i = n1 ? hs_gemm_2v(rows, n0, n1v, kc, wv, bv, x, ldx, yv, ldy, fl | HS_GEMM_PRE_)
+             : hs_gemm_1v(rows, n0, kc, wv, bv, x, ldx, yv, ldy, fl | HS_GEMM_PRE_);
+    else
+      i = n1 ? hs_gemm_2v(rows, n0, n1v, kc, wv, bv, x, ldx, yv, ldy, fl)
+             : hs_gemm_1v(rows, n0, kc, wv, bv, x, ldx, yv, ldy, fl);
     for (; i < rows; i++) {
       const hs_gt *xi = x + i * ldx;
       hs_gt *yi = y + i * ldy + v;
