@@ -145,19 +145,25 @@ HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
 #undef HS_GEMM_ROWS8
 #undef HS_GEMM_1V_ROWS
 
-/* Two output registers per row, 4 rows at a time. */
+/* Two output registers per row, 4 rows at a time. With HS_GEMM_PRE_ the
+ * next group's first row (the one whose Y overlaps this group's last
+ * masked store; a row is wider than a register) is read before this
+ * group's stores (pu, pv). */
 HS_GEMM_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
   const hs_gt *b1 = b ? b + VF_LANES : NULL;
+  vf pu = vf_zero(), pv = vf_zero();
   for (; i + 4 <= rows; i += 4) {
     const hs_gt *x0 = x + i * ldx;
     hs_gt *y0 = y + i * ldy;
+    const int pre = (fl & HS_GEMM_PRE_) && i > 0;
 #define HS_GEMM_ROWS(X) X(0) X(1) X(2) X(3)
-#define HS_GEMM_INIT(j)                                          \
-  const vf u##j = hs_gemm_yin(y0 + j * ldy, n0, fl);             \
-  const vf v##j = hs_gemm_yin(y0 + j * ldy + VF_LANES, n1, fl);  \
+#define HS_GEMM_INIT(j)                                                    \
+  const vf u##j = j == 0 && pre ? pu : hs_gemm_yin(y0 + j * ldy, n0, fl);  \
+  const vf v##j = j == 0 && pre ? pv                                       \
+                                : hs_gemm_yin(y0 + j * ldy + VF_LANES, n1, fl); \
   vf a##j = hs_gemm_init(u##j, fl), e##j = hs_gemm_init(v##j, fl);
 #define HS_GEMM_STEP(j)                      \
   {                                          \
@@ -173,6 +179,10 @@ HS_GEMM_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
       const vf t0 = vf_loadu(w + c * HS_GEMM_NR);
       const vf t1 = vf_loadu(w + c * HS_GEMM_NR + VF_LANES);
       HS_GEMM_ROWS(HS_GEMM_STEP)
+    }
+    if ((fl & HS_GEMM_PRE_) && i + 8 <= rows) {
+      pu = hs_gemm_ld(y0 + 4 * ldy, n0);
+      pv = hs_gemm_ld(y0 + 4 * ldy + VF_LANES, n1);
     }
     HS_GEMM_ROWS(HS_GEMM_OUT)
 #undef HS_GEMM_OUT
