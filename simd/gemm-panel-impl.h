@@ -12,10 +12,11 @@
  * chains), 4 rows with two registers each otherwise: 8 independent
  * chains (the compiled models' narrow shapes: m = 1..16 outputs, k = the
  * model width, or m = the width and k = 1..4). Each row's chain is the
- * same sequence
- * as alone, so a row's bits do not depend on the grouping or on how many
- * rows the call takes; chains longer than HS_GEMM_KC (f32_gemm) continue
- * from the stored partial sums, which is the same chain.
+ * same sequence as alone, so a row's bits do not depend on the grouping
+ * or on how many rows the call takes (nor on when its Y is loaded: where
+ * the last register is masked, a group's Y is read before the stores of
+ * the group before it, see hs_gemm_yin); chains longer than HS_GEMM_KC
+ * (f32_gemm) continue from the stored partial sums, the same chain.
  * Error per output: |y_ir - y*_ir| <= (k + 1) u sum_c |x_ic a_rc|,
  * u = 2^-24 (f32) or 2^-53 (f64), one rounding per FMA where vf_fma is
  * fused; two per term otherwise (wasm128): 2k u. The epilogue of
@@ -146,9 +147,9 @@ HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
 #undef HS_GEMM_1V_ROWS
 
 /* Two output registers per row, 4 rows at a time. With HS_GEMM_PRE_ the
- * next group's first row (the one whose Y overlaps this group's last
- * masked store; a row is wider than a register) is read before this
- * group's stores (pu, pv). */
+ * next group's first row is read before this group's stores (pu, pv):
+ * a row's Y is wider than one register, so only the next row's loads
+ * overlap a row's masked store. */
 HS_GEMM_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
