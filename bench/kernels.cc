@@ -1418,7 +1418,8 @@ void register_gemm_f64() {
 // width 24; 5 x 9: a S b's, width 9), and a chunk of 32 rows' finishing
 // (W_o of a head, 24 x 1, added to the stream: acc; the feed-forward's
 // first matrix with bias and ReLU, 4 x 24, bias_relu; its second with
-// bias, added: 24 x 4, bias_acc). Checked once against a long double
+// bias, added: 24 x 4, bias_acc; a S b's finishing at width 9: 9 x 1,
+// 2 x 9, 9 x 2). Checked once against a long double
 // loop within 1e-4 (f32) / 1e-12 (f64) of sum |x a| + |b| + |y|.
 // Items = rows.
 template <typename T>
@@ -1429,7 +1430,10 @@ void register_gemm_pk_t(const char *prefix) {
       {64, 3, 24, 0, false, "none"},       {64, 5, 9, 0, false, "none"},
       {32, 24, 1, HS_GEMM_ACC, false, "acc"},
       {32, 4, 24, HS_GEMM_RELU, true, "bias_relu"},
-      {32, 24, 4, HS_GEMM_ACC, true, "bias_acc"}};
+      {32, 24, 4, HS_GEMM_ACC, true, "bias_acc"},
+      {32, 9, 1, HS_GEMM_ACC, false, "acc"},
+      {32, 2, 9, HS_GEMM_RELU, true, "bias_relu"},
+      {32, 9, 2, HS_GEMM_ACC, true, "bias_acc"}};
   for (const Shape &sh : kShapes)
     for (hs_isa isa : kIsas) {
       std::string name = std::string(prefix) + "/" + hs_isa_name(isa) + "/" +

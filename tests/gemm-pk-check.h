@@ -86,7 +86,8 @@ static void check_pk(const hs_kernels *kt, hs_rng *r, size_t rows, size_t m,
 
 /* Shapes around the panel and register widths (4, 8, 16, 32 outputs),
  * the 8- and 4-row steps, every flag and bias combination, the compiled
- * models' shapes (m = 1..16 by k = 24, m = 24 by k = 1..4) and magnitudes
+ * models' shapes (m = 1..16 by k = 24, m = 24 by k = 1..4, 9 by 1 and 2,
+ * 2 by 9) and magnitudes
  * near both ends of the range. */
 static void test_gemm_pk(void **state) {
   (void)state;
@@ -99,6 +100,9 @@ static void test_gemm_pk(void **state) {
       for (int bias = 0; bias < 2; bias++) {
         for (size_t m = 1; m <= 16; m++) check_pk(kt, &r, 45, m, 24, f, bias, 1);
         for (size_t k = 1; k <= 4; k++) check_pk(kt, &r, 33, 24, k, f, bias, 1);
+        /* a width-9 model's: the 8-row steps of a masked, read Y */
+        for (size_t k = 1; k <= 2; k++) check_pk(kt, &r, 37, 9, k, f, bias, 1);
+        check_pk(kt, &r, 37, 2, 9, f, bias, 1);
         check_pk(kt, &r, 9, 40, 70, f, bias, 1);
       }
     static const double ranges[] = {1e-20, 1e-5, 1e5, 1e15};
