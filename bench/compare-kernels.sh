@@ -23,6 +23,7 @@ set -eu
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
 OUT=${HS_BENCH_RESULTS:-results}
+mkdir -p "$OUT"
 rounds=${HS_COMPARE_ROUNDS:-3}
 confirm=${HS_COMPARE_CONFIRM:-5}
 min_time=${HS_BENCH_MIN_TIME:-0.01}
@@ -94,14 +95,20 @@ run_side() {
     >"$tmp/$side-$tag.log" 2>&1 || { tail -20 "$tmp/$side-$tag.log" >&2; exit 1; }
   files="$files $side=$tmp/$side-$tag.json"
 }
-r=1
-while [ "$r" -le "$rounds" ]; do
-  for side in base new; do
-    echo "compare kernels: round $r of $rounds, $side"
-    run_side "$side" "$r" ""
+# COUNT rounds of base and new in turn over NAMES, tags PREFIX1..COUNT,
+# each round announced as LABEL
+run_rounds() {
+  count=$1 prefix=$2 names=$3 label=$4
+  r=1
+  while [ "$r" -le "$count" ]; do
+    for side in base new; do
+      echo "compare kernels: $label, round $r of $count, $side"
+      run_side "$side" "$prefix$r" "$names"
+    done
+    r=$((r + 1))
   done
-  r=$((r + 1))
-done
+}
+run_rounds "$rounds" "" "" "all rows"
 # A row slower after those rounds is run again, alone with the other
 # rows slower, CONFIRM more rounds in turn: a burst of other work on the
 # shared machine can hit one side's rounds of a short row, while a row
@@ -112,14 +119,7 @@ slow=$("$PYTHON" bench/compare-kernels.py --list-slower $files | paste -sd '|' -
 nslow=0
 if [ -n "$slow" ]; then
   nslow=$(printf '%s\n' "$slow" | tr '|' '\n' | wc -l)
-  c=1
-  while [ "$c" -le "$confirm" ]; do
-    for side in base new; do
-      echo "compare kernels: confirming $nslow slower rows, round $c of $confirm, $side"
-      run_side "$side" "c$c" "$slow"
-    done
-    c=$((c + 1))
-  done
+  run_rounds "$confirm" c "$slow" "confirming $nslow slower rows"
 fi
 end=$(date +%s)
 settings="min_time=${min_time}s, $rounds rounds, base and new in turn"

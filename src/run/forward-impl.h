@@ -177,8 +177,6 @@ static void FN(gemm_pk)(const hs_kernels *kt, size_t rows, size_t m, size_t k,
   KOP(kt, gemm_pk)(rows, m, k, pk, bias, x, ldx, y, ldy, flags);
 }
 
-/* x_i = embed[symbol] + positional features, i in [i0, i1). Features are
- * computed in REAL, so i/n carries the rounding of the working precision. */
 /* Positional feature p of position i at string length n. */
 static REAL FN(posfeat)(const hs_posfeat *p, size_t i, size_t n) {
   switch (p->kind) {
@@ -200,6 +198,8 @@ static REAL FN(posfeat)(const hs_posfeat *p, size_t i, size_t n) {
   }
 }
 
+/* x_i = embed[symbol] + positional features, i in [i0, i1). Features are
+ * computed in REAL, so i/n carries the rounding of the working precision. */
 static void FN(embed)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
                       size_t n, size_t i0, size_t i1, REAL *X) {
   size_t d = (size_t)m->d;
