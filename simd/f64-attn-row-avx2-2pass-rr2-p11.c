@@ -30,6 +30,7 @@
 #include <immintrin.h>
 #include <math.h>
 
+#include "vec-f64-avx2.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -179,3 +180,9 @@ void hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11(
   if (v1) run[0] = hsum4(vacc);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }
+
+/* no lane path here (dk = 4, the padded dk of the usual heads, has no
+ * 4-lane group scores): f64_attn_rows_2pass takes the rows one by one */
+#include "f64-attn-rows-2pass-rr2-p11-impl.h"
+HS_DEFINE_F64_ATTN_ROWS_2PASS(hs_f64_attn_rows_2pass_ukernel__avx2_rr2_p11,
+                              hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11)

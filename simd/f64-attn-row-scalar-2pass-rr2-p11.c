@@ -83,3 +83,15 @@ void hs_f64_attn_row_2pass_ukernel__scalar_rr2_p11(
   }
   st->sum = sum;
 }
+
+/* f64_attn_rows_2pass: the rows one after the other (the reference; the
+ * AVX-512 kernel takes them by stage) */
+void hs_f64_attn_rows_2pass_ukernel__scalar_rr2_p11(
+    size_t nr, const size_t *nseg, const size_t *const *seg, size_t dk, size_t dv,
+    const double *q, size_t ldq, const double *k, size_t ldk, const double *v,
+    size_t ldv, double inv_tau, hs_f64_online *st, double *acc, size_t ldacc) {
+  for (size_t r = 0; r < nr; r++)
+    hs_f64_attn_row_2pass_ukernel__scalar_rr2_p11(nseg[r], seg[r], dk, dv, q + r * ldq, k,
+                                                  ldk, v, ldv, inv_tau, st + r,
+                                                  acc + r * ldacc);
+}

@@ -119,6 +119,18 @@ typedef void (*hs_f64_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
                                          size_t ldv, double inv_tau,
                                          hs_f64_online *st, double *acc);
 
+/* Rows of one head through f64_attn_row_2pass in one call, as
+ * f32_attn_rows_2pass (no bias: f64 has no biased two-pass kernel): row
+ * r's nseg[r] segments seg[r], query q + r * ldq, outputs st[r] and
+ * acc + r * ldacc, each row's bits exactly those of the one-row kernel. */
+typedef void (*hs_f64_attn_rows_2pass_fn)(size_t nr, const size_t *nseg,
+                                          const size_t *const *seg, size_t dk,
+                                          size_t dv, const double *q, size_t ldq,
+                                          const double *k, size_t ldk,
+                                          const double *v, size_t ldv,
+                                          double inv_tau, hs_f64_online *st,
+                                          double *acc, size_t ldacc);
+
 /* Y[i*ldy + r] = sum_c X[i*ldx + c] * A[r*lda + c] for i < rows, r < m,
  * c < k: a batch of gemv, the rows of X times A^T (the forward pass's
  * projections). Row i of Y depends only on row i of X and A: the same bits
@@ -299,7 +311,7 @@ typedef unsigned (*hs_f64_bound_test_fn)(size_t n, const double *u, hs_bt_op op,
   X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
   X(f64_attn_hard) X(f64_attn_row_2pass) X(f32_attn_row_2pass_bias)        \
   X(f64_bounds) X(f64_bound_test)                                            \
-  X(f32_gemm_pk) X(f64_gemm_pk) X(f32_attn_rows_2pass)
+  X(f32_gemm_pk) X(f64_gemm_pk) X(f32_attn_rows_2pass) X(f64_attn_rows_2pass)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -335,6 +347,7 @@ struct hs_kernels {
   hs_f32_gemm_pk_fn f32_gemm_pk;
   hs_f64_gemm_pk_fn f64_gemm_pk;
   hs_f32_attn_rows_2pass_fn f32_attn_rows_2pass;
+  hs_f64_attn_rows_2pass_fn f64_attn_rows_2pass;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };
