@@ -10,7 +10,7 @@
 // attn_hard_f64/<isa>[_dot]/<n>/<d>,
 // attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>,
 // attn_2pass_skip/<isa>[_bias]/<dk>, attn_2pass_skip_f64/<isa>/<dk>,
-// attn_rows_2pass_skip/<isa>[_bias]/<dk>,
+// attn_rows_2pass_skip/<isa>[_bias]/<dk>, attn_rows_2pass_skip_f64/<isa>/<dk>,
 // read_bw/<isa>/<bytes>,
 // fma_tp/<isa>/<fmas per iteration>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
@@ -1620,6 +1620,51 @@ void register_attn_2pass_skip_f64() {
     }
 }
 
+// attn_2pass_skip_f64's rows four per call, as the f64 forward pass
+// makes them: attn_rows_2pass_skip_f64/<isa>/<dk> is f64_attn_rows_2pass
+// on the same segment lists and data, checked once per row as
+// attn_rows_2pass_skip. Items = keys.
+void register_attn_rows_2pass_skip_f64() {
+  for (int64_t dk : {1, 2, 4})
+    for (hs_isa isa : kIsas) {
+      std::string name = std::string("attn_rows_2pass_skip_f64/") + hs_isa_name(isa) + "/" +
+                         std::to_string(dk);
+      benchmark::RegisterBenchmark(name.c_str(), [isa, dk](benchmark::State &state) {
+        const hs_kernels *k = table_or_skip(state, isa);
+        if (!k) return;
+        const size_t n = 16384 + 2, rows = 1024, R = 4;
+        const float *qf = uniform(dk, -1.0f, 1.0f, 3);
+        const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
+        const float *vf = uniform(n, -1.0f, 1.0f, 5);
+        const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
+        std::vector<size_t> seg, nseg;
+        const uint64_t keys = skip_rows(rows, seg, nseg);
+        std::vector<const size_t *> sg(rows);
+        for (size_t i = 0, o = 0; i < rows; o += 2 * nseg[i], i++) sg[i] = seg.data() + o;
+        std::vector<hs_f64_online> st(rows);
+        std::vector<double> acc(rows);
+        auto run = [&]() {
+          for (size_t i = 0; i < rows; i += R)
+            k->f64_attn_rows_2pass(R, nseg.data() + i, sg.data() + i, dk, 1, q.data(), 0,
+                                   kk.data(), dk, v.data(), 1, 1.0, st.data() + i,
+                                   acc.data() + i, 1);
+        };
+        run();
+        for (size_t i = 0; i < rows; i++)
+          if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
+            state.SkipWithError("attn_rows_2pass_skip_f64 output is wrong");
+            return;
+          }
+        state.SetLabel(k->name[HS_OP_f64_attn_rows_2pass]);
+        for (auto _ : state) {
+          run();
+          benchmark::ClobberMemory();
+        }
+        state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+      });
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -1658,6 +1703,7 @@ int main(int argc, char **argv) {
   register_gemm_f64();
   register_bounds();
   register_attn_2pass_skip_f64();
+  register_attn_rows_2pass_skip_f64();
   register_gemm_pk();
 
   benchmark::Initialize(&argc, argv);

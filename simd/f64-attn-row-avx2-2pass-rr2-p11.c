@@ -154,7 +154,7 @@ void hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11(
       for (size_t g = 0; g < nb; g += 4) {
         __m256d s = _mm256_load_pd(sb + g), e;
         if (m != INFINITY) /* s - m <= 0, no NaN; +0 below the cutoff, -inf */
-          e = hs_f64_exp_avx2(_mm256_sub_pd(s, vm));
+          e = hs_f64_exp_below_avx2(_mm256_sub_pd(s, vm), HS_F64_WEIGHT_CUT);
         else /* max = +inf: the +inf scores take weight 1, others 0 */
           e = _mm256_and_pd(_mm256_cmp_pd(s, vm, _CMP_EQ_OQ), _mm256_set1_pd(1.0));
         _mm256_store_pd(sb + g, e);

@@ -464,7 +464,7 @@ static size_t FN(seg_cap)(const FN(job) *J) { return 2 * (J->ntiles + 1); }
 #define HS_PAR_MIN ((size_t)1 << 15)
 
 /* The cut of FN(bt_row): exp(x) is exactly +0 in every f32 kernel once
- * x <= -88 (skip-impl.h), in every f64 kernel once x <= -709
+ * x <= -88 (skip-impl.h), in every f64 two-pass kernel once x <= -88
  * (HS_F64_SKIP_CUT); the extra 1e-4 covers the rounding of the double
  * comparison m_lo - U > cut. */
 #if REAL_F32
