@@ -9,9 +9,10 @@
  * large inv_tau in some cases, so that whole tiles weigh exactly +0;
  * queries and outputs spaced out (ldq, ldacc past the row) with the
  * doubles between the rows' outputs untouched; contiguous keys with dk in
- * {1, 2, 4, 8} and dv = 1 (AVX-512's lane path, which also gets each row's
- * segments re-cut at random points or joined where they touch: its bits
- * do not depend on the cut) and dk = 3 or dv = 3 (the other paths). */
+ * {1, 2, 4, 8} and dv = 1 (the lane paths, AVX-512's for dk 1 to 8 and
+ * AVX2's for dk 1 to 4, which also get each row's segments re-cut at
+ * random points or joined where they touch: their bits do not depend on
+ * the cut) and dk = 3 or dv = 3 (the other paths). */
 #include "common.h"
 
 /* One of -1, -0, +0, 0.5, 1, or a random value. */
@@ -40,7 +41,8 @@ static void rows_case(const hs_kernels *kt, hs_rng *r, size_t nr, size_t dk, siz
   size_t seg[MR][2 * 16], cut[MR][2 * 96], nseg[MR], ncut[MR];
   const size_t *segs[MR];
   hs_f64_online st[MR], rs;
-  const int lanes = kt->isa == HS_ISA_AVX512 && dv == 1 && dk != 3;
+  const int lanes = dv == 1 && ((kt->isa == HS_ISA_AVX512 && dk != 3) ||
+                                 (kt->isa == HS_ISA_AVX2 && dk <= 4 && dk != 3));
   for (size_t j = 0; j < N * dk; j++) k[j] = pick(r, zeros);
   for (size_t j = 0; j < N * dv; j++) v[j] = pick(r, zeros);
   if (hs_rng_uniform(r, 0, 1) < 0.3) k[(size_t)hs_rng_uniform(r, 0, N * dk - 1)] = INFINITY;
