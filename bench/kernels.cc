@@ -848,6 +848,26 @@ void time_skip_rows(benchmark::State &state, const std::vector<size_t> &seg,
   state.SetItemsProcessed(state.iterations() * (int64_t)keys);
 }
 
+// Times run(), which takes every row four per call into st and acc,
+// checked once first as time_skip_rows does. Items = keys.
+template <class Online, class Real, class Run>
+void time_rows_calls(benchmark::State &state, const std::vector<Online> &st,
+                     const std::vector<Real> &acc, uint64_t keys, Run run,
+                     const char *what, const char *label) {
+  run();
+  for (size_t i = 0; i < st.size(); i++)
+    if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
+      state.SkipWithError((std::string(what) + " output is wrong").c_str());
+      return;
+    }
+  state.SetLabel(label);
+  for (auto _ : state) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+}
+
 // The skipping path's usual row: one query against a few kept tiles,
 // contiguous keys with dk in {1, 2, 4}, one value column, 1024 rows per
 // iteration, each a segment list of the forward pass's shape (a ragged
@@ -918,18 +938,8 @@ void register_attn_rows_2pass_skip() {
                                      v, 1, 1.0f, bias ? -0.01f : 0.0f, d0.data() + i,
                                      st.data() + i, acc.data() + i, 1);
           };
-          run();
-          for (size_t i = 0; i < rows; i++)
-            if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
-              state.SkipWithError("attn_rows_2pass_skip output is wrong");
-              return;
-            }
-          state.SetLabel(k->name[HS_OP_f32_attn_rows_2pass]);
-          for (auto _ : state) {
-            run();
-            benchmark::ClobberMemory();
-          }
-          state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+          time_rows_calls(state, st, acc, keys, run, "attn_rows_2pass_skip",
+                          k->name[HS_OP_f32_attn_rows_2pass]);
         });
       }
 }
@@ -1649,18 +1659,8 @@ void register_attn_rows_2pass_skip_f64() {
                                    kk.data(), dk, v.data(), 1, 1.0, st.data() + i,
                                    acc.data() + i, 1);
         };
-        run();
-        for (size_t i = 0; i < rows; i++)
-          if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
-            state.SkipWithError("attn_rows_2pass_skip_f64 output is wrong");
-            return;
-          }
-        state.SetLabel(k->name[HS_OP_f64_attn_rows_2pass]);
-        for (auto _ : state) {
-          run();
-          benchmark::ClobberMemory();
-        }
-        state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+        time_rows_calls(state, st, acc, keys, run, "attn_rows_2pass_skip_f64",
+                        k->name[HS_OP_f64_attn_rows_2pass]);
       });
     }
 }
