@@ -71,7 +71,8 @@ void hs_f64_attn_row_2pass_ukernel__scalar_rr2_p11(
       for (size_t j = j0; j < j0 + nb; j++) {
         double s = score(dk, q, k + j * ldk, inv_tau);
         /* e in [0, 1]; exactly +0 below the cutoff */
-        double e = m == INFINITY ? (s == m ? 1.0 : 0.0) : hs_f64_exp_below_scalar(s - m, HS_F64_WEIGHT_CUT);
+        double e = m == INFINITY ? (s == m ? 1.0 : 0.0)
+                                 : hs_f64_exp_below_scalar(s - m, HS_F64_WEIGHT_CUT);
         if (e == 0) continue;
         bsum += e;
         const double *vj = v + j * ldv;

@@ -9,8 +9,9 @@
  * (n/4: the AVX2 lane path's sums, n/8 AVX-512's, n/64 for the chunked
  * ones),
  *   |sum - sum*| <= E sum*,  |acc_c - acc*_c| <= E sum_j e_j |v_jc|
- * (plus n 2^-126 of the weights flushed below HS_F64_WEIGHT_CUT). The long double reference carries
- * 11 more bits than double: inside the slack of the bound.
+ * (plus n 2^-126 of the weights flushed below HS_F64_WEIGHT_CUT). The
+ * long double reference carries 11 more bits than double: inside the
+ * slack of the bound.
  * Sizes around the 4/8-key groups and the 64-key chunks, segment lists
  * cut as tiles of 64 and at arbitrary places, strided and contiguous keys
  * (dk 1, 2, 4 fast paths), dv 1 lane-wise values; -inf, +inf and NaN

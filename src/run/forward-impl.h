@@ -814,11 +814,11 @@ static int FN(multi_head)(const FN(job) *J, int h) {
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_SEG_ROWS) by
- * one f32_attn_rows_2pass / f64_attn_rows_2pass call, row r's outputs at out + r * J->ow: row
- * by row FN(two_pass_row)'s segments (its skipping) and kernel, the
- * kernel's contract giving each row the bits of the one-row call, then
- * FN(softmax_row)'s normalisation and attention error. Several rows per
- * call let the kernel overlap their latency chains. */
+ * one f32_attn_rows_2pass or f64_attn_rows_2pass call, row r's outputs at
+ * out + r * J->ow: row by row FN(two_pass_row)'s segments (its skipping)
+ * and kernel, the kernel's contract giving each row the bits of the
+ * one-row call, then FN(finish_row). Several rows per call let the
+ * kernel overlap their latency chains. */
 static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
                              REAL *out, FN(part) *p) {
   const hs_head *H = &J->L->heads[h];
