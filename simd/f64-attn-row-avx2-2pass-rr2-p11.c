@@ -23,8 +23,9 @@
  * f64-attn-rows-2pass-rr2-p11-impl.h) every segment is walked in chunks
  * of 64 from its own start,
  * so a key's score, weight and chunk sums depend only on its segment;
- * exp(x) is exactly +0 for x < -708.3964 and normal otherwise (no
- * subnormal weight), so a key with s - max < -709 weighs +0; a chunk of
+ * a weight is exactly +0 for x = s - max < HS_F64_WEIGHT_CUT = -87.5
+ * (hardsoft/kernels.h) and normal otherwise, so a key with s - max < -88
+ * weighs +0; a chunk of
  * such keys has chunk sums +0, and adding +0 to a running lane (which
  * starts at +0 and is never -0) changes nothing: leaving the segment out
  * gives the same bits.

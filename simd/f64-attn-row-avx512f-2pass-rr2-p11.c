@@ -20,8 +20,9 @@
  * comment): outside the lane path every segment is walked in chunks of 64
  * from its own start,
  * so a key's score, its weight and its chunk's sums depend only on its
- * segment; exp(x) is exactly +0 for x < -708.3964 and normal otherwise (no
- * subnormal weight), so a key with s - max < -709 weighs +0; a chunk of
+ * segment; a weight is exactly +0 for x = s - max < HS_F64_WEIGHT_CUT =
+ * -87.5 (hardsoft/kernels.h) and normal otherwise, so a key with
+ * s - max < -88 weighs +0; a chunk of
  * such keys has chunk sums +0 (+0 * v = +-0 for finite v, +0 + -0 = +0),
  * and adding +0 to a running lane, which starts at +0 and is never -0,
  * changes nothing: leaving the segment out gives the same bits.

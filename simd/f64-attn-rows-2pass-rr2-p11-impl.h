@@ -3,7 +3,8 @@
  * kernel's lane path), rr2-p11 exp, written once over the f64 vector
  * vocabulary. A kernel file includes one vec-f64-<isa>.h, then, for an ISA
  * with a lane path, defines HS_F64_LANES and the parts
- *   vd hs_vd_exp(vd x)               the rr2-p11 exp (f64-exp-rr2-p11.h);
+ *   vd hs_vd_exp(vd x)               the rr2-p11 exp (f64-exp-rr2-p11.h),
+ *                                    +0 below HS_F64_WEIGHT_CUT;
  *   HS_F64_LANE_DKS(X)               X(DK) for each dk it takes;
  *   vd qc_dk(q, DK, inv_tau)         lane i: q[i mod DK] * inv_tau;
  *   vd group_scores_dk(k, g, lo, hi, qc, DK)
@@ -35,7 +36,9 @@
  * most n/VD_LANES + 1 adds, then log2(VD_LANES) to fold the lanes, so
  *   |sum - sum*|     <= (max_j rel(e_j) + (n/VD_LANES + 4) u) sum_j e_j,
  *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/VD_LANES + 4) u) sum_j e_j |v_jc|
- * to first order (tests/test-f64-2pass.c, tests/test-skip.c).
+ * to first order, plus the weights below HS_F64_WEIGHT_CUT flushed to +0
+ * (under n 2^-126 of sum, hardsoft/kernels.h; tests/test-f64-2pass.c,
+ * tests/test-skip.c).
  *
  * Several rows (f64_attn_rows_2pass) go by stage: every row's pass 1,
  * then their maxes, every pass 2, then their sums; each row's arithmetic
