@@ -1600,69 +1600,50 @@ void add_context() {
 
 // The same rows in double: attn_2pass_skip_f64/<isa>/<dk> is
 // f64_attn_row_2pass on attn_2pass_skip's segment lists and data
-// (converted), dk in {1, 2, 4}, one value column. Checked once per row
-// as attn_2pass_skip. Items = keys.
+// (converted), dk in {1, 2, 4}, one value column, checked once per row
+// as attn_2pass_skip; attn_rows_2pass_skip_f64/<isa>/<dk> the same rows
+// four per f64_attn_rows_2pass call, as the f64 forward pass makes them.
+// Items = keys.
 void register_attn_2pass_skip_f64() {
-  for (int64_t dk : {1, 2, 4})
-    for (hs_isa isa : kIsas) {
-      std::string name = std::string("attn_2pass_skip_f64/") + hs_isa_name(isa) + "/" +
-                         std::to_string(dk);
-      benchmark::RegisterBenchmark(name.c_str(), [isa, dk](benchmark::State &state) {
-        const hs_kernels *k = table_or_skip(state, isa);
-        if (!k) return;
-        const int64_t n = 16384 + 2, rows = 1024;
-        const float *qf = uniform(dk, -1.0f, 1.0f, 3);
-        const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
-        const float *vf = uniform(n, -1.0f, 1.0f, 5);
-        const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
-        std::vector<size_t> seg, nseg;
-        const uint64_t keys = skip_rows(rows, seg, nseg);
-        auto row = [&](size_t i, const size_t *sg) {
-          hs_f64_online st;
-          double acc;
-          k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1, 1.0,
-                                &st, &acc);
-          return std::pair<double, double>(st.sum, acc);
-        };
-        time_skip_rows(state, seg, nseg, keys, row, "attn_2pass_skip_f64",
-                       k->name[HS_OP_f64_attn_row_2pass]);
-      });
-    }
-}
-
-// attn_2pass_skip_f64's rows four per call, as the f64 forward pass
-// makes them: attn_rows_2pass_skip_f64/<isa>/<dk> is f64_attn_rows_2pass
-// on the same segment lists and data, checked once per row as
-// attn_rows_2pass_skip. Items = keys.
-void register_attn_rows_2pass_skip_f64() {
-  for (int64_t dk : {1, 2, 4})
-    for (hs_isa isa : kIsas) {
-      std::string name = std::string("attn_rows_2pass_skip_f64/") + hs_isa_name(isa) + "/" +
-                         std::to_string(dk);
-      benchmark::RegisterBenchmark(name.c_str(), [isa, dk](benchmark::State &state) {
-        const hs_kernels *k = table_or_skip(state, isa);
-        if (!k) return;
-        const size_t n = 16384 + 2, rows = 1024, R = 4;
-        const float *qf = uniform(dk, -1.0f, 1.0f, 3);
-        const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
-        const float *vf = uniform(n, -1.0f, 1.0f, 5);
-        const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
-        std::vector<size_t> seg, nseg;
-        const uint64_t keys = skip_rows(rows, seg, nseg);
-        std::vector<const size_t *> sg(rows);
-        for (size_t i = 0, o = 0; i < rows; o += 2 * nseg[i], i++) sg[i] = seg.data() + o;
-        std::vector<hs_f64_online> st(rows);
-        std::vector<double> acc(rows);
-        auto run = [&]() {
-          for (size_t i = 0; i < rows; i += R)
-            k->f64_attn_rows_2pass(R, nseg.data() + i, sg.data() + i, dk, 1, q.data(), 0,
-                                   kk.data(), dk, v.data(), 1, 1.0, st.data() + i,
-                                   acc.data() + i, 1);
-        };
-        time_rows_calls(state, st, acc, keys, run, "attn_rows_2pass_skip_f64",
-                        k->name[HS_OP_f64_attn_rows_2pass]);
-      });
-    }
+  for (int multi = 0; multi < 2; multi++)
+    for (int64_t dk : {1, 2, 4})
+      for (hs_isa isa : kIsas) {
+        const char *fam = multi ? "attn_rows_2pass_skip_f64" : "attn_2pass_skip_f64";
+        std::string name = std::string(fam) + "/" + hs_isa_name(isa) + "/" + std::to_string(dk);
+        benchmark::RegisterBenchmark(name.c_str(), [isa, dk, multi, fam](benchmark::State &state) {
+          const hs_kernels *k = table_or_skip(state, isa);
+          if (!k) return;
+          const size_t n = 16384 + 2, rows = 1024, R = 4;
+          const float *qf = uniform(dk, -1.0f, 1.0f, 3);
+          const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
+          const float *vf = uniform(n, -1.0f, 1.0f, 5);
+          const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
+          std::vector<size_t> seg, nseg;
+          const uint64_t keys = skip_rows(rows, seg, nseg);
+          if (!multi) {
+            auto row = [&](size_t i, const size_t *sg) {
+              hs_f64_online st;
+              double acc;
+              k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1,
+                                    1.0, &st, &acc);
+              return std::pair<double, double>(st.sum, acc);
+            };
+            time_skip_rows(state, seg, nseg, keys, row, fam, k->name[HS_OP_f64_attn_row_2pass]);
+            return;
+          }
+          std::vector<const size_t *> sg(rows);
+          for (size_t i = 0, o = 0; i < rows; o += 2 * nseg[i], i++) sg[i] = seg.data() + o;
+          std::vector<hs_f64_online> st(rows);
+          std::vector<double> acc(rows);
+          auto run = [&]() {
+            for (size_t i = 0; i < rows; i += R)
+              k->f64_attn_rows_2pass(R, nseg.data() + i, sg.data() + i, dk, 1, q.data(), 0,
+                                     kk.data(), dk, v.data(), 1, 1.0, st.data() + i,
+                                     acc.data() + i, 1);
+          };
+          time_rows_calls(state, st, acc, keys, run, fam, k->name[HS_OP_f64_attn_rows_2pass]);
+        });
+      }
 }
 
 }  // namespace
@@ -1703,7 +1684,6 @@ int main(int argc, char **argv) {
   register_gemm_f64();
   register_bounds();
   register_attn_2pass_skip_f64();
-  register_attn_rows_2pass_skip_f64();
   register_gemm_pk();
 
   benchmark::Initialize(&argc, argv);
