@@ -154,6 +154,21 @@ static inline __m256i lanes_in(__m256i idx, unsigned lo, unsigned hi) {
 static inline __attribute__((always_inline)) vd group_scores_dk(
     const double *k, size_t g, unsigned lo, unsigned hi, vd qc, int DK) {
   const double *kg = k + g * (size_t)DK;
+  if (lo == 0 && hi == 4) {
+    /* a whole group (most of a long row's): plain loads, the same
+     * arithmetic as below */
+    if (DK == 1) return _mm256_mul_pd(_mm256_loadu_pd(kg), qc);
+    if (DK == 2)
+      return _mm256_permute4x64_pd(_mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg), qc),
+                                                  _mm256_mul_pd(_mm256_loadu_pd(kg + 4), qc)),
+                                   0xD8);
+    __m256d h01 = _mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg), qc),
+                                 _mm256_mul_pd(_mm256_loadu_pd(kg + 4), qc));
+    __m256d h23 = _mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg + 8), qc),
+                                 _mm256_mul_pd(_mm256_loadu_pd(kg + 12), qc));
+    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                         _mm256_permute2f128_pd(h01, h23, 0x31));
+  }
   const __m256i key = _mm256_setr_epi64x(0, 1, 2, 3);
   __m256d s;
   if (DK == 1) {
@@ -177,6 +192,7 @@ static inline __attribute__((always_inline)) vd group_scores_dk(
                           _mm256_castsi256_pd(lanes_in(key, lo, hi)));
 }
 static inline vd group_values1(const double *v, size_t g, unsigned lo, unsigned hi) {
+  if (lo == 0 && hi == 4) return _mm256_loadu_pd(v + g);
   return _mm256_maskload_pd(v + g, lanes_in(_mm256_setr_epi64x(0, 1, 2, 3), lo, hi));
 }
 #include "f64-attn-rows-2pass-rr2-p11-impl.h"
