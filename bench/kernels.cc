@@ -10,7 +10,7 @@
 // attn_hard_f64/<isa>[_dot]/<n>/<d>,
 // attn_2pass_f64/<isa>[_online|_f32]/<n>/<d>,
 // attn_2pass_skip/<isa>[_bias]/<dk>, attn_2pass_skip_f64/<isa>/<dk>,
-// attn_rows_2pass_skip/<isa>[_bias]/<dk>,
+// attn_rows_2pass_skip/<isa>[_bias]/<dk>, attn_rows_2pass_skip_f64/<isa>/<dk>,
 // read_bw/<isa>/<bytes>,
 // fma_tp/<isa>/<fmas per iteration>,
 // attn_past/<isa>_tile|<isa>_row/<n>/<dk>,
@@ -848,6 +848,26 @@ void time_skip_rows(benchmark::State &state, const std::vector<size_t> &seg,
   state.SetItemsProcessed(state.iterations() * (int64_t)keys);
 }
 
+// Times run(), which takes every row four per call into st and acc,
+// checked once first as time_skip_rows does. Items = keys.
+template <class Online, class Real, class Run>
+void time_rows_calls(benchmark::State &state, const std::vector<Online> &st,
+                     const std::vector<Real> &acc, uint64_t keys, Run run,
+                     const char *what, const char *label) {
+  run();
+  for (size_t i = 0; i < st.size(); i++)
+    if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
+      state.SkipWithError((std::string(what) + " output is wrong").c_str());
+      return;
+    }
+  state.SetLabel(label);
+  for (auto _ : state) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+}
+
 // The skipping path's usual row: one query against a few kept tiles,
 // contiguous keys with dk in {1, 2, 4}, one value column, 1024 rows per
 // iteration, each a segment list of the forward pass's shape (a ragged
@@ -918,18 +938,8 @@ void register_attn_rows_2pass_skip() {
                                      v, 1, 1.0f, bias ? -0.01f : 0.0f, d0.data() + i,
                                      st.data() + i, acc.data() + i, 1);
           };
-          run();
-          for (size_t i = 0; i < rows; i++)
-            if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
-              state.SkipWithError("attn_rows_2pass_skip output is wrong");
-              return;
-            }
-          state.SetLabel(k->name[HS_OP_f32_attn_rows_2pass]);
-          for (auto _ : state) {
-            run();
-            benchmark::ClobberMemory();
-          }
-          state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+          time_rows_calls(state, st, acc, keys, run, "attn_rows_2pass_skip",
+                          k->name[HS_OP_f32_attn_rows_2pass]);
         });
       }
 }
@@ -1590,34 +1600,50 @@ void add_context() {
 
 // The same rows in double: attn_2pass_skip_f64/<isa>/<dk> is
 // f64_attn_row_2pass on attn_2pass_skip's segment lists and data
-// (converted), dk in {1, 2, 4}, one value column. Checked once per row
-// as attn_2pass_skip. Items = keys.
+// (converted), dk in {1, 2, 4}, one value column, checked once per row
+// as attn_2pass_skip; attn_rows_2pass_skip_f64/<isa>/<dk> the same rows
+// four per f64_attn_rows_2pass call, as the f64 forward pass makes them.
+// Items = keys.
 void register_attn_2pass_skip_f64() {
-  for (int64_t dk : {1, 2, 4})
-    for (hs_isa isa : kIsas) {
-      std::string name = std::string("attn_2pass_skip_f64/") + hs_isa_name(isa) + "/" +
-                         std::to_string(dk);
-      benchmark::RegisterBenchmark(name.c_str(), [isa, dk](benchmark::State &state) {
-        const hs_kernels *k = table_or_skip(state, isa);
-        if (!k) return;
-        const int64_t n = 16384 + 2, rows = 1024;
-        const float *qf = uniform(dk, -1.0f, 1.0f, 3);
-        const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
-        const float *vf = uniform(n, -1.0f, 1.0f, 5);
-        const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
-        std::vector<size_t> seg, nseg;
-        const uint64_t keys = skip_rows(rows, seg, nseg);
-        auto row = [&](size_t i, const size_t *sg) {
-          hs_f64_online st;
-          double acc;
-          k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1, 1.0,
-                                &st, &acc);
-          return std::pair<double, double>(st.sum, acc);
-        };
-        time_skip_rows(state, seg, nseg, keys, row, "attn_2pass_skip_f64",
-                       k->name[HS_OP_f64_attn_row_2pass]);
-      });
-    }
+  for (int multi = 0; multi < 2; multi++)
+    for (int64_t dk : {1, 2, 4})
+      for (hs_isa isa : kIsas) {
+        const char *fam = multi ? "attn_rows_2pass_skip_f64" : "attn_2pass_skip_f64";
+        std::string name = std::string(fam) + "/" + hs_isa_name(isa) + "/" + std::to_string(dk);
+        benchmark::RegisterBenchmark(name.c_str(), [isa, dk, multi, fam](benchmark::State &state) {
+          const hs_kernels *k = table_or_skip(state, isa);
+          if (!k) return;
+          const size_t n = 16384 + 2, rows = 1024, R = 4;
+          const float *qf = uniform(dk, -1.0f, 1.0f, 3);
+          const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
+          const float *vf = uniform(n, -1.0f, 1.0f, 5);
+          const std::vector<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
+          std::vector<size_t> seg, nseg;
+          const uint64_t keys = skip_rows(rows, seg, nseg);
+          if (!multi) {
+            auto row = [&](size_t i, const size_t *sg) {
+              hs_f64_online st;
+              double acc;
+              k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1,
+                                    1.0, &st, &acc);
+              return std::pair<double, double>(st.sum, acc);
+            };
+            time_skip_rows(state, seg, nseg, keys, row, fam, k->name[HS_OP_f64_attn_row_2pass]);
+            return;
+          }
+          std::vector<const size_t *> sg(rows);
+          for (size_t i = 0, o = 0; i < rows; o += 2 * nseg[i], i++) sg[i] = seg.data() + o;
+          std::vector<hs_f64_online> st(rows);
+          std::vector<double> acc(rows);
+          auto run = [&]() {
+            for (size_t i = 0; i < rows; i += R)
+              k->f64_attn_rows_2pass(R, nseg.data() + i, sg.data() + i, dk, 1, q.data(), 0,
+                                     kk.data(), dk, v.data(), 1, 1.0, st.data() + i,
+                                     acc.data() + i, 1);
+          };
+          time_rows_calls(state, st, acc, keys, run, fam, k->name[HS_OP_f64_attn_rows_2pass]);
+        });
+      }
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
  * (block_scores_contig256), otherwise one FMA chain per key over 4-double
  * chunks (block_scores, shared with the online kernels); values lane-wise
  * for dv == 1 contiguous, else 4 columns per register and 4 accumulators.
+ * Contiguous keys with dk in {1, 2, 4} and one value column take the lane
+ * path below instead (sums within (n/4 + 4) u in place of (n/64 + 20) u
+ * below).
  *
  * Error bound (u = 2^-53): |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc
  * inv_tau|; weights' relative error <= |ds_j| + |ds_max| + 3 u; chunk sums
@@ -16,10 +19,13 @@
  * to first order, with no rescaling (checked by tests/test-f64-2pass.c).
  *
  * Skipping (HS_F64_SKIP_CUT in hardsoft/kernels.h; the scalar kernel's
- * comment): every segment is walked in chunks of 64 from its own start,
+ * comment): outside the lane path (whose argument is in
+ * f64-attn-rows-2pass-rr2-p11-impl.h) every segment is walked in chunks
+ * of 64 from its own start,
  * so a key's score, weight and chunk sums depend only on its segment;
- * exp(x) is exactly +0 for x < -708.3964 and normal otherwise (no
- * subnormal weight), so a key with s - max < -709 weighs +0; a chunk of
+ * a weight is exactly +0 for x = s - max < HS_F64_WEIGHT_CUT = -87.5
+ * (hardsoft/kernels.h) and normal otherwise, so a key with s - max < -88
+ * weighs +0; a chunk of
  * such keys has chunk sums +0, and adding +0 to a running lane (which
  * starts at +0 and is never -0) changes nothing: leaving the segment out
  * gives the same bits.
@@ -30,6 +36,7 @@
 #include <immintrin.h>
 #include <math.h>
 
+#include "vec-f64-avx2.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -124,10 +131,78 @@ static double hsum4(__m256d x) {
   return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
+/* The lane path (f64-attn-rows-2pass-rr2-p11-impl.h): contiguous keys
+ * with dk in {1, 2, 4} and one value column, 4 keys a group. A key's
+ * score is its DK products summed in pairs, (p0 + p1) + (p2 + p3) for
+ * dk = 4 (error <= (log2(DK) + 1) u sum |q k|), whichever lane it is in;
+ * the keys outside the group's lanes are not read (masked loads) and
+ * score -inf. The same code takes several rows by stage
+ * (f64_attn_rows_2pass). */
+#define HS_F64_LANES
+#define HS_F64_LANE_DKS(X) X(1) X(2) X(4)
+static inline vd hs_vd_exp(vd x) { return hs_f64_exp_below_avx2(x, HS_F64_WEIGHT_CUT); }
+static inline vd qc_dk(const double *q, int DK, double inv_tau) {
+  double t[4];
+  for (int i = 0; i < 4; i++) t[i] = q[i % DK] * inv_tau;
+  return _mm256_loadu_pd(t);
+}
+/* all-ones where lo <= idx < hi */
+static inline __m256i lanes_in(__m256i idx, unsigned lo, unsigned hi) {
+  return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(lo), idx),
+                             _mm256_cmpgt_epi64(_mm256_set1_epi64x(hi), idx));
+}
+static inline __attribute__((always_inline)) vd group_scores_dk(
+    const double *k, size_t g, unsigned lo, unsigned hi, vd qc, int DK) {
+  const double *kg = k + g * (size_t)DK;
+  if (lo == 0 && hi == 4) {
+    /* a whole group (most of a long row's): plain loads, the same
+     * arithmetic as below */
+    if (DK == 1) return _mm256_mul_pd(_mm256_loadu_pd(kg), qc);
+    if (DK == 2)
+      return _mm256_permute4x64_pd(_mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg), qc),
+                                                  _mm256_mul_pd(_mm256_loadu_pd(kg + 4), qc)),
+                                   0xD8);
+    __m256d h01 = _mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg), qc),
+                                 _mm256_mul_pd(_mm256_loadu_pd(kg + 4), qc));
+    __m256d h23 = _mm256_hadd_pd(_mm256_mul_pd(_mm256_loadu_pd(kg + 8), qc),
+                                 _mm256_mul_pd(_mm256_loadu_pd(kg + 12), qc));
+    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                         _mm256_permute2f128_pd(h01, h23, 0x31));
+  }
+  const __m256i key = _mm256_setr_epi64x(0, 1, 2, 3);
+  __m256d s;
+  if (DK == 1) {
+    s = _mm256_mul_pd(_mm256_maskload_pd(kg, lanes_in(key, lo, hi)), qc);
+  } else if (DK == 2) {
+    /* hadd gives [k0, k2, k1, k3]: back to key order */
+    __m256d a = _mm256_maskload_pd(kg, lanes_in(_mm256_setr_epi64x(0, 0, 1, 1), lo, hi));
+    __m256d b = _mm256_maskload_pd(kg + 4, lanes_in(_mm256_setr_epi64x(2, 2, 3, 3), lo, hi));
+    s = _mm256_permute4x64_pd(_mm256_hadd_pd(_mm256_mul_pd(a, qc), _mm256_mul_pd(b, qc)), 0xD8);
+  } else {
+    /* one key per register; h01 = [k0 01, k1 01, k0 23, k1 23] */
+    __m256d x[4];
+    for (int i = 0; i < 4; i++)
+      x[i] = _mm256_mul_pd(
+          _mm256_maskload_pd(kg + 4 * i, lanes_in(_mm256_set1_epi64x(i), lo, hi)), qc);
+    __m256d h01 = _mm256_hadd_pd(x[0], x[1]), h23 = _mm256_hadd_pd(x[2], x[3]);
+    s = _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                      _mm256_permute2f128_pd(h01, h23, 0x31));
+  }
+  return _mm256_blendv_pd(_mm256_set1_pd(-INFINITY), s,
+                          _mm256_castsi256_pd(lanes_in(key, lo, hi)));
+}
+static inline vd group_values1(const double *v, size_t g, unsigned lo, unsigned hi) {
+  if (lo == 0 && hi == 4) return _mm256_loadu_pd(v + g);
+  return _mm256_maskload_pd(v + g, lanes_in(_mm256_setr_epi64x(0, 1, 2, 3), lo, hi));
+}
+#include "f64-attn-rows-2pass-rr2-p11-impl.h"
+
 void hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const double *q,
     const double *k, size_t ldk, const double *v, size_t ldv, double inv_tau,
     hs_f64_online *st, double *acc) {
+  if (hs_f64_rows_lanes(1, &nseg, &seg, dk, dv, q, 0, k, ldk, v, ldv, inv_tau, st, acc, 0))
+    return;
   qdesc o;
   qd_init(&o, q, dk, ldk, inv_tau);
   _Alignas(64) double sb[BLK];
@@ -153,7 +228,7 @@ void hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11(
       for (size_t g = 0; g < nb; g += 4) {
         __m256d s = _mm256_load_pd(sb + g), e;
         if (m != INFINITY) /* s - m <= 0, no NaN; +0 below the cutoff, -inf */
-          e = hs_f64_exp_avx2(_mm256_sub_pd(s, vm));
+          e = hs_f64_exp_below_avx2(_mm256_sub_pd(s, vm), HS_F64_WEIGHT_CUT);
         else /* max = +inf: the +inf scores take weight 1, others 0 */
           e = _mm256_and_pd(_mm256_cmp_pd(s, vm, _CMP_EQ_OQ), _mm256_set1_pd(1.0));
         _mm256_store_pd(sb + g, e);
@@ -179,3 +254,6 @@ void hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11(
   if (v1) run[0] = hsum4(vacc);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }
+
+HS_DEFINE_F64_ATTN_ROWS_2PASS(hs_f64_attn_rows_2pass_ukernel__avx2_rr2_p11,
+                              hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11)

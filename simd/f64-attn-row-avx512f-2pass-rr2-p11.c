@@ -20,8 +20,9 @@
  * comment): outside the lane path every segment is walked in chunks of 64
  * from its own start,
  * so a key's score, its weight and its chunk's sums depend only on its
- * segment; exp(x) is exactly +0 for x < -708.3964 and normal otherwise (no
- * subnormal weight), so a key with s - max < -709 weighs +0; a chunk of
+ * segment; a weight is exactly +0 for x = s - max < HS_F64_WEIGHT_CUT =
+ * -87.5 (hardsoft/kernels.h) and normal otherwise, so a key with
+ * s - max < -88 weighs +0; a chunk of
  * such keys has chunk sums +0 (+0 * v = +-0 for finite v, +0 + -0 = +0),
  * and adding +0 to a running lane, which starts at +0 and is never -0,
  * changes nothing: leaving the segment out gives the same bits.
@@ -32,6 +33,7 @@
 #include <immintrin.h>
 #include <math.h>
 
+#include "vec-f64-avx512f.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -125,106 +127,35 @@ static void values(size_t nb, const double *e, const double *vb, size_t ldv,
   }
 }
 
-/* The lane path: contiguous keys (ldk == dk == DK in {1, 2, 4, 8}), one
- * value column (dv == ldv == 1), the skipping path's usual head. Key j is
- * lane j mod 8 of the group of 8 keys starting at j - j mod 8, whatever
- * its segment (a group two segments share is taken once per segment, the
- * other's lanes -inf), and group_scores_contig scores a key alike in any
- * group; so lane l of the weight sum and of the value sum chains exactly
- * the listed keys j = l mod 8 in increasing order, one add (or FMA) per
- * group, no tail key by key. A key left out, or a -inf lane, would have
- * added +0 (weight +0 times a finite value, +0 for the lanes outside), which
- * changes no lane (a lane starts at +0 and is never -0 after): the row's
- * bits do not depend on how its keys are cut into segments, nor on
- * segments of +0 weights being listed. Rows of up to HS_F64_LANE_KEEP / 8
- * groups keep pass 1's scores and values, packed; others score again.
- * Error: a lane chains at most n/8 + 1 adds, then 3 to fold the lanes:
- * (n/8 + 4) u in place of (n/64 + 20) u above. */
-#define HS_F64_LANE_KEEP 256
-
-#define HS_F64_GROUPS(...)                                                 \
-  for (size_t t = 0; t < nseg; t++) {                                      \
-    const size_t s0 = seg[2 * t], e0 = s0 + seg[2 * t + 1];                \
-    for (size_t g = s0 - s0 % 8; g < e0; g += 8) {                         \
-      const unsigned lo = g < s0 ? (unsigned)(s0 - g) : 0;                 \
-      const unsigned hi = e0 - g < 8 ? (unsigned)(e0 - g) : 8;             \
-      __VA_ARGS__                                                          \
-    }                                                                      \
-  }
-
-static inline __attribute__((always_inline)) void lane_add(__m512d s, __m512d x, __m512d vm,
-                                                           int inf_max, __m512d *vsum,
-                                                           __m512d *vacc) {
-  /* s - m <= 0, no NaN; +0 below the cutoff, -inf; max = +inf: the +inf
-   * scores take weight 1, others 0 */
-  const __m512d e = inf_max ? _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(s, vm, _CMP_EQ_OQ),
-                                                  _mm512_set1_pd(1.0))
-                            : hs_f64_exp_avx512(_mm512_sub_pd(s, vm));
-  *vsum = _mm512_add_pd(*vsum, e);
-  *vacc = _mm512_fmadd_pd(e, x, *vacc);
+/* The lane path (f64-attn-rows-2pass-rr2-p11-impl.h): contiguous keys
+ * with dk in {1, 2, 4, 8} and one value column, 8 keys a group scored by
+ * block_scores_contig's arithmetic (group_scores_contig); the same code
+ * takes several rows by stage (f64_attn_rows_2pass). */
+#define HS_F64_LANES
+#define HS_F64_LANE_DKS(X) X(1) X(2) X(4) X(8)
+static inline vd hs_vd_exp(vd x) { return hs_f64_exp_below_avx512(x, HS_F64_WEIGHT_CUT); }
+static inline vd qc_dk(const double *q, int DK, double inv_tau) {
+  double t[8];
+  for (int i = 0; i < 8; i++) t[i] = q[i % DK] * inv_tau;
+  return _mm512_loadu_pd(t);
 }
-
-static inline __attribute__((always_inline)) void lanes(size_t nseg, const size_t *seg,
-                                                        __m512d qc, const double *k,
-                                                        const double *v, hs_f64_online *st,
-                                                        double *acc, const int DK) {
-  size_t ng = 0;
-  for (size_t t = 0; t < nseg; t++)
-    if (seg[2 * t + 1]) ng += (seg[2 * t] + seg[2 * t + 1] - 1) / 8 - seg[2 * t] / 8 + 1;
-  const int keep = ng * 8 <= HS_F64_LANE_KEEP;
-  _Alignas(64) double sall[HS_F64_LANE_KEEP], xall[HS_F64_LANE_KEEP];
-  size_t off = 0;
-  __m512d vmax = _mm512_set1_pd(-INFINITY);
-  __mmask8 bad = 0;
-  HS_F64_GROUPS({
-    const __m512d s = group_scores_contig(k, g, lo, hi, qc, DK);
-    vmax = _mm512_max_pd(s, vmax); /* NaN in s is skipped */
-    bad |= _mm512_cmp_pd_mask(s, s, _CMP_UNORD_Q);
-    if (keep) {
-      _mm512_store_pd(sall + off, s);
-      _mm512_store_pd(xall + off, _mm512_maskz_loadu_pd(hs_f64_lanes(lo, hi), v + g));
-      off += 8;
-    }
-  })
-  const double m = _mm512_reduce_max_pd(vmax);
-  st->max = m;
-  st->sum = bad ? NAN : 0.0;
-  acc[0] = bad ? NAN : 0.0;
-  if (bad || m == -INFINITY) return;
-  const __m512d vm = _mm512_set1_pd(m);
-  const int inf_max = m == INFINITY;
-  __m512d vsum = _mm512_setzero_pd(), vacc = _mm512_setzero_pd();
-  if (keep && !inf_max) {
-    for (size_t o = 0; o < off; o += 8)
-      lane_add(_mm512_load_pd(sall + o), _mm512_load_pd(xall + o), vm, 0, &vsum, &vacc);
-  } else if (keep) {
-    for (size_t o = 0; o < off; o += 8)
-      lane_add(_mm512_load_pd(sall + o), _mm512_load_pd(xall + o), vm, 1, &vsum, &vacc);
-  } else {
-    HS_F64_GROUPS({
-      lane_add(group_scores_contig(k, g, lo, hi, qc, DK),
-               _mm512_maskz_loadu_pd(hs_f64_lanes(lo, hi), v + g), vm, inf_max, &vsum, &vacc);
-    })
-  }
-  st->sum = _mm512_reduce_add_pd(vsum);
-  acc[0] = _mm512_reduce_add_pd(vacc);
+static inline __attribute__((always_inline)) vd group_scores_dk(
+    const double *k, size_t g, unsigned lo, unsigned hi, vd qc, int DK) {
+  return group_scores_contig(k, g, lo, hi, qc, DK);
 }
-#undef HS_F64_GROUPS
+static inline vd group_values1(const double *v, size_t g, unsigned lo, unsigned hi) {
+  return _mm512_maskz_loadu_pd(hs_f64_lanes(lo, hi), v + g);
+}
+#include "f64-attn-rows-2pass-rr2-p11-impl.h"
 
 void hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const double *q,
     const double *k, size_t ldk, const double *v, size_t ldv, double inv_tau,
     hs_f64_online *st, double *acc) {
+  if (hs_f64_rows_lanes(1, &nseg, &seg, dk, dv, q, 0, k, ldk, v, ldv, inv_tau, st, acc, 0))
+    return;
   qdesc o;
   qd_init(&o, q, dk, ldk, inv_tau);
-  if (o.DK && dv == 1 && ldv == 1) {
-    switch (o.DK) {
-      case 1: lanes(nseg, seg, o.qc, k, v, st, acc, 1); return;
-      case 2: lanes(nseg, seg, o.qc, k, v, st, acc, 2); return;
-      case 4: lanes(nseg, seg, o.qc, k, v, st, acc, 4); return;
-      default: lanes(nseg, seg, o.qc, k, v, st, acc, 8); return;
-    }
-  }
   _Alignas(64) double sb[BLK];
   _Alignas(64) double run[HS_ATTN_MAX_D];
   int nan = 0;
@@ -249,7 +180,7 @@ void hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11(
       for (size_t g = 0; g < nb8; g += 8) {
         __m512d s = _mm512_load_pd(sb + g), e;
         if (m != INFINITY) /* s - m <= 0, no NaN; +0 below the cutoff, -inf */
-          e = hs_f64_exp_avx512(_mm512_sub_pd(s, vm));
+          e = hs_f64_exp_below_avx512(_mm512_sub_pd(s, vm), HS_F64_WEIGHT_CUT);
         else /* max = +inf: the +inf scores take weight 1, others 0 */
           e = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(s, vm, _CMP_EQ_OQ), _mm512_set1_pd(1.0));
         _mm512_store_pd(sb + g, e);
@@ -274,3 +205,6 @@ void hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11(
   if (v1) run[0] = _mm512_reduce_add_pd(vacc);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }
+
+HS_DEFINE_F64_ATTN_ROWS_2PASS(hs_f64_attn_rows_2pass_ukernel__avx512f_rr2_p11,
+                              hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11)

@@ -11,15 +11,17 @@
  * (64 keys per segment chunk, then the running total), so
  *   |sum - sum*|     <= (max_j rel(e_j) + (n/64 + 66) u) sum_j e_j,
  *   |acc_c - acc*_c| <= (max_j rel(e_j) + (n/64 + 66) u) sum_j e_j |v_jc|
- * to first order, with no rescaling (tests/test-f64-2pass.c).
+ * to first order, with no rescaling, plus under n 2^-126 sum_j e_j (and
+ * n 2^-126 max_j |v_jc|) from the flushed weights (tests/test-f64-2pass.c).
  *
  * Skipping (HS_F64_SKIP_CUT in hardsoft/kernels.h): the max is fixed
  * before any weight is formed, and every segment is walked in chunks of
  * 64 keys from its own start, so a key's score, weight and its chunk's
- * sums depend only on its segment. exp flushes every input below
- * -708.3964 (and -inf) to exactly +0, and gives a normal number (>=
- * 2^-1022) otherwise: no weight is subnormal. A key with s - max < -709
- * has a computed difference <= -709 (monotone rounding, -709
+ * sums depend only on its segment. Every difference below
+ * HS_F64_WEIGHT_CUT = -87.5 (and -inf) weighs exactly +0 (a weight under
+ * 2^-126 of the max's: hardsoft/kernels.h says why that costs under one
+ * rounding), and a weight is a normal number otherwise. A key with
+ * s - max < -88 has a computed difference <= -88 (monotone rounding, -88
  * representable), so weight +0; such keys are skipped here before their
  * values are read, so a segment of them adds nothing at all, and the
  * running totals (which start at +0) are unchanged: leaving it out of the
@@ -71,7 +73,8 @@ void hs_f64_attn_row_2pass_ukernel__scalar_rr2_p11(
       for (size_t j = j0; j < j0 + nb; j++) {
         double s = score(dk, q, k + j * ldk, inv_tau);
         /* e in [0, 1]; exactly +0 below the cutoff */
-        double e = m == INFINITY ? (s == m ? 1.0 : 0.0) : hs_f64_exp_scalar(s - m);
+        double e = m == INFINITY ? (s == m ? 1.0 : 0.0)
+                                 : hs_f64_exp_below_scalar(s - m, HS_F64_WEIGHT_CUT);
         if (e == 0) continue;
         bsum += e;
         const double *vj = v + j * ldv;
@@ -82,4 +85,16 @@ void hs_f64_attn_row_2pass_ukernel__scalar_rr2_p11(
     }
   }
   st->sum = sum;
+}
+
+/* f64_attn_rows_2pass: the rows one after the other (the reference; the
+ * AVX-512 kernel takes them by stage) */
+void hs_f64_attn_rows_2pass_ukernel__scalar_rr2_p11(
+    size_t nr, const size_t *nseg, const size_t *const *seg, size_t dk, size_t dv,
+    const double *q, size_t ldq, const double *k, size_t ldk, const double *v,
+    size_t ldv, double inv_tau, hs_f64_online *st, double *acc, size_t ldacc) {
+  for (size_t r = 0; r < nr; r++)
+    hs_f64_attn_row_2pass_ukernel__scalar_rr2_p11(nseg[r], seg[r], dk, dv, q + r * ldq, k,
+                                                  ldk, v, ldv, inv_tau, st + r,
+                                                  acc + r * ldacc);
 }

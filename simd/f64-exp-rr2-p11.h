@@ -15,7 +15,9 @@
  * portable version without FMA stays within 2 ULP too), checked by
  * tests/test-f64-kernels.c against expl. Inputs below the cutoff
  * ln(2^-1022) = -708.396 (and -inf) give +0, so no subnormal appears;
- * NaN gives NaN. */
+ * NaN gives NaN. The _below variants flush below a cut of the caller's
+ * instead (>= the cutoff above): the two-pass kernels' weights, flushed
+ * below HS_F64_WEIGHT_CUT (hardsoft/kernels.h). */
 #ifndef HS_F64_EXP_RR2_P11_H
 #define HS_F64_EXP_RR2_P11_H
 
@@ -38,7 +40,7 @@
 #define HS_F64_C3 0x1.555555555555ap-3
 #define HS_F64_C2 0x1.0000000000011p-1
 
-static inline double hs_f64_exp_scalar(double x) {
+static inline double hs_f64_exp_below_scalar(double x, double cut) {
   /* n + 1023 in the low mantissa bits */
   double vn = x * HS_F64_LOG2E + HS_F64_MAGIC;
   uint64_t bits;
@@ -64,12 +66,15 @@ static inline double hs_f64_exp_scalar(double x) {
   p = p * t + 1.0;
   p = p * t + 1.0;
   /* below the cutoff (and -inf): +0; NaN fails the compare and stays */
-  return x < HS_F64_CUTOFF ? 0.0 : s * p;
+  return x < cut ? 0.0 : s * p;
+}
+static inline double hs_f64_exp_scalar(double x) {
+  return hs_f64_exp_below_scalar(x, HS_F64_CUTOFF);
 }
 
 #ifdef __AVX2__
 #include <immintrin.h>
-static inline __m256d hs_f64_exp_avx2(__m256d x) {
+static inline __m256d hs_f64_exp_below_avx2(__m256d x, double cut) {
   const __m256d magic = _mm256_set1_pd(HS_F64_MAGIC);
   /* n + magic; s = 2^n */
   __m256d vn = _mm256_fmadd_pd(x, _mm256_set1_pd(HS_F64_LOG2E), magic);
@@ -91,13 +96,16 @@ static inline __m256d hs_f64_exp_avx2(__m256d x) {
   p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(1.0));
   p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(1.0));
   /* s * exp(t); x < cutoff (ordered: NaN stays) gives +0 */
-  return _mm256_andnot_pd(_mm256_cmp_pd(x, _mm256_set1_pd(HS_F64_CUTOFF), _CMP_LT_OQ),
+  return _mm256_andnot_pd(_mm256_cmp_pd(x, _mm256_set1_pd(cut), _CMP_LT_OQ),
                           _mm256_mul_pd(s, p));
+}
+static inline __m256d hs_f64_exp_avx2(__m256d x) {
+  return hs_f64_exp_below_avx2(x, HS_F64_CUTOFF);
 }
 #endif
 
 #ifdef __AVX512F__
-static inline __m512d hs_f64_exp_avx512(__m512d x) {
+static inline __m512d hs_f64_exp_below_avx512(__m512d x, double cut) {
   const __m512d magic = _mm512_set1_pd(HS_F64_MAGIC);
   /* n + magic; s = 2^n */
   __m512d vn = _mm512_fmadd_pd(x, _mm512_set1_pd(HS_F64_LOG2E), magic);
@@ -119,8 +127,11 @@ static inline __m512d hs_f64_exp_avx512(__m512d x) {
   p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(1.0));
   p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(1.0));
   /* s * exp(t); x < cutoff gives +0 */
-  __mmask8 under = _mm512_cmp_pd_mask(x, _mm512_set1_pd(HS_F64_CUTOFF), _CMP_LT_OQ);
+  __mmask8 under = _mm512_cmp_pd_mask(x, _mm512_set1_pd(cut), _CMP_LT_OQ);
   return _mm512_maskz_mul_pd((__mmask8)~under, s, p);
+}
+static inline __m512d hs_f64_exp_avx512(__m512d x) {
+  return hs_f64_exp_below_avx512(x, HS_F64_CUTOFF);
 }
 #endif
 

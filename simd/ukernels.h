@@ -88,6 +88,11 @@ extern "C" {
   void fn(size_t nseg, const size_t *seg, size_t dk, size_t dv,           \
           const double *q, const double *k, size_t ldk, const double *v,  \
           size_t ldv, double inv_tau, hs_f64_online *st, double *acc);
+#define HS_DECLARE_f64_attn_rows_2pass(fn)                                \
+  void fn(size_t nr, const size_t *nseg, const size_t *const *seg,        \
+          size_t dk, size_t dv, const double *q, size_t ldq,              \
+          const double *k, size_t ldk, const double *v, size_t ldv,       \
+          double inv_tau, hs_f64_online *st, double *acc, size_t ldacc);
 #define HS_DECLARE_f64_bounds(fn)                                         \
   void fn(size_t n, size_t dk, const double *lv, size_t ld, const double *qd, \
           const double *aq, double rel, double absm, double lim, double *u);

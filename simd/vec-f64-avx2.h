@@ -12,7 +12,9 @@
  *   vd_max(a, b) = a > b ? a : b, vd_min(a, b) = a < b ? a : b (b when
  *     either is NaN: x86's order, what the scalar ternary gives);
  *   vd_cmpgt, vd_cmpge, vd_cmple (false when either lane is NaN),
- *   vd_select(m, a_if_true, b_else), vdmask_bits (bit i: lane i).
+ *   vd_select(m, a_if_true, b_else), vdmask_bits (bit i: lane i);
+ *   vd_cmpeq (false on NaN), vd_isnan, vdmask_or;
+ *   vd_hmax, vd_hsum (horizontal, each ISA in one fixed order).
  * Include only from a file compiled with -mavx2 -mfma. */
 #ifndef HS_VEC_F64_H
 #define HS_VEC_F64_H
@@ -63,5 +65,17 @@ static inline vdmask vd_cmpge(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GE_O
 static inline vdmask vd_cmple(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
 static inline vd vd_select(vdmask m, vd a, vd b) { return _mm256_blendv_pd(b, a, m); }
 static inline unsigned vdmask_bits(vdmask m) { return (unsigned)_mm256_movemask_pd(m); }
+static inline vdmask vd_cmpeq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+static inline vdmask vd_isnan(vd a) { return _mm256_cmp_pd(a, a, _CMP_UNORD_Q); }
+static inline vdmask vdmask_or(vdmask a, vdmask b) { return _mm256_or_pd(a, b); }
+/* horizontal, in a fixed order: the halves, then the pair */
+static inline double vd_hmax(vd a) {
+  __m128d h = _mm_max_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+  return _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
+}
+static inline double vd_hsum(vd a) {
+  __m128d h = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
 
 #endif

@@ -44,5 +44,12 @@ static inline vdmask vd_cmpge(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP
 static inline vdmask vd_cmple(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
 static inline vd vd_select(vdmask m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
 static inline unsigned vdmask_bits(vdmask m) { return (unsigned)m; }
+static inline vdmask vd_cmpeq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+static inline vdmask vd_isnan(vd a) { return _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q); }
+static inline vdmask vdmask_or(vdmask a, vdmask b) { return (vdmask)(a | b); }
+/* horizontal, in the fixed order of GCC's reductions (halves, then
+ * quarters, then pairs) */
+static inline double vd_hmax(vd a) { return _mm512_reduce_max_pd(a); }
+static inline double vd_hsum(vd a) { return _mm512_reduce_add_pd(a); }
 
 #endif

@@ -5,19 +5,22 @@
  *
  * Bound (the kernels' first comments, u = 2^-53), with S_j = sum_c
  * |q_c k_jc inv_tau| and * = exact relative to the kernel's own max:
- *   E = 2 (dk + 8) u max_j S_j + (n/8 + 74) u
- * (n/8: the AVX-512 lane path's sums, n/64 for the chunked ones),
+ *   E = 2 (dk + 8) u max_j S_j + (n/4 + 74) u
+ * (n/4: the AVX2 lane path's sums, n/8 AVX-512's, n/64 for the chunked
+ * ones),
  *   |sum - sum*| <= E sum*,  |acc_c - acc*_c| <= E sum_j e_j |v_jc|
- * (plus n 2^-1022 of flushed weights). The long double reference carries
- * 11 more bits than double: inside the slack of the bound.
+ * (plus n 2^-126 of the weights flushed below HS_F64_WEIGHT_CUT). The
+ * long double reference carries 11 more bits than double: inside the
+ * slack of the bound.
  * Sizes around the 4/8-key groups and the 64-key chunks, segment lists
  * cut as tiles of 64 and at arbitrary places, strided and contiguous keys
  * (dk 1, 2, 4 fast paths), dv 1 lane-wise values; -inf, +inf and NaN
  * scores, no segments.
  * Skipping: leaving out segments whose scores all lie more than
  * HS_F64_SKIP_CUT below the max gives the same bits, on every ISA; a
- * segment just above the exp cutoff does change them (so the check can
- * fail); weights are never subnormal. */
+ * segment just above the weight cut does change them (so the check can
+ * fail); weights are +0 below the weight cut and within 2 ULP of exp
+ * above it. */
 #include "common.h"
 
 #define U 0x1p-53
@@ -56,7 +59,7 @@ static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
     assert_true(st.max == -INFINITY && st.sum == 0);
     for (size_t c = 0; c < p->dv; c++) assert_true(acc[c] == 0);
   } else {
-    double E = 2 * (p->dk + 8) * U * (double)smax + (p->n / 8.0 + 74) * U;
+    double E = 2 * (p->dk + 8) * U * (double)smax + (p->n / 4.0 + 74) * U;
     long double sum = 0, accr[HS_ATTN_MAX_D] = {0}, absr[HS_ATTN_MAX_D] = {0};
     for (size_t j = 0; j < p->n; j++) {
       long double e = st.max == INFINITY ? (s[j] == INFINITY ? 1 : 0)
@@ -68,7 +71,8 @@ static void check_ref(const hs_kernels *kt, const prob *p, size_t ns,
         absr[c] += e * fabs(p->v[j * p->ldv + c]);
       }
     }
-    double flush = p->n * 0x1p-1022;
+    /* weights below e^-87.5 < 2^-126 are +0 (HS_F64_WEIGHT_CUT) */
+    double flush = p->n * 0x1p-126;
     if (!(E < 0.25)) { /* scores too large for a relative bound to say much */
       assert_true(st.sum >= 1 && isfinite(st.sum));
       free(s);
@@ -181,8 +185,8 @@ static void test_special(void **state) {
 }
 
 /* Weights through the kernel: two keys scoring 0 and x, values 0 and 1,
- * so acc = exp(x): never subnormal (+0 below the cutoff, >= 2^-1022
- * above), and within 2 ULP of exp above it (the rr2-p11 bound). */
+ * so acc = exp(x): +0 below the weight cut (HS_F64_WEIGHT_CUT), and
+ * within 2 ULP of exp above it (the rr2-p11 bound). */
 static void test_no_subnormal(void **state) {
   (void)state;
   hs_rng r = {14};
@@ -191,13 +195,13 @@ static void test_no_subnormal(void **state) {
   HS_FOR_EACH_ISA(kt) {
     double worst = 0;
     for (int i = 0; i < 40000; i++) {
-      double x = i % 2 ? hs_rng_uniform(&r, -709.5, -708) : hs_rng_uniform(&r, -708.39, 0);
+      double x = i % 2 ? hs_rng_uniform(&r, -88.5, -87) : hs_rng_uniform(&r, -87.5, 0);
       double s2[2] = {0, x}, a1[1];
       hs_f64_online st;
       kt->f64_attn_row_2pass(1, seg, 1, 1, &q, s2, 1, v2, 1, 1, &st, a1);
-      assert_true(a1[0] == 0 || a1[0] >= 0x1p-1022);
-      if (x < -709) assert_true(a1[0] == 0 && !signbit(a1[0]));
-      if (x >= -708.39) {
+      assert_true(a1[0] == 0 || a1[0] >= 0x1p-127);
+      if (x < HS_F64_WEIGHT_CUT) assert_true(a1[0] == 0 && !signbit(a1[0]));
+      if (x >= HS_F64_WEIGHT_CUT) {
         long double w = expl((long double)x);
         double ulp = nextafter((double)w, INFINITY) - (double)w;
         double u = (double)(fabsl(a1[0] - w) / ulp);
@@ -240,8 +244,9 @@ static int drop_same(const hs_kernels *kt, size_t dk, size_t dv, double d,
  * so every tile but the last few lies more than HS_F64_SKIP_CUT below the
  * max; dropping those tiles (cut as tiles and at arbitrary places) gives
  * the same bits. (2) A far segment whose best key is just past the cut
- * (max - 709 - 2^-42 scaled) drops with the same bits; one at max - 708.3
- * (weights ~2^-1021.9, normal) does not, so the comparison can fail. */
+ * (max - 88 - 2^-30) drops with the same bits; one just above the
+ * weight cut (max - 87.4, weights ~2^-126) does not, so the comparison
+ * can fail. */
 static void test_drop_identical(void **state) {
   (void)state;
   hs_rng r = {13};
@@ -259,7 +264,7 @@ static void test_drop_identical(void **state) {
             size_t ns = tile_segs(n, first, seg), nk = 0;
             /* the max is at the last key or near it (scores within 0.3
              * dk of 3j): a segment ending 250 keys before the end lies
-             * more than 709 below */
+             * more than HS_F64_SKIP_CUT below */
             for (size_t t = 0; t < ns; t++)
               if (seg[2 * t] + seg[2 * t + 1] + 250 > n)
                 kept[2 * nk] = seg[2 * t], kept[2 * nk + 1] = seg[2 * t + 1], nk++;
@@ -275,7 +280,7 @@ static void test_drop_identical(void **state) {
     for (size_t dk = 1; dk <= 4; dk++)
       for (size_t dv = 1; dv <= 9; dv += 8) {
         assert_true(drop_same(kt, dk, dv, -HS_F64_SKIP_CUT - 0x1p-30, &r));
-        assert_true(!drop_same(kt, dk, dv, -708.3, &r));
+        assert_true(!drop_same(kt, dk, dv, HS_F64_WEIGHT_CUT + 0.1, &r));
       }
   }
 }
@@ -292,7 +297,7 @@ static void test_isas_agree(void **state) {
   hs_f64_online s0, s1;
   double a0[3], a1[3];
   hs_kernels_for(HS_ISA_SCALAR)->f64_attn_row_2pass(ns, seg, dk, dv, q, k, dk, v, dv, 2, &s0, a0);
-  double E = 2 * (dk + 8) * U * 8 * 2 + (n / 8.0 + 74) * U;
+  double E = 2 * (dk + 8) * U * 8 * 2 + (n / 4.0 + 74) * U;
   HS_FOR_EACH_ISA(kt) {
     kt->f64_attn_row_2pass(ns, seg, dk, dv, q, k, dk, v, dv, 2, &s1, a1);
     assert_true(fabs(s1.sum - s0.sum) <= 2 * E * s0.sum);

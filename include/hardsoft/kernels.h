@@ -98,26 +98,45 @@ typedef void (*hs_f32_attn_rows_2pass_fn)(size_t nr, const size_t *nseg,
 
 /* The same in double (f64_attn_row_2pass), exp rr2-p11: segments, the
  * exact max of pass 1, chunks of 64 keys from each segment's start,
- * outputs and special values exactly as f32_attn_row_2pass. Skipping: a
+ * outputs and special values exactly as f32_attn_row_2pass. Weights: a
+ * key whose rounded difference x = s - max is below HS_F64_WEIGHT_CUT
+ * weighs exactly +0 (every f64 two-pass kernel: scalar, AVX2, AVX-512),
+ * not only below the exp's own underflow at -708.4. Why that costs no
+ * accuracy: such a weight is below e^-87.5 < 2^-126 of the max's weight
+ * (exactly 1, so sum >= 1): leaving all of them out moves sum by less
+ * than n 2^-126 of itself, and acc_c / sum by less than n 2^-126
+ * max_j |v_jc|, under one rounding (2^-53) for any n below 2^73. What it
+ * buys: skipping at the f32 kernels' distance instead of 709 (the f64
+ * pe rows kept 3.5 times the keys of the f32 ones at 709). Skipping: a
  * segment whose every score s has s - max < -HS_F64_SKIP_CUT can be left
- * out with the same bits (finite values), in every f64 kernel (scalar,
- * AVX2, AVX-512). Why 709: the f64 exp flushes every input below
- * -708.3964 (>= ln 2^-1022) to exactly +0 and gives a normal number (>=
- * 2^-1022) otherwise, so no weight is ever subnormal; s - max < -709
- * exactly means the kernel's rounded difference is <= -709 (rounding is
- * monotone and -709 is a double), below that cutoff, so the key weighs
- * exactly +0; +0 weights give chunk sums of +0 (+0 * v = +-0 for finite
- * v, +0 + -0 = +0), and +0 added to a running total, which starts at +0
- * and is never -0, leaves it unchanged. A caller comparing its own bound
- * in double against the cut must leave room for that comparison's own
- * rounding (as HS_SKIP_CUT = 88.0001 does for f32). */
-#define HS_F64_SKIP_CUT 709.0
+ * out with the same bits (finite values): s - max < -88 exactly means the
+ * kernel's rounded difference is <= -88 (rounding is monotone and -88 is
+ * a double), below the weight cut, so the key weighs exactly +0; +0
+ * weights give chunk sums of +0 (+0 * v = +-0 for finite v, +0 + -0 =
+ * +0), and +0 added to a running total, which starts at +0 and is never
+ * -0, leaves it unchanged. A caller comparing its own bound in double
+ * against the cut must leave room for that comparison's own rounding (as
+ * HS_SKIP_CUT = 88.0001 does for f32). */
+#define HS_F64_WEIGHT_CUT (-87.5)
+#define HS_F64_SKIP_CUT 88.0
 typedef void (*hs_f64_attn_row_2pass_fn)(size_t nseg, const size_t *seg,
                                          size_t dk, size_t dv,
                                          const double *q, const double *k,
                                          size_t ldk, const double *v,
                                          size_t ldv, double inv_tau,
                                          hs_f64_online *st, double *acc);
+
+/* Rows of one head through f64_attn_row_2pass in one call, as
+ * f32_attn_rows_2pass (no bias: f64 has no biased two-pass kernel): row
+ * r's nseg[r] segments seg[r], query q + r * ldq, outputs st[r] and
+ * acc + r * ldacc, each row's bits exactly those of the one-row kernel. */
+typedef void (*hs_f64_attn_rows_2pass_fn)(size_t nr, const size_t *nseg,
+                                          const size_t *const *seg, size_t dk,
+                                          size_t dv, const double *q, size_t ldq,
+                                          const double *k, size_t ldk,
+                                          const double *v, size_t ldv,
+                                          double inv_tau, hs_f64_online *st,
+                                          double *acc, size_t ldacc);
 
 /* Y[i*ldy + r] = sum_c X[i*ldx + c] * A[r*lda + c] for i < rows, r < m,
  * c < k: a batch of gemv, the rows of X times A^T (the forward pass's
@@ -299,7 +318,7 @@ typedef unsigned (*hs_f64_bound_test_fn)(size_t n, const double *u, hs_bt_op op,
   X(f32_attn_tile_bias) X(f32_attn_hard) X(f64_gemm)   \
   X(f64_attn_hard) X(f64_attn_row_2pass) X(f32_attn_row_2pass_bias)        \
   X(f64_bounds) X(f64_bound_test)                                            \
-  X(f32_gemm_pk) X(f64_gemm_pk) X(f32_attn_rows_2pass)
+  X(f32_gemm_pk) X(f64_gemm_pk) X(f32_attn_rows_2pass) X(f64_attn_rows_2pass)
 
 enum {
 #define HS_OP_ENUM_(op) HS_OP_##op,
@@ -335,6 +354,7 @@ struct hs_kernels {
   hs_f32_gemm_pk_fn f32_gemm_pk;
   hs_f64_gemm_pk_fn f64_gemm_pk;
   hs_f32_attn_rows_2pass_fn f32_attn_rows_2pass;
+  hs_f64_attn_rows_2pass_fn f64_attn_rows_2pass;
   /* C symbol of the kernel chosen for each op, indexed by HS_OP_* */
   const char *name[HS_OP_COUNT];
 };

@@ -464,7 +464,7 @@ static size_t FN(seg_cap)(const FN(job) *J) { return 2 * (J->ntiles + 1); }
 #define HS_PAR_MIN ((size_t)1 << 15)
 
 /* The cut of FN(bt_row): exp(x) is exactly +0 in every f32 kernel once
- * x <= -88 (skip-impl.h), in every f64 kernel once x <= -709
+ * x <= -88 (skip-impl.h), in every f64 two-pass kernel once x <= -88
  * (HS_F64_SKIP_CUT); the extra 1e-4 covers the rounding of the double
  * comparison m_lo - U > cut. */
 #if REAL_F32
@@ -644,6 +644,23 @@ static size_t FN(rounded_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
   return ns + 1;
 }
 
+/* A softmax row's last step, shared by the row, tile and multi-row
+ * paths so the three give the same bits: out[0..dv) divided by the sum
+ * (st; NULL for rounded rows, whose kernel normalises), then the attention
+ * error when asked for (rounded scores have none defined; f64
+ * relative-bias rows, rounded_row with no rounding, have theirs). */
+static void FN(finish_row)(const FN(job) *J, int h, size_t i, size_t lo, size_t hi,
+                           REAL inv_tau, const ONLINE *st, REAL *out, FN(part) *p) {
+  const hs_head *H = &J->L->heads[h];
+  if (st)
+    for (size_t c = 0; c < (size_t)H->dv; c++) out[c] = st->sum > 0 ? out[c] / st->sum : 0;
+  if (J->o->want_attn_error && i > 0 && J->o->score_round == HS_ROUND_NONE) {
+    double e = FN(off_target)(J->kt, H, J->Q[h] + i * hs_dkp(H), J->K[h], lo, hi,
+                              inv_tau, i, J->n);
+    if (e > p->err) p->err = e;
+  }
+}
+
 /* A softmax head's row: rounded scores (FN(rounded_row)), or the
  * two-pass kernel, or the online one (f32 relative bias: its bias
  * variant, key j of the buffers at j - i), then normalised; the
@@ -662,6 +679,7 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
   if (FN(rounded_head)(o, H)) {
     size_t *seg, ns = FN(rounded_segs)(J, h, i, q, lo, hi, inv_tau, p, &seg);
     FN(rounded_row)(kt, H, q, Kh, Vh, ns, seg, inv_tau, o->score_round, i, n, out);
+    FN(finish_row)(J, h, i, lo, hi, inv_tau, NULL, out, p);
   } else {
     ONLINE st = {-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
@@ -676,13 +694,7 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
       p->keys += b - a + 1, p->segs++;
       FN(online_row)(kt, dk, dv, q, Kh, Vh, a, h0, b - a + 1 - h0, inv_tau, sk, i, &st, out);
     }
-    for (size_t c = 0; c < dv; c++) out[c] = st.sum > 0 ? out[c] / st.sum : 0;
-  }
-  /* rounded scores have no attention error defined; f64 relative-bias
-   * rows (rounded_row with no rounding) have theirs */
-  if (o->want_attn_error && i > 0 && o->score_round == HS_ROUND_NONE) {
-    double e = FN(off_target)(kt, H, q, Kh, lo, hi, inv_tau, i, n);
-    if (e > p->err) p->err = e;
+    FN(finish_row)(J, h, i, lo, hi, inv_tau, &st, out, p);
   }
 }
 
@@ -718,10 +730,10 @@ static void FN(attend_row)(const FN(job) *J, size_t i, REAL *out, FN(part) *p) {
   }
 }
 
-#if REAL_F32
 /* Rows per f32_attn_tile call: the AVX2 / AVX-512 tiles score 4 queries
- * per key load. */
+ * per key load (f64: rows per group of FN(attend_rows)). */
 #define HS_TILE_ROWS 4
+#if REAL_F32
 /* hs_run_opts.attn_tile == 0: whether tiles are used. Tiles, since they
  * measured faster side by side (hardsoft bench --skip rows,tiles, pe,
  * mu = 4, n = 4096, one thread: a S b 7% on AVX2 and 15-23% on AVX-512, a
@@ -785,16 +797,13 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
     kt->f32_attn_tile(cnt, nk, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h] + j0 * dk,
                       dk, J->V[h] + j0 * dv, dv, inv_tau, st, out, ow, !past);
   }
-  for (size_t r = 0; r < cnt; r++) {
-    REAL *o_r = out + r * ow;
-    for (size_t c = 0; c < dv; c++) o_r[c] = st[r].sum > 0 ? o_r[c] / st[r].sum : 0;
-    if (J->o->want_attn_error && i0 + r > 0) {
-      double e = FN(off_target)(kt, H, J->Q[h] + (i0 + r) * dk, J->K[h], lo[r],
-                                hi[r], inv_tau, i0 + r, n);
-      if (e > p->err) p->err = e;
-    }
-  }
+  for (size_t r = 0; r < cnt; r++)
+    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p);
 }
+#else
+/* f64 has no tile kernel */
+static int FN(tile_head)(const FN(job) *J, int h) { return (void)J, (void)h, 0; }
+#endif
 
 /* Whether head h's rows go to FN(attend_multi): the two-pass rows of
  * FN(softmax_row) (no score rounding). */
@@ -805,22 +814,19 @@ static int FN(multi_head)(const FN(job) *J, int h) {
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_SEG_ROWS) by
- * one f32_attn_rows_2pass call, row r's outputs at out + r * J->ow: row
- * by row FN(two_pass_row)'s segments (its skipping) and kernel, the
- * kernel's contract giving each row the bits of the one-row call, then
- * FN(softmax_row)'s normalisation and attention error. Several rows per
- * call let the kernel overlap their latency chains. */
+ * one f32_attn_rows_2pass or f64_attn_rows_2pass call, row r's outputs at
+ * out + r * J->ow: row by row FN(two_pass_row)'s segments (its skipping)
+ * and kernel, the kernel's contract giving each row the bits of the
+ * one-row call, then FN(finish_row). Several rows per call let the
+ * kernel overlap their latency chains. */
 static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
                              REAL *out, FN(part) *p) {
   const hs_head *H = &J->L->heads[h];
   size_t dk = hs_dkp(H), dv = (size_t)H->dv, ow = J->ow, n = J->n;
   size_t ns[HS_SEG_ROWS], lo[HS_SEG_ROWS], hi[HS_SEG_ROWS];
   const size_t *seg[HS_SEG_ROWS];
-  int64_t d0[HS_SEG_ROWS];
   ONLINE st[HS_SEG_ROWS];
   REAL inv_tau = FN(head_inv_tau)(H, n);
-  float sk;
-  FN(rel_slope)(H, &sk);
   for (size_t r = 0; r < cnt; r++) {
     size_t i = i0 + r, a, b, *sg = p->seg + r * FN(seg_cap)(J);
     FN(head_range)(H, i, n, &lo[r], &hi[r]);
@@ -828,21 +834,24 @@ static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
     ns[r] = FN(skip_segs)(J, h, i, J->Q[h] + i * dk, a, b, inv_tau, p, SKIP_CUT, sg);
     p->segs += ns[r];
     for (size_t t = 0; t < ns[r]; t++) p->keys += sg[2 * t + 1];
-    seg[r] = sg, d0[r] = -(int64_t)i;
+    seg[r] = sg;
   }
+#if REAL_F32
+  /* f32 relative-bias heads: the bias variant, key j at j - i */
+  int64_t d0[HS_SEG_ROWS];
+  for (size_t r = 0; r < cnt; r++) d0[r] = -(int64_t)(i0 + r);
+  float sk;
+  FN(rel_slope)(H, &sk);
   J->kt->f32_attn_rows_2pass(cnt, ns, seg, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h], dk,
                              J->V[h], dv, inv_tau, sk, d0, st, out, ow);
-  for (size_t r = 0; r < cnt; r++) {
-    REAL *o_r = out + r * ow;
-    for (size_t c = 0; c < dv; c++) o_r[c] = st[r].sum > 0 ? o_r[c] / st[r].sum : 0;
-    if (J->o->want_attn_error && i0 + r > 0 && J->o->score_round == HS_ROUND_NONE) {
-      double e = FN(off_target)(J->kt, H, J->Q[h] + (i0 + r) * dk, J->K[h], lo[r],
-                                hi[r], inv_tau, i0 + r, n);
-      if (e > p->err) p->err = e;
-    }
-  }
-}
+#else
+  /* f64 relative-bias heads are rounded heads, never here (FN(multi_head)) */
+  J->kt->f64_attn_rows_2pass(cnt, ns, seg, dk, dv, J->Q[h] + i0 * dk, dk, J->K[h], dk,
+                             J->V[h], dv, inv_tau, st, out, ow);
 #endif
+  for (size_t r = 0; r < cnt; r++)
+    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p);
+}
 
 /* The attention of rows i0 .. i0 + cnt - 1 (consecutive), row t's at
  * out + t * J->ow: heads that take tiles (FN(tile_head)) or several
@@ -850,7 +859,6 @@ static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
  * the others row by row. */
 static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
                             FN(part) *p) {
-#if REAL_F32
   _Static_assert(HS_TILE_ROWS <= HS_SEG_ROWS, "a group's segment lists fit in p->seg");
   int any = 0;
   for (int h = 0; h < J->L->nheads; h++) any |= FN(tile_head)(J, h) || FN(multi_head)(J, h);
@@ -860,9 +868,12 @@ static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
       size_t off = 0;
       for (int h = 0; h < J->L->nheads; h++) {
         REAL *oh = out + t * J->ow + off;
+#if REAL_F32
         if (FN(tile_head)(J, h))
           FN(attend_tile)(J, h, i0 + t, g, oh, p);
-        else if (FN(multi_head)(J, h))
+        else
+#endif
+        if (FN(multi_head)(J, h))
           FN(attend_multi)(J, h, i0 + t, g, oh, p);
         else
           for (size_t r = 0; r < g; r++) FN(attend_head)(J, h, i0 + t + r, oh + r * J->ow, p);
@@ -871,7 +882,6 @@ static void FN(attend_rows)(const FN(job) *J, size_t i0, size_t cnt, REAL *out,
     }
     return;
   }
-#endif
   for (size_t t = 0; t < cnt; t++) FN(attend_row)(J, i0 + t, out + t * J->ow, p);
 }
 

@@ -58,7 +58,9 @@
  * relative 2^-53), so every score s under it has s - M <= U - m_lo < -88,
  * the f32 difference rounds to <= -88 (monotone rounding, -88
  * representable), and exp gives exactly +0 in every kernel (inputs below
- * -87.3365 flush to +0); f64 the same with 709.0001 and HS_F64_SKIP_CUT. Its scores are also below M, so the max of the
+ * -87.3365 flush to +0); f64 the same with 88.0001 and HS_F64_SKIP_CUT
+ * (its two-pass kernels flush weights below HS_F64_WEIGHT_CUT = -87.5).
+ * Its scores are also below M, so the max of the
  * kept tiles is M, and the kernel's first comment says why leaving +0
  * weights out of the list changes no bit. The leaf giving m_lo is never
  * skipped (U >= m_lo). Rows keep their segments in increasing order: the
