@@ -52,6 +52,15 @@ FAMILIES = [
      "64-key tiles (about 48 keys: a ragged first tile, whole tiles, "
      "sometimes the 2-key BOS copy), contiguous keys, dv = 1: <isa> = "
      "f32_attn_row_2pass, <isa>_bias = f32_attn_row_2pass_bias"),
+    ("attn_rows_2pass_skip", ["dk"], "key",
+     "attn_2pass_skip's rows four per call, as the forward pass makes them: "
+     "<isa> = f32_attn_rows_2pass, <isa>_bias = its _bias rows (every "
+     "row's bits those of the one-row call)"),
+    ("attn_2pass_skip_f64", ["dk"], "key",
+     "attn_2pass_skip's rows and data in double: f64_attn_row_2pass"),
+    ("attn_rows_2pass_skip_f64", ["dk"], "key",
+     "the same f64 rows four per f64_attn_rows_2pass call, as the f64 "
+     "forward pass makes them"),
     ("read_bw", ["bytes"], "byte",
      "read bandwidth: a buffer summed with 256-bit (avx2) or 512-bit (avx512) "
      "loads into 8 named accumulators (in cache after the first pass); the "
@@ -223,6 +232,13 @@ def load_passes(paths):
     return ctx or {}, rows, extra
 
 
+# Families whose first argument is not the item count (dk, with the keys
+# of the rows counted by the benchmark): their time per item is the
+# benchmark's own items_per_second.
+PER_COUNTED_ITEM = {"attn_2pass_skip", "attn_rows_2pass_skip",
+                    "attn_2pass_skip_f64", "attn_rows_2pass_skip_f64"}
+
+
 def parse(rows):
     """(family, impl, args) -> {ns, ips, cv, label} or {error}."""
     res = {}
@@ -242,8 +258,10 @@ def parse(rows):
             continue
         agg = r.get("aggregate_name")
         if agg == "median" or (agg is None and "ns" not in e):
-            items = args[0]
-            e["ns"] = r["cpu_time"] * TO_NS[r.get("time_unit", "ns")] / items
+            if parts[0] in PER_COUNTED_ITEM and r.get("items_per_second"):
+                e["ns"] = 1e9 / r["items_per_second"]
+            else:
+                e["ns"] = r["cpu_time"] * TO_NS[r.get("time_unit", "ns")] / args[0]
             e["ips"] = r.get("items_per_second")
             e["label"] = r.get("label", "")
             if "sum_error" in r:
