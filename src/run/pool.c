@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run/phase.h"
 #include "run/pool.h"
@@ -171,6 +172,31 @@ void hs_pool_end(hs_pool *p) {
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->go);
   pthread_cond_destroy(&p->done);
+}
+
+void hs_demote(const void *p, size_t bytes) {
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+  const char *a = (const char *)((uintptr_t)p & ~(uintptr_t)63), *e = (const char *)p + bytes;
+  /* cldemote (%rax), spelled as bytes for assemblers that predate it */
+  for (; a < e; a += 64) __asm__ volatile(".byte 0x0f, 0x1c, 0x00" : : "a"(a) : "memory");
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
+int hs_demote_pays(size_t bytes) {
+  /* read once: glibc answers with CPUID, a trap to the hypervisor in a VM */
+  static atomic_long l2 = 0;
+  long c = atomic_load_explicit(&l2, memory_order_relaxed);
+  if (c == 0) {
+    c = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    c = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (c <= 0) c = 2L << 20;
+    atomic_store_explicit(&l2, c, memory_order_relaxed);
+  }
+  return bytes >= (size_t)c / 4;
 }
 
 int hs_split_init(hs_split *s, uint64_t N, int T) {

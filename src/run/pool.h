@@ -76,6 +76,19 @@ typedef void (*hs_range_fn)(void *ctx, int k, size_t lo, size_t hi);
 void hs_pool_ranges(hs_pool *p, int T, size_t n, size_t c, hs_range_fn fn,
                     void *ctx, uint64_t *ticks);
 
+/* The lines of [p, p + bytes) pushed from this core's private caches to
+ * the cache the cores share (x86's CLDEMOTE: a hint, executed as a no-op
+ * by CPUs without it; nothing on other targets). For data one thread
+ * writes and the other then reads: a line left modified in the writer's
+ * L2 costs the reader a transfer from that core, dearer than a hit in
+ * the shared cache. */
+void hs_demote(const void *p, size_t bytes);
+/* Whether a pass whose residual stream takes `bytes` demotes what its
+ * threads share (FN(proj_range)): from a quarter of this core's L2 on
+ * (sysconf; 2 MiB where unknown), below which the pass's lines stay in
+ * both cores' L2 anyway. */
+int hs_demote_pays(size_t bytes);
+
 /* Chunks [0, N) handed out to T threads: thread k takes those of its own
  * range (hs_part_range) front to back, and once it is empty the back half
  * of the fullest other one, which it then takes front to back too. Every
