@@ -29,6 +29,7 @@
 #endif
 
 #include <stddef.h>
+#include <stdint.h>
 #include <wasm_simd128.h>
 
 typedef v128_t vf;
@@ -99,5 +100,14 @@ HS_VF_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(
 HS_VF_INLINE vf vf_exp2_bits(vf p, vf k_biased) {
   return wasm_i32x4_add(p, wasm_i32x4_shl(k_biased, 23));
 }
+
+/* int32 lanes (positions), wrapping as on x86 */
+typedef v128_t vi;
+HS_VF_INLINE vi vi_iota(int32_t base) {
+  return wasm_i32x4_add(wasm_i32x4_splat(base), wasm_i32x4_make(0, 1, 2, 3));
+}
+HS_VF_INLINE vi vi_set1(int32_t x) { return wasm_i32x4_splat(x); }
+HS_VF_INLINE vi vi_add(vi a, vi b) { return wasm_i32x4_add(a, b); }
+HS_VF_INLINE vf vf_from_vi(vi a) { return wasm_f32x4_convert_i32x4(a); }
 
 #endif
