@@ -7,7 +7,7 @@
  * bound, the special values (-inf, +inf, NaN scores, fully masked rows)
  * and the thread and skip bit-identities are that kernel's. Both walk a
  * query's keys in blocks of 512 from key 0 and fold each block with the
- * same code (attn-f32-online-avx2.h); a score is the same instructions
+ * same code (attn-f32-online-vec.h); a score is the same instructions
  * on the same operands whichever loop computes it.
  *
  * Work: the queries of a tile share their first key (end = 0, the past
