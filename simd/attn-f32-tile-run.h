@@ -106,8 +106,8 @@ ALWAYS void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
                      const float *v, size_t ldv, float inv_tau, float slope,
                      const int64_t *d0, hs_f32_online *st, float *acc,
                      size_t ldacc, int end) {
-  _Alignas(ONLINE_ALIGN) float sb[TQ][BLK];
-  _Alignas(ONLINE_ALIGN) float eb[BLK];
+  _Alignas(64) float sb[TQ][BLK];
+  _Alignas(64) float eb[BLK];
   orow o[TQ];
   const int contig = ldk == dk && tile_contig(dk);
   size_t nend = 0; /* end: every query's keys end at key nend - 1 */
