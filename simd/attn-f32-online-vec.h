@@ -63,13 +63,12 @@ ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
   }
   o->m = st->max;
   /* running sum per lane; lane 0 starts at the caller's sum */
-  o->vsum = vf_load_tail(&st->sum, 1);
+  o->vsum = vf_first(st->sum);
   /* dv == 1 with contiguous values: acc[0] kept per lane in vacc (lane 0
    * starts at the caller's acc[0]); otherwise vacc stays 0 */
   const int v1 = dv == 1 && ldv == 1;
   o->v1 = v1;
-  const float a0 = v1 ? acc[0] : 0.0f;
-  o->vacc = vf_load_tail(&a0, 1);
+  o->vacc = vf_first(v1 ? acc[0] : 0.0f);
   if (v1) run[0] = 0;
 }
 

@@ -19,6 +19,7 @@ typedef __mmask16 vmask;
 
 static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
 static inline vf vf_set1(float x) { return _mm512_set1_ps(x); }
+static inline vf vf_first(float x) { return _mm512_maskz_mov_ps(1, _mm512_set1_ps(x)); }
 static inline vf vf_loadu(const float *p) { return _mm512_loadu_ps(p); }
 static inline void vf_storeu(float *p, vf x) { _mm512_storeu_ps(p, x); }
 /* masked: the lanes past n are neither read nor written */

@@ -41,6 +41,8 @@ typedef v128_t vmask; /* all-ones or all-zeros per 32-bit lane */
 
 HS_VF_INLINE vf vf_zero(void) { return wasm_f32x4_splat(0.0f); }
 HS_VF_INLINE vf vf_set1(float v) { return wasm_f32x4_splat(v); }
+/* v in lane 0, +0 in the others */
+HS_VF_INLINE vf vf_first(float v) { return wasm_f32x4_make(v, 0.0f, 0.0f, 0.0f); }
 HS_VF_INLINE vf vf_loadu(const float *p) { return wasm_v128_load(p); }
 HS_VF_INLINE void vf_storeu(float *p, vf v) { wasm_v128_store(p, v); }
 
