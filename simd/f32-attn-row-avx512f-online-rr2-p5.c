@@ -45,47 +45,10 @@
 #include "ukernels.h"
 
 #define BLK 512
-#include "attn-f32-blocks-avx512f.h"
-
 #include "attn-f32-online-avx512f.h"
 
-/* The row loop; bias != 0: the relative-bias variant (block_scores_bias:
- * one FMA more per score, fused into the scoring loop), the same
- * instructions otherwise. */
-ALWAYS void row_run(size_t n, size_t dk, size_t dv, const float *q,
-                    const float *k, size_t ldk, const float *v, size_t ldv,
-                    float inv_tau, int bias, float slope, int64_t d0,
-                    hs_f32_online *st, float *acc) {
-  if (n == 0) return;
-  orow o;
-  orow_init(&o, q, dk, dv, ldv, inv_tau, st, acc);
-  o.slope = slope;
-  o.p0 = d0;
-  _Alignas(64) float sb[BLK];
-  _Alignas(64) float eb[BLK];
-  for (size_t j0 = 0; j0 < n; j0 += BLK) {
-    const size_t nb = n - j0 < BLK ? n - j0 : BLK;
-    /* sb = scores of the block, lanes >= nb are -inf */
-    float bm = _mm512_reduce_max_ps(bias ? block_scores_bias(nb, k + j0 * ldk, ldk, &o.qd, sb,
-                                              dk, slope, d0 + (int64_t)j0)
-                       : block_scores(nb, k + j0 * ldk, ldk, &o.qd, sb, dk));
-    orow_block(&o, nb, bm, sb, eb, v + j0 * ldv);
-  }
-  orow_end(&o, st, acc);
-}
-
-void hs_f32_attn_row_ukernel__avx512f_online_rr2_p5(
-    size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
-    const float *v, size_t ldv, float inv_tau, hs_f32_online *st, float *acc) {
-  row_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0, st, acc);
-}
-
-/* The relative-bias variant (hs_f32_attn_row_bias_fn): each score gets
- * fma(slope, (float)(d0 + j), s_j) before the block's max; the error bound
- * above holds for the biased scores with |ds_j| one rounding larger. */
-void hs_f32_attn_row_bias_ukernel__avx512f_online_rr2_p5(
-    size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
-    const float *v, size_t ldv, float inv_tau, float slope, int64_t d0,
-    hs_f32_online *st, float *acc) {
-  row_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st, acc);
-}
+/* The bias variant's error bound is the one above for the biased scores,
+ * with |ds_j| one rounding larger. */
+HS_DEFINE_F32_ATTN_ROW_ONLINE_BLOCKED(
+    hs_f32_attn_row_ukernel__avx512f_online_rr2_p5,
+    hs_f32_attn_row_bias_ukernel__avx512f_online_rr2_p5)

@@ -7,7 +7,7 @@
  * bound, the special values (-inf, +inf, NaN scores, fully masked rows)
  * and the thread and skip bit-identities are that kernel's. Both walk a
  * query's keys in blocks of 512 from key 0 and fold each block with the
- * same code (attn-f32-online-avx512f.h); a score is the same instructions
+ * same code (attn-f32-online-vec.h); a score is the same instructions
  * on the same operands whichever loop computes it.
  *
  * Work: the queries of a tile share their first key (end = 0, the past
@@ -26,100 +26,15 @@
  * n: 4 score blocks and one weight block of 512 floats on the stack. */
 #include <immintrin.h>
 #include <math.h>
+#include <stddef.h>
 
 #include "attn-f32-exp.h"
 #include "ukernels.h"
 
 #define BLK 512
-#include "attn-f32-blocks-avx512f.h"
-
 #include "attn-f32-online-avx512f.h"
-
-#define TQ 4
-#define BLK_MAX(v) _mm512_reduce_max_ps(v)
-#define TILE_CONTIG(dk) ((dk) == 1 || (dk) == 2 || (dk) == 4 || (dk) == 8)
-
-/* Scores of 4 queries against one whole block of BLK contiguous keys
- * (dk == DK in {1, 2, 4, 8}) into sb[r]; their block maxima into bm[r]. The
- * same per-query sequence as block_scores_t: group by group,
- * vmax = max(s, vmax) from -inf, then the max reduction. */
-ALWAYS void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
-                          float *bm, int DK, size_t j0, int BIAS) {
-  /* BIAS: query r's key j0 + g + lane at o[r].p0 + j0 + g + lane */
-  __m512i p0 = _mm512_setzero_si512(), p1 = p0, p2 = p0, p3 = p0;
-  __m512 vs[4];
-  if (BIAS) {
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-#define POS(r) _mm512_add_epi32(_mm512_set1_epi32((int32_t)(o[r].p0 + (int64_t)j0)), lane)
-    p0 = POS(0), p1 = POS(1), p2 = POS(2), p3 = POS(3);
-#undef POS
-    for (int r = 0; r < 4; r++) vs[r] = _mm512_set1_ps(o[r].slope);
-  }
-  const __m512 q0 = o[0].qd.qc, q1 = o[1].qd.qc, q2 = o[2].qd.qc,
-               q3 = o[3].qd.qc;
-  __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
-  for (size_t g = 0; g < BLK; g += 16) {
-    __m512 kx[8];
-    const float *kg = k + g * DK;
-    kx[0] = _mm512_loadu_ps(kg);
-    if (DK >= 2) kx[1] = _mm512_loadu_ps(kg + 16);
-    if (DK >= 4) kx[2] = _mm512_loadu_ps(kg + 2 * 16), kx[3] = _mm512_loadu_ps(kg + 3 * 16);
-    if (DK >= 8)
-      for (int i = 4; i < 8; i++) kx[i] = _mm512_loadu_ps(kg + 16 * i);
-    __m512 s0 = dots16_contig_kx(kx, q0, DK);
-    __m512 s1 = dots16_contig_kx(kx, q1, DK);
-    __m512 s2 = dots16_contig_kx(kx, q2, DK);
-    __m512 s3 = dots16_contig_kx(kx, q3, DK);
-    if (BIAS) { /* as block_scores_bias: one FMA per score */
-      const __m512i step = _mm512_set1_epi32(16);
-      s0 = _mm512_fmadd_ps(vs[0], _mm512_cvtepi32_ps(p0), s0);
-      s1 = _mm512_fmadd_ps(vs[1], _mm512_cvtepi32_ps(p1), s1);
-      s2 = _mm512_fmadd_ps(vs[2], _mm512_cvtepi32_ps(p2), s2);
-      s3 = _mm512_fmadd_ps(vs[3], _mm512_cvtepi32_ps(p3), s3);
-      p0 = _mm512_add_epi32(p0, step), p1 = _mm512_add_epi32(p1, step);
-      p2 = _mm512_add_epi32(p2, step), p3 = _mm512_add_epi32(p3, step);
-    }
-    _mm512_store_ps(sb[0] + g, s0);
-    _mm512_store_ps(sb[1] + g, s1);
-    _mm512_store_ps(sb[2] + g, s2);
-    _mm512_store_ps(sb[3] + g, s3);
-    m0 = _mm512_max_ps(s0, m0); /* NaN in s is skipped */
-    m1 = _mm512_max_ps(s1, m1);
-    m2 = _mm512_max_ps(s2, m2);
-    m3 = _mm512_max_ps(s3, m3);
-  }
-  bm[0] = _mm512_reduce_max_ps(m0);
-  bm[1] = _mm512_reduce_max_ps(m1);
-  bm[2] = _mm512_reduce_max_ps(m2);
-  bm[3] = _mm512_reduce_max_ps(m3);
-}
-
-/* dk (TILE_CONTIG) as the compile-time width of tile_scores_t */
-ALWAYS void tile_scores(const float *kb, const orow *o, float (*sb)[BLK],
-                        float *bm, size_t dk, size_t j0, int bias) {
-  if (dk == 1) tile_scores_t(kb, o, sb, bm, 1, j0, bias);
-  else if (dk == 2) tile_scores_t(kb, o, sb, bm, 2, j0, bias);
-  else if (dk == 4) tile_scores_t(kb, o, sb, bm, 4, j0, bias);
-  else tile_scores_t(kb, o, sb, bm, 8, j0, bias);
-}
-
 #include "attn-f32-tile-run.h"
 
-void hs_f32_attn_tile_ukernel__avx512f_4x16_online_rr2_p5(
-    size_t nq, const size_t *n, size_t dk, size_t dv, const float *q,
-    size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-    float inv_tau, hs_f32_online *st, float *acc, size_t ldacc, int end) {
-  tile_run(nq, n, dk, dv, q, ldq, k, ldk, v, ldv, inv_tau, 0, NULL, st, acc,
-           ldacc, end);
-}
-
-/* The relative-bias variant (hs_f32_attn_tile_bias_fn): the same driver,
- * each query's blocks biased as the bias row kernel biases them. */
-void hs_f32_attn_tile_bias_ukernel__avx512f_4x16_online_rr2_p5(
-    size_t nq, const size_t *n, size_t dk, size_t dv, const float *q,
-    size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-    float inv_tau, float slope, const int64_t *d0, hs_f32_online *st,
-    float *acc, size_t ldacc, int end) {
-  tile_run(nq, n, dk, dv, q, ldq, k, ldk, v, ldv, inv_tau, slope, d0, st, acc,
-           ldacc, end);
-}
+HS_DEFINE_F32_ATTN_TILE_ONLINE(
+    hs_f32_attn_tile_ukernel__avx512f_4x16_online_rr2_p5,
+    hs_f32_attn_tile_bias_ukernel__avx512f_4x16_online_rr2_p5)

@@ -11,6 +11,7 @@
 
 #include <immintrin.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef __m512 vf;
 typedef __mmask16 vmask;
@@ -18,6 +19,7 @@ typedef __mmask16 vmask;
 
 static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
 static inline vf vf_set1(float x) { return _mm512_set1_ps(x); }
+static inline vf vf_first(float x) { return _mm512_maskz_mov_ps(1, _mm512_set1_ps(x)); }
 static inline vf vf_loadu(const float *p) { return _mm512_loadu_ps(p); }
 static inline void vf_storeu(float *p, vf x) { _mm512_storeu_ps(p, x); }
 /* masked: the lanes past n are neither read nor written */
@@ -57,5 +59,14 @@ static inline vf vf_exp2_bits(vf p, vf kb) {
   const __m512i ks = _mm512_slli_epi32(_mm512_castps_si512(kb), 23);
   return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), ks));
 }
+
+typedef __m512i vi;
+static inline vi vi_iota(int32_t base) {
+  return _mm512_add_epi32(_mm512_set1_epi32(base),
+                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+static inline vi vi_set1(int32_t x) { return _mm512_set1_epi32(x); }
+static inline vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
+static inline vf vf_from_vi(vi a) { return _mm512_cvtepi32_ps(a); }
 
 #endif

@@ -29,6 +29,7 @@
 #endif
 
 #include <stddef.h>
+#include <stdint.h>
 #include <wasm_simd128.h>
 
 typedef v128_t vf;
@@ -40,6 +41,8 @@ typedef v128_t vmask; /* all-ones or all-zeros per 32-bit lane */
 
 HS_VF_INLINE vf vf_zero(void) { return wasm_f32x4_splat(0.0f); }
 HS_VF_INLINE vf vf_set1(float v) { return wasm_f32x4_splat(v); }
+/* v in lane 0, +0 in the others */
+HS_VF_INLINE vf vf_first(float v) { return wasm_f32x4_make(v, 0.0f, 0.0f, 0.0f); }
 HS_VF_INLINE vf vf_loadu(const float *p) { return wasm_v128_load(p); }
 HS_VF_INLINE void vf_storeu(float *p, vf v) { wasm_v128_store(p, v); }
 
@@ -99,5 +102,14 @@ HS_VF_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(
 HS_VF_INLINE vf vf_exp2_bits(vf p, vf k_biased) {
   return wasm_i32x4_add(p, wasm_i32x4_shl(k_biased, 23));
 }
+
+/* int32 lanes (positions), wrapping as on x86 */
+typedef v128_t vi;
+HS_VF_INLINE vi vi_iota(int32_t base) {
+  return wasm_i32x4_add(wasm_i32x4_splat(base), wasm_i32x4_make(0, 1, 2, 3));
+}
+HS_VF_INLINE vi vi_set1(int32_t x) { return wasm_i32x4_splat(x); }
+HS_VF_INLINE vi vi_add(vi a, vi b) { return wasm_i32x4_add(a, b); }
+HS_VF_INLINE vf vf_from_vi(vi a) { return wasm_f32x4_convert_i32x4(a); }
 
 #endif
