@@ -28,6 +28,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "f32-attn-row-online-symbols.h"
+
 /* the alignment of a vector, so that the buffers take aligned accesses */
 #define ONLINE_ALIGN (VF_LANES * 4)
 
@@ -214,19 +216,8 @@ ALWAYS void online_row_run(size_t n, size_t dk, size_t dv, const float *q,
   orow_end(&o, st, acc);
 }
 
-/* The two row symbols; the bias one (hs_f32_attn_row_bias_fn) gives each
- * score fma(slope, (float)(d0 + j), s_j) before the block's max. */
-#define HS_DEFINE_F32_ATTN_ROW_ONLINE_BLOCKED(plain, biased)                  \
-  void plain(size_t n, size_t dk, size_t dv, const float *q, const float *k,  \
-             size_t ldk, const float *v, size_t ldv, float inv_tau,           \
-             hs_f32_online *st, float *acc) {                                 \
-    online_row_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0, st, acc);  \
-  }                                                                           \
-  void biased(size_t n, size_t dk, size_t dv, const float *q, const float *k, \
-              size_t ldk, const float *v, size_t ldv, float inv_tau,          \
-              float slope, int64_t d0, hs_f32_online *st, float *acc) {       \
-    online_row_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st,   \
-                   acc);                                                      \
-  }
+/* The two row symbols (the bias one: see f32-attn-row-online-symbols.h). */
+#define HS_DEFINE_F32_ATTN_ROW_ONLINE_BLOCKED(plain, biased) \
+  HS_DEFINE_F32_ATTN_ROW_ONLINE_OVER(online_row_run, plain, biased)
 
 #endif

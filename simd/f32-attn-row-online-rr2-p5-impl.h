@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "f32-attn-row-online-symbols.h"
 #include "ukernels.h"
 
 /* bacc[0..dv) += sum_{j<nb} e[j] v_j, leaving out the keys of weight 0
@@ -105,17 +106,7 @@ static inline __attribute__((always_inline)) void hs_online_run(
   st->sum = sum;
 }
 
-#define HS_DEFINE_F32_ATTN_ROW_ONLINE(plain, biased)                           \
-  void plain(size_t n, size_t dk, size_t dv, const float *q, const float *k,  \
-             size_t ldk, const float *v, size_t ldv, float inv_tau,           \
-             hs_f32_online *st, float *acc) {                                 \
-    hs_online_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 0, 0, 0, st, acc);   \
-  }                                                                           \
-  void biased(size_t n, size_t dk, size_t dv, const float *q, const float *k, \
-              size_t ldk, const float *v, size_t ldv, float inv_tau,          \
-              float slope, int64_t d0, hs_f32_online *st, float *acc) {       \
-    hs_online_run(n, dk, dv, q, k, ldk, v, ldv, inv_tau, 1, slope, d0, st,    \
-                  acc);                                                       \
-  }
+#define HS_DEFINE_F32_ATTN_ROW_ONLINE(plain, biased) \
+  HS_DEFINE_F32_ATTN_ROW_ONLINE_OVER(hs_online_run, plain, biased)
 
 #endif
