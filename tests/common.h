@@ -99,6 +99,27 @@ static inline size_t tile_segs(size_t n, size_t first, size_t *seg) {
   return ns;
 }
 
+/* The skipping path's shape: tile_segs' segments with the first and the
+ * last kept and each other one kept with probability 1/2. Returns the
+ * count kept. */
+static inline size_t some_tiles(hs_rng *r, size_t n, size_t first, size_t *seg) {
+  size_t ns = tile_segs(n, first, seg), kept = 0;
+  for (size_t t = 0; t < ns; t++)
+    if (t == 0 || t + 1 == ns || hs_rng_uniform(r, 0, 1) < 0.5)
+      seg[2 * kept] = seg[2 * t], seg[2 * kept + 1] = seg[2 * t + 1], kept++;
+  return kept;
+}
+
+/* A kernel input: with zeros, 60% of the time one of -1, -0, +0, 0.5, 1
+ * (signed zeros and exact values), else uniform in [-3, 3]. Exact in
+ * float too. */
+static inline double hs_pick(hs_rng *r, int zeros) {
+  static const double z[] = {-1.0, -0.0, 0.0, 0.5, 1.0};
+  double u = hs_rng_uniform(r, 0, 1);
+  if (zeros && u < 0.6) return z[(int)(u / 0.6 * 5) % 5];
+  return hs_rng_uniform(r, -3, 3);
+}
+
 /* The segments seg (ns pairs) into out, each cut at up to 3 random
  * points, or (join) with touching segments made one: the same keys in
  * other segments, for the kernels whose bits must not depend on the cut.

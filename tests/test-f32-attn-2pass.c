@@ -23,10 +23,7 @@
  * tiles from offset `first` (as tile_segs), some tiles left out, the
  * last segment cut to 2 keys when `bos`. Returns the segment count. */
 static size_t skip_segs(hs_rng *r, size_t n, size_t first, int bos, size_t *seg) {
-  size_t ns = tile_segs(n, first, seg), kept = 0;
-  for (size_t t = 0; t < ns; t++)
-    if (t == 0 || t + 1 == ns || hs_rng_uniform(r, 0, 1) < 0.5)
-      seg[2 * kept] = seg[2 * t], seg[2 * kept + 1] = seg[2 * t + 1], kept++;
+  size_t kept = some_tiles(r, n, first, seg);
   if (bos && seg[2 * kept - 1] > 2) seg[2 * kept - 1] = 2;
   return kept;
 }
@@ -145,14 +142,8 @@ static void test_reference(void **state) {
   }
 }
 
-/* One of -1, -0, +0, 0.5, 1, or a random value. */
-static float pick(hs_rng *r, int zeros) {
-  static const float z[] = {-1.0f, -0.0f, 0.0f, 0.5f, 1.0f};
-  double u = hs_rng_uniform(r, 0, 1);
-  if (zeros && u < 0.6) return z[(int)(u / 0.6 * 5) % 5];
-  return (float)hs_rng_uniform(r, -3, 3);
-}
-
+/* hs_pick in float (its values are exact in float). */
+static float pick(hs_rng *r, int zeros) { return (float)hs_pick(r, zeros); }
 static void same_bits(const hs_kernels *kt, size_t ns, const size_t *seg, size_t dk,
                       const float *q, const float *k, size_t ldk, const float *k2,
                       size_t ldk2, const float *v, const float *v2, float slope) {

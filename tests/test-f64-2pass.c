@@ -321,10 +321,7 @@ static void test_cut_bits(void **state) {
       double *q = fill(&r, dk, -2, 2), *k = fill(&r, n * dk, -2, 2), *v = fill(&r, n, -3, 3);
       if (rep % 2)
         for (size_t j = 0; j < n * dk; j += 3) k[j] = j % 2 ? -0.0 : 0.0, v[j / dk] = -0.0;
-      size_t seg[2 * 16], ns = tile_segs(n, (size_t)rep * 5, seg), kept = 0;
-      for (size_t t = 0; t < ns; t++)
-        if (t == 0 || t + 1 == ns || hs_rng_uniform(&r, 0, 1) < 0.5)
-          seg[2 * kept] = seg[2 * t], seg[2 * kept + 1] = seg[2 * t + 1], kept++;
+      size_t seg[2 * 16], kept = some_tiles(&r, n, (size_t)rep * 5, seg);
       size_t other[2 * 64];
       for (int join = 0; join < 2; join++) {
         size_t no = recut(&r, kept, seg, join, other);

@@ -15,24 +15,6 @@
  * the cut) and dk = 3 or dv = 3 (the other paths). */
 #include "common.h"
 
-/* One of -1, -0, +0, 0.5, 1, or a random value. */
-static double pick(hs_rng *r, int zeros) {
-  static const double z[] = {-1.0, -0.0, 0.0, 0.5, 1.0};
-  double u = hs_rng_uniform(r, 0, 1);
-  if (zeros && u < 0.6) return z[(int)(u / 0.6 * 5) % 5];
-  return hs_rng_uniform(r, -3, 3);
-}
-
-/* The tiles of 64 keys of [0, n) from offset first, the first and last
- * kept, the others each kept with probability 1/2. */
-static size_t some_tiles(hs_rng *r, size_t n, size_t first, size_t *seg) {
-  size_t ns = tile_segs(n, first, seg), kept = 0;
-  for (size_t t = 0; t < ns; t++)
-    if (t == 0 || t + 1 == ns || hs_rng_uniform(r, 0, 1) < 0.5)
-      seg[2 * kept] = seg[2 * t], seg[2 * kept + 1] = seg[2 * t + 1], kept++;
-  return kept;
-}
-
 static void rows_case(const hs_kernels *kt, hs_rng *r, size_t nr, size_t dk, size_t dv,
                       double tau, int zeros) {
   enum { N = 300, MR = 9 };
@@ -43,12 +25,12 @@ static void rows_case(const hs_kernels *kt, hs_rng *r, size_t nr, size_t dk, siz
   hs_f64_online st[MR], rs;
   const int lanes = dv == 1 && ((kt->isa == HS_ISA_AVX512 && dk != 3) ||
                                  (kt->isa == HS_ISA_AVX2 && dk <= 4 && dk != 3));
-  for (size_t j = 0; j < N * dk; j++) k[j] = pick(r, zeros);
-  for (size_t j = 0; j < N * dv; j++) v[j] = pick(r, zeros);
+  for (size_t j = 0; j < N * dk; j++) k[j] = hs_pick(r, zeros);
+  for (size_t j = 0; j < N * dv; j++) v[j] = hs_pick(r, zeros);
   if (hs_rng_uniform(r, 0, 1) < 0.3) k[(size_t)hs_rng_uniform(r, 0, N * dk - 1)] = INFINITY;
   if (hs_rng_uniform(r, 0, 1) < 0.2) k[(size_t)hs_rng_uniform(r, 0, N * dk - 1)] = -INFINITY;
   for (size_t i = 0; i < nr; i++) {
-    for (size_t c = 0; c < ldq; c++) q[i * ldq + c] = pick(r, zeros);
+    for (size_t c = 0; c < ldq; c++) q[i * ldq + c] = hs_pick(r, zeros);
     nseg[i] = i == 0 && hs_rng_uniform(r, 0, 1) < 0.3
                   ? 0
                   : some_tiles(r, N, (size_t)hs_rng_uniform(r, 0, 63), seg[i]);
