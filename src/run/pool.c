@@ -212,14 +212,19 @@ int hs_split_init(hs_split *s, uint64_t N, int T) {
   return 1;
 }
 
+/* The run a thread takes from the front of a range of r chunks: a quarter
+ * of what is left, so that the runs shrink towards the end and the last one
+ * taken ends near the others', and at most max. */
+static uint64_t hs_split_run(uint64_t r, uint64_t max) {
+  return (r + 3) / 4 < max ? (r + 3) / 4 : max;
+}
+
 uint64_t hs_split_take(hs_split *s, int k, uint64_t max, uint64_t *first) {
   const uint64_t lo = 0xffffffffu;
   for (;;) {
     uint64_t v = atomic_load(&s->r[k].fe), f = v >> 32, e = v & lo;
     if (f < e) {
-      /* a quarter of what is left, so that the runs shrink towards the
-       * end and the last one taken ends near the others' */
-      uint64_t m = (e - f + 3) / 4 < max ? (e - f + 3) / 4 : max;
+      uint64_t m = hs_split_run(e - f, max);
       if (atomic_compare_exchange_weak(&s->r[k].fe, &v, (f + m) << 32 | e)) {
         *first = f;
         return m;
@@ -239,7 +244,7 @@ uint64_t hs_split_take(hs_split *s, int k, uint64_t max, uint64_t *first) {
     if (best < 0) return 0;
     uint64_t wf = bv >> 32, we = bv & lo, mid = wf + (we - wf) / 2;
     if (!atomic_compare_exchange_strong(&s->r[best].fe, &bv, wf << 32 | mid)) continue;
-    uint64_t m = (we - mid + 3) / 4 < max ? (we - mid + 3) / 4 : max;
+    uint64_t m = hs_split_run(we - mid, max);
     atomic_store(&s->r[k].fe, (mid + m) << 32 | we);
     *first = mid;
     return m;

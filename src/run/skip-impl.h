@@ -830,6 +830,15 @@ static size_t FN(bt_find)(const FN(btree) *T, const FN(bq) *Bq, FN(btc) *C,
   return SIZE_MAX;
 }
 
+/* Key j's hard score in double: exact, since a hard row skips only over
+ * keys of integers of at most 2^12 (T->exact), so it equals the kernel's
+ * score of the key and compares with the row's max M without error. */
+static inline double FN(hard_score)(const REAL *q, const REAL *K, size_t dk, size_t j) {
+  double s = 0;
+  for (size_t c = 0; c < dk; c++) s += (double)q[c] * (double)K[j * dk + c];
+  return s;
+}
+
 /* A hard row from the last one (exact scores, the same query, C->hvalid):
  *   past rows (keys 0..hi, one range): the last row's keys plus key hi.
  *     With s its exact score: s > M starts afresh at hi (pick hi, count
@@ -849,8 +858,7 @@ static int FN(hard_next)(FN(btc) *C, hs_hard_rule rule, const REAL *q,
                          int nr, size_t b, size_t lo, size_t hi, REAL *out) {
   if (!C->hvalid) return 0;
   if (nr == 1 && C->hlo == lo && b == C->hhi + 1 && b == hi) {
-    double s = 0;
-    for (size_t c = 0; c < dk; c++) s += (double)q[c] * (double)K[b * dk + c];
+    double s = FN(hard_score)(q, K, dk, b);
     if (s > C->hM) {
       C->hM = s, C->hpick = b, C->hcnt = 1;
       for (size_t c = 0; c < dv; c++) C->hacc[c] = 0, C->hacc[c] += V[b * dv + c];
@@ -866,11 +874,7 @@ static int FN(hard_next)(FN(btc) *C, hs_hard_rule rule, const REAL *q,
   } else if (nr == 2 && rule == HS_HARD_LEFT && C->hhi == hi && lo == C->hlo + 1 &&
              C->hpick == lo - 1) {
     size_t j = lo, e = hi - lo < HS_HARD_SCAN ? hi : lo + HS_HARD_SCAN - 1;
-    for (; j <= e; j++) {
-      double s = 0;
-      for (size_t c = 0; c < dk; c++) s += (double)q[c] * (double)K[j * dk + c];
-      if (s == C->hM) break;
-    }
+    while (j <= e && FN(hard_score)(q, K, dk, j) != C->hM) j++;
     if (j > e) return 0;
     C->hlo = lo, C->hpick = j;
   } else {
