@@ -955,25 +955,41 @@ static void FN(finish_rows)(const FN(job) *J, size_t i0, size_t cnt,
  * kept key (vector ISAs); the online rows still fit the constants below.
  * The constants before them (60 ns and 1.25 ns a key) kept AVX2 and
  * AVX-512 online at n = 512 on both formulas, 25-35% slower than
- * skipping there.
- * The choice depends on the string, the weights and the ISA only, never
- * on threads. */
+ * skipping there. The per-key figures are now per ISA and precision,
+ * FN(key_ns).
+ * The choice depends on the string, the weights, the ISA and the
+ * precision only, never on threads. */
 #define HS_ON_ROW_NS 50.0
 #define HS_SKIP_ROW_NS 40.0
 
-/* ns per key of a row on the online (two = 0) or two-pass (two = 1)
- * path. Rounded rows (score rounding, f64 relative bias) run one scalar
- * row with a libm exp per key on either path (FN(rounded_row)). */
+/* ns per key of a row on the online (two = 0) or the skipping path (two =
+ * 1: per kept key, the keys the two-pass kernel scores), in this
+ * precision. Rounded rows (score rounding, f64 relative bias) run one
+ * scalar row with a libm exp per key on either path (FN(rounded_row)).
+ * Measured (hardsoft bench --phases, a S b, pe, mu = 4, n = 256 .. 1024,
+ * --skip on against online, 21 runs; Intel Xeon family 6 model 167):
+ * - online rows, per key over HS_ON_ROW_NS: f32 3.4 scalar, 0.45 AVX2,
+ *   0.26 AVX-512 (as before); f64 5.3 scalar, 2.8 AVX2, 0.8 AVX-512.
+ *   The f32 figures stood in for f64 before, so f64 heads on AVX-512 at
+ *   n = 256 stayed online, 1.6x slower than skipping;
+ * - skipping rows (bounds, search and the two-pass kernel; 50-58 kept
+ *   keys in 1.3-1.4 segments a row), per kept key over HS_SKIP_ROW_NS:
+ *   f32 4.1 scalar, 0.65 AVX2, 0.51 AVX-512; f64 4.7 scalar, 1.4 AVX2,
+ *   1.05 AVX-512. The kept keys were counted as 64 a segment before,
+ *   which overcounts a future row's BOS segment (one key) and its partial
+ *   first tile: on scalar, a future head like X a's stayed online at
+ *   n = 256, 2.8x slower than skipping.
+ * A head that skips nothing must stay online: its two-pass rows over every
+ * key were 17-32% slower than online on scalar f64 (n = 1024 .. 4096), so
+ * scalar f64 takes 5.5 a kept key, above its online 5.3. */
 static double FN(key_ns)(hs_isa isa, int rounded, int two) {
+  const int f64 = sizeof(REAL) == sizeof(double);
   if (rounded) return 20.0;
-  /* scalar: the two rows' loops cost about the same per key (measured
-   * 3.0-3.5 ns for two-pass rows over whole tiles), so a head that skips
-   * nothing stays online */
-  if (two && isa != HS_ISA_SCALAR) return 0.5;
   switch (isa) {
-    case HS_ISA_SCALAR: return 3.4;
-    case HS_ISA_AVX512: return 0.26;
-    default: return 0.45; /* AVX2 and other 8-16 byte vector ISAs */
+    case HS_ISA_SCALAR: return two ? (f64 ? 5.5 : 4.1) : (f64 ? 5.3 : 3.4);
+    case HS_ISA_AVX512: return two ? (f64 ? 1.05 : 0.51) : (f64 ? 0.8 : 0.26);
+    default: /* AVX2 and other 8-16 byte vector ISAs */
+      return two ? (f64 ? 1.4 : 0.65) : (f64 ? 2.8 : 0.45);
   }
 }
 
@@ -1002,22 +1018,21 @@ static uint64_t FN(auto_rows)(const FN(job) *J, const hs_head *H, size_t r[8][3]
 /* Whether skipping could pay on head h, checked before the bounds tree
  * is built, so that short strings pay neither the tree nor the sampling
  * (2-3% of a pass where auto then stays online; 4-11% before the tree's
- * tiles were read key by key). A row keeps at least one tile (the one
- * holding its largest score: its bound is at least the row's max, so
- * never below m_lo), and the suite's heads keep 1.25 to 2 a row in their
- * sampled rows: skipping is tried where rows keeping HS_AUTO_MIN_TILES
- * would be cheaper than online. With 1 the depth-4 formula at n = 512 on
- * AVX2 paid the tree for nothing (auto 3-4% slower than online); with
- * 1.5 and the constants above every ISA tries from n = 256 on a past
- * head (its sampled rows average ~0.56 n keys). */
-#define HS_AUTO_MIN_TILES 1.5
+ * tiles were read key by key). A row keeps at least the visible keys of
+ * the tile holding its largest score (its bound is at least the row's
+ * max, so never below m_lo), and the suite's rows keep 50 to 58 keys (at
+ * n = 256 .. 1024): skipping is tried where rows keeping HS_AUTO_MIN_KEYS
+ * would be cheaper than online, which with FN(key_ns)'s figures is every
+ * ISA from n = 256 on (a past head's sampled rows average ~0.56 n keys);
+ * the sampled rows' kept keys then decide (FN(auto_skip)). */
+#define HS_AUTO_MIN_KEYS 48.0
 static int FN(auto_may_skip)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   size_t r[8][3];
   if (J->n < 4 * HS_TILE || hs_daz_enabled()) return 0;
   int rounded = FN(rounded_head)(J->o, H);
   double keys = (double)FN(auto_rows)(J, H, r);
-  return HS_SKIP_ROW_NS + HS_AUTO_MIN_TILES * HS_TILE * FN(key_ns)(J->kt->isa, rounded, 1) <
+  return HS_SKIP_ROW_NS + HS_AUTO_MIN_KEYS * FN(key_ns)(J->kt->isa, rounded, 1) <
          HS_ON_ROW_NS + keys / 8 * FN(key_ns)(J->kt->isa, rounded, 0);
 }
 
@@ -1034,13 +1049,13 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
     total += b / HS_TILE - a / HS_TILE + 1;
     FN(bkind) bk = {0, i, J->o->score_round};
     FN(rel_slope)(H, &bk.sk);
-    kept += FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
-                       inv_tau, &bk, rounded ? ROUNDED_CUT : SKIP_CUT, seg);
+    size_t ns = FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
+                           inv_tau, &bk, rounded ? ROUNDED_CUT : SKIP_CUT, seg);
+    for (size_t t = 0; t < ns; t++) kept += seg[2 * t + 1];
   }
   const hs_isa isa = J->kt->isa;
-  /* kept keys: kept tiles, the partial first and last ones counted whole */
   double on = 8 * HS_ON_ROW_NS + (double)keys * FN(key_ns)(isa, rounded, 0);
-  double sk = 8 * HS_SKIP_ROW_NS + (double)kept * HS_TILE * FN(key_ns)(isa, rounded, 1);
+  double sk = 8 * HS_SKIP_ROW_NS + (double)kept * FN(key_ns)(isa, rounded, 1);
   int use = seg && C && total > 0 && sk < on;
   free(seg);
   free(C);
@@ -1622,6 +1637,6 @@ static int FN(forward)(const hs_model *m, const FN(wts) *w, const uint8_t *s,
 }
 
 #undef SKIP_CUT
-#undef HS_AUTO_MIN_TILES
+#undef HS_AUTO_MIN_KEYS
 #undef HS_TILE_ROWS
 #undef ROUNDED_CUT
