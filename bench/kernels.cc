@@ -848,46 +848,64 @@ void register_bounds() {
 }
 
 
-// The segment lists of attn_2pass_skip: `rows` rows over keys 0 .. 16385
-// (a ragged first tile, whole 64-key tiles, some left out, sometimes the
-// 2-key BOS copy); returns the keys listed.
-uint64_t skip_rows(int64_t rows, Vec<size_t> &seg, Vec<size_t> &nseg) {
-  uint64_t r = 12345, keys = 0;
-  auto next = [&r](uint64_t m) {
-    r = r * 6364136223846793005u + 1442695040888963407u;
-    return (r >> 33) % m;
-  };
-  for (int64_t i = 0; i < rows; i++) {
-    size_t t0 = next(255), ns = 0;
-    size_t a = t0 * 64 + (next(2) ? next(64) : 0);
-    size_t tiles = 1 + next(3) * next(2);
-    for (size_t t = 0; t < tiles; t++, ns++) {
-      size_t end = (a / 64 + 1) * 64;
-      if (t + 1 == tiles && next(2)) end = a + 1 + next(end - a);
-      seg.push_back(a), seg.push_back(end - a), keys += end - a;
-      a = end + 64 * next(2);
-    }
-    if (next(4) == 0) seg.push_back(16384), seg.push_back(2), keys += 2, ns++;
-    nseg.push_back(ns);
-  }
-  return keys;
-}
+// The data of the skipping rows (attn_2pass_skip, attn_rows_2pass_skip
+// and their f64 twins), made by one constructor so that every one of them
+// times the same work: 1024 rows, each a segment list over keys
+// 0 .. 16385 of the forward pass's shape (a ragged first tile, whole
+// 64-key tiles, some left out, sometimes the 2-key BOS copy; about 48 keys
+// a row, as the depth-4 formula's heads at n = 16384 run), one query of dk
+// entries, contiguous keys and one value column (uniform streams 3, 4, 5,
+// in T), each row's segments sg[i] and first-key offset d0[i], and the
+// number of keys listed.
+template <class T>
+struct SkipData {
+  static constexpr size_t kN = 16384 + 2, kRows = 1024;
+  Vec<T> q, k, v;
+  Vec<size_t> seg, nseg;
+  Vec<const size_t *> sg;
+  Vec<int64_t> d0;
+  uint64_t keys = 0;
 
-// Times `rows` rows of those lists, row(i, sg) running row i (its segments
-// at sg) and returning {sum, acc}; checked once per row first (the output
-// a convex combination of the values). Items = keys.
-template <class Row>
-void time_skip_rows(benchmark::State &state, const Vec<size_t> &seg,
-                    const Vec<size_t> &nseg, uint64_t keys, Row row,
-                    const char *what, const char *label) {
+  explicit SkipData(int64_t dk) {
+    const float *qf = uniform(dk, -1.0f, 1.0f, 3), *kf = uniform(kN * dk, -1.0f, 1.0f, 4),
+                *vf = uniform(kN, -1.0f, 1.0f, 5);
+    q.assign(qf, qf + dk), k.assign(kf, kf + kN * dk), v.assign(vf, vf + kN);
+    uint64_t r = 12345;
+    auto next = [&r](uint64_t m) {
+      r = r * 6364136223846793005u + 1442695040888963407u;
+      return (r >> 33) % m;
+    };
+    for (size_t i = 0; i < kRows; i++) {
+      size_t t0 = next(255), ns = 0;
+      size_t a = t0 * 64 + (next(2) ? next(64) : 0);
+      size_t tiles = 1 + next(3) * next(2);
+      for (size_t t = 0; t < tiles; t++, ns++) {
+        size_t end = (a / 64 + 1) * 64;
+        if (t + 1 == tiles && next(2)) end = a + 1 + next(end - a);
+        seg.push_back(a), seg.push_back(end - a), keys += end - a;
+        a = end + 64 * next(2);
+      }
+      if (next(4) == 0) seg.push_back(16384), seg.push_back(2), keys += 2, ns++;
+      nseg.push_back(ns);
+    }
+    sg.resize(kRows), d0.resize(kRows);
+    for (size_t i = 0, o = 0; i < kRows; o += 2 * nseg[i], i++)
+      sg[i] = seg.data() + o, d0[i] = -(int64_t)seg[o];
+  }
+};
+
+// Times the rows of d one by one, row(i) running row i and returning
+// {sum, acc}; checked once per row first (the output a convex combination
+// of the values). Items = keys.
+template <class T, class Row>
+void time_skip_rows(benchmark::State &state, const SkipData<T> &d, Row row, const char *what,
+                    const char *label) {
   double out = 0;
   auto run = [&](bool check) {
-    const size_t *sg = seg.data();
-    for (size_t i = 0; i < nseg.size(); i++) {
-      const std::pair<double, double> r = row(i, sg);
+    for (size_t i = 0; i < d.kRows; i++) {
+      const std::pair<double, double> r = row(i);
       if (check && !(r.first >= 1 && std::fabs(r.second / r.first) <= 1)) return false;
       out += r.second;
-      sg += 2 * nseg[i];
     }
     return true;
   };
@@ -901,15 +919,14 @@ void time_skip_rows(benchmark::State &state, const Vec<size_t> &seg,
     benchmark::DoNotOptimize(out);
     benchmark::ClobberMemory();
   }
-  state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+  state.SetItemsProcessed(state.iterations() * (int64_t)d.keys);
 }
 
-// Times run(), which takes every row four per call into st and acc,
+// Times run(), which takes every row of d four per call into st and acc,
 // checked once first as time_skip_rows does. Items = keys.
-template <class Online, class Real, class Run>
-void time_rows_calls(benchmark::State &state, const Vec<Online> &st,
-                     const Vec<Real> &acc, uint64_t keys, Run run,
-                     const char *what, const char *label) {
+template <class T, class Online, class Run>
+void time_rows_calls(benchmark::State &state, const SkipData<T> &d, const Vec<Online> &st,
+                     const Vec<T> &acc, Run run, const char *what, const char *label) {
   run();
   for (size_t i = 0; i < st.size(); i++)
     if (!(st[i].sum >= 1 && std::fabs(acc[i] / st[i].sum) <= 1)) {
@@ -921,17 +938,13 @@ void time_rows_calls(benchmark::State &state, const Vec<Online> &st,
     run();
     benchmark::ClobberMemory();
   }
-  state.SetItemsProcessed(state.iterations() * (int64_t)keys);
+  state.SetItemsProcessed(state.iterations() * (int64_t)d.keys);
 }
 
-// The skipping path's usual row: one query against a few kept tiles,
-// contiguous keys with dk in {1, 2, 4}, one value column, 1024 rows per
-// iteration, each a segment list of the forward pass's shape (a ragged
-// first tile, whole 64-key tiles, some tiles left out, sometimes the
-// 2-key BOS copy), about 48 keys per row, as the depth-4 formula's heads
-// at n = 16384 run. attn_2pass_skip/<isa>/<dk> is f32_attn_row_2pass,
-// <isa>_bias its relative-bias variant (slope -0.01). Checked once per
-// row: the output is a convex combination of the values. Items = keys.
+// The skipping path's usual row: one query against a few kept tiles
+// (SkipData, dk in {1, 2, 4}), 1024 rows per iteration.
+// attn_2pass_skip/<isa>/<dk> is f32_attn_row_2pass, <isa>_bias its
+// relative-bias variant (slope -0.01). Items = keys.
 void register_attn_2pass_skip() {
   for (int64_t dk : {1, 2, 4})
     for (hs_isa isa : kIsas)
@@ -941,23 +954,19 @@ void register_attn_2pass_skip() {
         register_row(name.c_str(), [isa, dk, bias](benchmark::State &state) {
           const hs_kernels *k = table_or_skip(state, isa);
           if (!k) return;
-          const int64_t n = 16384 + 2, rows = 1024;
-          const float *q = uniform(dk, -1.0f, 1.0f, 3);
-          const float *kk = uniform(n * dk, -1.0f, 1.0f, 4);
-          const float *v = uniform(n, -1.0f, 1.0f, 5);
-          Vec<size_t> seg, nseg;
-          const uint64_t keys = skip_rows(rows, seg, nseg);
-          auto row = [&](size_t i, const size_t *sg) {
+          const SkipData<float> d(dk);
+          auto row = [&](size_t i) {
             hs_f32_online st;
             float acc;
             if (bias)
-              k->f32_attn_row_2pass_bias(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, -0.01f,
-                                         -(int64_t)sg[0], &st, &acc);
+              k->f32_attn_row_2pass_bias(d.nseg[i], d.sg[i], dk, 1, d.q.data(), d.k.data(), dk,
+                                         d.v.data(), 1, 1.0f, -0.01f, d.d0[i], &st, &acc);
             else
-              k->f32_attn_row_2pass(nseg[i], sg, dk, 1, q, kk, dk, v, 1, 1.0f, &st, &acc);
+              k->f32_attn_row_2pass(d.nseg[i], d.sg[i], dk, 1, d.q.data(), d.k.data(), dk,
+                                    d.v.data(), 1, 1.0f, &st, &acc);
             return std::pair<double, double>(st.sum, acc);
           };
-          time_skip_rows(state, seg, nseg, keys, row, "attn_2pass_skip",
+          time_skip_rows(state, d, row, "attn_2pass_skip",
                          k->name[bias ? HS_OP_f32_attn_row_2pass_bias : HS_OP_f32_attn_row_2pass]);
         });
       }
@@ -965,8 +974,7 @@ void register_attn_2pass_skip() {
 
 // attn_2pass_skip's rows four per call, as the forward pass makes them:
 // attn_rows_2pass_skip/<isa>[_bias]/<dk> is f32_attn_rows_2pass on the
-// same segment lists and data, checked once per row the same way. Items =
-// keys.
+// same data, checked once per row the same way. Items = keys.
 void register_attn_rows_2pass_skip() {
   for (int64_t dk : {1, 2, 4})
     for (hs_isa isa : kIsas)
@@ -976,25 +984,17 @@ void register_attn_rows_2pass_skip() {
         register_row(name.c_str(), [isa, dk, bias](benchmark::State &state) {
           const hs_kernels *k = table_or_skip(state, isa);
           if (!k) return;
-          const size_t n = 16384 + 2, rows = 1024, R = 4;
-          const float *q = uniform(dk, -1.0f, 1.0f, 3);
-          const float *kk = uniform(n * dk, -1.0f, 1.0f, 4);
-          const float *v = uniform(n, -1.0f, 1.0f, 5);
-          Vec<size_t> seg, nseg;
-          const uint64_t keys = skip_rows(rows, seg, nseg);
-          Vec<const size_t *> sg(rows);
-          Vec<int64_t> d0(rows);
-          for (size_t i = 0, o = 0; i < rows; o += 2 * nseg[i], i++)
-            sg[i] = seg.data() + o, d0[i] = -(int64_t)seg[o];
-          Vec<hs_f32_online> st(rows);
-          Vec<float> acc(rows);
+          const SkipData<float> d(dk);
+          const size_t R = 4;
+          Vec<hs_f32_online> st(d.kRows);
+          Vec<float> acc(d.kRows);
           auto run = [&]() {
-            for (size_t i = 0; i < rows; i += R)
-              k->f32_attn_rows_2pass(R, nseg.data() + i, sg.data() + i, dk, 1, q, 0, kk, dk,
-                                     v, 1, 1.0f, bias ? -0.01f : 0.0f, d0.data() + i,
-                                     st.data() + i, acc.data() + i, 1);
+            for (size_t i = 0; i < d.kRows; i += R)
+              k->f32_attn_rows_2pass(R, d.nseg.data() + i, d.sg.data() + i, dk, 1, d.q.data(), 0,
+                                     d.k.data(), dk, d.v.data(), 1, 1.0f, bias ? -0.01f : 0.0f,
+                                     d.d0.data() + i, st.data() + i, acc.data() + i, 1);
           };
-          time_rows_calls(state, st, acc, keys, run, "attn_rows_2pass_skip",
+          time_rows_calls(state, d, st, acc, run, "attn_rows_2pass_skip",
                           k->name[HS_OP_f32_attn_rows_2pass]);
         });
       }
@@ -1655,10 +1655,9 @@ void add_context() {
 }
 
 // The same rows in double: attn_2pass_skip_f64/<isa>/<dk> is
-// f64_attn_row_2pass on attn_2pass_skip's segment lists and data
-// (converted), dk in {1, 2, 4}, one value column, checked once per row
-// as attn_2pass_skip; attn_rows_2pass_skip_f64/<isa>/<dk> the same rows
-// four per f64_attn_rows_2pass call, as the f64 forward pass makes them.
+// f64_attn_row_2pass on SkipData in double, checked once per row as
+// attn_2pass_skip; attn_rows_2pass_skip_f64/<isa>/<dk> the same rows four
+// per f64_attn_rows_2pass call, as the f64 forward pass makes them.
 // Items = keys.
 void register_attn_2pass_skip_f64() {
   for (int multi = 0; multi < 2; multi++)
@@ -1669,35 +1668,28 @@ void register_attn_2pass_skip_f64() {
         register_row(name.c_str(), [isa, dk, multi, fam](benchmark::State &state) {
           const hs_kernels *k = table_or_skip(state, isa);
           if (!k) return;
-          const size_t n = 16384 + 2, rows = 1024, R = 4;
-          const float *qf = uniform(dk, -1.0f, 1.0f, 3);
-          const float *kf = uniform(n * dk, -1.0f, 1.0f, 4);
-          const float *vf = uniform(n, -1.0f, 1.0f, 5);
-          const Vec<double> q(qf, qf + dk), kk(kf, kf + n * dk), v(vf, vf + n);
-          Vec<size_t> seg, nseg;
-          const uint64_t keys = skip_rows(rows, seg, nseg);
+          const SkipData<double> d(dk);
           if (!multi) {
-            auto row = [&](size_t i, const size_t *sg) {
+            auto row = [&](size_t i) {
               hs_f64_online st;
               double acc;
-              k->f64_attn_row_2pass(nseg[i], sg, dk, 1, q.data(), kk.data(), dk, v.data(), 1,
-                                    1.0, &st, &acc);
+              k->f64_attn_row_2pass(d.nseg[i], d.sg[i], dk, 1, d.q.data(), d.k.data(), dk,
+                                    d.v.data(), 1, 1.0, &st, &acc);
               return std::pair<double, double>(st.sum, acc);
             };
-            time_skip_rows(state, seg, nseg, keys, row, fam, k->name[HS_OP_f64_attn_row_2pass]);
+            time_skip_rows(state, d, row, fam, k->name[HS_OP_f64_attn_row_2pass]);
             return;
           }
-          Vec<const size_t *> sg(rows);
-          for (size_t i = 0, o = 0; i < rows; o += 2 * nseg[i], i++) sg[i] = seg.data() + o;
-          Vec<hs_f64_online> st(rows);
-          Vec<double> acc(rows);
+          const size_t R = 4;
+          Vec<hs_f64_online> st(d.kRows);
+          Vec<double> acc(d.kRows);
           auto run = [&]() {
-            for (size_t i = 0; i < rows; i += R)
-              k->f64_attn_rows_2pass(R, nseg.data() + i, sg.data() + i, dk, 1, q.data(), 0,
-                                     kk.data(), dk, v.data(), 1, 1.0, st.data() + i,
+            for (size_t i = 0; i < d.kRows; i += R)
+              k->f64_attn_rows_2pass(R, d.nseg.data() + i, d.sg.data() + i, dk, 1, d.q.data(), 0,
+                                     d.k.data(), dk, d.v.data(), 1, 1.0, st.data() + i,
                                      acc.data() + i, 1);
           };
-          time_rows_calls(state, st, acc, keys, run, fam, k->name[HS_OP_f64_attn_rows_2pass]);
+          time_rows_calls(state, d, st, acc, run, fam, k->name[HS_OP_f64_attn_rows_2pass]);
         });
       }
 }
