@@ -7,7 +7,12 @@
 # the peers, not the machine rows read_bw and fma_tp), and writes
 # results/kernels-compare.json and results/kernels-compare.md: per row the
 # fastest round of each binary and their ratio, and the rows slower beyond
-# the noise (bench/compare-kernels.py). Called by `make bench` after
+# the noise (bench/compare-kernels.py), apart from those whose kernel's
+# object code is the same in both builds ("same code": only the binaries'
+# layout differs). Both binaries run with address-space randomization off
+# (setarch -R, where the system allows it): the base's harness may predate
+# the one that turns it off itself, and a row's time can depend on where
+# randomization puts the code. Called by `make bench` after
 # bench/run-kernels.sh; alone:
 #
 #   BUILD=build sh bench/compare-kernels.sh [BASE]
@@ -79,6 +84,10 @@ OLD=$tmp/base/build/hs-bench-kernels
 # hardsoft's rows: <family>/<isa>[_variant]/..., both binaries' lists
 rows='^[a-z0-9_]+/(scalar|avx2|avx512)[a-z0-9_]*/'
 filter=${HS_BENCH_FILTER:-.}
+# each binary's layout fixed, not drawn anew every round
+norand=
+if setarch "$(uname -m)" -R true 2>/dev/null; then norand="setarch $(uname -m) -R"; fi
+objs="--base-objs $tmp/base/build/obj --new-objs $BUILD/obj"
 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 export OMP_NUM_THREADS OPENBLAS_NUM_THREADS
 start=$(date +%s)
@@ -90,7 +99,8 @@ run_side() {
   if [ "$side" = base ]; then bin=$OLD; else bin=$NEW; fi
   [ -n "$names" ] || names=$("$bin" --benchmark_list_tests=true | grep -E "$rows" \
     | grep -vE '^(read_bw|fma_tp)/' | grep -E -- "$filter" | paste -sd '|' -)
-  "$bin" --benchmark_filter="^($names)\$" --benchmark_min_time="$min_time" \
+  # shellcheck disable=SC2086 # $norand: empty or three words
+  $norand "$bin" --benchmark_filter="^($names)\$" --benchmark_min_time="$min_time" \
     --benchmark_out="$tmp/$side-$tag.json" --benchmark_out_format=json \
     >"$tmp/$side-$tag.log" 2>&1 || { tail -20 "$tmp/$side-$tag.log" >&2; exit 1; }
   files="$files $side=$tmp/$side-$tag.json"
@@ -115,7 +125,7 @@ run_rounds "$rounds" "" "" "all rows"
 # that is really slower stays slower in every round. The verdict takes
 # each side's fastest round over all rounds.
 # shellcheck disable=SC2086 # $files: paths under mktemp, no blanks
-slow=$("$PYTHON" bench/compare-kernels.py --list-slower $files | paste -sd '|' -)
+slow=$("$PYTHON" bench/compare-kernels.py --list-slower $objs $files | paste -sd '|' -)
 nslow=0
 if [ -n "$slow" ]; then
   nslow=$(printf '%s\n' "$slow" | tr '|' '\n' | wc -l)
@@ -123,9 +133,11 @@ if [ -n "$slow" ]; then
 fi
 end=$(date +%s)
 settings="min_time=${min_time}s, $rounds rounds, base and new in turn"
+[ -z "$norand" ] || settings="$settings, both under setarch -R"
 [ "$nslow" -eq 0 ] || settings="$settings, then $confirm more rounds of the $nslow rows slower after them"
 # shellcheck disable=SC2086
 "$PYTHON" bench/compare-kernels.py --base-commit "$base" \
   --new-commit "$(git rev-parse HEAD)$(git diff --quiet HEAD -- simd src include bench/kernels.cc || echo +dirty)" \
   --settings "$settings, filter=$filter" \
-  --seconds $((end - start)) --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md" $files
+  --seconds $((end - start)) --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md" \
+  $objs $files

@@ -122,3 +122,66 @@ def test_report_compare_met_and_absent(tmp_path):
     assert "Kernel rows against the last published ones: not measured" in text
     assert line(section(text, "## Targets"), "no kernel row slower").endswith(
         "| **not measured** |")
+
+
+def labelled_file(path, rows):
+    """rows: {name: (ns, label)}"""
+    out = [{"name": n, "run_name": n, "run_type": "iteration", "real_time": t,
+            "time_unit": "ns", "label": lab} for n, (t, lab) in rows.items()]
+    path.write_text(json.dumps({"context": {}, "benchmarks": out}), encoding="utf-8")
+    return str(path)
+
+
+def objects(root, sources):
+    """Compiles {name: C source} to root/name.o with -g (debug sections
+    name the directory, which differs between the two builds)."""
+    root.mkdir()
+    for name, src in sources.items():
+        (root / f"{name}.c").write_text(src, encoding="utf-8")
+        subprocess.run(["cc", "-O2", "-g", "-c", f"{name}.c", "-o", f"{name}.o"], cwd=root,
+                       check=True)
+    return str(root)
+
+
+def test_same_code(tmp_path):
+    """A row slower beyond 10% is *same code* when the object defining its
+    label's symbol has the same instructions and constants in both
+    builds; a changed instruction, a changed constant or a label that
+    names no symbol keeps the verdict slower."""
+    table = "static const float t[4] = {1, 2, 3, %s};\n" \
+            "float hs_k3(int i) { return t[i & 3]; }\n"
+    base = objects(tmp_path / "base", {
+        "k1": "float hs_k1(float x) { return x * 2.0f; }\n",
+        "k2": "float hs_k2(float x) { return x * 2.0f; }\n",
+        "k3": table % "4"})
+    new = objects(tmp_path / "new", {
+        "k1": "float hs_k1(float x) { return x * 2.0f; }\n",
+        "k2": "float hs_k2(float x) { return x * 3.0f + 1.0f; }\n",
+        "k3": table % "5"})
+    labels = {"k/scalar/1": "hs_k1", "k/scalar/2": "hs_k2", "k/scalar/3": "hs_k3",
+              "k/scalar/4": "no_such_symbol", "k/scalar/5": "hs_k1"}
+    b = labelled_file(tmp_path / "b.json", {n: (100, lab) for n, lab in labels.items()})
+    n = labelled_file(tmp_path / "n.json", {n: (100 if n == "k/scalar/5" else 130, lab)
+                                           for n, lab in labels.items()})
+    objs = ["--base-objs", base, "--new-objs", new]
+    p, out_json, out_md = run(tmp_path, *objs, f"base={b}", f"new={n}")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out_json.read_text(encoding="utf-8"))
+    verdicts = {r["name"]: r["verdict"] for r in doc["rows"]}
+    assert verdicts == {"k/scalar/1": "same code", "k/scalar/2": "slower",
+                        "k/scalar/3": "slower", "k/scalar/4": "slower",
+                        "k/scalar/5": "same"}
+    assert doc["summary"]["slower"] == ["k/scalar/2", "k/scalar/3", "k/scalar/4"]
+    assert doc["summary"]["same_code"] == ["k/scalar/1"]
+    md = out_md.read_text(encoding="utf-8")
+    assert "| `k/scalar/1` | 100 | 130 | 1.300 | same code |" in md
+    assert "Slower with the same kernel code: `k/scalar/1`." in md
+    # the rows confirmed by more rounds are the slower ones only
+    p = subprocess.run([sys.executable, SCRIPT, "--list-slower", *objs, f"base={b}",
+                        f"new={n}"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.split() == ["k/scalar/2", "k/scalar/3", "k/scalar/4"]
+    # without the objects every row slower beyond 10% is slower
+    p, out_json, _ = run(tmp_path, f"base={b}", f"new={n}")
+    assert json.loads(out_json.read_text(encoding="utf-8"))["summary"]["same_code"] == []
+    p, _, _ = run(tmp_path, "--base-objs", base, f"base={b}", f"new={n}")
+    assert p.returncode != 0 and "go together" in p.stderr
