@@ -67,11 +67,18 @@ def write_compare(rep):
           f"fastest round compared: {s['rows']} rows, {len(s['slower'])} slower by more "
           f"than {100 * c['threshold']:.0f}%, {s['faster']} faster, median ratio new / "
           f"base {s['median_ratio']:.3f}.", "")
-    slow = [r for r in c["rows"] if r.get("verdict") == "slower"]
+    same = s.get("same_code") or []
+    if same:
+        rep.w(f"{len(same)} more rows were slower by more than "
+              f"{100 * c['threshold']:.0f}% with their kernel's object code identical in "
+              "both builds (*same code*: only the two binaries' layout differs, see "
+              "kernels-compare.md); they do not count as slower.", "")
+    slow = [r for r in c["rows"] if r.get("verdict") in ("slower", "same code")]
     if slow:
-        rep.table(["slower row", "base ns", "new ns", "new / base"],
+        rep.table(["slower row", "base ns", "new ns", "new / base", "verdict"],
                   [[f"`{r['name']}`", f"{r['base']:.4g}", f"{r['new']:.4g}",
-                    f"{r['ratio']:.2f}×"] for r in slow], ["---", "--:", "--:", "--:"])
+                    f"{r['ratio']:.2f}×", r["verdict"]] for r in slow],
+                  ["---", "--:", "--:", "--:", "---"])
 
 
 def targets(rep):
@@ -82,6 +89,8 @@ def targets(rep):
     s = c["summary"]
     got = (f"{len(s['slower'])} of {s['rows']} rows slower than at "
            f"{c['base_commit'][:12]} by > {100 * c['threshold']:.0f}%")
+    if s.get("same_code"):
+        got += f" ({len(s['same_code'])} more with identical kernel code)"
     return [[COMPARE_TARGET, run, got, f"{s['median_ratio']:.2f}× (median)",
              mark(not s["slower"])]]
 
