@@ -107,7 +107,7 @@ def test_report_compare(tmp_path):
     text = report(tmp_path, doc_with(True))
     k = section(text, "## Kernels")
     assert "1 rows, 1 slower by more than 10%" in k
-    assert line(k, "| `k/avx2/1` |").endswith("| 100 | 130 | 1.30× |")
+    assert line(k, "| `k/avx2/1` |").endswith("| 100 | 130 | 1.30× | slower |")
     t = section(text, "## Targets")
     assert line(t, "no kernel row slower").endswith(
         "| 1 of 1 rows slower than at cccccccccccc by > 10% | 1.30× (median) | **missed** |")
@@ -185,3 +185,19 @@ def test_same_code(tmp_path):
     assert json.loads(out_json.read_text(encoding="utf-8"))["summary"]["same_code"] == []
     p, _, _ = run(tmp_path, "--base-objs", base, f"base={b}", f"new={n}")
     assert p.returncode != 0 and "go together" in p.stderr
+
+
+def test_report_same_code(tmp_path):
+    """A row slower with its kernel's code identical in both builds is
+    quoted beside the slower ones but does not miss the target."""
+    doc = doc_with(False)
+    doc["rows"].append({"name": "dot/scalar/64", "base": 7.5, "new": 9.6, "ratio": 1.28,
+                        "verdict": "same code"})
+    doc["summary"].update(rows=2, same_code=["dot/scalar/64"])
+    text = report(tmp_path, doc)
+    k = section(text, "## Kernels")
+    assert "1 more rows were slower by more than 10% with their kernel's object code" in k
+    assert line(k, "| `dot/scalar/64` |").endswith("| 7.5 | 9.6 | 1.28× | same code |")
+    t = line(section(text, "## Targets"), "no kernel row slower")
+    assert "0 of 2 rows slower" in t and "(1 more with identical kernel code)" in t
+    assert t.endswith("| **met** |")

@@ -218,34 +218,3 @@ def test_readme_carries_the_rows(tmp_path):
     assert line(text, "t(n=262144) / t(n=16384)").endswith("| 50.00× | **met** |")
     assert line(text, "auto <= 1.05x online").endswith("| **not measured** |")
 
-
-def compare_json(slower, same_code):
-    """A kernels-compare.json of three rows: one same, the slower ones and
-    the same-code ones as named."""
-    rows = [{"name": "dot/avx2/64", "base": 10.0, "new": 10.0, "ratio": 1.0, "verdict": "same"}]
-    rows += [{"name": n, "base": 10.0, "new": 12.5, "ratio": 1.25, "verdict": "slower"}
-             for n in slower]
-    rows += [{"name": n, "base": 7.5, "new": 9.6, "ratio": 1.28, "verdict": "same code"}
-             for n in same_code]
-    return {"base_commit": "97abce66a4a9aaaa", "new_commit": "abc", "threshold": 0.1,
-            "settings": "min_time=0.01s", "rows": rows,
-            "summary": {"rows": len(rows), "slower": slower, "same_code": same_code,
-                        "faster": 0, "same": 1, "median_ratio": 1.0}}
-
-
-def test_compare_same_code(tmp_path):
-    """Rows slower with identical kernel code are quoted but do not miss
-    the target; a row slower with changed code does."""
-    import json
-    (tmp_path / "kernels-compare.json").write_text(
-        json.dumps(compare_json([], ["dot/scalar/64"])), encoding="utf-8")
-    text = run(tmp_path, {})
-    l = line(section(text, "## Targets"), "no kernel row slower")
-    assert "0 of 2 rows slower" in l and "1 more with identical kernel code" in l
-    assert "**met**" in l
-    assert "| `dot/scalar/64` | 7.5 | 9.6 | 1.28× | same code |" in text
-    (tmp_path / "kernels-compare.json").write_text(
-        json.dumps(compare_json(["exp/avx2/16"], ["dot/scalar/64"])), encoding="utf-8")
-    text = run(tmp_path, {})
-    l = line(section(text, "## Targets"), "no kernel row slower")
-    assert "1 of 3 rows slower" in l and "**missed**" in l
