@@ -3,7 +3,8 @@
  * vec-f32-*.h, for kernels written once over it. Every vec-f64-*.h
  * defines the same names with the same meaning:
  *   vd, vdmask, VD_LANES;
- *   vd_zero, vd_set1, vd_iota(x) (lane i: x + i), vd_load_tail and
+ *   vd_zero, vd_set1, vd_first(x) (lane 0: x, the others +0),
+ *   vd_iota(x) (lane i: x + i), vd_load_tail and
  *     vd_store_tail (lanes 0..n-1, 1 <= n <= VD_LANES; the load's other
  *     lanes +0; nothing past p[n-1] read or written);
  *   vd_add, vd_sub, vd_mul, vd_abs (each rounded once, no fusing);
@@ -32,6 +33,7 @@ typedef __m256d vdmask;
 
 static inline vd vd_zero(void) { return _mm256_setzero_pd(); }
 static inline vd vd_set1(double x) { return _mm256_set1_pd(x); }
+static inline vd vd_first(double x) { return _mm256_setr_pd(x, 0, 0, 0); }
 static inline vd vd_iota(double x) {
   return _mm256_add_pd(_mm256_set1_pd(x), _mm256_setr_pd(0, 1, 2, 3));
 }

@@ -18,6 +18,7 @@ typedef __mmask8 vdmask;
 
 static inline vd vd_zero(void) { return _mm512_setzero_pd(); }
 static inline vd vd_set1(double x) { return _mm512_set1_pd(x); }
+static inline vd vd_first(double x) { return _mm512_maskz_mov_pd(1, _mm512_set1_pd(x)); }
 static inline vd vd_iota(double x) {
   return _mm512_add_pd(_mm512_set1_pd(x), _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7));
 }
