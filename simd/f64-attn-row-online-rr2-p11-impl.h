@@ -22,9 +22,12 @@
  * the scalar exp of the rescale costs little per key); the weights e_j =
  * exp(s_j - max) only over the groups of VD_LANES keys the block uses;
  * then the values:
- *   - dv == 1 with contiguous values: lane-wise, one FMA per VD_LANES
- *     keys into a block accumulator, fused with the exp (the weights
- *     never leave registers), a masked load only for the last group;
+ *   - contiguous values of dv 1, 2, 4 (dv < VD_LANES, or 1; the small
+ *     compiled heads): VD_LANES / dv keys' rows per register, times the
+ *     weights spread over them, one FMA per register into block sums per
+ *     lane (dv registers a group), fused with the exp (the weights never
+ *     leave registers), a masked load only for the last group; the lanes
+ *     run on over the blocks and are folded by column at the end;
  *   - otherwise acc += e_j v_j, VD_LANES columns per register, 8
  *     accumulators (keys j mod 8).
  * A NaN score is found from the sum of the x = s - max of the block (x <=
@@ -38,9 +41,10 @@
  * |ds_max| + |s_j - max| u + 4 u (the subtraction, the 2-ULP exp), and
  * each rescale after its block multiplies it by exp(m - bm) within
  * (2 S + 5) u, at most n/BLK of them. A lane or accumulator sums at most
- * 64 terms per block (BLK / VD_LANES weights; BLK / 8 products per
- * accumulator, 3 adds to fold them), then one add per block into its
- * running total, 3 to fold the lanes and one more per call. With BLK >=
+ * 64 terms per block (BLK / VD_LANES weights or packed products per lane;
+ * BLK / 8 products per accumulator, 3 adds to fold them), then one add
+ * per block into its running total, 3 to fold the lanes and one more per
+ * call. With BLK >=
  * 256:
  *   E = (2 ceil(dk/4) + 10 + n/128) S u + (6 n/256 + 70 + 4 c) u,
  *   |sum - sum*| <= E sum*,  |acc_c - acc*_c| <= E sum_j e_j |v_jc|
@@ -83,6 +87,46 @@ static inline __attribute__((always_inline)) void hs_f64_online_values(
   }
 }
 
+/* The weights of one block's nb keys (x = s - m <= 0 or NaN: *nan is NaN
+ * iff some x is) into *bsum, and, values in rows of W in {1, 2, 4}
+ * doubles one after the other (W < VD_LANES or 1), their products into
+ * the lane-wise value sums a[0..W): register r of a group holds the rows
+ * of its keys r VD_LANES / W .. (r + 1) VD_LANES / W - 1, times the
+ * weights spread over them (vd_spread). The weights never leave registers;
+ * a masked load only for the last group (past nb: weight +0, no value
+ * read). */
+static inline __attribute__((always_inline)) void hs_f64_online_packed(
+    size_t nb, const double *sb, vd vm, const double *vb, const int W, vd *bsum,
+    vd *nan, vd *a) {
+  vd b0 = vd_zero(), b1 = b0, b2 = b0, b3 = b0, bs = *bsum, nn = *nan;
+  size_t g = 0;
+#define PART(b, r, LD)                                                        \
+  if ((r) < W) b = vd_fma(vd_spread(e, W, r), LD(vb + g * W + (r) * VD_LANES, (r) * VD_LANES), b)
+#define FULL(p, o) vd_loadu(p)
+#define TAIL(p, o) (left > (o) ? vd_load_tail(p, left - (o) < VD_LANES ? left - (o) : VD_LANES) : vd_zero())
+#define GROUP(LD)                                           \
+  {                                                         \
+    const vd x = vd_sub(vd_loadu(sb + g), vm);              \
+    const vd e = ONLINE_EXP(x);                             \
+    nn = vd_add(nn, x);                                     \
+    bs = vd_add(bs, e);                                     \
+    PART(b0, 0, LD); PART(b1, 1, LD); PART(b2, 2, LD); PART(b3, 3, LD); \
+  }
+  for (; g + VD_LANES <= nb; g += VD_LANES) GROUP(FULL)
+  if (g < nb) {
+    const size_t left = (nb - g) * (size_t)W; /* doubles of values left */
+    GROUP(TAIL)
+  }
+#undef GROUP
+#undef TAIL
+#undef FULL
+#undef PART
+  a[0] = vd_add(a[0], b0);
+  if (W > 1) a[1] = vd_add(a[1], b1);
+  if (W > 2) a[2] = vd_add(a[2], b2), a[3] = vd_add(a[3], b3);
+  *bsum = bs, *nan = nn;
+}
+
 static inline __attribute__((always_inline)) void hs_f64_online_run(
     size_t n, size_t dk, size_t dv, const double *q, const double *k, size_t ldk,
     const double *v, size_t ldv, double inv_tau, hs_f64_online *st, double *acc) {
@@ -97,14 +141,15 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
     for (int i = 0; i < VD_LANES; i++) t[i] = q[i % DK] * inv_tau;
     qc = vd_loadu(t);
   }
-  /* dv == 1, contiguous values: acc[0] lane-wise in vacc */
-  const int v1 = dv == 1 && ldv == 1;
+  /* contiguous values of dv 1, 2, 4 (several keys a register): the value
+   * sums lane-wise in vacc, folded into acc at the end */
+  const int W = ldv == dv && (dv == 1 || ((dv == 2 || dv == 4) && dv < VD_LANES)) ? (int)dv : 0;
   _Alignas(64) double run[HS_ATTN_MAX_D];
   _Alignas(64) double sb[BLK];
   for (size_t c = 0; c < HS_ATTN_MAX_D; c++) run[c] = c < dv ? acc[c] : 0.0;
   double m = st->max;
   /* running sum per lane; lane 0 starts at the caller's sum */
-  vd vsum = vd_first(st->sum), vacc = vd_zero();
+  vd vsum = vd_first(st->sum), vacc[4] = {vd_zero(), vd_zero(), vd_zero(), vd_zero()};
   for (size_t j0 = 0; j0 < n; j0 += BLK) {
     const size_t nb = n - j0 < BLK ? n - j0 : BLK;
     const double *kb = k + j0 * ldk, *vb = v + j0 * ldv;
@@ -118,7 +163,7 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
       if (m != -INFINITY) {
         const vd vs = vd_set1(hs_f64_exp_scalar(m - bm)); /* in [0, 1] */
         vsum = vd_mul(vsum, vs);
-        vacc = vd_mul(vacc, vs);
+        for (int r = 0; r < 4; r++) vacc[r] = vd_mul(vacc[r], vs);
         for (size_t c = 0; c < dv; c += VD_LANES)
           vd_storeu(run + c, vd_mul(vd_loadu(run + c), vs));
       }
@@ -126,13 +171,12 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
     }
     const vd vm = vd_set1(m);
     vd bsum = vd_zero(), nan = vd_zero();
-    size_t g = 0;
     if (m == -INFINITY) {
       /* every score so far is -inf or NaN: the block adds 0 or NaN */
-      for (; g < nb; g += VD_LANES) nan = vd_add(nan, vd_loadu(sb + g));
+      for (size_t g = 0; g < nb; g += VD_LANES) nan = vd_add(nan, vd_loadu(sb + g));
     } else if (m == INFINITY) {
       /* the +inf scores take weight 1, the others 0 */
-      for (; g < nb; g += VD_LANES) {
+      for (size_t g = 0; g < nb; g += VD_LANES) {
         const vd s = vd_loadu(sb + g);
         const vd e = vd_select(vd_cmpeq(s, vm), vd_set1(1.0), vd_zero());
         nan = vd_select(vd_isnan(s), s, nan);
@@ -140,26 +184,15 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
         bsum = vd_add(bsum, e);
       }
       hs_f64_online_values(nb, sb, vb, ldv, dv, run);
-    } else if (v1) {
-      /* x = s - m <= 0 or NaN: nan is NaN iff some x is */
-      vd b = vd_zero();
-      for (; g + VD_LANES <= nb; g += VD_LANES) {
-        const vd x = vd_sub(vd_loadu(sb + g), vm);
-        const vd e = ONLINE_EXP(x);
-        nan = vd_add(nan, x);
-        bsum = vd_add(bsum, e);
-        b = vd_fma(e, vd_loadu(vb + g), b);
-      }
-      if (g < nb) { /* lanes past nb: score -inf, weight +0, no value read */
-        const vd x = vd_sub(vd_loadu(sb + g), vm);
-        const vd e = ONLINE_EXP(x);
-        nan = vd_add(nan, x);
-        bsum = vd_add(bsum, e);
-        b = vd_fma(e, vd_load_tail(vb + g, nb - g), b);
-      }
-      vacc = vd_add(vacc, b);
+    } else if (W == 1) {
+      hs_f64_online_packed(nb, sb, vm, vb, 1, &bsum, &nan, vacc);
+    } else if (W == 2) {
+      hs_f64_online_packed(nb, sb, vm, vb, 2, &bsum, &nan, vacc);
+    } else if (W == 4) {
+      hs_f64_online_packed(nb, sb, vm, vb, 4, &bsum, &nan, vacc);
     } else {
-      for (; g < nb; g += VD_LANES) {
+      /* x = s - m <= 0 or NaN: nan is NaN iff some x is */
+      for (size_t g = 0; g < nb; g += VD_LANES) {
         const vd x = vd_sub(vd_loadu(sb + g), vm);
         const vd e = ONLINE_EXP(x);
         nan = vd_add(nan, x);
@@ -172,13 +205,24 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
     if (vdmask_bits(vd_isnan(nan))) {
       /* a NaN score: sum and acc become NaN */
       vsum = vd_add(vsum, vd_set1(NAN));
-      vacc = vd_add(vacc, vd_set1(NAN));
+      for (int r = 0; r < 4; r++) vacc[r] = vd_add(vacc[r], vd_set1(NAN));
       for (size_t c = 0; c < dv; c++) run[c] += NAN;
     }
   }
   st->max = m;
   st->sum = vd_hsum(vsum);
-  if (v1) run[0] += vd_hsum(vacc);
+  if (W == 1) run[0] += vd_hsum(vacc[0]);
+  if (W > 1) {
+    /* lane i holds column i mod W: the registers, then the lanes of a
+     * column, each by pairs (log2(VD_LANES) levels in all) */
+    _Alignas(64) double t[8]; /* VD_LANES <= 8 of them used */
+    vd_storeu(t, W == 2 ? vd_add(vacc[0], vacc[1])
+                        : vd_add(vd_add(vacc[0], vacc[1]), vd_add(vacc[2], vacc[3])));
+    for (int c = 0; c < W; c++) {
+      const int P = VD_LANES / W; /* lanes per column: 2 or 4 */
+      run[c] += P == 2 ? t[c] + t[c + W] : (t[c] + t[c + 2 * W]) + (t[c + W] + t[c + 3 * W]);
+    }
+  }
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }
 

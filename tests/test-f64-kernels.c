@@ -200,7 +200,7 @@ static void test_attn(void **state) {
         attn_random(kt, &r, 1 + (dk * 5 + dv) % 140, dk, dv, taus[(dk + dv) % 3], 1.5, dv % 4);
     for (size_t e = 7; e <= (kt->isa == HS_ISA_SCALAR ? 16u : 20u); e += 3)
       attn_random(kt, &r, (size_t)1 << e, 8, 8, 1, 3, e % 4);
-    /* the contiguous-key (dk 1, 2, 4) and lane-wise value (dv 1) paths,
+    /* the contiguous-key (dk 1, 2, 4) and packed value (dv 1, 2, 4) paths,
      * around the 4- and 8-key groups and the 64-, 256- and 512-key blocks,
      * values of a partial and of several registers; the general scores
      * (dk 3, keys not contiguous: off 1) with the same values */
@@ -209,6 +209,8 @@ static void test_attn(void **state) {
       for (size_t i = 0; i < sizeof cn / sizeof *cn; i++) {
         attn_random(kt, &r, cn[i], dk, 1, taus[i % 3], 2, 0);
         attn_random(kt, &r, cn[i], dk, 3, taus[i % 3], 2, 0);
+        attn_random(kt, &r, cn[i], dk, 2, taus[i % 3], 2, 0);
+        attn_random(kt, &r, cn[i], dk, 4, taus[i % 3], 2, 0);
         attn_random(kt, &r, cn[i], dk, 13, taus[i % 3], 2, 0);
         attn_random(kt, &r, cn[i], dk, 1, taus[i % 3], 2, 1);
         attn_random(kt, &r, cn[i], 3, 1, taus[i % 3], 2, 0);
@@ -254,7 +256,8 @@ static void test_attn_special(void **state) {
       }
       attn_check(kt, n, 1, 3, &q, sc, 1, v, 3, 1, NULL, 0);
       attn_check(kt, n, 1, 3, &q, sc, 1, v, 3, 1, sp, 3);
-      attn_check(kt, n, 1, 1, &q, sc, 1, v, 1, 1, sp, 3); /* lane-wise values */
+      attn_check(kt, n, 1, 1, &q, sc, 1, v, 1, 1, sp, 3); /* packed values */
+      attn_check(kt, n, 1, 2, &q, sc, 1, v, 2, 1, sp, 3);
       attn_check(kt, n, 1, 1, &q, sc, 1, v, 3, 1, sp, 3); /* one column, not contiguous */
       attn_check(kt, n, 1, 1, &q, sc2, 2, v, 1, 1, sp, 3); /* general scores */
     }
