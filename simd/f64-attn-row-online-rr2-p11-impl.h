@@ -30,8 +30,8 @@
  *     run on over the blocks and are folded by column at the end;
  *   - otherwise acc += e_j v_j, VD_LANES columns per register, 8
  *     accumulators (keys j mod 8).
- * A NaN score is found from the sum of the x = s - max of the block (x <=
- * 0 or NaN, so the sum is NaN iff some x is), one add per group.
+ * A NaN score needs no test while the max is finite: its weight is NaN
+ * (the exp keeps NaN), and so are sum and acc after it.
  *
  * Error bound (u = 2^-53, S_j = sum_c |q_c k_jc inv_tau|, S = max_j S_j
  * over the finite ones, c calls for the row): a score carries |ds_j| <=
@@ -87,8 +87,7 @@ static inline __attribute__((always_inline)) void hs_f64_online_values(
   }
 }
 
-/* The weights of one block's nb keys (x = s - m <= 0 or NaN: *nan is NaN
- * iff some x is) into *bsum, and, values in rows of W in {1, 2, 4}
+/* The weights of one block's nb keys into *bsum, and, values in rows of W in {1, 2, 4}
  * doubles one after the other (W < VD_LANES or 1), their products into
  * the lane-wise value sums a[0..W): register r of a group holds the rows
  * of its keys r VD_LANES / W .. (r + 1) VD_LANES / W - 1, times the
@@ -97,8 +96,8 @@ static inline __attribute__((always_inline)) void hs_f64_online_values(
  * read). */
 static inline __attribute__((always_inline)) void hs_f64_online_packed(
     size_t nb, const double *sb, vd vm, const double *vb, const int W, vd *bsum,
-    vd *nan, vd *a) {
-  vd b0 = vd_zero(), b1 = b0, b2 = b0, b3 = b0, bs = *bsum, nn = *nan;
+    vd *a) {
+  vd b0 = vd_zero(), b1 = b0, b2 = b0, b3 = b0, bs = *bsum;
   size_t g = 0;
 #define PART(b, r, LD)                                                        \
   if ((r) < W) b = vd_fma(vd_spread(e, W, r), LD(vb + g * W + (r) * VD_LANES, (r) * VD_LANES), b)
@@ -106,9 +105,7 @@ static inline __attribute__((always_inline)) void hs_f64_online_packed(
 #define TAIL(p, o) (left > (o) ? vd_load_tail(p, left - (o) < VD_LANES ? left - (o) : VD_LANES) : vd_zero())
 #define GROUP(LD)                                           \
   {                                                         \
-    const vd x = vd_sub(vd_loadu(sb + g), vm);              \
-    const vd e = ONLINE_EXP(x);                             \
-    nn = vd_add(nn, x);                                     \
+    const vd e = ONLINE_EXP(vd_sub(vd_loadu(sb + g), vm));  \
     bs = vd_add(bs, e);                                     \
     PART(b0, 0, LD); PART(b1, 1, LD); PART(b2, 2, LD); PART(b3, 3, LD); \
   }
@@ -124,7 +121,7 @@ static inline __attribute__((always_inline)) void hs_f64_online_packed(
   a[0] = vd_add(a[0], b0);
   if (W > 1) a[1] = vd_add(a[1], b1);
   if (W > 2) a[2] = vd_add(a[2], b2), a[3] = vd_add(a[3], b3);
-  *bsum = bs, *nan = nn;
+  *bsum = bs;
 }
 
 static inline __attribute__((always_inline)) void hs_f64_online_run(
@@ -172,7 +169,8 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
     const vd vm = vd_set1(m);
     vd bsum = vd_zero(), nan = vd_zero();
     if (m == -INFINITY) {
-      /* every score so far is -inf or NaN: the block adds 0 or NaN */
+      /* every score so far is -inf or NaN: the block adds 0 or NaN (nan:
+       * the sum of the scores, NaN iff one is) */
       for (size_t g = 0; g < nb; g += VD_LANES) nan = vd_add(nan, vd_loadu(sb + g));
     } else if (m == INFINITY) {
       /* the +inf scores take weight 1, the others 0 */
@@ -185,17 +183,14 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
       }
       hs_f64_online_values(nb, sb, vb, ldv, dv, run);
     } else if (W == 1) {
-      hs_f64_online_packed(nb, sb, vm, vb, 1, &bsum, &nan, vacc);
+      hs_f64_online_packed(nb, sb, vm, vb, 1, &bsum, vacc);
     } else if (W == 2) {
-      hs_f64_online_packed(nb, sb, vm, vb, 2, &bsum, &nan, vacc);
+      hs_f64_online_packed(nb, sb, vm, vb, 2, &bsum, vacc);
     } else if (W == 4) {
-      hs_f64_online_packed(nb, sb, vm, vb, 4, &bsum, &nan, vacc);
+      hs_f64_online_packed(nb, sb, vm, vb, 4, &bsum, vacc);
     } else {
-      /* x = s - m <= 0 or NaN: nan is NaN iff some x is */
       for (size_t g = 0; g < nb; g += VD_LANES) {
-        const vd x = vd_sub(vd_loadu(sb + g), vm);
-        const vd e = ONLINE_EXP(x);
-        nan = vd_add(nan, x);
+        const vd e = ONLINE_EXP(vd_sub(vd_loadu(sb + g), vm));
         vd_storeu(sb + g, e);
         bsum = vd_add(bsum, e);
       }
@@ -203,7 +198,8 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
     }
     vsum = vd_add(vsum, bsum);
     if (vdmask_bits(vd_isnan(nan))) {
-      /* a NaN score: sum and acc become NaN */
+      /* a NaN score with an infinite max: sum and acc become NaN (with a
+       * finite max its weight is NaN and does it) */
       vsum = vd_add(vsum, vd_set1(NAN));
       for (int r = 0; r < 4; r++) vacc[r] = vd_add(vacc[r], vd_set1(NAN));
       for (size_t c = 0; c < dv; c++) run[c] += NAN;
