@@ -43,10 +43,9 @@
  * (2 S + 5) u, at most n/BLK of them. A lane or accumulator sums at most
  * 64 terms per block (BLK / VD_LANES weights or packed products per lane;
  * BLK / 8 products per accumulator, 3 adds to fold them), then one add
- * per block into its running total, 3 to fold the lanes and one more per
- * call. With BLK >=
- * 256:
- *   E = (2 ceil(dk/4) + 10 + n/128) S u + (6 n/256 + 70 + 4 c) u,
+ * per block into its running total; per call 3 adds fold the lanes and
+ * one more takes the caller's value. With BLK >= 256:
+ *   E = (2 ceil(dk/4) + 10 + n/128) S u + (6 n/256 + 72 + 4 c) u,
  *   |sum - sum*| <= E sum*,  |acc_c - acc*_c| <= E sum_j e_j |v_jc|
  * to first order, plus the weights below exp's cutoff flushed to +0
  * (tests/test-f64-kernels.c checks exactly this E).

@@ -5,7 +5,7 @@
  *   attn_row: with S = max_j S_j, S_j = sum_c |q_c k_jc inv_tau|, and
  *     the row given in c calls,
  *     E = 2 (dk + 8) u S + (n/64 + 74) u                  (scalar),
- *     E = (2 ceil(dk/4) + 10 + n/128) S u + (6 n/256 + 70 + 4 c) u
+ *     E = (2 ceil(dk/4) + 10 + n/128) S u + (6 n/256 + 72 + 4 c) u
  *                       (AVX2, AVX-512: f64-attn-row-online-rr2-p11-impl.h),
  *     |sum - sum*| <= E sum*,  |acc_c - acc*_c| <= E sum_j e_j |v_jc|
  *   (* = exact, relative to the kernel's own max);
@@ -143,7 +143,7 @@ static void attn_check(const hs_kernels *kt, size_t n, size_t dk, size_t dv,
     const double S = (double)smax, c = (double)(ns + 1);
     double E = kt->isa == HS_ISA_SCALAR
                    ? 2 * (dk + 8) * U * S + (n / 64.0 + 74) * U
-                   : (2 * ((dk + 3) / 4) + 10 + n / 128.0) * S * U + (6 * n / 256.0 + 70 + 4 * c) * U;
+                   : (2 * ((dk + 3) / 4) + 10 + n / 128.0) * S * U + (6 * n / 256.0 + 72 + 4 * c) * U;
     long double sum = 0, accr[HS_ATTN_MAX_D] = {0}, absr[HS_ATTN_MAX_D] = {0};
     for (size_t j = 0; j < n; j++) {
       long double e = st.max == INFINITY ? (s[j] == INFINITY ? 1 : 0)
