@@ -34,6 +34,7 @@
 #include <math.h>
 
 #include "vec-f64-avx512f.h"
+#include "f64-attn-values-vec.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -91,29 +92,6 @@ static double pass1(const qdesc *o, size_t nseg, const size_t *seg,
     }
   }
   return m;
-}
-
-/* run[0..dv) += sum_{j<nb} e[j] v_j: 8 columns per register, 8
- * accumulators (keys j mod 8). */
-static void values(size_t nb, const double *e, const double *vb, size_t ldv,
-                   size_t dv, double *run) {
-  for (size_t c = 0; c < dv; c += 8) {
-    const __mmask8 mc = dv - c >= 8 ? 0xFF : (__mmask8)((1u << (dv - c)) - 1);
-#define STEP(a, j) \
-  a = _mm512_fmadd_pd(_mm512_set1_pd(e[j]), _mm512_maskz_loadu_pd(mc, vb + (j) * ldv + c), a)
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0,
-            a6 = a0, a7 = a0;
-    size_t j = 0;
-    for (; j + 8 <= nb; j += 8) {
-      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
-      STEP(a4, j + 4); STEP(a5, j + 5); STEP(a6, j + 6); STEP(a7, j + 7);
-    }
-    for (; j < nb; j++) STEP(a0, j);
-#undef STEP
-    a0 = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)),
-                       _mm512_add_pd(_mm512_add_pd(a4, a5), _mm512_add_pd(a6, a7)));
-    _mm512_store_pd(run + c, _mm512_add_pd(_mm512_load_pd(run + c), a0));
-  }
 }
 
 /* The lane path (f64-attn-rows-2pass-rr2-p11-impl.h): contiguous keys
@@ -186,7 +164,7 @@ void hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11(
         }
         vacc = _mm512_add_pd(vacc, b);
       } else if (dv > 0) {
-        values(nb, sb, vb, ldv, dv, run);
+        hs_f64_values8(nb, sb, vb, ldv, dv, run);
       }
     }
   }

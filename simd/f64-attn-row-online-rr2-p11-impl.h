@@ -58,33 +58,12 @@
 
 #include <math.h>
 
+#include "f64-attn-values-vec.h"
 #include "ukernels.h"
 
 #if BLK != 64 * VD_LANES
 #error "the online row's bound takes BLK = 64 * VD_LANES"
 #endif
-
-/* run[0..dv) += sum_{j<nb} e[j] v_j (e past nb unread) */
-static inline __attribute__((always_inline)) void hs_f64_online_values(
-    size_t nb, const double *e, const double *vb, size_t ldv, size_t dv, double *run) {
-  for (size_t c = 0; c < dv; c += VD_LANES) {
-    const size_t rem = dv - c;
-#define LD(j) (rem >= VD_LANES ? vd_loadu(vb + (j) * ldv + c) : vd_load_tail(vb + (j) * ldv + c, rem))
-#define STEP(a, j) a = vd_fma(vd_set1(e[j]), LD(j), a)
-    vd a0 = vd_zero(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    size_t j = 0;
-    for (; j + 8 <= nb; j += 8) {
-      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
-      STEP(a4, j + 4); STEP(a5, j + 5); STEP(a6, j + 6); STEP(a7, j + 7);
-    }
-    for (; j < nb; j++) STEP(a0, j);
-#undef STEP
-#undef LD
-    a0 = vd_add(vd_add(vd_add(a0, a1), vd_add(a2, a3)),
-                vd_add(vd_add(a4, a5), vd_add(a6, a7)));
-    vd_storeu(run + c, vd_add(vd_loadu(run + c), a0));
-  }
-}
 
 /* The weights of one block's nb keys into *bsum, and, values in rows of W in {1, 2, 4}
  * doubles one after the other (W < VD_LANES or 1), their products into
@@ -180,7 +159,7 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
         vd_storeu(sb + g, e);
         bsum = vd_add(bsum, e);
       }
-      hs_f64_online_values(nb, sb, vb, ldv, dv, run);
+      hs_f64_values8(nb, sb, vb, ldv, dv, run);
     } else if (W == 1) {
       hs_f64_online_packed(nb, sb, vm, vb, 1, &bsum, vacc);
     } else if (W == 2) {
@@ -193,7 +172,7 @@ static inline __attribute__((always_inline)) void hs_f64_online_run(
         vd_storeu(sb + g, e);
         bsum = vd_add(bsum, e);
       }
-      hs_f64_online_values(nb, sb, vb, ldv, dv, run);
+      hs_f64_values8(nb, sb, vb, ldv, dv, run);
     }
     vsum = vd_add(vsum, bsum);
     if (vdmask_bits(vd_isnan(nan))) {
