@@ -21,23 +21,13 @@
 #include "attn-f64-blocks-avx512f.h"
 
 typedef struct {
-  __m256d qv[16]; /* 4-double chunks of q (zero past dk) */
+  hs_f64_q4 q4;   /* the general scores' q */
   __m512d qc;     /* contiguous dk in {1, 2, 4, 8}: lane i = q[i mod dk] */
-  size_t nc;
-  __m256i mk;
-  int full, DK;
+  int DK;
 } hb_q;
 
 static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
-  o->nc = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
-  o->full = dk > 0 && dk % 4 == 0;
-  o->mk = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(dk % 4)),
-                             _mm256_setr_epi64x(0, 1, 2, 3));
-  for (size_t c = 0; c < o->nc; c++) {
-    double t[4];
-    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] : 0.0;
-    o->qv[c] = _mm256_loadu_pd(t);
-  }
+  hs_f64_q4_init(&o->q4, q, dk, 1.0);
   o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4 || dk == 8) ? (int)dk : 0;
   o->qc = _mm512_setzero_pd();
   if (o->DK) {
@@ -54,7 +44,7 @@ static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
   if (o->DK == 2) return block_scores_contig(nb, k, o->qc, 2, sb, &nan);
   if (o->DK == 4) return block_scores_contig(nb, k, o->qc, 4, sb, &nan);
   if (o->DK == 8) return block_scores_contig(nb, k, o->qc, 8, sb, &nan);
-  return block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
+  return block_scores(nb, k, ldk, o->q4.qv, o->q4.nc, o->q4.mk, o->q4.full, sb);
 }
 
 #define HB_KERNEL hs_f64_attn_hard_ukernel__avx512f

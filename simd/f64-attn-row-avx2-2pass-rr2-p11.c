@@ -44,25 +44,14 @@
 #include "attn-f64-blocks-avx2.h"
 
 typedef struct {
-  __m256d qv[16]; /* 4-double chunks of q * inv_tau (zero past dk) */
+  hs_f64_q4 q4;   /* the general scores' q * inv_tau */
   __m256d qc;     /* contiguous dk in {1, 2}: lane i = q[i mod dk] * inv_tau */
-  size_t nc;
-  __m256i mk;
-  int full, DK;
+  int DK;
 } qdesc;
 
 static void qd_init(qdesc *o, const double *q, size_t dk, size_t ldk,
                     double inv_tau) {
-  o->nc = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
-  o->full = dk > 0 && dk % 4 == 0;
-  o->mk = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(dk % 4)),
-                             _mm256_setr_epi64x(0, 1, 2, 3));
-  for (size_t c = 0; c < o->nc; c++) {
-    double t[4];
-    /* inv_tau folded into q, as in the online kernel */
-    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] * inv_tau : 0.0;
-    o->qv[c] = _mm256_loadu_pd(t);
-  }
+  hs_f64_q4_init(&o->q4, q, dk, inv_tau);
   o->DK = ldk == dk && (dk == 1 || dk == 2) ? (int)dk : 0;
   o->qc = _mm256_setzero_pd();
   if (o->DK == 1) o->qc = _mm256_set1_pd(q[0] * inv_tau);
@@ -79,7 +68,7 @@ static double scores(const qdesc *o, size_t nb, const double *k, size_t ldk,
   double m;
   if (o->DK == 1) m = block_scores_contig256(nb, k, o->qc, 1, sb);
   else if (o->DK == 2) m = block_scores_contig256(nb, k, o->qc, 2, sb);
-  else m = block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
+  else m = block_scores(nb, k, ldk, o->q4.qv, o->q4.nc, o->q4.mk, o->q4.full, sb);
   __m256d bad = _mm256_setzero_pd();
   for (size_t g = 0; g < nb; g += 4) {
     __m256d s = _mm256_load_pd(sb + g);

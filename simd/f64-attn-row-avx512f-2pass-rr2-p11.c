@@ -34,6 +34,7 @@
 #include <math.h>
 
 #include "vec-f64-avx512f.h"
+#include "f64-attn-values-vec.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -42,25 +43,14 @@
 #include "attn-f64-blocks-avx512f.h"
 
 typedef struct {
-  __m256d qv[16]; /* 4-double chunks of q * inv_tau (zero past dk) */
+  hs_f64_q4 q4;   /* the general scores' q * inv_tau */
   __m512d qc;     /* contiguous dk in {1, 2, 4, 8}: lane i = q[i mod dk] * inv_tau */
-  size_t nc;
-  __m256i mk;
-  int full, DK;
+  int DK;
 } qdesc;
 
 static void qd_init(qdesc *o, const double *q, size_t dk, size_t ldk,
                     double inv_tau) {
-  o->nc = dk == 0 ? 1 : (dk + 3) / 4; /* dk == 0: every score is 0 */
-  o->full = dk > 0 && dk % 4 == 0;
-  o->mk = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(dk % 4)),
-                             _mm256_setr_epi64x(0, 1, 2, 3));
-  for (size_t c = 0; c < o->nc; c++) {
-    double t[4];
-    /* inv_tau folded into q, as in the online kernel */
-    for (int i = 0; i < 4; i++) t[i] = 4 * c + i < dk ? q[4 * c + i] * inv_tau : 0.0;
-    o->qv[c] = _mm256_loadu_pd(t);
-  }
+  hs_f64_q4_init(&o->q4, q, dk, inv_tau);
   o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4 || dk == 8) ? (int)dk : 0;
   o->qc = _mm512_setzero_pd();
   if (o->DK) {
@@ -80,7 +70,7 @@ static double scores(const qdesc *o, size_t nb, const double *k, size_t ldk,
   else if (o->DK == 4) m = block_scores_contig(nb, k, o->qc, 4, sb, nan);
   else if (o->DK == 8) m = block_scores_contig(nb, k, o->qc, 8, sb, nan);
   else {
-    m = block_scores(nb, k, ldk, o->qv, o->nc, o->mk, o->full, sb);
+    m = block_scores(nb, k, ldk, o->q4.qv, o->q4.nc, o->q4.mk, o->q4.full, sb);
     for (size_t j = 0; j < nb; j++) *nan |= isnan(sb[j]);
     return m;
   }
@@ -102,29 +92,6 @@ static double pass1(const qdesc *o, size_t nseg, const size_t *seg,
     }
   }
   return m;
-}
-
-/* run[0..dv) += sum_{j<nb} e[j] v_j: 8 columns per register, 8
- * accumulators (keys j mod 8). */
-static void values(size_t nb, const double *e, const double *vb, size_t ldv,
-                   size_t dv, double *run) {
-  for (size_t c = 0; c < dv; c += 8) {
-    const __mmask8 mc = dv - c >= 8 ? 0xFF : (__mmask8)((1u << (dv - c)) - 1);
-#define STEP(a, j) \
-  a = _mm512_fmadd_pd(_mm512_set1_pd(e[j]), _mm512_maskz_loadu_pd(mc, vb + (j) * ldv + c), a)
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0,
-            a6 = a0, a7 = a0;
-    size_t j = 0;
-    for (; j + 8 <= nb; j += 8) {
-      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
-      STEP(a4, j + 4); STEP(a5, j + 5); STEP(a6, j + 6); STEP(a7, j + 7);
-    }
-    for (; j < nb; j++) STEP(a0, j);
-#undef STEP
-    a0 = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)),
-                       _mm512_add_pd(_mm512_add_pd(a4, a5), _mm512_add_pd(a6, a7)));
-    _mm512_store_pd(run + c, _mm512_add_pd(_mm512_load_pd(run + c), a0));
-  }
 }
 
 /* The lane path (f64-attn-rows-2pass-rr2-p11-impl.h): contiguous keys
@@ -197,7 +164,7 @@ void hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11(
         }
         vacc = _mm512_add_pd(vacc, b);
       } else if (dv > 0) {
-        values(nb, sb, vb, ldv, dv, run);
+        hs_f64_values8(nb, sb, vb, ldv, dv, run);
       }
     }
   }

@@ -3,7 +3,8 @@
  * vec-f32-*.h, for kernels written once over it. Every vec-f64-*.h
  * defines the same names with the same meaning:
  *   vd, vdmask, VD_LANES;
- *   vd_zero, vd_set1, vd_iota(x) (lane i: x + i), vd_load_tail and
+ *   vd_zero, vd_set1, vd_first(x) (lane 0: x, the others +0),
+ *   vd_iota(x) (lane i: x + i), vd_load_tail and
  *     vd_store_tail (lanes 0..n-1, 1 <= n <= VD_LANES; the load's other
  *     lanes +0; nothing past p[n-1] read or written);
  *   vd_add, vd_sub, vd_mul, vd_abs (each rounded once, no fusing);
@@ -14,7 +15,10 @@
  *   vd_cmpgt, vd_cmpge, vd_cmple (false when either lane is NaN),
  *   vd_select(m, a_if_true, b_else), vdmask_bits (bit i: lane i);
  *   vd_cmpeq (false on NaN), vd_isnan, vdmask_or;
- *   vd_hmax, vd_hsum (horizontal, each ISA in one fixed order).
+ *   vd_hmax, vd_hsum (horizontal, each ISA in one fixed order);
+ *   vd_spread(e, w, part) (w in {1, 2, 4}, w <= VD_LANES, part <
+ *     w, both constants): lane i is e's lane part * VD_LANES / w + i / w,
+ *     the weights of VD_LANES / w keys each repeated over its w columns.
  * Include only from a file compiled with -mavx2 -mfma. */
 #ifndef HS_VEC_F64_H
 #define HS_VEC_F64_H
@@ -32,6 +36,7 @@ typedef __m256d vdmask;
 
 static inline vd vd_zero(void) { return _mm256_setzero_pd(); }
 static inline vd vd_set1(double x) { return _mm256_set1_pd(x); }
+static inline vd vd_first(double x) { return _mm256_setr_pd(x, 0, 0, 0); }
 static inline vd vd_iota(double x) {
   return _mm256_add_pd(_mm256_set1_pd(x), _mm256_setr_pd(0, 1, 2, 3));
 }
@@ -68,6 +73,16 @@ static inline unsigned vdmask_bits(vdmask m) { return (unsigned)_mm256_movemask_
 static inline vdmask vd_cmpeq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 static inline vdmask vd_isnan(vd a) { return _mm256_cmp_pd(a, a, _CMP_UNORD_Q); }
 static inline vdmask vdmask_or(vdmask a, vdmask b) { return _mm256_or_pd(a, b); }
+static inline __attribute__((always_inline)) vd vd_spread(vd e, int w, int part) {
+  if (w == 1) return e;
+  if (w == 2) return part ? _mm256_permute4x64_pd(e, 0xFA) : _mm256_permute4x64_pd(e, 0x50);
+  switch (part) { /* w == 4: one key */
+    case 0: return _mm256_permute4x64_pd(e, 0x00);
+    case 1: return _mm256_permute4x64_pd(e, 0x55);
+    case 2: return _mm256_permute4x64_pd(e, 0xAA);
+    default: return _mm256_permute4x64_pd(e, 0xFF);
+  }
+}
 /* horizontal, in a fixed order: the halves, then the pair */
 static inline double vd_hmax(vd a) {
   __m128d h = _mm_max_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));

@@ -18,6 +18,7 @@ typedef __mmask8 vdmask;
 
 static inline vd vd_zero(void) { return _mm512_setzero_pd(); }
 static inline vd vd_set1(double x) { return _mm512_set1_pd(x); }
+static inline vd vd_first(double x) { return _mm512_maskz_mov_pd(1, _mm512_set1_pd(x)); }
 static inline vd vd_iota(double x) {
   return _mm512_add_pd(_mm512_set1_pd(x), _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7));
 }
@@ -47,6 +48,13 @@ static inline unsigned vdmask_bits(vdmask m) { return (unsigned)m; }
 static inline vdmask vd_cmpeq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
 static inline vdmask vd_isnan(vd a) { return _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q); }
 static inline vdmask vdmask_or(vdmask a, vdmask b) { return (vdmask)(a | b); }
+static inline __attribute__((always_inline)) vd vd_spread(vd e, int w, int part) {
+  const long long b = part * (VD_LANES / w);
+  return w == 1 ? e
+                : _mm512_permutexvar_pd(_mm512_setr_epi64(b, b + 1 / w, b + 2 / w, b + 3 / w,
+                                                          b + 4 / w, b + 5 / w, b + 6 / w,
+                                                          b + 7 / w), e);
+}
 /* horizontal, in the fixed order of GCC's reductions (halves, then
  * quarters, then pairs) */
 static inline double vd_hmax(vd a) { return _mm512_reduce_max_pd(a); }

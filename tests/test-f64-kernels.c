@@ -2,8 +2,11 @@
 /* f64 dot, gemv and attention row on every ISA this CPU runs, against long
  * double references (u = 2^-53), with the kernels' stated bounds:
  *   dot/gemv: |err| <= (n/4 + 8) u sum |a_i b_i|
- *   attn_row: with S_j = sum_c |q_c k_jc inv_tau|,
- *     E = 2 (dk + 8) u max_j S_j + (n/64 + 74) u,
+ *   attn_row: with S = max_j S_j, S_j = sum_c |q_c k_jc inv_tau|, and
+ *     the row given in c calls,
+ *     E = 2 (dk + 8) u S + (n/64 + 74) u                  (scalar),
+ *     E = (2 ceil(dk/4) + 10 + n/128) S u + (6 n/256 + 72 + 4 c) u
+ *                       (AVX2, AVX-512: f64-attn-row-online-rr2-p11-impl.h),
  *     |sum - sum*| <= E sum*,  |acc_c - acc*_c| <= E sum_j e_j |v_jc|
  *   (* = exact, relative to the kernel's own max);
  *   exp (rr2-p11): <= 2 ULP on [-708.39, 0], +0 below, never subnormal.
@@ -137,7 +140,10 @@ static void attn_check(const hs_kernels *kt, size_t n, size_t dk, size_t dv,
     assert_true(st.max == -INFINITY && st.sum == 0);
     for (size_t c = 0; c < dv; c++) assert_true(acc[c] == 0);
   } else {
-    double E = 2 * (dk + 8) * U * (double)smax + (n / 64.0 + 74) * U;
+    const double S = (double)smax, c = (double)(ns + 1);
+    double E = kt->isa == HS_ISA_SCALAR
+                   ? 2 * (dk + 8) * U * S + (n / 64.0 + 74) * U
+                   : (2 * ((dk + 3) / 4) + 10 + n / 128.0) * S * U + (6 * n / 256.0 + 72 + 4 * c) * U;
     long double sum = 0, accr[HS_ATTN_MAX_D] = {0}, absr[HS_ATTN_MAX_D] = {0};
     for (size_t j = 0; j < n; j++) {
       long double e = st.max == INFINITY ? (s[j] == INFINITY ? 1 : 0)
@@ -194,13 +200,20 @@ static void test_attn(void **state) {
         attn_random(kt, &r, 1 + (dk * 5 + dv) % 140, dk, dv, taus[(dk + dv) % 3], 1.5, dv % 4);
     for (size_t e = 7; e <= (kt->isa == HS_ISA_SCALAR ? 16u : 20u); e += 3)
       attn_random(kt, &r, (size_t)1 << e, 8, 8, 1, 3, e % 4);
-    /* the contiguous-key (dk 1, 2, 4) and lane-wise value (dv 1) paths,
-     * around the 8-key groups and the 64-key blocks */
-    static const size_t cn[] = {7, 8, 9, 63, 64, 65, 1000, 4097};
+    /* the contiguous-key (dk 1, 2, 4) and packed value (dv 1, 2, 4) paths,
+     * around the 4- and 8-key groups and the 64-, 256- and 512-key blocks,
+     * values of a partial and of several registers; the general scores
+     * (dk 3, keys not contiguous: off 1) with the same values */
+    static const size_t cn[] = {3, 7, 8, 9, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1000, 4097};
     for (size_t dk = 1; dk <= 4; dk *= 2)
       for (size_t i = 0; i < sizeof cn / sizeof *cn; i++) {
         attn_random(kt, &r, cn[i], dk, 1, taus[i % 3], 2, 0);
         attn_random(kt, &r, cn[i], dk, 3, taus[i % 3], 2, 0);
+        attn_random(kt, &r, cn[i], dk, 2, taus[i % 3], 2, 0);
+        attn_random(kt, &r, cn[i], dk, 4, taus[i % 3], 2, 0);
+        attn_random(kt, &r, cn[i], dk, 13, taus[i % 3], 2, 0);
+        attn_random(kt, &r, cn[i], dk, 1, taus[i % 3], 2, 1);
+        attn_random(kt, &r, cn[i], 3, 1, taus[i % 3], 2, 0);
       }
     static const double ranges[] = {1e-100, 1, 40, 1e5, 1e100};
     for (size_t i = 0; i < 5; i++)
@@ -211,32 +224,42 @@ static void test_attn(void **state) {
 static void test_attn_special(void **state) {
   (void)state;
   hs_rng r = {25};
-  const size_t n = 150;
-  double *sc = malloc(n * sizeof *sc), q = 1;
+  /* several blocks of every ISA; a special score in the first, a middle
+   * and the last block, and in a split's tail group */
+  const size_t n = 1100;
+  double *sc = malloc(3 * n * sizeof *sc), *sc2 = sc + n, q = 1;
   double *v = fill(&r, n * 3, -2, 2, 0);
-  size_t sp[2] = {1, 70};
+  size_t sp[3] = {1, 70, 603};
   HS_FOR_EACH_ISA(kt) {
     hs_f64_online st = {2, 3};
     double acc[1] = {4};
     kt->f64_attn_row(0, 1, 1, &q, &q, 1, &q, 1, 1, &st, acc);
     assert_true(st.max == 2 && st.sum == 3 && acc[0] == 4);
-    for (int kind = 0; kind < 8; kind++) {
+    for (int kind = 0; kind < 10; kind++) {
       for (size_t j = 0; j < n; j++) {
         double x = hs_rng_uniform(&r, -1, 1);
         switch (kind) {
           case 0: sc[j] = -INFINITY; break;                       /* all masked */
-          case 1: sc[j] = j == 99 ? 5 : -INFINITY; break;         /* one visible */
+          case 1: sc[j] = j == 99 || j == 1099 ? 5 : -INFINITY; break; /* few visible */
           case 2: sc[j] = 7.5; break;                             /* all equal */
           case 3: sc[j] = j == 40 ? 1000 : x; break;              /* dominant */
-          case 4: sc[j] = (double)j * 100 - 1e4; break;           /* rising max */
-          case 5: sc[j] = j == 10 || j == 140 ? INFINITY : x; break;
-          case 6: sc[j] = j == 77 ? NAN : x; break;
-          default: sc[j] = j == 0 ? 0 : -700 - j * 0.06; break;   /* near cutoff */
+          case 4: sc[j] = (double)j - 1e3; break;                 /* rising max */
+          case 5: sc[j] = j == 10 || j == 600 ? INFINITY : x; break;
+          case 6: sc[j] = j == 602 ? NAN : x; break;
+          case 7: sc[j] = j == 1099 ? NAN : j < 600 ? -INFINITY : x; break;
+          case 8: sc[j] = j == 5 ? NAN : j == 700 ? INFINITY : -INFINITY; break;
+          default: sc[j] = j == 0 ? 0 : -700 - j * 0.006; break;  /* near cutoff */
         }
+        /* keys of stride 2 (the general scores); the other double unread */
+        sc2[2 * j] = sc[j];
+        sc2[2 * j + 1] = NAN;
       }
       attn_check(kt, n, 1, 3, &q, sc, 1, v, 3, 1, NULL, 0);
-      attn_check(kt, n, 1, 3, &q, sc, 1, v, 3, 1, sp, 2);
-      attn_check(kt, n, 1, 1, &q, sc, 1, v, 1, 1, sp, 2); /* lane-wise values */
+      attn_check(kt, n, 1, 3, &q, sc, 1, v, 3, 1, sp, 3);
+      attn_check(kt, n, 1, 1, &q, sc, 1, v, 1, 1, sp, 3); /* packed values */
+      attn_check(kt, n, 1, 2, &q, sc, 1, v, 2, 1, sp, 3);
+      attn_check(kt, n, 1, 1, &q, sc, 1, v, 3, 1, sp, 3); /* one column, not contiguous */
+      attn_check(kt, n, 1, 1, &q, sc2, 2, v, 1, 1, sp, 3); /* general scores */
     }
     /* exp through the kernel: weight of score x next to score 0 */
     double worst = 0;
