@@ -132,86 +132,25 @@ ALWAYS __m512 dots16_contig_tail(const float *k, size_t cnt, const qdesc *qd,
 #undef P02
 }
 
-/* DK > 0: keys contiguous with dk == DK; full groups of 16 take
- * dots16_contig, the tail group dots16_contig_tail (DK <= 4) or the
- * general dots16 (as DK == 0 does throughout). */
-ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
-                             const qdesc *qd, float *sb, size_t nc4,
-                             int full_last, int DK, int BIAS, __m512 vslope,
-                             __m512i pos) {
-  __m512 vmax = _mm512_set1_ps(-INFINITY);
-  size_t g = 0;
-  for (; g + 16 <= nb; g += 16) {
-    __m512 s = DK ? dots16_contig(k + g * DK, qd, DK)
-                  : dots16(k + g * ldk, ldk, 16, qd, nc4, full_last);
-    if (BIAS) { /* the relative bias, one FMA: see block_scores_bias */
-      s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos), s);
-      pos = _mm512_add_epi32(pos, _mm512_set1_epi32(16));
-    }
-    _mm512_store_ps(sb + g, s);
-    vmax = _mm512_max_ps(s, vmax); /* NaN in s is skipped */
-  }
-  if (g < nb) {
-    size_t cnt = nb - g;
-    __m512 s = DK && DK <= 4 ? dots16_contig_tail(k + g * DK, cnt, qd, DK)
-                             : dots16(k + g * ldk, ldk, cnt, qd, nc4, full_last);
-    if (BIAS) s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos), s);
-    /* lanes >= cnt: -inf, weight 0 */
-    s = _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY),
-                           (__mmask16)((1u << cnt) - 1), s);
-    _mm512_store_ps(sb + g, s);
-    vmax = _mm512_max_ps(s, vmax);
-    g += 16;
-  }
-  /* lanes past the last group are never read: the callers' loops stop
-   * at nb rounded up to the group */
-  return vmax;
+/* The hooks of attn-f32-blocks-run.h (contracts there). */
+#define blk_dots dots16
+typedef struct { int none; } blk_cx; /* dots16_contig reads qd->qc */
+ALWAYS blk_cx blk_cx_init(const qdesc *qd, int DK) {
+  (void)qd, (void)DK;
+  return (blk_cx){0};
 }
+ALWAYS __m512 blk_dots_contig(const float *k, const qdesc *qd, int DK, blk_cx cx) {
+  (void)cx;
+  return dots16_contig(k, qd, DK);
+}
+#define blk_dots_contig_tail dots16_contig_tail
+ALWAYS int blk_full_last(size_t dk, size_t nc4) {
+  (void)nc4;
+  return dk % 4 == 0 && dk > 0;
+}
+#define BLK_VACC 4
 
-ALWAYS __m512 block_scores_any(size_t nb, const float *k, size_t ldk,
-                              const qdesc *qd, float *sb, size_t dk,
-                              int BIAS, __m512 vs, __m512i pos) {
-  int full = dk % 4 == 0 && dk > 0;
-  if (ldk == dk) {
-    /* contiguous keys, the common small heads */
-    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1, BIAS, vs, pos);
-    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2, BIAS, vs, pos);
-    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4, BIAS, vs, pos);
-    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8, BIAS, vs, pos);
-  }
-  switch (qd->nc4) {
-    case 1:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0, BIAS, vs, pos);
-    case 2:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0, BIAS, vs, pos);
-    default:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0, BIAS, vs, pos);
-  }
-}
-
-static __m512 block_scores(size_t nb, const float *k, size_t ldk,
-                           const qdesc *qd, float *sb, size_t dk) {
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 0, _mm512_setzero_ps(),
-                          _mm512_setzero_si512());
-}
-
-/* The same scores with the relative bias of the _bias kernels: key j of
- * the block (p0 its first key's position) gets
- * fma(slope, (float)(p0 + j), s_j), the position converted from int32
- * (exact below 2^24 in magnitude); the returned lane max covers the biased
- * scores. */
-ALWAYS __m512i pos_iota(int64_t p0) {
-  return _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
-                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-}
-ALWAYS __m512 block_scores_bias(size_t nb, const float *k, size_t ldk,
-                                const qdesc *qd, float *sb, size_t dk,
-                                float slope, int64_t p0) {
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm512_set1_ps(slope), pos_iota(p0));
-}
+#include "attn-f32-blocks-run.h"
 
 /* dv <= 8: run[0..8) += sum_{j<nb} e[j] v_j, two keys per register. */
 ALWAYS void values_small_t(size_t nb, const float *e, const float *v,
@@ -260,24 +199,10 @@ ALWAYS void values_small_t(size_t nb, const float *e, const float *v,
   _mm256_store_ps(run, _mm256_add_ps(_mm256_load_ps(run), h));
 }
 
-/* dv > 8: run[16c..16c+16) += sum_{j<nb} e[j] v[j*ldv + 16c ..]. */
+/* dv > 8: 16 columns per register (block_values_t). */
 static void values_wide(size_t nb, const float *e, const float *v, size_t ldv,
                         size_t dv, float *run) {
-  for (size_t c = 0; c < dv; c += 16) {
-    const __mmask16 mk = dv - c >= 16 ? 0xFFFF : (__mmask16)((1u << (dv - c)) - 1);
-    const float *vc = v + c;
-#define STEP(a, j) \
-  a = _mm512_fmadd_ps(_mm512_set1_ps(e[j]), _mm512_maskz_loadu_ps(mk, vc + (j) * ldv), a)
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    size_t j = 0;
-    for (; j + 4 <= nb; j += 4) {
-      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
-    }
-    for (; j < nb; j++) STEP(a0, j);
-#undef STEP
-    a0 = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
-    _mm512_store_ps(run + c, _mm512_add_ps(_mm512_load_ps(run + c), a0));
-  }
+  block_values_t(nb, e, v, ldv, (dv + 15) / 16, vmask_first(dv % 16), dv % 16 == 0, run);
 }
 
 /* The hooks of the two-pass row kernel (f32-attn-row-2pass-rr2-p5-impl.h):
