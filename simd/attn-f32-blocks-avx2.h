@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The score and value blocks shared by the AVX2 attention-row kernels
- * (online and two-pass): include after defining BLK, the block length
- * in keys, and after <immintrin.h>, attn-f32-exp.h and ukernels.h. */
+/* The AVX2 parts of the f32 attention-row blocks (online, two-pass, hard,
+ * tile), whose block loops are written once in attn-f32-blocks-run.h:
+ * qdesc and qd_init (q's chunks laid out for these shuffles), the shuffle
+ * networks that turn partial dot products into one vector of 8 per-key
+ * scores (pair_dot/pair_dot8/dots8, dots8_contig*, dots8_k8) as that
+ * header's hooks, and the value paths with no AVX-512 twin (the permuted
+ * weights of block_values_vg, block_value1). Include after defining BLK,
+ * the block length in keys, and after ukernels.h. */
 #ifndef HS_ATTN_F32_BLOCKS_AVX2_H
 #define HS_ATTN_F32_BLOCKS_AVX2_H
 
@@ -375,10 +380,8 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
   }
 }
 
-/* The contiguous path's parts (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h):
- * block_scores_t, pos_iota and block_value1. */
-#define HS_BLOCKS_DK 1
-
+/* The contiguous path's value part (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h);
+ * AVX-512 takes those shapes by its lane path instead. */
 /* sum_{j<nb} e[j] v[j] with block_values_t's bits at dv = 1: there lane
  * 0 of accumulator a_r chains the keys r mod 8 of the whole groups of 8,
  * and a_0 then the rest one key at a time; a8 below holds chain r in lane

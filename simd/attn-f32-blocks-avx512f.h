@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The score and value blocks shared by the AVX512F attention-row kernels
- * (online and two-pass): include after defining BLK, the block length
- * in keys, and after <immintrin.h>, attn-f32-exp.h and ukernels.h. */
+/* The AVX-512 parts of the f32 attention-row blocks (online, two-pass,
+ * hard, tile), whose block loops are written once in
+ * attn-f32-blocks-run.h: qdesc and qd_init (q's chunks in all four
+ * 128-bit lanes), the permute networks that turn partial dot products into
+ * one vector of 16 per-key scores (quad_dot/dots16, pairsum,
+ * dots16_contig*) as that header's hooks, and the parts with no AVX2 twin
+ * (values_small_t, two keys per register by 512-bit permutes; the
+ * two-pass lane path with its 64-bit float masks). Include after defining
+ * BLK, the block length in keys, and after ukernels.h. */
 #ifndef HS_ATTN_F32_BLOCKS_AVX512F_H
 #define HS_ATTN_F32_BLOCKS_AVX512F_H
 
@@ -241,10 +247,10 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
   }
 }
 
-/* The contiguous parts: block_scores_t and pos_iota for block_scores_dk
- * (HS_BLOCKS_DK, attn-f32-blocks-dk.h, the hard row), and the two-pass
- * row's lane path (HS_BLOCKS_LANES, f32-attn-row-2pass-rr2-p5-impl.h). */
-#define HS_BLOCKS_DK 1
+/* The two-pass row's lane path (HS_BLOCKS_LANES,
+ * f32-attn-row-2pass-rr2-p5-impl.h), AVX-512 only: per-group masked key
+ * loads by a 64-bit float mask; AVX2 takes those shapes by its contiguous
+ * block path (block_scores_dk, block_value1). */
 #define HS_BLOCKS_LANES 1
 
 /* The lane path of the two-pass row (f32-attn-row-2pass-rr2-p5-impl.h),

@@ -24,13 +24,14 @@
  *
  * Scores: q * inv_tau (qd_init) against each key in chunks of 4 floats,
  * four partial sums per key, one per lane of a chunk, then added as
- * (p0 + p2) + (p1 + p3) by the shuffle network; with inv_tau folded into
- * q that is ceil(dk/4) roundings in the chunks, 2 in the tree and 2 for
- * the scaled q, so |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc inv_tau|
- * (u = 2^-24), the bound the kernels state; the contiguous paths add the
- * same products in the same order (their +0 lanes change no sum but the
- * sign of a zero, see blk_dots_contig_tail). The relative bias is one FMA
- * more. */
+ * (p0 + p2) + (p1 + p3) by the shuffle network: per product ceil(dk/4)
+ * roundings in the chunks (a multiply, then FMAs), 2 in the tree and 1 in
+ * q * inv_tau (inv_tau folded into q: no multiply per score), within
+ * |ds_j| <= (ceil(dk/4) + 4) u sum_c |q_c k_jc inv_tau| (u = 2^-24), the
+ * bound the online and two-pass kernels state; the contiguous paths add
+ * the same products in the same order (their +0 lanes change no sum but
+ * the sign of a zero, see dots8_contig_tail). The relative bias is one
+ * rounding more (its FMA). */
 #ifndef HS_ATTN_F32_BLOCKS_RUN_H
 #define HS_ATTN_F32_BLOCKS_RUN_H
 
@@ -111,6 +112,16 @@ ALWAYS vi pos_iota(int64_t p0) { return vi_iota((int32_t)p0); }
 ALWAYS vf block_scores_bias(size_t nb, const float *k, size_t ldk, const qdesc *qd,
                             float *sb, size_t dk, float slope, int64_t p0) {
   return block_scores_any(nb, k, ldk, qd, sb, dk, 1, vf_set1(slope), pos_iota(p0));
+}
+
+/* block_scores (block_scores_bias when bias) for contiguous keys, ldk ==
+ * dk == DK in {1, 2, 4}, without the general dispatch: the contiguous
+ * paths of the two-pass and the hard rows (HS_BLOCKS_DK). */
+#define HS_BLOCKS_DK 1
+ALWAYS vf block_scores_dk(size_t nb, const float *k, const qdesc *qd, float *sb, int DK,
+                          int bias, float slope, int64_t p0) {
+  return block_scores_t(nb, k, (size_t)DK, qd, sb, 1, DK == 4, DK, bias, vf_set1(slope),
+                        pos_iota(p0));
 }
 
 /* run[VF_LANES c ..] += sum_{j<nb} e[j] v[j*ldv + VF_LANES c ..], for
