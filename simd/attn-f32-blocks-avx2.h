@@ -3,7 +3,7 @@
  * tile), whose block loops are written once in attn-f32-blocks-run.h:
  * qdesc and qd_init (q's chunks laid out for these shuffles), the shuffle
  * networks that turn partial dot products into one vector of 8 per-key
- * scores (pair_dot/pair_dot8/dots8, dots8_contig*, dots8_k8) as that
+ * scores (pair_dot/pair_dot8/dots8, dots8_contig_kx/_tail, dots8_k8) as that
  * header's hooks, and the value paths with no AVX-512 twin (the permuted
  * weights of block_values_vg, block_value1). Include after defining BLK,
  * the block length in keys, and after ukernels.h. */
@@ -113,17 +113,6 @@ ALWAYS __m256 dots8_contig_kx(const __m256 *kx, __m256 qc, int DK) {
   return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-/* The same from the keys' memory: loads the DK vectors, then as above. */
-ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
-  /* explicit loads: a loop over DK is not always unrolled, and kx would
-   * then live on the stack (measured: 7x slower rows at dk = 4) */
-  __m256 kx[4];
-  kx[0] = _mm256_loadu_ps(k);
-  if (DK >= 2) kx[1] = _mm256_loadu_ps(k + 8);
-  if (DK >= 4) kx[2] = _mm256_loadu_ps(k + 16), kx[3] = _mm256_loadu_ps(k + 24);
-  return dots8_contig_kx(kx, qd->qc, DK);
-}
-
 /* Scores of 8 consecutive keys stored contiguously with dk == 8 (ldk ==
  * 8): keys i and i+4 share one register, as in dots8, but from whole-row
  * loads r0 = k_i, r1 = k_{i+4}:
@@ -198,21 +187,15 @@ ALWAYS __m256 blk_dots(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
                        size_t nc4, int full_last) {
   return dots8(k, ldk, cnt, qd, nc4, full_last);
 }
-/* DK == 8: q and q with its halves swapped (dots8_k8). Read only then:
- * a load of q8[0] ahead of the general loop (DK == 0) made GCC keep it
- * in a register there and slowed dk = 16 scores by 15% (measured). */
-typedef struct { __m256 q8, q8s; } blk_cx;
-ALWAYS blk_cx blk_cx_init(const qdesc *qd, int DK) {
-  blk_cx cx = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-  if (DK == 8) {
-    cx.q8 = qd->q8[0];
-    cx.q8s = _mm256_permute2f128_ps(cx.q8, cx.q8, 0x01);
-  }
-  return cx;
+#define blk_dots_kx dots8_contig_kx
+/* dk = 8 by whole rows: q and q with its halves swapped */
+#define BLK_DOTS_K8 1
+typedef struct { __m256 q8, q8s; } blk_k8;
+ALWAYS blk_k8 blk_k8_init(const qdesc *qd, int DK) {
+  if (DK != 8) return (blk_k8){_mm256_setzero_ps(), _mm256_setzero_ps()};
+  return (blk_k8){qd->q8[0], _mm256_permute2f128_ps(qd->q8[0], qd->q8[0], 0x01)};
 }
-ALWAYS __m256 blk_dots_contig(const float *k, const qdesc *qd, int DK, blk_cx cx) {
-  return DK == 8 ? dots8_k8(k, cx.q8, cx.q8s) : dots8_contig(k, qd, DK);
-}
+ALWAYS __m256 blk_dots_k8(const float *k, blk_k8 k8) { return dots8_k8(k, k8.q8, k8.q8s); }
 #define blk_dots_contig_tail dots8_contig_tail
 /* 8-float chunks when nc4 > 1 (pair_dot8) */
 ALWAYS int blk_full_last(size_t dk, size_t nc4) {

@@ -4,7 +4,7 @@
  * attn-f32-blocks-run.h: qdesc and qd_init (q's chunks in all four
  * 128-bit lanes), the permute networks that turn partial dot products into
  * one vector of 16 per-key scores (quad_dot/dots16, pairsum,
- * dots16_contig*) as that header's hooks, and the parts with no AVX2 twin
+ * dots16_contig_kx/_tail) as that header's hooks, and the parts with no AVX2 twin
  * (values_small_t, two keys per register by 512-bit permutes; the
  * two-pass lane path with its 64-bit float masks). Include after defining
  * BLK, the block length in keys, and after ukernels.h. */
@@ -50,19 +50,6 @@ ALWAYS __m512 dots16_contig_kx(const __m512 *kx, __m512 qc, int DK) {
   __m512 y2 = pairsum(X(4), X(5)), y3 = pairsum(X(6), X(7));
 #undef X
   return pairsum(pairsum(y0, y1), pairsum(y2, y3));
-}
-
-/* The same from the keys' memory: loads the DK vectors, then as above. */
-ALWAYS __m512 dots16_contig(const float *k, const qdesc *qd, int DK) {
-  /* explicit loads: a loop over DK is not always unrolled, and kx would
-   * then live on the stack */
-  __m512 kx[8];
-  kx[0] = _mm512_loadu_ps(k);
-  if (DK >= 2) kx[1] = _mm512_loadu_ps(k + 16);
-  if (DK >= 4) kx[2] = _mm512_loadu_ps(k + 32), kx[3] = _mm512_loadu_ps(k + 48);
-  if (DK >= 8)
-    for (int i = 4; i < 8; i++) kx[i] = _mm512_loadu_ps(k + 16 * i);
-  return dots16_contig_kx(kx, qd->qc, DK);
 }
 
 ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
@@ -140,15 +127,8 @@ ALWAYS __m512 dots16_contig_tail(const float *k, size_t cnt, const qdesc *qd,
 
 /* The hooks of attn-f32-blocks-run.h (contracts there). */
 #define blk_dots dots16
-typedef struct { int none; } blk_cx; /* dots16_contig reads qd->qc */
-ALWAYS blk_cx blk_cx_init(const qdesc *qd, int DK) {
-  (void)qd, (void)DK;
-  return (blk_cx){0};
-}
-ALWAYS __m512 blk_dots_contig(const float *k, const qdesc *qd, int DK, blk_cx cx) {
-  (void)cx;
-  return dots16_contig(k, qd, DK);
-}
+#define blk_dots_kx dots16_contig_kx
+#define BLK_DOTS_K8 0 /* dk = 8 by plain loads too */
 #define blk_dots_contig_tail dots16_contig_tail
 ALWAYS int blk_full_last(size_t dk, size_t nc4) {
   (void)nc4;
@@ -272,7 +252,7 @@ ALWAYS __mmask16 lane_range(unsigned lo, unsigned hi) {
 }
 
 /* the scores of keys g + lo .. g + hi - 1 (g a multiple of 16, lo < hi <=
- * 16) in lanes lo .. hi - 1, the others -inf: dots16_contig's arithmetic
+ * 16) in lanes lo .. hi - 1, the others -inf: blk_dots_contig's arithmetic
  * on every key, from plain loads when the group is whole, else from masked
  * loads of just those keys' floats (a lane's products are its own key's:
  * the same bits either way); biased by fma(slope, (float)(int32_t)(d0 +
@@ -284,7 +264,7 @@ ALWAYS __m512 group_scores_dk(const float *k, size_t g, unsigned lo, unsigned hi
   const int whole = lo == 0 && hi == 16;
   __m512 s;
   if (whole) {
-    s = dots16_contig(kg, qd, DK);
+    s = blk_dots_contig(kg, qd->qc, DK);
   } else {
     const unsigned flo = lo * (unsigned)DK, fhi = hi * (unsigned)DK;
     const uint64_t fm = (fhi == 64 ? ~(uint64_t)0 : ((uint64_t)1 << fhi) - 1) &

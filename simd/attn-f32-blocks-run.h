@@ -11,10 +11,13 @@
  *     0 .. VF_LANES-1 at k (stride ldk; rows >= cnt repeat row cnt-1, so
  *     nothing past the last key is read); nc4 chunks of q, the last one
  *     whole when full_last;
- *   vf blk_dots_contig(k, qd, DK, cx): VF_LANES contiguous keys of width
- *     DK (ldk == DK, DK in {1, 2, 4, 8}), with blk_dots's bits;
- *   blk_cx, blk_cx_init(qd, DK): what blk_dots_contig takes from q once
- *     per block;
+ *   vf blk_dots_kx(kx, qc, DK): the scores of VF_LANES contiguous keys of
+ *     width DK (ldk == DK, DK in {1, 2, 4}, 8 unless BLK_DOTS_K8) from
+ *     kx[i] = their floats VF_LANES i .. (qc: qd's q * inv_tau repeated
+ *     with period DK), with blk_dots's bits;
+ *   BLK_DOTS_K8: 1 when DK == 8 takes blk_dots_k8(k, k8) instead, with
+ *     blk_k8 k8 = blk_k8_init(qd, DK) made once per block (q not read
+ *     unless DK == 8);
  *   vf blk_dots_contig_tail(k, cnt, qd, DK): the first cnt < VF_LANES of
  *     those keys (DK <= 4), with blk_dots's bits, reading nothing past
  *     them; lanes >= cnt unspecified;
@@ -38,20 +41,43 @@
 #include <math.h>
 #include <stdint.h>
 
+/* VF_LANES contiguous keys of width DK from memory: the DK vectors of
+ * their floats by plain loads, then blk_dots_kx. The loads written out:
+ * a loop over DK is not always unrolled, and kx would then live on the
+ * stack (measured: 7x slower rows at dk = 4 on AVX2). */
+ALWAYS vf blk_dots_contig(const float *k, vf qc, int DK) {
+  vf kx[8];
+  kx[0] = vf_loadu(k);
+  if (DK >= 2) kx[1] = vf_loadu(k + VF_LANES);
+  if (DK >= 4) kx[2] = vf_loadu(k + 2 * VF_LANES), kx[3] = vf_loadu(k + 3 * VF_LANES);
+  if (DK >= 8)
+    for (int i = 4; i < 8; i++) kx[i] = vf_loadu(k + VF_LANES * i);
+  return blk_dots_kx(kx, qc, DK);
+}
+
 /* Scores of nb <= BLK keys into sb (lanes of the last group past nb:
  * -inf); returns the lane-wise max. DK > 0: keys contiguous with dk ==
- * DK, whole groups of VF_LANES take blk_dots_contig, the tail group
+ * DK, whole groups of VF_LANES take blk_dots_contig (blk_dots_k8), the tail group
  * blk_dots_contig_tail (DK <= 4) or the general blk_dots (as DK == 0
  * does throughout). */
 ALWAYS vf block_scores_t(size_t nb, const float *k, size_t ldk, const qdesc *qd,
                          float *sb, size_t nc4, int full_last, int DK, int BIAS,
                          vf vslope, vi pos) {
   vf vmax = vf_set1(-INFINITY);
-  const blk_cx cx = blk_cx_init(qd, DK);
+#if BLK_DOTS_K8
+  /* made only for DK == 8: q read ahead of the general loop (DK == 0)
+   * stayed in a register there and slowed dk = 16 scores on AVX2 by 15%
+   * (measured) */
+  const blk_k8 k8 = blk_k8_init(qd, DK);
+#endif
   size_t g = 0;
   for (; g + VF_LANES <= nb; g += VF_LANES) {
-    vf s = DK ? blk_dots_contig(k + g * DK, qd, DK, cx)
-              : blk_dots(k + g * ldk, ldk, VF_LANES, qd, nc4, full_last);
+    vf s;
+#if BLK_DOTS_K8
+    if (DK == 8) s = blk_dots_k8(k + g * 8, k8); else
+#endif
+    s = DK ? blk_dots_contig(k + g * DK, qd->qc, DK)
+           : blk_dots(k + g * ldk, ldk, VF_LANES, qd, nc4, full_last);
     if (BIAS) { /* the relative bias, one FMA: see block_scores_bias */
       s = vf_fma(vslope, vf_from_vi(pos), s);
       pos = vi_add(pos, vi_set1(VF_LANES));
