@@ -20,7 +20,10 @@
  *     unless DK == 8);
  *   vf blk_dots_contig_tail(k, cnt, qd, DK): the first cnt < VF_LANES of
  *     those keys (DK <= 4), with blk_dots's bits, reading nothing past
- *     them; lanes >= cnt unspecified;
+ *     them; lanes >= cnt unspecified (its masked loads stay beside its
+ *     network: written once here they changed the code of the AVX-512
+ *     hard row and of every two-pass row, whose skipping path runs a tail
+ *     per segment);
  *   int blk_full_last(dk, nc4): whether blk_dots's last chunk is whole
  *     (its chunks may be wider than 4 floats when nc4 > 1);
  *   BLK_VACC: accumulators of block_values_t (8 or 4, key j mod BLK_VACC).
