@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The score and value blocks shared by the AVX2 attention-row kernels
- * (online and two-pass): include after defining BLK, the block length
- * in keys, and after <immintrin.h>, attn-f32-exp.h and ukernels.h. */
+/* The AVX2 parts of the f32 attention-row blocks (online, two-pass, hard,
+ * tile), whose block loops are written once in attn-f32-blocks-run.h:
+ * qdesc and qd_init (q's chunks laid out for these shuffles), the shuffle
+ * networks that turn partial dot products into one vector of 8 per-key
+ * scores (pair_dot/pair_dot8/dots8, dots8_contig_kx/_tail, dots8_k8) as that
+ * header's hooks, and the value paths with no AVX-512 twin (the permuted
+ * weights of block_values_vg, block_value1). Include after defining BLK,
+ * the block length in keys, and after ukernels.h. */
 #ifndef HS_ATTN_F32_BLOCKS_AVX2_H
 #define HS_ATTN_F32_BLOCKS_AVX2_H
 
@@ -9,7 +14,7 @@
 #error "define BLK before including this header"
 #endif
 
-#include "vec-f32-avx2.h" /* vf_hmax, vf_hsum */
+#include "vec-f32-avx2.h"
 
 #define ALWAYS static inline __attribute__((always_inline))
 
@@ -108,17 +113,6 @@ ALWAYS __m256 dots8_contig_kx(const __m256 *kx, __m256 qc, int DK) {
   return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-/* The same from the keys' memory: loads the DK vectors, then as above. */
-ALWAYS __m256 dots8_contig(const float *k, const qdesc *qd, int DK) {
-  /* explicit loads: a loop over DK is not always unrolled, and kx would
-   * then live on the stack (measured: 7x slower rows at dk = 4) */
-  __m256 kx[4];
-  kx[0] = _mm256_loadu_ps(k);
-  if (DK >= 2) kx[1] = _mm256_loadu_ps(k + 8);
-  if (DK >= 4) kx[2] = _mm256_loadu_ps(k + 16), kx[3] = _mm256_loadu_ps(k + 24);
-  return dots8_contig_kx(kx, qd->qc, DK);
-}
-
 /* Scores of 8 consecutive keys stored contiguously with dk == 8 (ldk ==
  * 8): keys i and i+4 share one register, as in dots8, but from whole-row
  * loads r0 = k_i, r1 = k_{i+4}:
@@ -188,129 +182,28 @@ ALWAYS __m256 dots8_contig_tail(const float *k, size_t cnt, const qdesc *qd,
   return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-/* Scores of nb <= BLK keys into sb (lanes of the last group past nb: -inf); returns the
- * lane-wise max. DK > 0: keys contiguous with dk == DK, full groups of 8
- * take dots8_contig (dots8_k8 for DK = 8); the tail group
- * dots8_contig_tail (DK <= 4) or the general dots8 (as DK == 0 does
- * throughout). */
-ALWAYS __m256 block_scores_t(size_t nb, const float *k, size_t ldk,
-                             const qdesc *qd, float *sb, size_t nc4,
-                             int full_last, int DK, int BIAS, __m256 vslope,
-                             __m256i pos) {
-  __m256 vmax = _mm256_set1_ps(-INFINITY);
-  /* DK == 8: q and q with its halves swapped (dots8_k8). Read only then:
-   * a load of q8[0] ahead of the general loop (DK == 0) made GCC keep it
-   * in a register there and slowed dk = 16 scores by 15% (measured). */
-  __m256 q8 = _mm256_setzero_ps(), q8s = q8;
-  if (DK == 8) {
-    q8 = qd->q8[0];
-    q8s = _mm256_permute2f128_ps(q8, q8, 0x01);
-  }
-  size_t g = 0;
-  for (; g + 8 <= nb; g += 8) {
-    __m256 s = DK == 8 ? dots8_k8(k + g * 8, q8, q8s)
-               : DK    ? dots8_contig(k + g * DK, qd, DK)
-                       : dots8(k + g * ldk, ldk, 8, qd, nc4, full_last);
-    if (BIAS) { /* the relative bias, one FMA: see block_scores_bias */
-      s = _mm256_fmadd_ps(vslope, _mm256_cvtepi32_ps(pos), s);
-      pos = _mm256_add_epi32(pos, _mm256_set1_epi32(8));
-    }
-    _mm256_store_ps(sb + g, s);
-    vmax = _mm256_max_ps(s, vmax); /* NaN in s is skipped */
-  }
-  if (g < nb) {
-    size_t cnt = nb - g;
-    __m256 s = DK && DK <= 4 ? dots8_contig_tail(k + g * DK, cnt, qd, DK)
-                             : dots8(k + g * ldk, ldk, cnt, qd, nc4, full_last);
-    if (BIAS) s = _mm256_fmadd_ps(vslope, _mm256_cvtepi32_ps(pos), s);
-    /* lanes >= cnt: -inf, weight 0 */
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    __m256 valid = _mm256_castsi256_ps(
-        _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cnt), lane));
-    s = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), s, valid);
-    _mm256_store_ps(sb + g, s);
-    vmax = _mm256_max_ps(s, vmax);
-    g += 8;
-  }
-  /* lanes past the last group are never read: the callers' loops stop
-   * at nb rounded up to the group */
-  return vmax;
+/* The hooks of attn-f32-blocks-run.h (contracts there). */
+ALWAYS __m256 blk_dots(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
+                       size_t nc4, int full_last) {
+  return dots8(k, ldk, cnt, qd, nc4, full_last);
 }
+#define blk_dots_kx dots8_contig_kx
+/* dk = 8 by whole rows: q and q with its halves swapped */
+#define BLK_DOTS_K8 1
+typedef struct { __m256 q8, q8s; } blk_k8;
+ALWAYS blk_k8 blk_k8_init(const qdesc *qd, int DK) {
+  if (DK != 8) return (blk_k8){_mm256_setzero_ps(), _mm256_setzero_ps()};
+  return (blk_k8){qd->q8[0], _mm256_permute2f128_ps(qd->q8[0], qd->q8[0], 0x01)};
+}
+ALWAYS __m256 blk_dots_k8(const float *k, blk_k8 k8) { return dots8_k8(k, k8.q8, k8.q8s); }
+#define blk_dots_contig_tail dots8_contig_tail
+/* 8-float chunks when nc4 > 1 (pair_dot8) */
+ALWAYS int blk_full_last(size_t dk, size_t nc4) {
+  return nc4 > 1 ? dk % 8 == 0 : dk % 4 == 0 && dk > 0;
+}
+#define BLK_VACC 8
 
-ALWAYS __m256 block_scores_any(size_t nb, const float *k, size_t ldk,
-                              const qdesc *qd, float *sb, size_t dk,
-                              int BIAS, __m256 vs, __m256i pos) {
-  int full = dk % 4 == 0 && dk > 0;
-  if (qd->nc4 > 1) full = dk % 8 == 0; /* 8-float chunks */
-  if (ldk == dk) {
-    /* contiguous keys, the common small heads */
-    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1, BIAS, vs, pos);
-    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2, BIAS, vs, pos);
-    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4, BIAS, vs, pos);
-    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8, BIAS, vs, pos);
-  }
-  switch (qd->nc4) {
-    case 1:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0, BIAS, vs, pos);
-    case 2:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0, BIAS, vs, pos);
-    default:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0, BIAS, vs, pos);
-  }
-}
-
-static __m256 block_scores(size_t nb, const float *k, size_t ldk,
-                           const qdesc *qd, float *sb, size_t dk) {
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 0, _mm256_setzero_ps(),
-                          _mm256_setzero_si256());
-}
-
-/* The same scores with the relative bias of the _bias kernels: key j of
- * the block (p0 its first key's position) gets
- * fma(slope, (float)(p0 + j), s_j), the position converted from int32
- * (exact below 2^24 in magnitude); the returned lane max covers the biased
- * scores. */
-ALWAYS __m256i pos_iota(int64_t p0) {
-  return _mm256_add_epi32(_mm256_set1_epi32((int32_t)p0),
-                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-ALWAYS __m256 block_scores_bias(size_t nb, const float *k, size_t ldk,
-                                const qdesc *qd, float *sb, size_t dk,
-                                float slope, int64_t p0) {
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm256_set1_ps(slope), pos_iota(p0));
-}
-
-/* run[8c..8c+8) += sum_{j<nb} e[j] * v[j*ldv + 8c ..], for every chunk c
- * of 8 columns; 8 accumulators (key j mod 8) hide the FMA latency. */
-ALWAYS void block_values_t(size_t nb, const float *e, const float *v,
-                           size_t ldv, size_t nv, __m256i mlast, int full_last,
-                           float *run) {
-  for (size_t c = 0; c < nv; c++) {
-    const int full = c + 1 < nv || full_last;
-    const float *vc = v + 8 * c;
-#define LDV(j) (full ? _mm256_loadu_ps(vc + (j) * ldv) \
-                     : _mm256_maskload_ps(vc + (j) * ldv, mlast))
-#define STEP(a, j) a = _mm256_fmadd_ps(_mm256_broadcast_ss(e + (j)), LDV(j), a)
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
-           a5 = a0, a6 = a0, a7 = a0;
-    size_t j = 0;
-    for (; j + 8 <= nb; j += 8) {
-      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
-      STEP(a4, j + 4); STEP(a5, j + 5); STEP(a6, j + 6); STEP(a7, j + 7);
-    }
-    for (; j < nb; j++) STEP(a0, j);
-#undef STEP
-#undef LDV
-    /* tree of the 8 partial sums, then into the running accumulator */
-    a0 = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
-    a4 = _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7));
-    _mm256_store_ps(run + 8 * c,
-                    _mm256_add_ps(_mm256_load_ps(run + 8 * c), _mm256_add_ps(a0, a4)));
-  }
-}
+#include "attn-f32-blocks-run.h"
 
 /* run[0..DV) += sum_{j<nb} e[j] v_j for contiguous values (ldv == DV) with
  * DV in {2, 4, 8}: each group's 8 weights are one load, spread over the
@@ -410,7 +303,7 @@ static void block_values_perm(size_t nb, const float *e, const float *v,
 }
 
 static void block_values(size_t nb, const float *e, const float *v, size_t ldv,
-                         size_t dv, __m256i mlast, float *run) {
+                         size_t dv, vmask mlast, float *run) {
   if (ldv == dv && (dv == 2 || dv == 4 || dv == 8)) {
     block_values_perm(nb, e, v, dv, run);
     return;
@@ -424,12 +317,6 @@ static void block_values(size_t nb, const float *e, const float *v, size_t ldv,
     if (full) block_values_t(nb, e, v, ldv, nv, mlast, 1, run);
     else block_values_t(nb, e, v, ldv, nv, mlast, 0, run);
   }
-}
-
-/* All-ones in lanes 0..cnt-1. */
-static inline __m256i lanes_below(size_t cnt) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cnt),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 /* The hooks of the two-pass row kernel (f32-attn-row-2pass-rr2-p5-impl.h):
@@ -476,10 +363,8 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
   }
 }
 
-/* The contiguous path's parts (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h):
- * block_scores_t, pos_iota and block_value1. */
-#define HS_BLOCKS_DK 1
-
+/* The contiguous path's value part (HS_BLOCKS_DK, f32-attn-row-2pass-rr2-p5-impl.h);
+ * AVX-512 takes those shapes by its lane path instead. */
 /* sum_{j<nb} e[j] v[j] with block_values_t's bits at dv = 1: there lane
  * 0 of accumulator a_r chains the keys r mod 8 of the whole groups of 8,
  * and a_0 then the rest one key at a time; a8 below holds chain r in lane
@@ -502,7 +387,7 @@ ALWAYS float block_value1(size_t nb, const float *e, const float *v) {
 
 ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,
                             size_t ldv, size_t dv, float *run) {
-  block_values(nb, e, v, ldv, dv, lanes_below(dv % 8), run);
+  block_values(nb, e, v, ldv, dv, vmask_first(dv % 8), run);
 }
 
 #endif

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The score and value blocks shared by the AVX512F attention-row kernels
- * (online and two-pass): include after defining BLK, the block length
- * in keys, and after <immintrin.h>, attn-f32-exp.h and ukernels.h. */
+/* The AVX-512 parts of the f32 attention-row blocks (online, two-pass,
+ * hard, tile), whose block loops are written once in
+ * attn-f32-blocks-run.h: qdesc and qd_init (q's chunks in all four
+ * 128-bit lanes), the permute networks that turn partial dot products into
+ * one vector of 16 per-key scores (quad_dot/dots16, pairsum,
+ * dots16_contig_kx/_tail) as that header's hooks, and the parts with no AVX2 twin
+ * (values_small_t, two keys per register by 512-bit permutes; the
+ * two-pass lane path with its 64-bit float masks). Include after defining
+ * BLK, the block length in keys, and after ukernels.h. */
 #ifndef HS_ATTN_F32_BLOCKS_AVX512F_H
 #define HS_ATTN_F32_BLOCKS_AVX512F_H
 
@@ -44,19 +50,6 @@ ALWAYS __m512 dots16_contig_kx(const __m512 *kx, __m512 qc, int DK) {
   __m512 y2 = pairsum(X(4), X(5)), y3 = pairsum(X(6), X(7));
 #undef X
   return pairsum(pairsum(y0, y1), pairsum(y2, y3));
-}
-
-/* The same from the keys' memory: loads the DK vectors, then as above. */
-ALWAYS __m512 dots16_contig(const float *k, const qdesc *qd, int DK) {
-  /* explicit loads: a loop over DK is not always unrolled, and kx would
-   * then live on the stack */
-  __m512 kx[8];
-  kx[0] = _mm512_loadu_ps(k);
-  if (DK >= 2) kx[1] = _mm512_loadu_ps(k + 16);
-  if (DK >= 4) kx[2] = _mm512_loadu_ps(k + 32), kx[3] = _mm512_loadu_ps(k + 48);
-  if (DK >= 8)
-    for (int i = 4; i < 8; i++) kx[i] = _mm512_loadu_ps(k + 16 * i);
-  return dots16_contig_kx(kx, qd->qc, DK);
 }
 
 ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
@@ -132,86 +125,18 @@ ALWAYS __m512 dots16_contig_tail(const float *k, size_t cnt, const qdesc *qd,
 #undef P02
 }
 
-/* DK > 0: keys contiguous with dk == DK; full groups of 16 take
- * dots16_contig, the tail group dots16_contig_tail (DK <= 4) or the
- * general dots16 (as DK == 0 does throughout). */
-ALWAYS __m512 block_scores_t(size_t nb, const float *k, size_t ldk,
-                             const qdesc *qd, float *sb, size_t nc4,
-                             int full_last, int DK, int BIAS, __m512 vslope,
-                             __m512i pos) {
-  __m512 vmax = _mm512_set1_ps(-INFINITY);
-  size_t g = 0;
-  for (; g + 16 <= nb; g += 16) {
-    __m512 s = DK ? dots16_contig(k + g * DK, qd, DK)
-                  : dots16(k + g * ldk, ldk, 16, qd, nc4, full_last);
-    if (BIAS) { /* the relative bias, one FMA: see block_scores_bias */
-      s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos), s);
-      pos = _mm512_add_epi32(pos, _mm512_set1_epi32(16));
-    }
-    _mm512_store_ps(sb + g, s);
-    vmax = _mm512_max_ps(s, vmax); /* NaN in s is skipped */
-  }
-  if (g < nb) {
-    size_t cnt = nb - g;
-    __m512 s = DK && DK <= 4 ? dots16_contig_tail(k + g * DK, cnt, qd, DK)
-                             : dots16(k + g * ldk, ldk, cnt, qd, nc4, full_last);
-    if (BIAS) s = _mm512_fmadd_ps(vslope, _mm512_cvtepi32_ps(pos), s);
-    /* lanes >= cnt: -inf, weight 0 */
-    s = _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY),
-                           (__mmask16)((1u << cnt) - 1), s);
-    _mm512_store_ps(sb + g, s);
-    vmax = _mm512_max_ps(s, vmax);
-    g += 16;
-  }
-  /* lanes past the last group are never read: the callers' loops stop
-   * at nb rounded up to the group */
-  return vmax;
+/* The hooks of attn-f32-blocks-run.h (contracts there). */
+#define blk_dots dots16
+#define blk_dots_kx dots16_contig_kx
+#define BLK_DOTS_K8 0 /* dk = 8 by plain loads too */
+#define blk_dots_contig_tail dots16_contig_tail
+ALWAYS int blk_full_last(size_t dk, size_t nc4) {
+  (void)nc4;
+  return dk % 4 == 0 && dk > 0;
 }
+#define BLK_VACC 4
 
-ALWAYS __m512 block_scores_any(size_t nb, const float *k, size_t ldk,
-                              const qdesc *qd, float *sb, size_t dk,
-                              int BIAS, __m512 vs, __m512i pos) {
-  int full = dk % 4 == 0 && dk > 0;
-  if (ldk == dk) {
-    /* contiguous keys, the common small heads */
-    if (dk == 1) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 1, BIAS, vs, pos);
-    if (dk == 2) return block_scores_t(nb, k, ldk, qd, sb, 1, 0, 2, BIAS, vs, pos);
-    if (dk == 4) return block_scores_t(nb, k, ldk, qd, sb, 1, 1, 4, BIAS, vs, pos);
-    if (dk == 8) return block_scores_t(nb, k, ldk, qd, sb, 2, 1, 8, BIAS, vs, pos);
-  }
-  switch (qd->nc4) {
-    case 1:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 1, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, 1, 0, 0, BIAS, vs, pos);
-    case 2:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, 2, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, 2, 0, 0, BIAS, vs, pos);
-    default:
-      return full ? block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 1, 0, BIAS, vs, pos)
-                  : block_scores_t(nb, k, ldk, qd, sb, qd->nc4, 0, 0, BIAS, vs, pos);
-  }
-}
-
-static __m512 block_scores(size_t nb, const float *k, size_t ldk,
-                           const qdesc *qd, float *sb, size_t dk) {
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 0, _mm512_setzero_ps(),
-                          _mm512_setzero_si512());
-}
-
-/* The same scores with the relative bias of the _bias kernels: key j of
- * the block (p0 its first key's position) gets
- * fma(slope, (float)(p0 + j), s_j), the position converted from int32
- * (exact below 2^24 in magnitude); the returned lane max covers the biased
- * scores. */
-ALWAYS __m512i pos_iota(int64_t p0) {
-  return _mm512_add_epi32(_mm512_set1_epi32((int32_t)p0),
-                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-}
-ALWAYS __m512 block_scores_bias(size_t nb, const float *k, size_t ldk,
-                                const qdesc *qd, float *sb, size_t dk,
-                                float slope, int64_t p0) {
-  return block_scores_any(nb, k, ldk, qd, sb, dk, 1, _mm512_set1_ps(slope), pos_iota(p0));
-}
+#include "attn-f32-blocks-run.h"
 
 /* dv <= 8: run[0..8) += sum_{j<nb} e[j] v_j, two keys per register. */
 ALWAYS void values_small_t(size_t nb, const float *e, const float *v,
@@ -260,24 +185,10 @@ ALWAYS void values_small_t(size_t nb, const float *e, const float *v,
   _mm256_store_ps(run, _mm256_add_ps(_mm256_load_ps(run), h));
 }
 
-/* dv > 8: run[16c..16c+16) += sum_{j<nb} e[j] v[j*ldv + 16c ..]. */
+/* dv > 8: 16 columns per register (block_values_t). */
 static void values_wide(size_t nb, const float *e, const float *v, size_t ldv,
                         size_t dv, float *run) {
-  for (size_t c = 0; c < dv; c += 16) {
-    const __mmask16 mk = dv - c >= 16 ? 0xFFFF : (__mmask16)((1u << (dv - c)) - 1);
-    const float *vc = v + c;
-#define STEP(a, j) \
-  a = _mm512_fmadd_ps(_mm512_set1_ps(e[j]), _mm512_maskz_loadu_ps(mk, vc + (j) * ldv), a)
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    size_t j = 0;
-    for (; j + 4 <= nb; j += 4) {
-      STEP(a0, j); STEP(a1, j + 1); STEP(a2, j + 2); STEP(a3, j + 3);
-    }
-    for (; j < nb; j++) STEP(a0, j);
-#undef STEP
-    a0 = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
-    _mm512_store_ps(run + c, _mm512_add_ps(_mm512_load_ps(run + c), a0));
-  }
+  block_values_t(nb, e, v, ldv, (dv + 15) / 16, vmask_first(dv % 16), dv % 16 == 0, run);
 }
 
 /* The hooks of the two-pass row kernel (f32-attn-row-2pass-rr2-p5-impl.h):
@@ -316,10 +227,10 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
   }
 }
 
-/* The contiguous parts: block_scores_t and pos_iota for block_scores_dk
- * (HS_BLOCKS_DK, attn-f32-blocks-dk.h, the hard row), and the two-pass
- * row's lane path (HS_BLOCKS_LANES, f32-attn-row-2pass-rr2-p5-impl.h). */
-#define HS_BLOCKS_DK 1
+/* The two-pass row's lane path (HS_BLOCKS_LANES,
+ * f32-attn-row-2pass-rr2-p5-impl.h), AVX-512 only: per-group masked key
+ * loads by a 64-bit float mask; AVX2 takes those shapes by its contiguous
+ * block path (block_scores_dk, block_value1). */
 #define HS_BLOCKS_LANES 1
 
 /* The lane path of the two-pass row (f32-attn-row-2pass-rr2-p5-impl.h),
@@ -341,7 +252,7 @@ ALWAYS __mmask16 lane_range(unsigned lo, unsigned hi) {
 }
 
 /* the scores of keys g + lo .. g + hi - 1 (g a multiple of 16, lo < hi <=
- * 16) in lanes lo .. hi - 1, the others -inf: dots16_contig's arithmetic
+ * 16) in lanes lo .. hi - 1, the others -inf: blk_dots_contig's arithmetic
  * on every key, from plain loads when the group is whole, else from masked
  * loads of just those keys' floats (a lane's products are its own key's:
  * the same bits either way); biased by fma(slope, (float)(int32_t)(d0 +
@@ -353,7 +264,7 @@ ALWAYS __m512 group_scores_dk(const float *k, size_t g, unsigned lo, unsigned hi
   const int whole = lo == 0 && hi == 16;
   __m512 s;
   if (whole) {
-    s = dots16_contig(kg, qd, DK);
+    s = blk_dots_contig(kg, qd->qc, DK);
   } else {
     const unsigned flo = lo * (unsigned)DK, fhi = hi * (unsigned)DK;
     const uint64_t fm = (fhi == 64 ? ~(uint64_t)0 : ((uint64_t)1 << fhi) - 1) &

@@ -2,8 +2,8 @@
 /* The hard attention row, written once over the vector vocabulary and
  * the ISA's score blocks (internal). A kernel file includes one
  * vec-f32-<isa>.h, defines BLK, includes its attn-f32-blocks-<isa>.h
- * (qd_init, block_scores; block_scores_dk, attn-f32-blocks-dk.h, when it
- * defines HS_BLOCKS_DK), then this header, and defines its symbol by
+ * (qd_init, block_scores; block_scores_dk when it defines HS_BLOCKS_DK,
+ * attn-f32-blocks-run.h), then this header, and defines its symbol by
  * HS_DEFINE_F32_ATTN_HARD(name).
  *
  * Per block of BLK keys: the scores (q unscaled: qd_init at inv_tau = 1,
@@ -55,7 +55,6 @@ static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
   *below = vf_hmax(lo);
 }
 
-#include "attn-f32-blocks-dk.h"
 #ifndef HS_BLOCKS_DK
 #define block_scores_dk(nb, k, qd, sb, DK, bias, slope, p0) vf_zero()
 #endif

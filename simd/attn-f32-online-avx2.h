@@ -20,7 +20,7 @@
 
 ALWAYS void online_values(size_t nb, const float *e, const float *v,
                           size_t ldv, size_t dv, float *run) {
-  block_values(nb, e, v, ldv, dv, lanes_below(dv % 8), run);
+  block_values(nb, e, v, ldv, dv, vmask_first(dv % 8), run);
 }
 
 /* the tile's shared blocks (attn-f32-tile-run.h): contiguous keys of

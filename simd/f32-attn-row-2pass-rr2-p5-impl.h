@@ -53,7 +53,6 @@ static inline __attribute__((always_inline)) vf hs_2pass_scores(
               : block_scores(nb, k, ldk, qd, sb, dk);
 }
 
-#include "attn-f32-blocks-dk.h"
 
 #ifndef HS_BLOCKS_DK
 /* an ISA without the contiguous parts: never called (DK stays 0) */
@@ -82,8 +81,7 @@ static inline float block_value1(size_t nb, const float *e, const float *v) {
  * segments seg_[r], query q + r ldq, bias from d0[r], outputs st[r] and
  * acc + r ldacc; sall: HS_2PASS_KEEP floats per row. The first takes the
  * parts an ISA's blocks define with HS_BLOCKS_DK:
- *   block_scores_t and pos_iota, which make block_scores_dk
- *     (attn-f32-blocks-dk.h);
+ *   block_scores_dk (attn-f32-blocks-run.h);
  *   block_value1(nb, e, v): the value block_values_dv adds to run[0] for
  *     dv == ldv == 1;
  * both the general blocks' arithmetic for those shapes, so the two paths

@@ -16,7 +16,7 @@
  *   1. scores of 8 keys at a time. Contiguous keys with dk in {1, 2, 4}
  *      (the small heads compiled models use): 8*dk floats are dk plain
  *      loads, times q repeated with period dk, then log2(dk) even/odd
- *      shuffle+add levels (dots8_contig). Contiguous keys with dk = 8:
+ *      shuffle+add levels (dots8_contig_kx). Contiguous keys with dk = 8:
  *      whole rows j and j+4 blended and lane-swapped into one register,
  *      one multiply and one FMA per two keys (dots8_k8). Otherwise
  *      128-bit chunks of two

@@ -15,6 +15,10 @@
  *   vf_exp2_bits(p, kb): p * 2^k where kb = k + 1.5*2^23 as the rr2-p5
  *     magic-bias add leaves it, by adding k << 23 to p's bits (exact when
  *     the result is a normal float; otherwise unspecified).
+ *   vf_load1(p): *p in every lane (a broadcast from memory: GCC keeps
+ *     it beside its user, where a set1 of a loaded float may be hoisted);
+ *   vmask_first(n): lanes 0 .. n-1 (n <= VF_LANES); vf_load_masked(p, m):
+ *     the lanes of m from p, +0 in the others, which are not read;
  *   vf_first(x): x in lane 0, +0 in the others (from a register: a
  *     masked load of a value just stored cannot be forwarded, and measured
  *     5% slower in the attention tile);
@@ -41,6 +45,7 @@ static inline vf vf_zero(void) { return _mm256_setzero_ps(); }
 static inline vf vf_set1(float x) { return _mm256_set1_ps(x); }
 static inline vf vf_first(float x) { return _mm256_setr_ps(x, 0, 0, 0, 0, 0, 0, 0); }
 static inline vf vf_loadu(const float *p) { return _mm256_loadu_ps(p); }
+static inline vf vf_load1(const float *p) { return _mm256_broadcast_ss(p); }
 static inline void vf_storeu(float *p, vf x) { _mm256_storeu_ps(p, x); }
 
 /* all-ones in lanes 0..n-1 */
@@ -84,6 +89,10 @@ static inline vmask vmask_or(vmask a, vmask b) { return _mm256_or_ps(a, b); }
 static inline int vmask_any(vmask m) { return _mm256_movemask_ps(m) != 0; }
 static inline unsigned vmask_bits(vmask m) { return (unsigned)_mm256_movemask_ps(m); }
 static inline vf vf_select(vmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
+static inline vmask vmask_first(size_t n) { return _mm256_castsi256_ps(vf_tail_mask_(n)); }
+static inline vf vf_load_masked(const float *p, vmask m) {
+  return _mm256_maskload_ps(p, _mm256_castps_si256(m));
+}
 
 static inline vf vf_exp2_bits(vf p, vf kb) {
   const __m256i ks = _mm256_slli_epi32(_mm256_castps_si256(kb), 23);

@@ -21,6 +21,7 @@ static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
 static inline vf vf_set1(float x) { return _mm512_set1_ps(x); }
 static inline vf vf_first(float x) { return _mm512_maskz_mov_ps(1, _mm512_set1_ps(x)); }
 static inline vf vf_loadu(const float *p) { return _mm512_loadu_ps(p); }
+static inline vf vf_load1(const float *p) { return _mm512_set1_ps(*p); }
 static inline void vf_storeu(float *p, vf x) { _mm512_storeu_ps(p, x); }
 /* masked: the lanes past n are neither read nor written */
 static inline vf vf_load_tail(const float *p, size_t n) {
@@ -51,6 +52,8 @@ static inline vmask vmask_or(vmask a, vmask b) { return (vmask)(a | b); }
 static inline int vmask_any(vmask m) { return m != 0; }
 static inline unsigned vmask_bits(vmask m) { return (unsigned)m; }
 static inline vf vf_select(vmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
+static inline vmask vmask_first(size_t n) { return (__mmask16)((1u << n) - 1u); }
+static inline vf vf_load_masked(const float *p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
 
 /* by the exponent add, not vscalefps: an unmasked vscalefps on the
  * lanes the caller then discards (-inf and NaN there) measured 2x slower

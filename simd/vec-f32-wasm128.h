@@ -44,6 +44,8 @@ HS_VF_INLINE vf vf_set1(float v) { return wasm_f32x4_splat(v); }
 /* v in lane 0, +0 in the others */
 HS_VF_INLINE vf vf_first(float v) { return wasm_f32x4_make(v, 0.0f, 0.0f, 0.0f); }
 HS_VF_INLINE vf vf_loadu(const float *p) { return wasm_v128_load(p); }
+/* *p in every lane */
+HS_VF_INLINE vf vf_load1(const float *p) { return wasm_v128_load32_splat(p); }
 HS_VF_INLINE void vf_storeu(float *p, vf v) { wasm_v128_store(p, v); }
 
 /* n < VF_LANES floats, the other lanes 0; nothing past p[n-1] is read
@@ -95,6 +97,17 @@ HS_VF_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
 HS_VF_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
 HS_VF_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
 HS_VF_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(m); }
+/* lanes 0 .. n-1 (n <= VF_LANES) */
+HS_VF_INLINE vmask vmask_first(size_t n) {
+  return wasm_i32x4_gt(wasm_i32x4_splat((int32_t)n), wasm_i32x4_make(0, 1, 2, 3));
+}
+/* the lanes of m from p, +0 in the others, which are not read (SIMD128
+ * has no masked load: lane by lane) */
+HS_VF_INLINE vf vf_load_masked(const float *p, vmask m) {
+  const unsigned b = vmask_bits(m);
+  return wasm_f32x4_make(b & 1 ? p[0] : 0.0f, b & 2 ? p[1] : 0.0f, b & 4 ? p[2] : 0.0f,
+                         b & 8 ? p[3] : 0.0f);
+}
 
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
  * 2^23, the magic-bias rounding of the rr2 exp): k << 23 added to p's bits,
