@@ -217,4 +217,3 @@ def test_readme_carries_the_rows(tmp_path):
     assert line(text, "<= 0.56 s (5x under 2.8 s)").endswith("| **met** |")
     assert line(text, "t(n=262144) / t(n=16384)").endswith("| 50.00× | **met** |")
     assert line(text, "auto <= 1.05x online").endswith("| **not measured** |")
-
