@@ -578,7 +578,7 @@ static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, SKIP_CUT, p->seg);
   p->segs += ns;
-  for (size_t t = 0; t < ns; t++) p->keys += p->seg[2 * t + 1];
+  p->keys += hs_seg_keys(p->seg, ns);
   float sk;
   FN(rel_slope)(H, &sk);
 #if REAL_F32
@@ -834,7 +834,7 @@ static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
     FN(key_span)(J, H, lo[r], hi[r], &a, &b);
     ns[r] = FN(skip_segs)(J, h, i, J->Q[h] + i * dk, a, b, inv_tau, p, SKIP_CUT, sg);
     p->segs += ns[r];
-    for (size_t t = 0; t < ns[r]; t++) p->keys += sg[2 * t + 1];
+    p->keys += hs_seg_keys(sg, ns[r]);
     seg[r] = sg;
   }
 #if REAL_F32
@@ -1052,7 +1052,7 @@ static int FN(auto_skip)(const FN(job) *J, int h) {
     FN(rel_slope)(H, &bk.sk);
     size_t ns = FN(bt_row)(J->kt, J->bt[h], C, J->K[h], J->Q[h] + i * dk, a, b,
                            inv_tau, &bk, rounded ? ROUNDED_CUT : SKIP_CUT, seg);
-    for (size_t t = 0; t < ns; t++) kept += seg[2 * t + 1];
+    kept += hs_seg_keys(seg, ns);
   }
   const hs_isa isa = J->kt->isa;
   double on = 8 * HS_ON_ROW_NS + (double)keys * FN(key_ns)(isa, rounded, 0);

@@ -101,6 +101,13 @@ static inline size_t hs_seg_tile(size_t *seg, size_t ns, size_t t, size_t a, siz
   seg[2 * ns + 1] = j1 - j0 + 1;
   return ns + 1;
 }
+
+/* The keys of the ns segments in seg. */
+static inline uint64_t hs_seg_keys(const size_t *seg, size_t ns) {
+  uint64_t keys = 0;
+  for (size_t t = 0; t < ns; t++) keys += seg[2 * t + 1];
+  return keys;
+}
 #endif
 
 /* The bounds tree of one head: per level, per dimension, three arrays of
