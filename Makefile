@@ -37,14 +37,18 @@ endif
 # ends, src/compile, src/model, src/run, src/base), except the command line
 # (src/cli/); every .c in simd/ is a kernel, the WebAssembly SIMD128 ones
 # (*-wasm128*.c) only in the SIMD128 wasm library (see web below).
-# The AVX2/AVX-512 kernels only where the compiler targets x86: on any
-# other target (aarch64) the library is built from the rest, and
-# simd/dispatch.c leaves those ISAs' table rows out.
+# The AVX2/AVX-512 kernels only where the compiler targets x86, the NEON
+# ones (*-neon*.c) only where it targets aarch64 (they need no flag: every
+# AArch64 CPU has Advanced SIMD); simd/isa-table.h leaves the other ISAs'
+# table rows out.
 TARGET_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
 X86_TARGET  := $(filter x86_64 i386 i486 i586 i686,$(TARGET_ARCH))
+ARM64_TARGET := $(filter aarch64,$(TARGET_ARCH))
 WASM128_SRC = $(sort $(wildcard simd/*-wasm128*.c))
 X86_SRC  = $(sort $(wildcard simd/*-avx2*.c simd/*-avx512*.c))
-SIMD_SRC = $(filter-out $(WASM128_SRC) $(if $(X86_TARGET),,$(X86_SRC)),$(sort $(wildcard simd/*.c)))
+NEON_SRC = $(sort $(wildcard simd/*-neon*.c))
+SIMD_SRC = $(filter-out $(WASM128_SRC) $(if $(X86_TARGET),,$(X86_SRC)) $(if $(ARM64_TARGET),,$(NEON_SRC)),\
+             $(sort $(wildcard simd/*.c)))
 ALL_SRC  = $(sort $(shell find src -name '*.c' -not -path 'src/python/*'))
 CLI_SRC  = $(filter src/cli/%,$(ALL_SRC))
 LIB_SRC  = $(filter-out src/cli/%,$(ALL_SRC))
@@ -357,8 +361,7 @@ AARCH64_TESTS = test-f32-rmax test-f32-linalg test-f32-softmax test-f32-exp \
   test-f64-attn-2pass test-f64-attn-hard test-f64-bounds test-skip test-compile \
   test-round-bits
 AARCH64_ONLY_test-f32-attn-tile = test_past_ranges,test_future_ranges,test_ragged,test_small,test_special
-AARCH64_ONLY_test-skip = test_kernel_sizes,test_kernel_special,test_kernel_drop_identical,\
-  test_fraction,test_sparse_rows,test_hard_picks
+AARCH64_ONLY_test-skip = test_kernel_sizes,test_kernel_special,test_kernel_drop_identical
 AARCH64_ONLY_test-compile = test_every_isa,test_reported_bound,test_sharing,test_counting_mixed,test_fixed_bound_and_failure
 AARCH64_TEST_BIN = $(addprefix $(AARCH64_BUILD)/qemu/,$(AARCH64_TESTS))
 # (the binaries the wrappers run are kept: make would delete them as
