@@ -160,6 +160,9 @@ void cli_cpu_model(char *buf, size_t len);
 long cli_cpu_count(void);
 unsigned long long cli_mem_bytes(void);
 void cli_kernel(char *buf, size_t len);
+/* results/machines/ID: vendor, family, model, stepping, widest ISA
+ * (HARDSOFT_MACHINE_ID overrides; -1 when that is not a folder name). */
+int cli_machine_id(char *buf, size_t len);
 
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);
