@@ -333,7 +333,8 @@ check-web: deps-check-web
 
 # The forward pass timed natively (scalar, AVX2, AVX-512) and as wasm under
 # node by one program (web/bench-forward.c), with the page's size and time
-# to first decisions from the chromium test: results/web-wasm.{csv,md}.
+# to first decisions from the chromium test: results/machines/ID/web-wasm.{csv,md},
+# ID this machine's (hardsoft info).
 # SINGLE_FILE: the wasm inside the JavaScript, which node then reads
 # without fetch (emscripten 3.1.6 would fetch a file path and fail).
 $(BUILD)/bench-forward: web/bench-forward.c $(BUILD)/libhardsoft.a
@@ -345,10 +346,11 @@ $(BUILD)/wasm-simd128/bench-forward.js: web/bench-forward.c $(BUILD)/wasm-simd12
 	$(EMCC) $(WEB_CFLAGS) -msimd128 -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 \
 	  -o $@ $< $(BUILD)/wasm-simd128/libhardsoft.a
 bench-web: check-web
-	$(MAKE) --no-print-directory $(BUILD)/bench-forward $(BUILD)/wasm/bench-forward.js \
-	  $(BUILD)/wasm-simd128/bench-forward.js
+	$(MAKE) --no-print-directory $(BUILD)/hardsoft $(BUILD)/bench-forward \
+	  $(BUILD)/wasm/bench-forward.js $(BUILD)/wasm-simd128/bench-forward.js
+	d=results/machines/$$($(BUILD)/hardsoft info | sed -n 's/^machine id: //p') && mkdir -p "$$d" && \
 	BUILD=$(BUILD) CFLAGS_NATIVE='$(strip $(CFLAGS_ALL))' WEB_CFLAGS='$(WEB_CFLAGS)' \
-	  CC='$(CC)' sh web/bench.sh results/web-wasm
+	  CC='$(CC)' sh web/bench.sh "$$d/web-wasm"
 
 # ---------------------------------------------------------------- tests
 # (check-wasm and check-web are left out of the sanitizer build: the wasm

@@ -17,8 +17,11 @@
 #
 #   BUILD=build sh bench/compare-kernels.sh [BASE]
 #
-# BASE: a commit (default: the commit that the committed
-# results/kernels.json measured, i.e. the last published kernel table).
+# BASE: a commit (default: the commit that this machine's committed
+# results/machines/ID/kernels.json measured, i.e. its last published kernel
+# table, ID as `hardsoft info` prints it: a machine is compared only with
+# its own earlier results; without any, the comparison says "no earlier
+# results for this machine" and compares nothing).
 # Environment: HS_COMPARE_ROUNDS (default 3), HS_COMPARE_CONFIRM (rounds
 # more for the rows slower after those, default 5), HS_BENCH_MIN_TIME (default
 # 0.01 s a row and round), HS_BENCH_FILTER (a regex further narrowing the
@@ -38,22 +41,26 @@ if [ ! -x "$NEW" ]; then
   echo "compare-kernels.sh: $NEW is missing; run: make BUILD=$BUILD benchbins" >&2
   exit 1
 fi
+id=${HS_BENCH_MACHINE:-$("$BUILD/hardsoft" info | sed -n 's/^machine id: //p')}
+[ -n "$id" ] || { echo "compare-kernels.sh: no machine id ($BUILD/hardsoft info)" >&2; exit 1; }
+# an earlier comparison must not stand for this one
+rm -f "$OUT/kernels-compare.json" "$OUT/kernels-compare.md"
 if [ $# -ge 1 ]; then
   base=$1
 else
-  base=$(git show HEAD:results/kernels.json 2>/dev/null | "$PYTHON" -c '
+  base=$(git show "HEAD:results/machines/$id/kernels.json" 2>/dev/null | "$PYTHON" -c '
 import json, sys
 try:
     print(json.load(sys.stdin)["context"]["hardsoft"]["git"]["commit"])
 except (ValueError, KeyError, TypeError):
     pass') || base=
   if [ -z "$base" ]; then
-    echo "compare-kernels.sh: no published results/kernels.json names its commit; give BASE" >&2
-    exit 1
+    echo "compare kernels: no earlier results for this machine ($id): nothing to compare with"
+    "$PYTHON" bench/compare-kernels.py --no-earlier --machine "$id" \
+      --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md"
+    exit 0
   fi
 fi
-# an earlier comparison must not stand for this one
-rm -f "$OUT/kernels-compare.json" "$OUT/kernels-compare.md"
 if ! base_full=$(git rev-parse --verify -q "$base^{commit}"); then
   if [ $# -ge 1 ]; then
     echo "compare-kernels.sh: '$1' is not a commit of this repository" >&2
@@ -136,7 +143,7 @@ settings="min_time=${min_time}s, $rounds rounds, base and new in turn"
 [ -z "$norand" ] || settings="$settings, both under setarch -R"
 [ "$nslow" -eq 0 ] || settings="$settings, then $confirm more rounds of the $nslow rows slower after them"
 # shellcheck disable=SC2086
-"$PYTHON" bench/compare-kernels.py --base-commit "$base" \
+"$PYTHON" bench/compare-kernels.py --base-commit "$base" --machine "$id" \
   --new-commit "$(git rev-parse HEAD)$(git diff --quiet HEAD -- simd src include bench/kernels.cc || echo +dirty)" \
   --settings "$settings, filter=$filter" \
   --seconds $((end - start)) --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md" \

@@ -48,14 +48,14 @@ def main():
         if must not in headline:
             sys.exit(f"readme-results.py: error: {report}: the headline lacks "
                      f"'{must}' (regenerate it with bench/report)")
-    body = ["From `results/REPORT.md` (the forward pass; provenance, scaling, "
+    body = [f"From `{report}` (the forward pass; provenance, scaling, "
             "accuracy against μ and the precision boundary are there):", "",
             headline, "",
             "Every forward-pass target, each stated by what it compares, from the "
-            "same run (`results/REPORT.md`, section Targets; the sections before it "
+            f"same run (`{report}`, section Targets; the sections before it "
             "show the runs):", "",
             section(report, "Targets"), "",
-            "From `results/kernels.md` (kernel microbenchmarks against oneDNN, "
+            f"From `{kernels}` (kernel microbenchmarks against oneDNN, "
             "XNNPACK, Sleef and glibc):", "", section(kernels, "Targets")]
     with open(readme, encoding="utf-8") as f:
         text = f.read()

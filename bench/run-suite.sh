@@ -3,7 +3,10 @@
 # The whole benchmark suite behind `make bench`: kernel microbenchmarks,
 # the forward-pass sweeps against the peers, the precision boundary,
 # simulating hard models with softmax, hyperfine whole-process timings,
-# then results/REPORT.md and its plots.
+# then the machine's report and plots. Everything goes into this machine's
+# folder, results/machines/ID (ID from `hardsoft info`: vendor, family,
+# model, stepping, widest ISA), which the run replaces when it ends; every
+# other machine's folder stays as it is.
 #
 #   BUILD=build PYTHON=/usr/bin/python3 sh bench/run-suite.sh
 #
@@ -15,14 +18,23 @@
 # its numbers mean nothing, and it leaves README.md alone.
 # HS_BENCH_GROWTH_LIMIT (seconds, default 60) stops the growth sweep's
 # n = 2^20 run; the report then says it was stopped instead of its time.
+# HS_BENCH_RESULTS (default results) is the folder that holds machines/.
 set -eu
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
-OUT=${HS_BENCH_RESULTS:-results}
 HS=$BUILD/hardsoft
 FULL=${HS_BENCH_FULL:-0}
 SMOKE=${HS_BENCH_SMOKE:-0}
+ROOT=${HS_BENCH_RESULTS:-results}
+id=$("$HS" info | sed -n 's/^machine id: //p')
+[ -n "$id" ] || { echo "run-suite.sh: '$HS info' printed no machine id" >&2; exit 1; }
+# the run writes into a folder of its own and replaces the machine's
+# folder only when it has finished
+DEST=$ROOT/machines/$id
+OUT=$ROOT/machines/.$id.new
+rm -rf "$OUT"
 mkdir -p "$OUT"
+export HS_BENCH_MACHINE=$id
 export PYTHON OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 # provenance: hardsoft writes into every CSV row the CPU, cores, memory,
@@ -41,10 +53,10 @@ if [ "$SMOKE" = 1 ]; then
   export HS_HYPERFINE_LENGTHS=64 HS_HYPERFINE_RUNS=3
 fi
 step "kernel microbenchmarks"
-BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
+HS_BENCH_RESULTS=$OUT BUILD=$BUILD PYTHON=$PYTHON sh bench/run-kernels.sh
 step "kernel rows against the last published ones, side by side"
 if [ "$SMOKE" = 1 ]; then export HS_COMPARE_ROUNDS=1 HS_COMPARE_CONFIRM=1; fi
-BUILD=$BUILD PYTHON=$PYTHON sh bench/compare-kernels.sh
+HS_BENCH_RESULTS=$OUT BUILD=$BUILD PYTHON=$PYTHON sh bench/compare-kernels.sh
 
 # The scaling sweep's lengths: the peers stop at the last of $lengths (they
 # hold (n+1)^2 score matrices); hardsoft runs both of its paths there, the
@@ -283,11 +295,21 @@ BUILD=$BUILD sh bench/hyperfine.sh "$OUT/hyperfine.md"
 step "a picture of attention: a S b at mu = 1, 2, 4, 8 (softmax sharpening into hard)"
 "$HS" attention 'a S b' --mode pe --scales 1,2,4,8 aabcabbacabbbaacabbcaaab --png "$OUT/attention-asb.png"
 
+# the files other targets write into the folder (make bench-web) stay
+for f in web-wasm.csv web-wasm.md; do
+  [ ! -f "$DEST/$f" ] || cp "$DEST/$f" "$OUT/$f"
+done
+rm -rf "$DEST.old"
+[ ! -d "$DEST" ] || mv "$DEST" "$DEST.old"
+mv "$OUT" "$DEST"
+rm -rf "$DEST.old"
+OUT=$DEST
+
 step "report and plots"
 "$PYTHON" bench/report "$OUT" --build "$BUILD"
 
 if [ "$SMOKE" = 1 ]; then
-  step "done (smoke run: $OUT, README.md left alone)"
+  step "done (smoke run: $OUT/REPORT.md, README.md left alone)"
 else
   "$PYTHON" bench/readme-results.py "$OUT" README.md
   step "done: $OUT/REPORT.md, README.md results section"

@@ -3,7 +3,7 @@
 plots drawn and the tables also written as LaTeX."""
 import os
 
-from . import tex
+from . import machine, tex
 from .fmt import HS_ISAS, index, md_table, path_of, unique
 from .reading import Data
 
@@ -29,6 +29,8 @@ class Report(Data):
             r["_path"] = path_of(r) if r["isa"] in HS_ISAS else "online"
         self.by_fin = index(self.scal, ["formula", "isa", "n", "_path"])
         self.out, self.plots, self.tex, self.exps = [], [], {}, {}
+        # the folder's provenance (machine.json), None without provenance rows
+        self.machine = machine.derive(self, ort_version)
 
     def w(self, *lines):
         self.out.extend(lines)

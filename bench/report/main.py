@@ -6,7 +6,7 @@ import os
 import sys
 import tempfile
 
-from . import fresh
+from . import fresh, machine
 from .context import REPO, Report
 from .plots import NODATA, Plotter
 from .reading import ReportError, package_version
@@ -56,6 +56,8 @@ def report(d, build_dir):
         text = build(rep, Plotter(d, work))
     for name, body in rep.tex.items():
         write_atomic(os.path.join(d, name + ".tex"), body)
+    if rep.machine:
+        machine.write(d, rep.machine)
     write_atomic(os.path.join(d, "REPORT.md"), text)
     for n, e, _ in rep.plots:
         if e and not e.startswith(NODATA):

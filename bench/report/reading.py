@@ -189,6 +189,8 @@ class Data:
         # bench/compare-kernels.sh: the kernel rows against the last published
         self.kernels_compare = read_json(os.path.join(d, "kernels-compare.json"))
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
+        # `hardsoft info` of the run (the machine's ID, its ISAs)
+        self.info = read_text(os.path.join(d, "info.txt"))
 
     def files(self):
         """[(file name, rows or None)] of every CSV, in report order."""

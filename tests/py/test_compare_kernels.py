@@ -119,9 +119,33 @@ def test_report_compare_met_and_absent(tmp_path):
     other = tmp_path / "absent"
     other.mkdir()
     text = report(other, None)
-    assert "Kernel rows against the last published ones: not measured" in text
+    assert "Kernel rows against this machine's last published ones: not measured" in text
     assert line(section(text, "## Targets"), "no kernel row slower").endswith(
         "| **not measured** |")
+
+
+def test_no_earlier_results_for_this_machine(tmp_path):
+    """A machine with no results of its own is compared with nothing (not
+    with another machine's table), and the report says so."""
+    out_json, out_md = tmp_path / "c.json", tmp_path / "c.md"
+    p = subprocess.run([sys.executable, SCRIPT, "--no-earlier", "--machine", "amd-f25-m17-s1-avx512",
+                        "--json", str(out_json), "--md", str(out_md)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out_json.read_text(encoding="utf-8"))
+    assert doc == {"machine": "amd-f25-m17-s1-avx512",
+                   "no_earlier": "no earlier results for this machine"}
+    assert "No earlier results for this machine (`amd-f25-m17-s1-avx512`)" in \
+        out_md.read_text(encoding="utf-8")
+    text = report(tmp_path, doc)
+    assert ("Kernel rows against this machine's last published ones: no earlier results "
+            "for this machine (`amd-f25-m17-s1-avx512`): nothing to compare with.") in text
+    assert line(section(text, "## Targets"), "no kernel row slower").endswith(
+        "| no earlier results for this machine (`amd-f25-m17-s1-avx512`) | — | "
+        "**not measured** |")
+    p = subprocess.run([sys.executable, SCRIPT, "--no-earlier", "--json", str(out_json),
+                        "--md", str(out_md)], capture_output=True, text=True)
+    assert p.returncode != 0 and "--no-earlier needs --machine" in p.stderr
 
 
 def labelled_file(path, rows):

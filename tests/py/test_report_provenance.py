@@ -356,15 +356,23 @@ def test_ort_version_from_its_package(tmp_path):
         (tmp_path / "REPORT.md").read_text(encoding="utf-8")
 
 
-def test_every_section_from_the_published_results(tmp_path):
-    """The report of results/'s own data files: every section is written
-    from its file (none reads "not measured" where its file is present) and
-    every plot gets a body."""
-    res = os.path.join(HERE, "..", "..", "results")
+def published_folders():
+    """The machine folders of results/machines (none: an empty list)."""
+    root = os.path.join(HERE, "..", "..", "results", "machines")
+    return sorted(os.path.join(root, d) for d in os.listdir(root)
+                  if os.path.isdir(os.path.join(root, d))) if os.path.isdir(root) else []
+
+
+@pytest.mark.parametrize("res", published_folders() or [None],
+                         ids=lambda p: os.path.basename(p) if p else "none")
+def test_every_section_from_the_published_results(tmp_path, res):
+    """The report of each published machine folder's own data files: every
+    section is written from its file (none reads "not measured" where its
+    file is present) and every plot gets a body."""
+    if res is None or not os.path.exists(os.path.join(res, "sweep-scaling.csv")):
+        pytest.skip("results/machines/ holds no measurements")
     data = [f for f in os.listdir(res) if f.endswith((".csv", ".json", ".txt"))
             or f in ("kernels.md", "hyperfine.md")]
-    if "sweep-scaling.csv" not in data:
-        pytest.skip("results/ holds no measurements")
     for f in data:
         shutil.copy(os.path.join(res, f), tmp_path)
     fake = FakePlot()

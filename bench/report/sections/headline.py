@@ -49,7 +49,9 @@ def measured_line(rep, rows):
             + (f" on {dates[0]}" if dates else "") + " at commit "
             + (", ".join(f"`{c}`" for c in commits) or "unrecorded")
             + (", built with " + "; ".join(f"`{b}`" for b in builds) if builds else "")
-            + " (full provenance: `results/REPORT.md`). "
+            + " (full provenance: "
+            + (f"`results/machines/{rep.machine['id']}/REPORT.md`" if rep.machine
+               else "the report's Provenance section") + "). "
             + policy(commits[0] if len(commits) == 1 else "COMMIT"))
 
 

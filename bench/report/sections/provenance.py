@@ -87,7 +87,7 @@ def write(rep, plot):
     commits = unique(r["commit"] for r in allrows if r["commit"] is not None)
     machines = unique((r["cores"], r["memory_bytes"], r["kernel"]) for r in allrows
                       if r["cores"] is not None)
-    rows = []
+    rows = machine_rows(rep)
     rows.append(["CPU (CSV `cpu` column: /proc/cpuinfo's model name)",
                  "; ".join(cpus) or NM])
     rows.append(["logical CPUs, memory, kernel (CSV `cores`, `memory_bytes`, `kernel`)",
@@ -116,6 +116,21 @@ def write(rep, plot):
         rows.append(["files absent", ", ".join(absent)])
     rep.w(*md_table(["", ""], rows), "", policy(commits[0] if len(commits) == 1 else "COMMIT"), "")
     commands(rep)
+
+def machine_rows(rep):
+    """The machine's ID and what it is made of (machine.json)."""
+    m = rep.machine
+    if not m:
+        return []
+    what = [f"vendor {m['vendor']} (from {m['vendor_from']})"]
+    if m["family"] is not None:
+        what.append(f"family {m['family']}, model {m['model']}, stepping {m['stepping']}")
+    what.append("instruction sets hardsoft runs: " + ", ".join(m["isas"]))
+    if m["cpu_flags"]:
+        what.append("CPU flags (kernels.json): " + " ".join(m["cpu_flags"]))
+    return [["machine (its folder `results/machines/ID`; provenance in "
+             "[machine.json](machine.json))", f"`{m['id']}`: " + "; ".join(what)]]
+
 
 def versions(rep, allrows):
     """[(name, version)] of hardsoft and every peer: the CSV's version
