@@ -108,8 +108,9 @@ def flag_lines(makefile):
 
 
 def last_change(repo, path):
-    """The commit that last changed path's content, following renames:
-    a commit that only moved it (R100) is passed over."""
+    """(the commit that last changed path's content, the file's name
+    there), following renames: a commit that only moved it (R100) is
+    passed over."""
     log = git(repo, "log", "--follow", "-M", "--format=C %H", "--name-status", "--",
               path) or ""
     commit = None
@@ -117,8 +118,8 @@ def last_change(repo, path):
         if line.startswith("C "):
             commit = line[2:].strip()
         elif line.strip() and commit and not line.startswith("R100\t"):
-            return commit
-    return commit
+            return commit, line.split("\t")[-1]
+    return None, path
 
 
 def folder(path):
@@ -138,9 +139,9 @@ def published(repo):
         base = path.rsplit("/", 1)[-1]
         if not (base.endswith((".csv", ".json")) or base == "hyperfine.md"):
             continue
-        pub = last_change(repo, path)
+        pub, then = last_change(repo, path)
         if pub:
-            out[path] = (pub, commits_in(base, git(repo, "show", f"{pub}:{path}")))
+            out[path] = (pub, commits_in(base, git(repo, "show", f"{pub}:{then}")))
     return out
 
 
