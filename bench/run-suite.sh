@@ -35,6 +35,8 @@ OUT=$ROOT/machines/.$id.new
 rm -rf "$OUT"
 mkdir -p "$OUT"
 export HS_BENCH_MACHINE=$id
+# what bench/report reads the machine's ID and instruction sets from
+"$HS" info > "$OUT/info.txt"
 export PYTHON OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 # provenance: hardsoft writes into every CSV row the CPU, cores, memory,
