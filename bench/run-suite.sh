@@ -3,7 +3,9 @@
 # The whole benchmark suite behind `make bench`: kernel microbenchmarks,
 # the forward-pass sweeps against the peers, the precision boundary,
 # simulating hard models with softmax, hyperfine whole-process timings,
-# then the machine's report and plots. Everything goes into this machine's
+# then the machine's report and plots, and the report across machines
+# (results/REPORT.md) and the README's quotation of it. Everything else goes
+# into this machine's
 # folder, results/machines/ID (ID from `hardsoft info`: vendor, family,
 # model, stepping, widest ISA), which the run replaces when it ends; every
 # other machine's folder stays as it is.
@@ -309,10 +311,12 @@ OUT=$DEST
 
 step "report and plots"
 "$PYTHON" bench/report "$OUT" --build "$BUILD"
+step "the report across machines: $ROOT/REPORT.md"
+"$PYTHON" bench/report "$ROOT" --machines --build "$BUILD"
 
 if [ "$SMOKE" = 1 ]; then
-  step "done (smoke run: $OUT/REPORT.md, README.md left alone)"
+  step "done (smoke run: $OUT/REPORT.md and $ROOT/REPORT.md, README.md left alone)"
 else
-  "$PYTHON" bench/readme-results.py "$OUT" README.md
-  step "done: $OUT/REPORT.md, README.md results section"
+  "$PYTHON" bench/readme-results.py "$ROOT" README.md
+  step "done: $OUT/REPORT.md, $ROOT/REPORT.md, README.md results section"
 fi

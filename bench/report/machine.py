@@ -21,9 +21,10 @@ from .fmt import HS_ISAS, ISA_LABEL, unique
 SCHEMA = 1
 MACHINE_JSON = "machine.json"
 INFO_TXT = "info.txt"  # `hardsoft info` of the run, written by the suite
-# what every machine.json must hold for the report across machines
-REQUIRED = ["schema", "id", "vendor", "family", "model", "stepping", "isas", "cpu",
-            "cores", "memory_bytes", "kernel", "build", "commit", "dates"]
+# what every machine.json must hold for the report across machines (family,
+# model and stepping may be null: a CPU's model name without them)
+REQUIRED = ["schema", "id", "vendor", "isas", "cpu", "cores", "memory_bytes", "kernel",
+            "build", "commit", "dates"]
 VENDOR_WORDS = [("intel", "intel"), ("amd", "amd"), ("hygon", "hygon"),
                 ("zhaoxin", "zhaoxin"), ("centaur", "centaur")]
 FMS = re.compile(r"\(family (\d+) model (\d+) stepping (-?\d+)")

@@ -6,7 +6,7 @@ import os
 import sys
 import tempfile
 
-from . import fresh, machine
+from . import across, fresh, machine, machines
 from .context import REPO, Report
 from .plots import NODATA, Plotter
 from .reading import ReportError, package_version
@@ -68,6 +68,25 @@ def report(d, build_dir):
     return 0
 
 
+def report_machines(results, extra, build_dir):
+    """RESULTS/REPORT.md across the machine folders under RESULTS/machines
+    and those named in extra; nothing written when a folder is refused."""
+    ort = package_version(os.path.join(build_dir, ORT_PACKAGE))
+    got, refused = machines.load([results] + list(extra), ort)
+    for line in refused:
+        print(f"report: refused: {line}", file=sys.stderr)
+    if refused:
+        return 1
+    if not got:
+        raise ReportError(f"{results}: no machine folder (results/machines/ID) to report on")
+    with tempfile.TemporaryDirectory(prefix="hs-report-") as work:
+        text = across.write(results, got, Plotter(results, work))
+    write_atomic(os.path.join(results, "REPORT.md"), text)
+    print(f"report: wrote {os.path.join(results, 'REPORT.md')} across {len(got)} machine(s): "
+          + ", ".join(p["id"] for p, _ in got), file=sys.stderr)
+    return 0
+
+
 def run(argv):
     ap = argparse.ArgumentParser(
         prog="report", description="Write RESULTS_DIR/REPORT.md, its plots (gnuplot) and "
@@ -79,6 +98,10 @@ def run(argv):
                     "(its version goes into the report; default: $BUILD or build)")
     ap.add_argument("--check-fresh", metavar="REPO", nargs="?", const=REPO,
                     help="check the results committed in REPO (default: this checkout)")
+    ap.add_argument("--machines", metavar="FOLDER", nargs="*",
+                    help="write RESULTS/REPORT.md across the machine folders under "
+                    "RESULTS/machines and these (a machine's folder, or a folder holding "
+                    "machine folders); a malformed folder is refused with one line")
     a = ap.parse_args(argv[1:])
     if a.check_fresh:
         return fresh.main(a.check_fresh)
@@ -86,6 +109,8 @@ def run(argv):
         ap.print_usage(sys.stderr)
         return 2
     try:
+        if a.machines is not None:
+            return report_machines(a.results, a.machines, a.build)
         return report(a.results, a.build)
     except (ReportError, OSError) as e:
         print(f"report: error: {e}", file=sys.stderr)

@@ -203,17 +203,30 @@ def test_commands_listed(tmp_path):
 
 
 def test_readme_carries_the_rows(tmp_path):
-    run(tmp_path, {"sweep-depth6.csv": [row(DEPTH6, 0.5, n=65536, mu=4)],
+    """The README quotes the report across machines: the machine's targets
+    counted there, the missed one named with its run and ratio."""
+    run(tmp_path, {"sweep-depth6.csv": [row(DEPTH6, 0.9, n=65536, mu=4)],
                    "sweep-growth.csv": growth(1.0)})
-    (tmp_path / "kernels.md").write_text("# k\n\n## Targets\n\n| t |\n", encoding="utf-8")
+    res = tmp_path / "results"
+    folder = res / "machines" / "unknown-avx2"
+    folder.mkdir(parents=True)
+    for f in os.listdir(tmp_path):
+        if f.endswith((".csv", ".json")):
+            os.rename(tmp_path / f, folder / f)
+    r = subprocess.run([sys.executable, REPORT, str(res), "--machines"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
     readme = tmp_path / "README.md"
     readme.write_text("x\n<!-- results:begin -->\nold\n<!-- results:end -->\n",
                       encoding="utf-8")
-    r = subprocess.run([sys.executable, README_RESULTS, str(tmp_path), str(readme)],
+    r = subprocess.run([sys.executable, README_RESULTS, str(res), str(readme)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     text = readme.read_text(encoding="utf-8")
-    assert "issue" not in text.lower()
-    assert line(text, "<= 0.56 s (5x under 2.8 s)").endswith("| **met** |")
-    assert line(text, "t(n=262144) / t(n=16384)").endswith("| 50.00× | **met** |")
-    assert line(text, "auto <= 1.05x online").endswith("| **not measured** |")
+    assert "issue" not in text.lower() and "\nold\n" not in text
+    summary = line(section(text, "### Targets per machine"), "| `unknown-avx2` | ")
+    met, missed = summary.split(" | ")[1:3]
+    assert (met, missed) == ("3", "1"), summary
+    assert "depth 6, n = 65536, 1 core: <= 0.56 s (5x under 2.8 s) (`G (a -> X (b U (c & Y " \
+        "(a S (b & X c)))))` pe mu=4, avx2, agreement 1: —)" in summary
+    assert "[REPORT.md](results/machines/unknown-avx2/REPORT.md)" in text
