@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 from report import across, machine, machines  # noqa: E402
 from report.context import Report  # noqa: E402
+from test_report_phases import FakePlot  # noqa: E402
 
 PUBLISHED = os.path.join(ROOT, "results", "machines")
 AMD_CPU = "AMD EPYC (family 25 model 17 stepping 1)"
@@ -127,19 +128,6 @@ def test_a_column_per_machine(two):
     assert f"(machines/{AMD}/REPORT.md)" in text
     machines_section = text.split("## Machines\n", 1)[1].split("\n## ", 1)[0]
     assert cells(machines_section, f"`{AMD}`")[0] == AMD_CPU
-
-
-class FakePlot:
-    def __init__(self):
-        self.bodies, self.n, self.stamp = {}, 0, ""
-
-    def data(self, rows):
-        self.n += 1
-        return f"'d{self.n}'"
-
-    def plot(self, name, width, height, body):
-        self.bodies[name] = body
-        return None
 
 
 def test_a_series_per_machine(two):
