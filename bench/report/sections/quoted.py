@@ -72,6 +72,11 @@ def write_compare(rep):
                  f"{NM} (kernels-compare.json)."), "")
         return
     s = c["summary"]
+    here = (rep.machine or {}).get("id")
+    if c.get("machine") and here and c["machine"] != here:
+        rep.w(f"kernels-compare.json was measured on `{c['machine']}`, not on this folder's "
+              f"machine `{here}`: it does not belong here.", "")
+        return
     rep.w("Against this machine's last published kernels ([kernels-compare.md]"
           f"(kernels-compare.md), `bench/compare-kernels.sh`): `{c['base_commit'][:12]}`'s "
           "hs-bench-kernels "
@@ -96,6 +101,10 @@ def write_compare(rep):
 def targets(rep):
     c = compare_rows(rep)
     run = "kernel rows, base and new hs-bench-kernels in turn"
+    here = (rep.machine or {}).get("id")
+    if c is not None and c.get("machine") and here and c["machine"] != here:
+        return [[COMPARE_TARGET, run, f"measured on `{c['machine']}`, not `{here}`", "—",
+                 f"**{NM}**"]]
     if c is None:
         return [[COMPARE_TARGET, run, no_earlier(rep) or NM, "—", f"**{NM}**"]]
     s = c["summary"]
