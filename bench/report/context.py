@@ -16,11 +16,6 @@ class Report(Data):
         # what the ort rows cannot say themselves (the peer does not print
         # its version): onnxruntime-node's package.json, found by the caller
         self.ort_version = ort_version
-        self.run_suite = None
-        suite = os.path.join(REPO, "bench", "run-suite.sh")
-        if os.path.exists(suite):
-            with open(suite, encoding="utf-8") as f:
-                self.run_suite = f.read()
         # scaling points: f32, one thread, pe (the sweep's setting)
         pts = (self.scaling or []) + (self.long or [])
         self.scal = [r for r in pts if r["precision"] == "f32" and r["threads"] == 1]

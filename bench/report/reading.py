@@ -191,6 +191,9 @@ class Data:
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
         # `hardsoft info` of the run (the machine's ID, its ISAs)
         self.info = read_text(os.path.join(d, "info.txt"))
+        # the run's commands as shell, and its record (bench/sweep merge)
+        self.commands = read_text(os.path.join(d, "commands.sh"))
+        self.run_record = read_json(os.path.join(d, "run.json"))
 
     def files(self):
         """[(file name, rows or None)] of every CSV, in report order."""

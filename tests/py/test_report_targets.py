@@ -193,13 +193,23 @@ def test_bad_cell(tmp_path):
 
 
 def test_commands_listed(tmp_path):
+    """The commands come from the run's commands.sh (valid shell): its
+    settings and the first task of each output, the rest counted."""
+    text = run(tmp_path, {})
+    assert "This folder has no commands.sh" in text
+    plan = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "sweep"),
+                           "plan", str(tmp_path / "run"), "--variant", "smoke"],
+                          capture_output=True, text=True, cwd=os.path.join(HERE, "..", ".."))
+    assert plan.returncode == 0, plan.stderr
+    os.rename(tmp_path / "run" / "commands.sh", tmp_path / "commands.sh")
     text = run(tmp_path, {})
     cmds = text.split("```sh", 1)[1].split("```", 1)[0]
-    assert '--csv "$OUT/sweep-skip-suite.csv"' in cmds
-    assert '--csv "$OUT/sweep-hardf64.csv"' in cmds
-    assert 'if timeout "$growth_limit" "$HS" bench' in cmds
-    assert "  rc=$?\n  [ $rc = 124 ] || exit $rc\n" in cmds
-    assert 'growth_limit=${HS_BENCH_GROWTH_LIMIT:-60}' in cmds
+    assert 'HS=$BUILD/hardsoft' in cmds
+    assert '--csv "$PARTS/skip-suite.0.csv"' in cmds and '--csv "$PARTS/hardf64.0.csv"' in cmds
+    assert "timeout 60 \"$HS\" bench --formula 'a S b'" not in cmds  # growth-big: counted
+    assert "# ... and 1 more task(s) into sweep-growth.csv (commands.sh)" in cmds
+    assert "# ... and 31 more task(s) into boundary.csv (commands.sh)" in cmds
+    assert subprocess.run(["sh", "-n", "-c", cmds]).returncode == 0
 
 
 def test_readme_carries_the_rows(tmp_path):

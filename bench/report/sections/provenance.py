@@ -166,17 +166,23 @@ def stamp(rep):
     return ", ".join(parts)
 
 def commands(rep):
-    rep.w("Commands: `make bench` runs `sh bench/run-suite.sh` (`make bench-full`: "
-           "the same with `HS_BENCH_FULL=1`), with `OMP_NUM_THREADS=OPENBLAS_NUM_THREADS="
-           "MKL_NUM_THREADS=1`. The `hardsoft` commands it runs (`HS=$BUILD/hardsoft`, "
-           "`OUT=results`), as written in `bench/run-suite.sh`:", "")
-    lines = extract_commands(rep.run_suite) if rep.run_suite else None
-    if lines:
-        rep.w("```sh", *lines, "```", "")
+    rep.w("Commands: `make bench` runs `sh bench/run-suite.sh` (`make bench-full`: the "
+          "same with `HS_BENCH_FULL=1`), which plans the suite as independent tasks "
+          "(`python3 bench/sweep plan`, from the one description bench/sweep/suite.py), "
+          "runs them (`bench/sweep run`; as a Slurm job array: `bench/slurm/submit.sh`) "
+          "and joins their outputs into this folder (`bench/sweep finish`).", "")
+    if rep.commands:
+        lines = rep.commands.splitlines()
+        blocks = command_blocks(lines)
+        rep.w(f"Every command of this run, task by task, is in [commands.sh](commands.sh) "
+              f"(a shell script: `sh -n` accepts it; {len(blocks)} tasks). Its settings and "
+              "the first task of each group:", "")
+        rep.w("```sh", *first_of_groups(lines, blocks), "```", "")
     else:
-        rep.w("(bench/run-suite.sh not found beside this script; its commands are "
-               "`hardsoft bench ... --csv results/sweep-*.csv` and "
-               "`hardsoft boundary ... >> results/boundary.csv`)", "")
+        rep.w("This folder has no commands.sh: its run predates the task list, and its "
+              "commands are not recorded here (`python3 bench/sweep list` prints today's "
+              "tasks).", "")
+    runner_lines(rep)
     # the values this run actually used, read back from the data
     vals = []
     if rep.scaling:
@@ -200,6 +206,50 @@ def commands(rep):
                *md_table(["", ""], vals), "")
 
 
+def command_blocks(lines):
+    """[(first line, last line, group)] of commands.sh's tasks: a block
+    starts at '# ID (timing|no timing) -> OUTPUT' and ends at a blank line."""
+    out, start = [], None
+    for i, l in enumerate(lines + [""]):
+        if re.match(r"^# \S+ \((timing|no timing)\) -> ", l):
+            start = i
+        elif not l.strip() and start is not None:
+            out.append((start, i, l))
+            start = None
+    return out
+
+
+def first_of_groups(lines, blocks):
+    """The script's settings, then the first task of each output file and
+    how many more write into it."""
+    head = lines[:blocks[0][0]] if blocks else lines
+    out = [l for l in head if l.strip() and l != "#!/bin/sh" and not l.startswith("# ")]
+    seen = {}
+    for s, e, _ in blocks:
+        seen.setdefault(lines[s].split(" -> ", 1)[1], []).append((s, e))
+    for target, bl in seen.items():
+        s, e = bl[0]
+        out += lines[s:e]
+        if len(bl) > 1:
+            out.append(f"# ... and {len(bl) - 1} more task(s) into {target} (commands.sh)")
+    return out
+
+
+def runner_lines(rep):
+    """Which runner ran the tasks, and the files whose tasks ran beside
+    others (their times are not for comparison)."""
+    r = rep.run_record
+    if not isinstance(r, dict) or not isinstance(r.get("tasks"), list):
+        return
+    shared = unique(t.get("group") for t in r["tasks"] if t.get("runner") in ("parallel", "slurm")
+                    and not t.get("timing"))
+    rep.w(f"Runner(s): {', '.join(r.get('runners', []))} on {', '.join(r.get('hosts', []))}; "
+          f"{len(r['tasks'])} tasks in {r.get('wall_s', 0) / 60:.1f} min."
+          + (" The tasks of the groups " + ", ".join(shared) + " measure no time and ran "
+             "beside others: the times in their files (accuracy, counting, programs) are "
+             "not for comparison." if shared else ""), "")
+
+
 def peer_versions(rep, rows, group):
     """The versions the rows of an implementation (a group of ISAs)
     record; for ONNX Runtime, whose peer does not report one, the
@@ -218,27 +268,3 @@ def max_searched(boundary):
     if opens:
         return max(opens)
     return max((r["fail_n"] or r["exact_n"]) for r in boundary)
-
-
-def extract_commands(text):
-    """The variable settings, loops and hardsoft command lines of
-    run-suite.sh, verbatim (continuation lines kept together)."""
-    keep = re.compile(r'^\s*("\$HS" (bench|boundary|compile|simulate)|'
-                      r'(lengths|long_auto|long_online|acc_n|depth4|depth6|wide|isas|best|tmp|'
-                      r'first|hm|growth_n|growth_limit)=|[a-z_0-9]+=\S*; [a-z_0-9]+=|'
-                      r'if "\$HS" bench --help|'
-                      r'if timeout |tail -n \+2 "\$tmp|rc=\$\?$|\[ \$rc = 124 \]|echo "n = |'
-                      r'export HS_|(el)?if \[ "\$(FULL|SMOKE)"|else\b|fi\b|for |done\b|'
-                      r'mv |rm -rf |rm -f "\$tmp|'
-                      r'(BUILD=\S+ )?sh bench/|"\$PYTHON" bench/)')
-    lines = text.splitlines()
-    first = next((k for k, l in enumerate(lines) if l.startswith("isas=")), 0)
-    out, i = [], first
-    while i < len(lines):
-        if keep.match(lines[i]):
-            out.append(lines[i])
-            while lines[i].rstrip().endswith("\\") and i + 1 < len(lines):
-                i += 1
-                out.append(lines[i])
-        i += 1
-    return out or None
