@@ -31,6 +31,8 @@
 # tasks' outputs, statuses and logs).
 # HS_BENCH_ONLY, HS_BENCH_SKIP: task groups to keep or leave out, comma-
 # separated (`python3 bench/sweep list` shows each task's group).
+# HS_BENCH_RUNNERS=0 leaves out the boundary table's runs under GNU
+# parallel and Slurm (runners.csv: the time of the table by runner).
 # Time limits (seconds): HS_BENCH_GROWTH_LIMIT (60) on the growth sweep's
 # n = 2^20 run, HS_BENCH_BOUNDARY_LIMIT (600) on the long rel boundary,
 # HS_BENCH_COUNT_LIMIT (10) on each counting run at scale; the report says
@@ -48,6 +50,13 @@ t0=$(date +%s)
 "$PYTHON" bench/sweep plan "$RUN" --variant "$variant" --build "$BUILD" --python "$PYTHON" \
   ${HS_BENCH_ONLY:+--only "$HS_BENCH_ONLY"} ${HS_BENCH_SKIP:+--skip "$HS_BENCH_SKIP"}
 "$PYTHON" bench/sweep run "$RUN" --runner "${HS_BENCH_RUNNER:-sequential}"
+# the boundary over bench/formulas.txt again with GNU parallel and as a
+# Slurm array on a one-node cluster (as root, with Debian's Slurm packages;
+# else its row says why not), for the time each runner takes
+if [ "${HS_BENCH_RUNNERS:-1}" = 1 ] && grep -q '^bformulas-' "$RUN/free.txt"; then
+  "$PYTHON" bench/sweep runners "$RUN" --group boundary-formulas \
+    $([ "$variant" = smoke ] && echo --no-slurm)
+fi
 if [ "$variant" = smoke ]; then
   "$PYTHON" bench/sweep finish "$RUN" "$ROOT"
   echo "[$(( $(date +%s) - t0 ))s] done (smoke run: $ROOT/REPORT.md and its machine folder under $ROOT/machines, README.md left alone)"

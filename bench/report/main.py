@@ -10,15 +10,16 @@ from . import across, fresh, machine, machines
 from .context import REPO, Report
 from .plots import NODATA, Plotter
 from .reading import ReportError, package_version
-from .sections import (accuracy, boundary, counting, depth, hard_f64, headline, phases,
-                       programs, provenance, quoted, roofline, scaling, simulate, skipping, suite,
-                       targets, threads, widths)
+from .sections import (accuracy, boundary, boundary_formulas, counting, counting_scale, depth,
+                       hard_f64, headline, phases, programs, provenance, quoted, roofline,
+                       scaling, simulate, skipping, suite, targets, threads, widths)
 
 # the sections of REPORT.md, in order
 SECTIONS = [provenance.write, headline.write, scaling.write, accuracy.write, suite.write,
             boundary.write, boundary.write_rel_time, quoted.write, quoted.write_hyperfine,
             simulate.write, counting.write, threads.write, widths.write, skipping.write,
-            phases.write, roofline.write, hard_f64.write, depth.write, programs.write, targets.write]
+            phases.write, roofline.write, hard_f64.write, depth.write, programs.write,
+            counting_scale.write, boundary_formulas.write, targets.write]
 ORT_PACKAGE = os.path.join("node", "node_modules", "onnxruntime-node", "package.json")
 
 

@@ -35,6 +35,8 @@ META_COLS = ["cpu", "cores", "memory_bytes", "kernel", "build", "commit", "date"
 # numeric columns newer than some published files: NaN where absent
 LATE_COLS = {"gamma_before", "heads_tiebroken"} | set(PHASE_COLS) | set(ATTN_COLS)
 
+# runners.csv (bench/sweep runners): a task group's time under each runner
+RUNNER_COLS = ["group", "runner", "slots", "tasks", "wall_s", "rows_equal", "note"]
 # (attribute, file) of every bench CSV the report reads
 BENCH_FILES = [("scaling", "sweep-scaling.csv"), ("long", "sweep-scaling-long.csv"),
                ("accuracy", "sweep-accuracy.csv"), ("suite", "sweep-suite.csv"),
@@ -43,7 +45,7 @@ BENCH_FILES = [("scaling", "sweep-scaling.csv"), ("long", "sweep-scaling-long.cs
                ("isa", "sweep-isa.csv"), ("depth6", "sweep-depth6.csv"),
                ("programs", "sweep-programs.csv"), ("skip_suite", "sweep-skip-suite.csv"),
                ("growth", "sweep-growth.csv"), ("hardf64", "sweep-hardf64.csv"),
-               ("paths", "sweep-paths.csv")]
+               ("paths", "sweep-paths.csv"), ("counting_scale", "sweep-counting-scale.csv")]
 
 
 class ReportError(Exception):
@@ -109,17 +111,18 @@ def read_boundary(path):
     rows = read_csv(path, BOUNDARY_COLS, ["scale"])
     if rows is None:
         return None
+    name = os.path.basename(path)
     for r in rows:
         v = r["largest_exact_n"]
         m = re.fullmatch(r"(>?)(\d+)", v.strip())
         if not m:
-            raise ReportError(f"boundary.csv:{r['_line']}: largest_exact_n '{v}' is "
+            raise ReportError(f"{name}:{r['_line']}: largest_exact_n '{v}' is "
                               "neither N nor >N")
         r["exact_open"] = m.group(1) == ">"
         r["exact_n"] = int(m.group(2))
         ff = r["first_failing_n"].strip()
         if ff and not ff.isdigit():
-            raise ReportError(f"boundary.csv:{r['_line']}: first_failing_n '{ff}' is "
+            raise ReportError(f"{name}:{r['_line']}: first_failing_n '{ff}' is "
                               "not a whole number")
         r["fail_n"] = int(ff) if ff else None
     return rows
@@ -179,6 +182,11 @@ class Data:
         for attr, name in BENCH_FILES:
             setattr(self, attr, read_bench(os.path.join(d, name)))
         self.boundary = read_boundary(os.path.join(d, "boundary.csv"))
+        self.boundary_formulas = read_boundary(os.path.join(d, "boundary-formulas.csv"))
+        self.counting_scale_stopped = read_text(os.path.join(d,
+                                                             "sweep-counting-scale-stopped.txt"))
+        # one group's tasks timed under each runner of the sweep
+        self.runners = read_csv(os.path.join(d, "runners.csv"), RUNNER_COLS, [])
         self.simulate = read_simulate(os.path.join(d, "simulate.csv"))
         self.growth_stopped = read_text(os.path.join(d, "sweep-growth-stopped.txt"))
         self.boundary_long = read_boundary_long(os.path.join(d, "boundary-long.csv"))
@@ -199,8 +207,9 @@ class Data:
         """[(file name, rows or None)] of every CSV, in report order."""
         named = dict((a, n) for a, n in BENCH_FILES)
         named["boundary_long"] = "boundary-long.csv"
+        named["boundary_formulas"] = "boundary-formulas.csv"
         order = ["scaling", "long", "accuracy", "suite", "boundary", "boundary_long",
                  "simulate", "counting",
                  "threads", "skip", "isa", "depth6", "programs", "skip_suite", "growth",
-                 "hardf64", "paths"]
+                 "hardf64", "paths", "counting_scale", "boundary_formulas"]
         return [(named.get(a, a + ".csv"), getattr(self, a)) for a in order]

@@ -7,6 +7,10 @@
     sweep merge RUN RESULTS                 the parts into RESULTS/machines/ID
     sweep finish RUN RESULTS [--readme F]   merge, then the machine's report,
                                             the report across machines, README
+    sweep runners RUN --group G [--jobs N] [--no-slurm]
+                                            the group's tasks again with GNU
+                                            parallel and as a Slurm array on a
+                                            one-node cluster: RUN/runners.csv
     sweep compare FOLDER_A FOLDER_B         CSVs equal in every column but time
     sweep list [--variant V]                the tasks, one a line
 """
@@ -14,7 +18,7 @@ import argparse
 import os
 import sys
 
-from . import merge, run, suite
+from . import merge, run, runners, suite
 
 
 def groups(text):
@@ -61,6 +65,11 @@ def parser():
         p.add_argument("results")
         if name == "finish":
             p.add_argument("--readme", help="also quote the report in this README")
+    p = sub.add_parser("runners", help="time one task group under each runner")
+    p.add_argument("run")
+    p.add_argument("--group", default="boundary-formulas")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--no-slurm", action="store_true", help="leave the Slurm array out")
     p = sub.add_parser("compare", help="two folders' CSVs in every column but time")
     p.add_argument("a")
     p.add_argument("b")
@@ -88,6 +97,9 @@ def main(argv):
             return 0
         if a.cmd == "finish":
             return finish(a)
+        if a.cmd == "runners":
+            runners.compare_runners(a.run, a.group, a.jobs, slurm=not a.no_slurm)
+            return 0
         if a.cmd == "compare":
             diffs = merge.compare(a.a, a.b)
             for d in diffs:

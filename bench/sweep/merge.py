@@ -103,6 +103,8 @@ def merge(run, root):
     os.makedirs(stage)
     gather(run, tasks, stage)
     shutil.copyfile(os.path.join(run, "commands.sh"), os.path.join(stage, "commands.sh"))
+    if os.path.exists(os.path.join(run, "runners.csv")):  # bench/sweep runners
+        shutil.copyfile(os.path.join(run, "runners.csv"), os.path.join(stage, "runners.csv"))
     write_atomic(os.path.join(stage, "run.json"),
                  json.dumps(record(doc, tasks, got), indent=1) + "\n")
     for f in KEPT:
@@ -145,7 +147,7 @@ def compare(a, b):
     """[one line per difference] between the CSVs of two machine folders,
     row for row in every column that measures no time."""
     names = sorted({f for d in (a, b) for f in os.listdir(d) if f.endswith(".csv")}
-                   - set(KEPT))
+                   - set(KEPT) - {"runners.csv"})
     out = []
     for n in names:
         pa, pb = os.path.join(a, n), os.path.join(b, n)

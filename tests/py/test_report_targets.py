@@ -240,3 +240,50 @@ def test_readme_carries_the_rows(tmp_path):
     assert "depth 6, n = 65536, 1 core: <= 0.56 s (5x under 2.8 s) (`G (a -> X (b U (c & Y " \
         "(a S (b & X c)))))` pe mu=4, avx2, agreement 1: —)" in summary
     assert "[REPORT.md](results/machines/unknown-avx2/REPORT.md)" in text
+
+
+MAJ = "#<(a) > #<(b)"
+
+
+def test_counting_at_scale(tmp_path):
+    """t(2^20) / t(2^16) of each counting row, met at 17x; a row stopped
+    before 2^20 is missed with the suite's line; none: not measured."""
+    rows = [row(MAJ, 0.5, n=65536, mu=4), row(MAJ, 8.5, n=1048576, mu=4),
+            row(MAJ, 0.6, n=65536, mu=4, mode="rel"), row(MAJ, 2.4, n=131072, mu=4, mode="rel")]
+    stop = f"{MAJ} rel n = 262144: stopped by the suite after 10 s (timeout; " \
+        "HS_BENCH_COUNT_LIMIT); larger n not run\n"
+    text = run(tmp_path, {"sweep-counting-scale.csv": rows,
+                          "sweep-counting-scale-stopped.txt": stop})
+    s = section(text, "## Counting at scale")
+    assert line(s, f"| `{MAJ}` | pe |").endswith("| 500 / 1 | — | 8500 / 1 | 17.00× |")
+    t = section(text, "## Targets")
+    assert line(t, "counting: t(n=1048576)", f"`{MAJ}` pe").endswith("| 17.00× | **met** |")
+    assert line(t, "counting: t(n=1048576)", f"`{MAJ}` rel").endswith(
+        "| n = 262144: stopped by the suite after 10 s (timeout; HS_BENCH_COUNT_LIMIT); "
+        "larger n not run | — | **missed** |")
+    assert f"- {stop.strip()}" in s
+    other = tmp_path / "none"
+    other.mkdir()
+    assert line(section(run(other, {}), "## Targets"), "counting: t(n=1048576)").endswith(
+        "| **not measured** |")
+
+
+BHEAD = "formula,mode,scale,precision,largest_exact_n,first_failing_n,real_bound_n\n"
+
+
+def test_boundary_over_the_formulas_and_its_runners(tmp_path):
+    (tmp_path / "boundary-formulas.csv").write_text(
+        BHEAD + '"a S b",rel,4,f16,>4096,,inf\n"a S b",pe,4,f16,2047,2048,inf\n'
+        '"Y a",temp,4,bf16,255,256,inf\n', encoding="utf-8")
+    (tmp_path / "runners.csv").write_text(
+        "group,runner,slots,tasks,wall_s,rows_equal,note\n"
+        "boundary-formulas,sequential,1,99,90.0,yes,own run\n"
+        "boundary-formulas,parallel,2,99,50.0,yes,GNU parallel\n"
+        "boundary-formulas,slurm,,,,,not run: needs root\n", encoding="utf-8")
+    text = run(tmp_path, {})
+    s = section(text, "## Precision boundary over bench/formulas.txt")
+    assert "(>4096: exact at every n searched, up to 4096)" in s
+    assert line(s, "| `a S b` |") == "| `a S b` | >4096 | — | — | 2047 | — | — | — | — | — |"
+    assert line(s, "| `Y a` |").endswith("| — | 255 | — |")
+    assert line(s, "| parallel |") == "| parallel | 2 | 99 | 50.0 | 1.80× | yes | GNU parallel |"
+    assert line(s, "| slurm |") == "| slurm | — | — | — | — | — | not run: needs root |"

@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from sweep import merge, run, suite  # noqa: E402
+from sweep import merge, run, runners, suite  # noqa: E402
 from sweep.task import Step, Task, fill, shell_lines  # noqa: E402
 
 BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
@@ -199,3 +199,29 @@ def test_compare_ignores_time_only(tmp_path):
     assert merge.compare(str(a), str(b)) == ["s.csv: 2 rows against 0"]
     (b / "t.csv").write_text(HEAD)
     assert f"t.csv: only in {b}" in merge.compare(str(a), str(b))
+
+
+@needs_hs
+def test_runners_time_a_group_with_the_same_rows(tmp_path):
+    """A group run again by GNU parallel gives the sequential rows; its
+    time goes into runners.csv beside the sequential run's."""
+    d = str(tmp_path / "run")
+    run.plan(d, "smoke", BUILD, sys.executable, only={"simulate"})
+    assert run.sequential(d) == 0
+    rows = runners.compare_runners(d, "simulate", 2, slurm=False)
+    assert [r[0] for r in rows] == ["sequential", "parallel", "slurm"]
+    assert rows[0][2] == rows[1][2] == 8 and rows[1][4] == "yes"
+    assert rows[2][5] == "not run: --no-slurm"
+    text = open(os.path.join(d, "runners.csv")).read().splitlines()
+    assert text[0] == "group,runner,slots,tasks,wall_s,rows_equal,note"
+    assert text[2].startswith("simulate,parallel,2,8,")
+    # a runner whose rows differ says where
+    part = os.path.join(d + "-parallel", "parts", "simulate-compiled-Y-a.csv")
+    with open(part) as f:
+        lines = f.read().splitlines()
+    lines[1] = lines[1].replace(",f32,", ",f64,", 1)
+    with open(part, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    assert runners.same_rows(runners.joined(d, "simulate"),
+                             runners.joined(d + "-parallel", "simulate"),
+                             str(tmp_path)).startswith("line ")
