@@ -37,8 +37,14 @@ endif
 # ends, src/compile, src/model, src/run, src/base), except the command line
 # (src/cli/); every .c in simd/ is a kernel, the WebAssembly SIMD128 ones
 # (*-wasm128*.c) only in the SIMD128 wasm library (see web below).
+# The AVX2/AVX-512 kernels only where the compiler targets x86: on any
+# other target (aarch64) the library is built from the rest, and
+# simd/dispatch.c leaves those ISAs' table rows out.
+TARGET_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+X86_TARGET  := $(filter x86_64 i386 i486 i586 i686,$(TARGET_ARCH))
 WASM128_SRC = $(sort $(wildcard simd/*-wasm128*.c))
-SIMD_SRC = $(filter-out $(WASM128_SRC),$(sort $(wildcard simd/*.c)))
+X86_SRC  = $(sort $(wildcard simd/*-avx2*.c simd/*-avx512*.c))
+SIMD_SRC = $(filter-out $(WASM128_SRC) $(if $(X86_TARGET),,$(X86_SRC)),$(sort $(wildcard simd/*.c)))
 ALL_SRC  = $(sort $(shell find src -name '*.c' -not -path 'src/python/*'))
 CLI_SRC  = $(filter src/cli/%,$(ALL_SRC))
 LIB_SRC  = $(filter-out src/cli/%,$(ALL_SRC))
