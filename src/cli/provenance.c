@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The first processor's fields of /proc/cpuinfo that name the CPU. */
@@ -134,4 +135,22 @@ void cli_kernel(char *buf, size_t len) {
     snprintf(buf, len, "%s %s %s", u.sysname, u.release, u.machine);
   else
     snprintf(buf, len, "unknown");
+}
+
+void cli_provenance_line(char *buf, size_t len, int repeat, int full) {
+  char cpu[320], id[128], date[32];
+  time_t t = time(NULL);
+  struct tm tm;
+  cli_cpu_model(cpu, sizeof cpu);
+  if (cli_machine_id(id, sizeof id)) snprintf(id, sizeof id, "unknown");
+  gmtime_r(&t, &tm);
+  strftime(date, sizeof date, full ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d", &tm);
+  const char *build = cli_build();
+  /* short: the compiler without its flags */
+  int blen = full ? (int)strlen(build) : (int)strcspn(build, ";");
+  snprintf(buf, len,
+           "hardsoft %s bench on %s, %ld CPUs%s%s%s; built with %.*s; commit %s; %s; "
+           "each time the median of %d timed run%s after one warm-up",
+           hs_version(), cpu, cli_cpu_count(), full ? " (machine " : "", full ? id : "",
+           full ? ")" : "", blen, build, cli_commit(), date, repeat, repeat == 1 ? "" : "s");
 }
