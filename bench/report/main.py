@@ -10,23 +10,26 @@ from . import across, fresh, machine, machines
 from .context import REPO, Report
 from .plots import NODATA, Plotter
 from .reading import ReportError, package_version
-from .sections import (accuracy, boundary, boundary_formulas, counting, counting_scale, depth,
-                       hard_f64, headline, phases, programs, provenance, quoted, roofline,
-                       scaling, simulate, skipping, suite, targets, threads, widths)
+from .sections import (accuracy, boundary, boundary_formulas, counting, counting_scale, custom,
+                       depth, hard_f64, headline, phases, programs, provenance, quoted, repeats,
+                       roofline, scaling, simulate, skipping, suite, targets, threads, widths)
 
 # the sections of REPORT.md, in order
 SECTIONS = [provenance.write, headline.write, scaling.write, accuracy.write, suite.write,
             boundary.write, boundary.write_rel_time, quoted.write, quoted.write_hyperfine,
             simulate.write, counting.write, threads.write, widths.write, skipping.write,
             phases.write, roofline.write, hard_f64.write, depth.write, programs.write,
-            counting_scale.write, boundary_formulas.write, targets.write]
+            counting_scale.write, boundary_formulas.write, custom.write, repeats.write,
+            targets.write]
+# a folder of a user's own CSVs only (no file of the suite): these
+CUSTOM_ONLY = [provenance.write, custom.write, repeats.write]
 ORT_PACKAGE = os.path.join("node", "node_modules", "onnxruntime-node", "package.json")
 
 
 def build(rep, plot):
     """The text of REPORT.md; rep.plots and rep.tex filled on the way."""
     plot.stamp = provenance.stamp(rep)
-    for section in SECTIONS:
+    for section in SECTIONS if rep.suite_files() or not rep.custom else CUSTOM_ONLY:
         section(rep, plot)
     rep.w("## Plots", "")
     for name, err, what in rep.plots:

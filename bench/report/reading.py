@@ -173,6 +173,36 @@ def package_version(path):
         else None
 
 
+KNOWN_CSVS = {n for _, n in BENCH_FILES} | {"boundary.csv", "boundary-long.csv",
+                                           "boundary-formulas.csv", "simulate.csv",
+                                           "runners.csv", "web-wasm.csv"}
+
+
+def header_of(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def read_custom(d):
+    """[(file name, kind, rows)] of the folder's other CSVs: a user's own
+    `hardsoft bench` sweeps (kind bench) and `hardsoft boundary` searches
+    (kind boundary), known by their header; other CSVs are left alone."""
+    out = []
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if not name.endswith(".csv") or name in KNOWN_CSVS or not os.path.isfile(path):
+            continue
+        head = header_of(path)
+        if all(c in head for c in BENCH_COLS):
+            out.append((name, "bench", read_bench(path)))
+        elif all(c in head for c in BOUNDARY_COLS):
+            out.append((name, "boundary", read_boundary(path)))
+    return out
+
+
 class Data:
     """Every input of one results directory, by attribute (None where the
     file is absent)."""
@@ -199,6 +229,8 @@ class Data:
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
         # `hardsoft info` of the run (the machine's ID, its ISAs)
         self.info = read_text(os.path.join(d, "info.txt"))
+        # CSVs of `hardsoft bench` and `hardsoft boundary` under other names
+        self.custom = read_custom(d)
         # the run's commands as shell, and its record (bench/sweep merge)
         self.commands = read_text(os.path.join(d, "commands.sh"))
         self.run_record = read_json(os.path.join(d, "run.json"))
@@ -212,4 +244,10 @@ class Data:
                  "simulate", "counting",
                  "threads", "skip", "isa", "depth6", "programs", "skip_suite", "growth",
                  "hardf64", "paths", "counting_scale", "boundary_formulas"]
-        return [(named.get(a, a + ".csv"), getattr(self, a)) for a in order]
+        return [(named.get(a, a + ".csv"), getattr(self, a)) for a in order] + \
+            [(name, rows) for name, _, rows in self.custom]
+
+    def suite_files(self):
+        """Whether any file of the suite (make bench) is here."""
+        return any(rows is not None for name, rows in self.files()
+                   if name not in {n for n, _, _ in self.custom})

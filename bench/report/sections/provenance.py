@@ -111,11 +111,14 @@ def write(rep, plot):
         rows.append([f"date, {n} ({len(rs)} rows)", span])
     for name, v in versions(rep, allrows):
         rows.append([f"version: {name}", v])
+    suite = rep.suite_files() or not rep.custom
     absent = [n for n, rows_ in files if rows_ is None and n != "sweep-scaling-long.csv"]
-    if absent:
+    if absent and suite:
         rows.append(["files absent", ", ".join(absent)])
-    rep.w(*md_table(["", ""], rows), "", policy(commits[0] if len(commits) == 1 else "COMMIT"), "")
-    commands(rep)
+    rep.w(*md_table(["", ""], rows), "")
+    if suite:
+        rep.w(policy(commits[0] if len(commits) == 1 else "COMMIT"), "")
+        commands(rep)
 
 def machine_rows(rep):
     """The machine's ID and what it is made of (machine.json)."""
@@ -142,7 +145,7 @@ def versions(rep, allrows):
         name = "hardsoft" if isa in HS_ISAS else ISA_LABEL.get(isa, isa)
         out.append((name, "; ".join(vs) if vs else
                     "not recorded (rows written before the CSV's version column)"))
-    if not any(r.get("isa") == "ort" for r in allrows):
+    if not any(r.get("isa") == "ort" for r in allrows) and (rep.suite_files() or not rep.custom):
         out.append(("ONNX Runtime", "not measured (no `ort` rows)"))
     for name, v in versions_from(rep.hyperfine, rep.kernels_data).items():
         out.append((name, v))
@@ -151,7 +154,7 @@ def versions(rep, allrows):
 def stamp(rep):
     """The provenance line written small in every plot's corner."""
     rows = [r for rs in (rep.scaling, rep.paths, rep.accuracy, rep.boundary, rep.simulate)
-            for r in (rs or [])]
+            for r in (rs or [])] or [r for _, rs in rep.files() for r in rs or []]
     commits = unique(r["commit"] for r in rows if r["commit"])
     # the model name and family; cpuid's rewrite stays in the report
     cpus = unique(re.sub(r"; cpuid brand: [^)]*", "", r["cpu"]) for r in rows if r["cpu"])
