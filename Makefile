@@ -75,8 +75,9 @@ CHECK_PKGS   += $(CHECK_WEB_PKGS)
 CHECK_PKGS   += pkg-config libopenblas-dev libopenblas-pthread-dev
 # tests/test-docs.sh: the manual page through groff
 CHECK_PKGS   += groff-base
-# tests/test-report.sh: the report's plots drawn by gnuplot (bench/report)
-CHECK_PKGS   += gnuplot-nox
+# tests/test-report.sh: the report's plots drawn by gnuplot (bench/report),
+# and tests/py/test_sweep.py's run of the sweep's GNU parallel runner
+CHECK_PKGS   += gnuplot-nox parallel
 # the Python package: pip install . into a venv offline (check-pip), the
 # tutorial notebook run headless (check-notebook)
 CHECK_PKGS   += python3-setuptools python3-wheel python3-venv python3-pip \
