@@ -12,7 +12,7 @@ from .compare import TARGET_HEAD, pairs
 from .fmt import (DEPTH4, HS_ISAS, ISA_LABEL, PATHS, code, fmt_mem, fmt_mib, fmt_ms, fmt_mu,
                   fmt_x, isnum, md_table, short, unique)
 from .plots import NODATA, gq, panel, style
-from .sections import hard_f64, headline, skipping, targets
+from .sections import counting_scale, hard_f64, headline, skipping, targets
 
 MS, X = "ms", "x"  # how a quantity's cell is written
 
@@ -109,7 +109,25 @@ def more_items(rep):
                         f"{name(online['formula'])} n={online['n']} "
                         f"μ={fmt_mu(online['scale'])}, {online['isa']}",
                         ratio(online["seconds_median"], auto["seconds_median"])))
-    return out + largest_items(rep)
+    return out + largest_items(rep) + counting_items(rep)
+
+
+def counting_items(rep):
+    """Each counting row's growth t(2^20) / t(2^16), or where the suite
+    stopped it (sweep-counting-scale.csv)."""
+    out = []
+    lo, hi = counting_scale.LO_N, counting_scale.HI_N
+    for (f, m), by_n in counting_scale.series(rep).items():
+        label = f"counting, {code(short(f, 30))} {m}: t(2^20) / t(2^16)"
+        if lo in by_n and hi in by_n:
+            out.append(item("more", "counting: t(2^20) / t(2^16)", label,
+                            ratio(by_n[hi]["seconds_median"], by_n[lo]["seconds_median"])))
+        else:
+            stop = counting_scale.stopped_line(rep, f, m)
+            out.append(item("more", None, label, float("nan"), cell=(
+                stop[len(f"{f} {m} "):].split(":")[0] + ": stopped" if stop
+                else f"run to n = {max(by_n)} only")))
+    return out
 
 
 def largest_items(rep):
@@ -154,9 +172,10 @@ GROUPS = [("paths", "The default path beside the dense path (ms)",
            "sweep-scaling.csv: pe μ = 4, f32, 1 thread; each peer and hardsoft (its "
            "default path) in one invocation, on the same model file and string. Above 1: "
            "hardsoft is faster."),
-          ("more", "Threads, precision, skipping, the largest n",
-           "sweep-threads.csv, sweep-hardf64.csv, sweep-skip.csv and sweep-growth.csv, "
-           "each ratio within one invocation."),
+          ("more", "Threads, precision, skipping, the largest n, counting",
+           "sweep-threads.csv, sweep-hardf64.csv, sweep-skip.csv, sweep-growth.csv and "
+           "sweep-counting-scale.csv, each ratio within one invocation (counting: two "
+           "invocations of one task, one a length)."),
           ("kernels", "Kernel rows per key",
            "kernels.json (Google Benchmark, median of the repetitions): the fused online "
            "softmax attention row, one query against n keys of d dimensions.")]

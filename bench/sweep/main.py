@@ -16,6 +16,7 @@
 """
 import argparse
 import os
+import signal
 import sys
 
 from . import merge, run, runners, suite
@@ -78,7 +79,14 @@ def parser():
     return ap
 
 
+def terminated(signum, frame):
+    """SIGTERM (a runner, Slurm or timeout stopping the sweep) unwinds like
+    an interrupt, so the command a task is running is stopped with it."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv):
+    signal.signal(signal.SIGTERM, terminated)
     a = parser().parse_args(argv)
     try:
         if a.cmd == "plan":

@@ -14,15 +14,11 @@ runs (so that a cluster node uses its own instruction sets):
     {PART}                 the task's own output (a file or a folder)
     {TMP}                  a scratch folder of the task's, removed after it
 """
-import json
 import os
 import re
 import shlex
-import shutil
 import signal
-import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -148,6 +144,10 @@ def run_step(step, values, log, env):
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
         rc = None
+    except BaseException:  # interrupted or terminated: the command goes too
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
     finally:
         if step.stdout:
             out.close()

@@ -230,3 +230,30 @@ def test_folder_named_otherwise(two):
     shutil.move(str(res / "machines" / AMD), str(res / "machines" / "amd-box"))
     assert refused(res) == (f"{res}/machines/amd-box/machine.json: id: '{AMD}', but the "
                             "folder is named 'amd-box'")
+
+
+def test_counting_rows_across(two):
+    """A machine's counting rows: t(2^20) / t(2^16) in its column, where
+    the suite stopped one, the length it stopped at."""
+    res, xeon = two
+    amd = res / "machines" / AMD
+    with open(amd / "sweep-isa.csv", newline="", encoding="utf-8") as f:
+        rd = csv.DictReader(f)
+        head, base = rd.fieldnames, next(rd)
+    rows = [dict(base, formula="#<(a) > #<(b)", mode=m, isa="avx512", n=str(n),
+                 seconds_median=repr(t), skip="auto")
+            for m, n, t in [("pe", 65536, 0.01), ("pe", 1048576, 0.17), ("rel", 65536, 3.0)]]
+    with open(amd / "sweep-counting-scale.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, head, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    (amd / "sweep-counting-scale-stopped.txt").write_text(
+        "#<(a) > #<(b) rel n = 131072: stopped by the suite after 10 s (timeout; "
+        "HS_BENCH_COUNT_LIMIT); larger n not run\n", encoding="utf-8")
+    p = run(res)
+    assert p.returncode == 0, p.stderr
+    text = (res / "REPORT.md").read_text(encoding="utf-8")
+    assert cells(text, "counting, `#<(a) > #<(b)` pe: t(2^20) / t(2^16)") == ["17.00×", "—"]
+    assert cells(text, "counting, `#<(a) > #<(b)` rel: t(2^20) / t(2^16)") == [
+        "n = 131072: stopped", "—"]
+    assert cells(text, "counting: t(2^20) / t(2^16)")[0] == "17.00×"

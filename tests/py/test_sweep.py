@@ -9,7 +9,6 @@ anything else reported). Tasks here are small `sh` commands; the machine
 ID comes from build/hardsoft info."""
 import json
 import os
-import shlex
 import subprocess
 import sys
 import time
