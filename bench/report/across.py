@@ -307,11 +307,12 @@ def write(results, machines, plot):
     ids = [prov["id"] for prov, _ in machines]
     plot.stamp = ("hardsoft, " + ", ".join(ids))
     out = ["# hardsoft benchmark report", "",
-           f"{len(machines)} machine(s), each measured by its own `make bench` into "
-           "`results/machines/ID`. The tables below put the machines side by side, one "
-           "column each; every ratio is computed within one machine's run (both times "
-           "from the same `hardsoft bench` invocation), never across machines. A section "
-           "per machine follows, with a link to its whole report. *depth 4* is "
+           f"{len(machines)} machine{'s' if len(machines) > 1 else ''}, each measured by "
+           "its own `make bench` into `results/machines/ID`. The tables put the machines "
+           "side by side, one column each; every ratio is computed within one machine's "
+           "run (both times from the same `hardsoft bench` invocation), never across "
+           "machines. In results/REPORT.md a section per machine gives its provenance and "
+           "targets and links its whole report. *depth 4* is "
            f"`{DEPTH4}`. {POLICY}", "",
            "## Machines", ""] + machines_table(results, machines) + [""]
     out += ["## Targets per machine", "", "Each machine's targets (its report, section "
