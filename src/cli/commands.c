@@ -696,8 +696,9 @@ int cmd_info(int argc, char **argv) {
   char model[320], kernel[256], id[128];
   if (cli_machine_id(id, sizeof id)) {
     cli_free(&o);
-    return cli_error("HARDSOFT_MACHINE_ID: '%s' is not a folder name (letters, digits, "
-                     "'.', '_', '-'; not first '.')", getenv("HARDSOFT_MACHINE_ID"));
+    return cli_error("HARDSOFT_MACHINE_ID: '%.100s' is not a folder name (at most 100 of "
+                     "letters, digits, '.', '_', '-'; not first '.')",
+                     getenv("HARDSOFT_MACHINE_ID"));
   }
   hs_cpu_brand(brand, sizeof brand);
   cli_cpu_model(model, sizeof model);
