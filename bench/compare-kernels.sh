@@ -5,7 +5,8 @@
 # hs-bench-kernels in a temporary worktree, then runs the two binaries in
 # turn, ROUNDS times, on hardsoft's own rows (scalar, AVX2, AVX-512; not
 # the peers, not the machine rows read_bw and fma_tp), and writes
-# results/kernels-compare.json and results/kernels-compare.md: per row the
+# kernels-compare.json and kernels-compare.md into this machine's folder
+# results/machines/ID (or HS_BENCH_RESULTS): per row the
 # fastest round of each binary and their ratio, and the rows slower beyond
 # the noise (bench/compare-kernels.py), apart from those whose kernel's
 # object code is the same in both builds ("same code": only the binaries'
@@ -25,12 +26,14 @@
 # Environment: HS_COMPARE_ROUNDS (default 3), HS_COMPARE_CONFIRM (rounds
 # more for the rows slower after those, default 5), HS_BENCH_MIN_TIME (default
 # 0.01 s a row and round), HS_BENCH_FILTER (a regex further narrowing the
-# rows), HS_BENCH_RESULTS (output directory, default results).
+# rows), HS_BENCH_RESULTS (output directory, default results/machines/ID).
 set -eu
 
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
-OUT=${HS_BENCH_RESULTS:-results}
+id=${HS_BENCH_MACHINE:-$("$BUILD/hardsoft" info | sed -n 's/^machine id: //p')}
+[ -n "$id" ] || { echo "compare-kernels.sh: no machine id ($BUILD/hardsoft info)" >&2; exit 1; }
+OUT=${HS_BENCH_RESULTS:-results/machines/$id}
 mkdir -p "$OUT"
 rounds=${HS_COMPARE_ROUNDS:-3}
 confirm=${HS_COMPARE_CONFIRM:-5}
@@ -41,8 +44,6 @@ if [ ! -x "$NEW" ]; then
   echo "compare-kernels.sh: $NEW is missing; run: make BUILD=$BUILD benchbins" >&2
   exit 1
 fi
-id=${HS_BENCH_MACHINE:-$("$BUILD/hardsoft" info | sed -n 's/^machine id: //p')}
-[ -n "$id" ] || { echo "compare-kernels.sh: no machine id ($BUILD/hardsoft info)" >&2; exit 1; }
 # an earlier comparison must not stand for this one
 rm -f "$OUT/kernels-compare.json" "$OUT/kernels-compare.md"
 if [ $# -ge 1 ]; then
