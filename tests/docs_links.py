@@ -6,9 +6,9 @@ names one of that page's headings, spelled as GitHub spells heading
 anchors; a Markdown path quoted in code (`docs/CLI.md`) names a page that
 exists. Links with a scheme (https:, mailto:) are not followed.
 
-The pages are the tracked *.md files outside results/ (which the
-benchmark suite writes), or README.md and docs/*.md outside a git
-checkout, or the files named.
+The pages are the *.md files git tracks or would add, outside results/
+(which the benchmark suite writes), or README.md and docs/*.md outside a
+git checkout, or the files named.
 
 usage: docs_links.py REPO_ROOT [FILE.md ...]"""
 import os
@@ -85,9 +85,11 @@ def check(path: str, root: str, cache: Dict[str, Set[str]]) -> List[str]:
 
 def pages(root: str) -> List[str]:
     try:
-        names = subprocess.run(["git", "-C", root, "ls-files", "*.md"], capture_output=True,
+        names = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others",
+                                "--exclude-standard", "*.md"], capture_output=True,
                                text=True, check=True).stdout.split()
-        return [os.path.join(root, n) for n in names if not n.startswith("results/")]
+        return [os.path.join(root, n) for n in names
+                if not n.startswith("results/") and os.path.isfile(os.path.join(root, n))]
     except (OSError, subprocess.CalledProcessError):
         docs = os.path.join(root, "docs")
         return [os.path.join(root, "README.md")] + sorted(
