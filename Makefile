@@ -452,6 +452,8 @@ COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 # PREFIX/bin/hardsoft as ../share/hardsoft
 DATADIR = $(DESTDIR)$(PREFIX)/share/hardsoft
 DATA    = bench/formulas.txt bench/peers/forward.py tests/onnx/ort-run.js
+# the README and every page of docs/, side by side in DOCDIR
+DOCS    = README.md LICENSE $(sort $(wildcard docs/*.md))
 install: lib cli
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(MAN1DIR) $(DOCDIR)
@@ -464,8 +466,7 @@ install: lib cli
 	install -m 644 include/hardsoft/kernels.h $(DESTDIR)$(PREFIX)/include/hardsoft/
 	install -m 755 $(BUILD)/hardsoft $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/hardsoft.1 $(MAN1DIR)/
-	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
-	install -m 644 docs/ONNX.md $(DOCDIR)/
+	install -m 644 $(DOCS) $(DOCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
 	install -d $(PYDIR)
@@ -479,8 +480,7 @@ uninstall:
 	  $(LIBDIR)/libhardsoft.so.$(VERSION) $(LIBDIR)/pkgconfig/hardsoft.pc \
 	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/include/hardsoft/kernels.h \
 	  $(DESTDIR)$(PREFIX)/bin/hardsoft \
-	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
-	rm -f $(DOCDIR)/ONNX.md
+	  $(MAN1DIR)/hardsoft.1 $(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
 	-rmdir $(DOCDIR) $(DESTDIR)$(PREFIX)/include/hardsoft 2>/dev/null
 	rm -f $(addprefix $(PYDIR)/,$(notdir $(PY_SRC)))
 	rm -rf $(PYDIR)/__pycache__

@@ -4,10 +4,11 @@
 `bench/report RESULTS --machines`) into README.md between the markers
 <!-- results:begin --> and <!-- results:end -->: its opening (how the
 machines are compared, and the check that holds each machine's numbers to
-its commit), the machines, each one's targets counted, the range of every
-ratio across the machines with each machine's own, the SIMD speed-ups and
-hardsoft against the peers, one column per machine. So the README quotes
-the suite's own files, never numbers typed by hand.
+its commit), the machines, each one's targets counted, and the range of
+every headline ratio across the machines with each machine's own; the
+tables with a column per machine stay in the report, linked. So the
+README quotes the suite's own files, never numbers typed by hand, and
+stays short.
 
 usage: readme-results.py RESULTS_DIR README"""
 import os
@@ -16,9 +17,7 @@ import sys
 
 # (heading in REPORT.md, heading in the README)
 QUOTED = [("Machines", "Machines"), ("Targets per machine", "Targets per machine"),
-          ("Ranges across the machines", "Ranges across the machines"),
-          ("SIMD speed-ups", "SIMD speed-ups, one column per machine"),
-          ("hardsoft against the peers", "hardsoft against the peers, one column per machine")]
+          ("Ranges across the machines", "Ranges across the machines")]
 
 
 def sections(path):
@@ -42,6 +41,12 @@ def section(secs, path, start):
     if not got:
         sys.exit(f"readme-results.py: error: {path}: no section '{start}'")
     return got[0]
+
+
+def anchor(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped,
+    spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
 
 
 def relink(text, res, readme):
@@ -68,6 +73,10 @@ def main():
             "linked there):", "", opening]
     for start, heading in QUOTED:
         body += ["", f"### {heading}", "", section(secs, report, start)]
+    tables = [k for k in secs if k not in [q for q, _ in QUOTED]
+              and not k.startswith("Machine `")]
+    body += ["", "In the report, with a column per machine: "
+             + ", ".join(f"[{k}](REPORT.md#{anchor(k)})" for k in tables) + "."]
     with open(readme, encoding="utf-8") as f:
         text = f.read()
     b, e = "<!-- results:begin -->", "<!-- results:end -->"

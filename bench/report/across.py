@@ -7,6 +7,7 @@ one machine's run, from the rows of one `hardsoft bench` invocation, as
 in the machine's own report: a column never divides one CPU's time by
 another's."""
 import os
+import re
 
 from .compare import TARGET_HEAD, pairs
 from .fmt import (DEPTH4, HS_ISAS, ISA_LABEL, PATHS, code, fmt_mem, fmt_mib, fmt_ms, fmt_mu,
@@ -194,11 +195,26 @@ def counts(rows):
             sum("not measured" in s for s in status))
 
 
+def kernel_tally(rep):
+    """'3 met, 3 missed': the targets of the machine's kernels.md by the
+    status in each row's last bold cell."""
+    text = rep.kernels_md or ""
+    body = text.split("## Targets", 1)[1].split("\n## ", 1)[0] if "## Targets" in text else ""
+    tally = {}
+    for line in body.splitlines():
+        found = re.findall(r"\|\s*\*\*([^*|]+)\*\*\s*(?=\|)", line)
+        if found:
+            tally[found[-1]] = tally.get(found[-1], 0) + 1
+    return ", ".join(f"{n} {s}" for s, n in sorted(tally.items(), key=lambda c: -c[1])) \
+        or "not measured"
+
+
 def target_summary(prov, rep):
     rows = targets.rows(rep)
     met, missed, nm = counts(rows)
     names = [f"{r[0]} ({r[1]}: {r[3]})" for r in rows if r[-1] == "**missed**"]
-    return [f"`{prov['id']}`", met, missed, nm, "<br>".join(names) or "—"]
+    return [f"`{prov['id']}`", met, missed, nm, "<br>".join(names) or "—",
+            kernel_tally(rep)]
 
 
 def table_of(group, per):
@@ -315,9 +331,11 @@ def write(results, machines, plot):
            "targets and links its whole report. *depth 4* is "
            f"`{DEPTH4}`. {POLICY}", "",
            "## Machines", ""] + machines_table(results, machines) + [""]
-    out += ["## Targets per machine", "", "Each machine's targets (its report, section "
-            "Targets), counted; the missed ones named:", ""]
-    out += md_table(["machine", "met", "missed", "not measured", "missed targets"],
+    out += ["## Targets per machine", "", "Each machine's forward-pass targets (its report, "
+            "section Targets), counted, the missed ones named; and its kernel targets "
+            "(its kernels.md, section Targets):", ""]
+    out += md_table(["machine", "met", "missed", "not measured", "missed targets",
+                     "kernel targets (kernels.md: against oneDNN, XNNPACK, Sleef, glibc)"],
                     [target_summary(prov, rep) for prov, rep in machines]) + [""]
     out += ["## Ranges across the machines", "",
             "Each ratio of the tables below, its lowest and highest value over every "

@@ -5,8 +5,8 @@ online on every formula (sweep-skip-suite.csv), the growth of a S b to
 n = 2^20 (sweep-growth.csv, sweep-growth-stopped.txt), hard beside pe and
 f64 beside f32 (sweep-hardf64.csv), the depth-6 aims (sweep-depth6.csv),
 the default and dense paths per ISA (sweep-paths.csv); each from small
-synthetic CSVs, each also absent. And bench/readme-results.py carrying the
-rows into the README."""
+synthetic CSVs, each also absent. And bench/readme-results.py counting the
+rows by status into the README, with a link to them."""
 import math
 import os
 import subprocess
@@ -223,6 +223,10 @@ def test_readme_carries_the_rows(tmp_path):
     for f in os.listdir(tmp_path):
         if f.endswith((".csv", ".json")):
             os.rename(tmp_path / f, folder / f)
+    (folder / "kernels.md").write_text(
+        "# k\n\n## Targets\n\n| t | status | m |\n|---|---|---|\n| a | **met** | x |\n"
+        "| b | **missed** | y |\n| c | **missed** | z |\n\n## softmax\n\n| d | **met** |\n",
+        encoding="utf-8")
     r = subprocess.run([sys.executable, REPORT, str(res), "--machines"], capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr
@@ -239,6 +243,7 @@ def test_readme_carries_the_rows(tmp_path):
     assert (met, missed) == ("3", "1"), summary
     assert "depth 6, n = 65536, 1 core: <= 0.56 s (5x under 2.8 s) (`G (a -> X (b U (c & Y " \
         "(a S (b & X c)))))` pe mu=4, avx2, agreement 1: —)" in summary
+    assert summary.endswith("| 2 missed, 1 met |")      # kernels.md's targets only
     assert "[REPORT.md](results/machines/unknown-avx2/REPORT.md)" in text
 
 
