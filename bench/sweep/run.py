@@ -154,6 +154,8 @@ def parallel(run, jobs):
     """The tasks that measure no time with GNU parallel on `jobs` slots,
     then the timing ones one after another, alone on the machine."""
     free = os.path.join(run, "free.txt")
+    if not shutil.which("parallel"):
+        raise SystemExit("sweep: GNU parallel is not installed (apt-get install parallel)")
     if os.path.getsize(free):
         print(f"sweep: the tasks of {free} with GNU parallel, {jobs} at once", flush=True)
         p = subprocess.run(["parallel", "--will-cite", "--halt", "now,fail=1", "-j", str(jobs),

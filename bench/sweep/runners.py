@@ -65,6 +65,8 @@ def replan(rundir, group, suffix):
 
 
 def with_parallel(rundir, group, jobs, base):
+    if not shutil.which("parallel"):
+        return ["parallel", "", "", "", "", "not run: GNU parallel is not installed"]
     other = replan(rundir, group, "-parallel")
     t0 = time.time()
     rc = run.parallel(other, jobs)
