@@ -79,8 +79,9 @@ CHECK_PKGS   += $(CHECK_WEB_PKGS)
 CHECK_PKGS   += pkg-config libopenblas-dev libopenblas-pthread-dev
 # tests/test-docs.sh: the manual page through groff
 CHECK_PKGS   += groff-base
-# tests/test-report.sh: the report's plots drawn by gnuplot (bench/report)
-CHECK_PKGS   += gnuplot-nox
+# tests/test-report.sh: the report's plots drawn by gnuplot (bench/report),
+# and tests/py/test_sweep.py's run of the sweep's GNU parallel runner
+CHECK_PKGS   += gnuplot-nox parallel
 # the Python package: pip install . into a venv offline (check-pip), the
 # tutorial notebook run headless (check-notebook)
 CHECK_PKGS   += python3-setuptools python3-wheel python3-venv python3-pip \
@@ -88,8 +89,12 @@ CHECK_PKGS   += python3-setuptools python3-wheel python3-venv python3-pip \
 # what the benchmark binaries link against
 BENCHBIN_PKGS = g++ pkg-config libbenchmark-dev libdnnl-dev libxnnpack-dev \
                 libpthreadpool-dev libsleef-dev libopenblas-dev libopenblas-pthread-dev
-# what the whole suite runs besides them (peers, timing, plots)
-BENCH_PKGS    = $(CHECK_PKGS) $(BENCHBIN_PKGS) hyperfine gnuplot-nox python3-torch
+# what the whole suite runs besides them (peers, timing, plots; GNU
+# parallel: bench/sweep's parallel runner)
+BENCH_PKGS    = $(CHECK_PKGS) $(BENCHBIN_PKGS) hyperfine gnuplot-nox python3-torch parallel
+# make check-slurm (tests/test-slurm.sh): a one-node Slurm cluster on
+# 127.0.0.1 running the smoke sweep as job arrays
+SLURM_PKGS    = munge slurmctld slurmd slurm-client parallel
 # (the ort peer: nodejs from CHECK_PKGS, npm as for make check)
 
 # OpenBLAS's own pkg-config file (the pthread build the list above installs),
@@ -102,7 +107,8 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
                  -Wl,-rpath,$(shell $(OPENBLAS_PC) --variable=libdir openblas 2>/dev/null)
 
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook check-tsan bench \
-        bench-full bench-smoke install uninstall clean deps-lib deps-check deps-bench deps-benchbins \
+        bench-full bench-smoke check-slurm install uninstall clean deps-lib deps-check deps-bench \
+        deps-benchbins deps-slurm \
         deps-npm web check-web check-wasm bench-web deps-web deps-check-web check-aarch64 deps-aarch64
 .DELETE_ON_ERROR:
 
@@ -142,6 +148,8 @@ deps-bench: | $(BUILD)/
 	$(call need_pkgs,$(BENCH_PKGS))
 deps-benchbins: | $(BUILD)/
 	$(call need_pkgs,$(BENCHBIN_PKGS))
+deps-slurm: | $(BUILD)/
+	$(call need_pkgs,$(SLURM_PKGS))
 deps-npm: | $(BUILD)/
 	$(call need_pkgs,npm)
 deps-web: | $(BUILD)/
@@ -388,7 +396,8 @@ check-web: deps-check-web
 
 # The forward pass timed natively (scalar, AVX2, AVX-512) and as wasm under
 # node by one program (web/bench-forward.c), with the page's size and time
-# to first decisions from the chromium test: results/web-wasm.{csv,md}.
+# to first decisions from the chromium test: results/machines/ID/web-wasm.{csv,md},
+# ID this machine's (hardsoft info).
 # SINGLE_FILE: the wasm inside the JavaScript, which node then reads
 # without fetch (emscripten 3.1.6 would fetch a file path and fail).
 $(BUILD)/bench-forward: web/bench-forward.c $(BUILD)/libhardsoft.a
@@ -400,10 +409,11 @@ $(BUILD)/wasm-simd128/bench-forward.js: web/bench-forward.c $(BUILD)/wasm-simd12
 	$(EMCC) $(WEB_CFLAGS) -msimd128 -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 \
 	  -o $@ $< $(BUILD)/wasm-simd128/libhardsoft.a
 bench-web: check-web
-	$(MAKE) --no-print-directory $(BUILD)/bench-forward $(BUILD)/wasm/bench-forward.js \
-	  $(BUILD)/wasm-simd128/bench-forward.js
+	$(MAKE) --no-print-directory $(BUILD)/hardsoft $(BUILD)/bench-forward \
+	  $(BUILD)/wasm/bench-forward.js $(BUILD)/wasm-simd128/bench-forward.js
+	d=results/machines/$$($(BUILD)/hardsoft info | sed -n 's/^machine id: //p') && mkdir -p "$$d" && \
 	BUILD=$(BUILD) CFLAGS_NATIVE='$(strip $(CFLAGS_ALL))' WEB_CFLAGS='$(WEB_CFLAGS)' \
-	  CC='$(CC)' sh web/bench.sh results/web-wasm
+	  CC='$(CC)' sh web/bench.sh "$$d/web-wasm"
 
 # ---------------------------------------------------------------- tests
 # (check-wasm and check-web are left out of the sanitizer build: the wasm
@@ -461,12 +471,21 @@ bench-full: deps-bench
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
 	HS_BENCH_FULL=1 BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
 
-# every command of the suite on tiny sizes, into a temporary directory (CI)
+# every command of the suite on tiny sizes (CI), into $(BUILD)/bench-smoke
+# (its REPORT.md and machines/ID), which stays there; results/ untouched
 bench-smoke: deps-bench
 	$(MAKE) --no-print-directory $(JOBS) all
 	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
-	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
-	HS_BENCH_SMOKE=1 HS_BENCH_RESULTS=$$out BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
+	rm -rf $(BUILD)/bench-smoke
+	HS_BENCH_SMOKE=1 HS_BENCH_RESULTS=$(BUILD)/bench-smoke HS_BENCH_RUN=$(BUILD)/bench/run-smoke \
+	  BUILD=$(BUILD) PYTHON=$(PYTHON) sh bench/run-suite.sh
+
+# the smoke sweep as Slurm job arrays on a one-node cluster started for
+# the test (as root), compared with the sequential runner (.ci/run)
+check-slurm: deps-bench deps-slurm
+	$(MAKE) --no-print-directory $(JOBS) all
+	$(MAKE) --no-print-directory $(BUILD)/node/node_modules/onnxruntime-node
+	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/test-slurm.sh
 
 # ---------------------------------------------------------------- install
 # PREFIX and DESTDIR as usual: make install PREFIX=/usr DESTDIR=/tmp/stage
@@ -482,6 +501,8 @@ COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 # PREFIX/bin/hardsoft as ../share/hardsoft
 DATADIR = $(DESTDIR)$(PREFIX)/share/hardsoft
 DATA    = bench/formulas.txt bench/peers/forward.py tests/onnx/ort-run.js
+# the README and every page of docs/, side by side in DOCDIR
+DOCS    = README.md LICENSE $(sort $(wildcard docs/*.md))
 install: lib cli
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(MAN1DIR) $(DOCDIR)
@@ -494,8 +515,7 @@ install: lib cli
 	install -m 644 include/hardsoft/kernels.h $(DESTDIR)$(PREFIX)/include/hardsoft/
 	install -m 755 $(BUILD)/hardsoft $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/hardsoft.1 $(MAN1DIR)/
-	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
-	install -m 644 docs/ONNX.md $(DOCDIR)/
+	install -m 644 $(DOCS) $(DOCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
 	install -d $(PYDIR)
@@ -509,8 +529,7 @@ uninstall:
 	  $(LIBDIR)/libhardsoft.so.$(VERSION) $(LIBDIR)/pkgconfig/hardsoft.pc \
 	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/include/hardsoft/kernels.h \
 	  $(DESTDIR)$(PREFIX)/bin/hardsoft \
-	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
-	rm -f $(DOCDIR)/ONNX.md
+	  $(MAN1DIR)/hardsoft.1 $(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
 	-rmdir $(DOCDIR) $(DESTDIR)$(PREFIX)/include/hardsoft 2>/dev/null
 	rm -f $(addprefix $(PYDIR)/,$(notdir $(PY_SRC)))
 	rm -rf $(PYDIR)/__pycache__

@@ -14,7 +14,8 @@ the two binaries put their code and data (small rows move by up to ~30%
 with placement alone), not from the kernel. Writes the JSON and a Markdown table, each
 through a temporary file (no partial output); with --list-slower, only
 prints the names of the rows slower so far, one a line (the script re-runs
-those rows more rounds before its verdict)."""
+those rows more rounds before its verdict). With --no-earlier, writes that
+the machine (--machine ID) has no earlier results to compare with."""
 import argparse
 import json
 import os
@@ -122,11 +123,23 @@ def fmt_ns(v):
     return f"{v:.4g}"
 
 
+NO_EARLIER = "no earlier results for this machine"
+
+
+def markdown_none(doc):
+    return ("# Kernels against this machine's earlier results\n\n"
+            f"{NO_EARLIER[0].upper() + NO_EARLIER[1:]} (`{doc['machine']}`): this "
+            f"checkout's history holds no results/machines/{doc['machine']}/kernels.json, so "
+            "no kernel table measured on this CPU names a commit to compare with. The "
+            "next `make bench` here compares with this run's.\n")
+
+
 def markdown(doc):
     s = doc["summary"]
     lines = ["# Kernels against an earlier commit, side by side", "",
-             f"Base: `{doc['base_commit'][:12]}` (the kernels of the last published "
-             f"results); new: `{doc['new_commit'][:13]}`. Machine: {doc['cpu']}. "
+             f"Base: `{doc['base_commit'][:12]}` (the kernels of this machine's last "
+             f"published results, results/machines/{doc.get('machine', '?')}); new: "
+             f"`{doc['new_commit'][:13]}`. Machine: {doc['cpu']}. "
              f"Settings: {doc['settings']}; {doc['seconds']} s in all. Command: "
              "`sh bench/compare-kernels.sh` (run by `make bench`).", "",
              "Each side's time is its fastest round (other work on this shared machine "
@@ -176,8 +189,20 @@ def main(argv=None):
     ap.add_argument("--new-objs", help="the new build's object directory")
     ap.add_argument("--list-slower", action="store_true",
                     help="print the slower rows' names, write nothing")
-    ap.add_argument("runs", nargs="+", help="base=FILE or new=FILE, one per round")
+    ap.add_argument("--machine", help="the machine's ID (its folder results/machines/ID)")
+    ap.add_argument("--no-earlier", action="store_true",
+                    help="write that the machine has no earlier results; compare nothing")
+    ap.add_argument("runs", nargs="*", help="base=FILE or new=FILE, one per round")
     a = ap.parse_args(argv)
+    if a.no_earlier:
+        if not (a.machine and a.json and a.md):
+            ap.error("--no-earlier needs --machine, --json and --md")
+        doc = {"machine": a.machine, "no_earlier": NO_EARLIER}
+        write_atomic(a.json, json.dumps(doc, indent=1) + "\n")
+        write_atomic(a.md, markdown_none(doc))
+        return
+    if not a.runs:
+        ap.error("base=FILE and new=FILE are required")
     if not a.list_slower and not (a.json and a.md and a.base_commit and a.new_commit):
         ap.error("--base-commit, --new-commit, --json and --md are required "
                  "(or --list-slower)")
@@ -194,7 +219,7 @@ def main(argv=None):
     if not rows:
         sys.exit("compare-kernels.py: the two sides have no row in common")
     verdicts = [r["verdict"] for r in rows]
-    doc = {"base_commit": a.base_commit, "new_commit": a.new_commit,
+    doc = {"machine": a.machine, "base_commit": a.base_commit, "new_commit": a.new_commit,
            "cpu": (context.get("hardsoft") or {}).get("cpu_model")
            or context.get("cpu_model", "unknown"),
            "settings": a.settings, "seconds": a.seconds, "threshold": SLOWER,

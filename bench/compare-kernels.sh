@@ -5,7 +5,8 @@
 # hs-bench-kernels in a temporary worktree, then runs the two binaries in
 # turn, ROUNDS times, on hardsoft's own rows (scalar, AVX2, AVX-512; not
 # the peers, not the machine rows read_bw and fma_tp), and writes
-# results/kernels-compare.json and results/kernels-compare.md: per row the
+# kernels-compare.json and kernels-compare.md into this machine's folder
+# results/machines/ID (or HS_BENCH_RESULTS): per row the
 # fastest round of each binary and their ratio, and the rows slower beyond
 # the noise (bench/compare-kernels.py), apart from those whose kernel's
 # object code is the same in both builds ("same code": only the binaries'
@@ -17,17 +18,22 @@
 #
 #   BUILD=build sh bench/compare-kernels.sh [BASE]
 #
-# BASE: a commit (default: the commit that the committed
-# results/kernels.json measured, i.e. the last published kernel table).
+# BASE: a commit (default: the commit that this machine's committed
+# results/machines/ID/kernels.json measured, i.e. its last published kernel
+# table, ID as `hardsoft info` prints it: a machine is compared only with
+# its own earlier results; without any, the comparison says "no earlier
+# results for this machine" and compares nothing).
 # Environment: HS_COMPARE_ROUNDS (default 3), HS_COMPARE_CONFIRM (rounds
 # more for the rows slower after those, default 5), HS_BENCH_MIN_TIME (default
 # 0.01 s a row and round), HS_BENCH_FILTER (a regex further narrowing the
-# rows), HS_BENCH_RESULTS (output directory, default results).
+# rows), HS_BENCH_RESULTS (output directory, default results/machines/ID).
 set -eu
 
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
-OUT=${HS_BENCH_RESULTS:-results}
+id=${HS_BENCH_MACHINE:-$("$BUILD/hardsoft" info | sed -n 's/^machine id: //p')}
+[ -n "$id" ] || { echo "compare-kernels.sh: no machine id ($BUILD/hardsoft info)" >&2; exit 1; }
+OUT=${HS_BENCH_RESULTS:-results/machines/$id}
 mkdir -p "$OUT"
 rounds=${HS_COMPARE_ROUNDS:-3}
 confirm=${HS_COMPARE_CONFIRM:-5}
@@ -38,22 +44,24 @@ if [ ! -x "$NEW" ]; then
   echo "compare-kernels.sh: $NEW is missing; run: make BUILD=$BUILD benchbins" >&2
   exit 1
 fi
+# an earlier comparison must not stand for this one
+rm -f "$OUT/kernels-compare.json" "$OUT/kernels-compare.md"
 if [ $# -ge 1 ]; then
   base=$1
 else
-  base=$(git show HEAD:results/kernels.json 2>/dev/null | "$PYTHON" -c '
+  base=$(git show "HEAD:results/machines/$id/kernels.json" 2>/dev/null | "$PYTHON" -c '
 import json, sys
 try:
     print(json.load(sys.stdin)["context"]["hardsoft"]["git"]["commit"])
 except (ValueError, KeyError, TypeError):
     pass') || base=
   if [ -z "$base" ]; then
-    echo "compare-kernels.sh: no published results/kernels.json names its commit; give BASE" >&2
-    exit 1
+    echo "compare kernels: no earlier results for this machine ($id): nothing to compare with"
+    "$PYTHON" bench/compare-kernels.py --no-earlier --machine "$id" \
+      --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md"
+    exit 0
   fi
 fi
-# an earlier comparison must not stand for this one
-rm -f "$OUT/kernels-compare.json" "$OUT/kernels-compare.md"
 if ! base_full=$(git rev-parse --verify -q "$base^{commit}"); then
   if [ $# -ge 1 ]; then
     echo "compare-kernels.sh: '$1' is not a commit of this repository" >&2
@@ -136,7 +144,7 @@ settings="min_time=${min_time}s, $rounds rounds, base and new in turn"
 [ -z "$norand" ] || settings="$settings, both under setarch -R"
 [ "$nslow" -eq 0 ] || settings="$settings, then $confirm more rounds of the $nslow rows slower after them"
 # shellcheck disable=SC2086
-"$PYTHON" bench/compare-kernels.py --base-commit "$base" \
+"$PYTHON" bench/compare-kernels.py --base-commit "$base" --machine "$id" \
   --new-commit "$(git rev-parse HEAD)$(git diff --quiet HEAD -- simd src include bench/kernels.cc || echo +dirty)" \
   --settings "$settings, filter=$filter" \
   --seconds $((end - start)) --json "$OUT/kernels-compare.json" --md "$OUT/kernels-compare.md" \

@@ -5,7 +5,7 @@
 # then the AVX2/scalar and AVX-512/scalar ratios of the means.
 # Called by `make bench` (bench/run-suite.sh):
 #
-#   BUILD=build sh bench/hyperfine.sh results/hyperfine.md
+#   BUILD=build sh bench/hyperfine.sh results/machines/ID/hyperfine.md
 #
 # Each run is `hardsoft eval 'a S b' --mode pe --isa ISA -- STRING`, where
 # STRING is one argument of n symbols from {a, b, c} drawn by a fixed

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Kernel microbenchmarks -> results/kernels.json, results/kernels.md,
-# results/kernels-softmax.png. Called by `make bench` (after `make all`).
+# Kernel microbenchmarks -> kernels.json, kernels.md, kernels-softmax.png in
+# this machine's folder results/machines/ID (or HS_BENCH_RESULTS). A task
+# of `make bench` (bench/sweep/suite.py).
 #
 #   BUILD=build PYTHON=/usr/bin/python3 sh bench/run-kernels.sh
 #
@@ -24,7 +25,7 @@ set -eu
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/hs-bench-kernels
-OUT=${HS_BENCH_RESULTS:-results}
+OUT=${HS_BENCH_RESULTS:-results/machines/$("$BUILD/hardsoft" info | sed -n 's/^machine id: //p')}
 
 if [ ! -x "$BIN" ]; then
   echo "run-kernels.sh: $BIN is missing; run: make BUILD=$BUILD benchbins" >&2

@@ -35,7 +35,8 @@ trap 'rm -rf "$out_dir"' EXIT INT TERM
 i=0
 for t in "$@"; do i=$((i + 1)); printf '%s bin %s\n' "$i" "$t"; done >"$out_dir/list"
 for sh in ${TESTS_SH:-tests/*.sh}; do
-  case "$sh" in tests/run.sh|tests/mutants.sh) continue;; esac
+  # (test-slurm.sh starts a Slurm cluster: make check-slurm runs it)
+  case "$sh" in tests/run.sh|tests/mutants.sh|tests/test-slurm.sh) continue;; esac
   [ -f "$sh" ] || continue
   i=$((i + 1)); printf '%s sh %s\n' "$i" "$sh"
 done >>"$out_dir/list"

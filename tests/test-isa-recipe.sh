@@ -20,7 +20,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   git ls-files -co --exclude-standard
 else
   find . -type f -not -path './build*' -not -path './.git/*' | sed 's|^\./||'
-fi | grep -vE '^(build|results)/|\.md$|^simd/.*-neon[-.]|^tests/test-isa-recipe.sh$' |
+fi | grep -vE '^(build|results)/|\.md$|(^|/)README$|^simd/.*-neon[-.]|^tests/test-isa-recipe.sh$' |
   while read -r f; do [ -f "$f" ] && grep -qi neon "$f" && echo "$f"; done | sort -u >"$t/naming"
 fail=0
 for f in $(comm -13 "$t/recipe" "$t/naming"); do

@@ -3,7 +3,7 @@
 plots drawn and the tables also written as LaTeX."""
 import os
 
-from . import tex
+from . import machine, tex
 from .fmt import HS_ISAS, index, md_table, path_of, unique
 from .reading import Data
 
@@ -16,11 +16,6 @@ class Report(Data):
         # what the ort rows cannot say themselves (the peer does not print
         # its version): onnxruntime-node's package.json, found by the caller
         self.ort_version = ort_version
-        self.run_suite = None
-        suite = os.path.join(REPO, "bench", "run-suite.sh")
-        if os.path.exists(suite):
-            with open(suite, encoding="utf-8") as f:
-                self.run_suite = f.read()
         # scaling points: f32, one thread, pe (the sweep's setting)
         pts = (self.scaling or []) + (self.long or [])
         self.scal = [r for r in pts if r["precision"] == "f32" and r["threads"] == 1]
@@ -29,6 +24,8 @@ class Report(Data):
             r["_path"] = path_of(r) if r["isa"] in HS_ISAS else "online"
         self.by_fin = index(self.scal, ["formula", "isa", "n", "_path"])
         self.out, self.plots, self.tex, self.exps = [], [], {}, {}
+        # the folder's provenance (machine.json), None without provenance rows
+        self.machine = machine.derive(self, ort_version)
 
     def w(self, *lines):
         self.out.extend(lines)

@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: MIT
 """Do the published results describe the code that publishes them?
 
-A file cannot name the commit that contains it, so results/ names the
-commit its numbers were measured at (every CSV row's `commit`, kernels.json,
-hyperfine.md), and this check compares that commit with the commit that
-last changed the measured data under results/ (the CSVs, kernels.json,
-hyperfine.md, sweep-growth-stopped.txt; not REPORT.md, the plots or the
-LaTeX tables, which bench/report regenerates from the data at any time).
+A file cannot name the commit that contains it, so each machine's folder
+results/machines/ID names the commit its numbers were measured at (every
+CSV row's `commit`, kernels.json, hyperfine.md), and this check compares
+that commit with the commit that last changed the content of the measured
+data (the CSVs, kernels.json, hyperfine.md, the stopped-run notes; not
+REPORT.md, machine.json, the plots or the LaTeX tables, which bench/report
+regenerates from the data at any time). A commit that only moves a file
+(a rename with the same content) does not publish it anew, so results
+moved into a machine's folder keep their publishing commit. Each folder
+is judged on its own: a later `make bench` on another machine leaves an
+earlier folder's answer alone.
 Between the two, nothing that affects the numbers may differ: src/ (but
 the Python binding), simd/, include/, the suite's run code (bench/ but the
 report, the peers' code, bench/formulas.txt and bench/models/, the ort
@@ -46,8 +51,9 @@ MEASURED = ["src", ":(exclude)src/python", "simd", "include", "bench",
             ":(exclude)bench/report", ":(exclude)bench/readme-results.py",
             ":(exclude)bench/kernels-report.py", ":(exclude)bench/kernels.gp",
             "tests/onnx/ort-run.js", "tests/programs"]
-DATA = ["results/*.csv", "results/*.json", "results/hyperfine.md",
-        "results/sweep-growth-stopped.txt"]
+# (a pathspec's * matches across folders: these cover results/machines/*/)
+DATA = ["results/*.csv", "results/*.json", "results/*hyperfine.md", "results/*-stopped.txt",
+        ":(exclude)results/*machine.json", ":(exclude)results/*run.json"]
 # Makefile variables whose value reaches the measured binaries or peers
 FLAG_VARS = ["CC", "CXX", "OPT", "CFLAGS_ALL", "CXXFLAGS_ALL", "LDFLAGS_ALL", "KERNEL_FLAGS",
              "AVX2_FLAGS", "AVX512_FLAGS", "LIBS", "BENCH_LIBS", "OPENBLAS_FLAGS", "OPENBLAS_LIBS",
@@ -101,19 +107,41 @@ def flag_lines(makefile):
     return out
 
 
+def last_change(repo, path):
+    """(the commit that last changed path's content, the file's name
+    there), following renames: a commit that only moved it (R100) is
+    passed over."""
+    log = git(repo, "log", "--follow", "-M", "--format=C %H", "--name-status", "--",
+              path) or ""
+    commit = None
+    for line in log.splitlines():
+        if line.startswith("C "):
+            commit = line[2:].strip()
+        elif line.strip() and commit and not line.startswith("R100\t"):
+            return commit, line.split("\t")[-1]
+    return None, path
+
+
+def folder(path):
+    """The machine a data file belongs to (results/machines/ID/...), or ''
+    for the files directly under results/."""
+    parts = path.split("/")
+    return parts[2] if len(parts) > 3 and parts[1] == "machines" else ""
+
+
 def published(repo):
     """{data file: (the commit that last changed it, the commits it
     names)}: each file is judged against its own publishing commit, since
-    different sweeps (the suite, the wasm rows) are measured and published
-    at different times."""
+    different sweeps (the suite, the wasm rows) and different machines are
+    measured and published at different times."""
     out = {}
     for path in git(repo, "ls-files", "--", *DATA).split():
         base = path.rsplit("/", 1)[-1]
         if not (base.endswith((".csv", ".json")) or base == "hyperfine.md"):
             continue
-        pub = (git(repo, "log", "-1", "--format=%H", "--", path) or "").strip()
+        pub, then = last_change(repo, path)
         if pub:
-            out[path] = (pub, commits_in(base, git(repo, "show", f"{pub}:{path}")))
+            out[path] = (pub, commits_in(base, git(repo, "show", f"{pub}:{then}")))
     return out
 
 
@@ -154,14 +182,31 @@ def check(repo):
     problems, commits, seen = [], set(), set()
     for path, (pub, named) in sorted(files.items()):
         commits |= named
+        where = folder(path)
         for c in sorted(named):
-            if (c, pub) not in seen:
-                seen.add((c, pub))
-                problems += compare(repo, c, pub, shallow)
+            if (where, c, pub) not in seen:
+                seen.add((where, c, pub))
+                problems += [f"{where}: {p}" if where else p
+                             for p in compare(repo, c, pub, shallow)]
     if not commits:
         problems.append("the published results name no commit")
-    newest = (git(repo, "log", "-1", "--format=%H", "--", *DATA) or "").strip()
-    return newest, sorted(commits), problems
+    return newest(repo, [pub for pub, _ in files.values()]), sorted(commits), problems
+
+
+def newest(repo, commits):
+    """The latest of some commits, by committer date."""
+    return max(commits, key=lambda c: int(git(repo, "log", "-1", "--format=%ct", c).strip()
+                                          or 0))
+
+
+def per_folder(repo):
+    """{machine folder ('' for results/ itself): (its newest publishing
+    commit, the commits its files name)}, for the summary line of each."""
+    pubs, names = {}, {}
+    for path, (pub, named) in published(repo).items():
+        pubs.setdefault(folder(path), []).append(pub)
+        names.setdefault(folder(path), set()).update(named)
+    return {f: (newest(repo, pubs[f]), names[f]) for f in pubs}
 
 
 def main(repo):
@@ -173,6 +218,8 @@ def main(repo):
     for p in problems:
         print(f"results freshness: {p}")
     if not problems:
-        print(f"results freshness: measured at {', '.join(commits)}; nothing that affects "
-              f"them differs in {pub[:12]}, which publishes them")
+        for where, (p, named) in sorted(per_folder(repo).items()):
+            print(f"results freshness: {where + ': ' if where else ''}measured at "
+                  f"{', '.join(sorted(named))}; nothing that affects them differs in "
+                  f"{p[:12]}, which publishes them")
     return 1 if problems else 0

@@ -35,6 +35,8 @@ META_COLS = ["cpu", "cores", "memory_bytes", "kernel", "build", "commit", "date"
 # numeric columns newer than some published files: NaN where absent
 LATE_COLS = {"gamma_before", "heads_tiebroken"} | set(PHASE_COLS) | set(ATTN_COLS)
 
+# runners.csv (bench/sweep runners): a task group's time under each runner
+RUNNER_COLS = ["group", "runner", "slots", "tasks", "wall_s", "rows_equal", "note"]
 # (attribute, file) of every bench CSV the report reads
 BENCH_FILES = [("scaling", "sweep-scaling.csv"), ("long", "sweep-scaling-long.csv"),
                ("accuracy", "sweep-accuracy.csv"), ("suite", "sweep-suite.csv"),
@@ -43,7 +45,7 @@ BENCH_FILES = [("scaling", "sweep-scaling.csv"), ("long", "sweep-scaling-long.cs
                ("isa", "sweep-isa.csv"), ("depth6", "sweep-depth6.csv"),
                ("programs", "sweep-programs.csv"), ("skip_suite", "sweep-skip-suite.csv"),
                ("growth", "sweep-growth.csv"), ("hardf64", "sweep-hardf64.csv"),
-               ("paths", "sweep-paths.csv")]
+               ("paths", "sweep-paths.csv"), ("counting_scale", "sweep-counting-scale.csv")]
 
 
 class ReportError(Exception):
@@ -109,17 +111,18 @@ def read_boundary(path):
     rows = read_csv(path, BOUNDARY_COLS, ["scale"])
     if rows is None:
         return None
+    name = os.path.basename(path)
     for r in rows:
         v = r["largest_exact_n"]
         m = re.fullmatch(r"(>?)(\d+)", v.strip())
         if not m:
-            raise ReportError(f"boundary.csv:{r['_line']}: largest_exact_n '{v}' is "
+            raise ReportError(f"{name}:{r['_line']}: largest_exact_n '{v}' is "
                               "neither N nor >N")
         r["exact_open"] = m.group(1) == ">"
         r["exact_n"] = int(m.group(2))
         ff = r["first_failing_n"].strip()
         if ff and not ff.isdigit():
-            raise ReportError(f"boundary.csv:{r['_line']}: first_failing_n '{ff}' is "
+            raise ReportError(f"{name}:{r['_line']}: first_failing_n '{ff}' is "
                               "not a whole number")
         r["fail_n"] = int(ff) if ff else None
     return rows
@@ -170,6 +173,36 @@ def package_version(path):
         else None
 
 
+KNOWN_CSVS = {n for _, n in BENCH_FILES} | {"boundary.csv", "boundary-long.csv",
+                                           "boundary-formulas.csv", "simulate.csv",
+                                           "runners.csv", "web-wasm.csv"}
+
+
+def header_of(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def read_custom(d):
+    """[(file name, kind, rows)] of the folder's other CSVs: a user's own
+    `hardsoft bench` sweeps (kind bench) and `hardsoft boundary` searches
+    (kind boundary), known by their header; other CSVs are left alone."""
+    out = []
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if not name.endswith(".csv") or name in KNOWN_CSVS or not os.path.isfile(path):
+            continue
+        head = header_of(path)
+        if all(c in head for c in BENCH_COLS):
+            out.append((name, "bench", read_bench(path)))
+        elif all(c in head for c in BOUNDARY_COLS):
+            out.append((name, "boundary", read_boundary(path)))
+    return out
+
+
 class Data:
     """Every input of one results directory, by attribute (None where the
     file is absent)."""
@@ -179,6 +212,11 @@ class Data:
         for attr, name in BENCH_FILES:
             setattr(self, attr, read_bench(os.path.join(d, name)))
         self.boundary = read_boundary(os.path.join(d, "boundary.csv"))
+        self.boundary_formulas = read_boundary(os.path.join(d, "boundary-formulas.csv"))
+        self.counting_scale_stopped = read_text(os.path.join(d,
+                                                             "sweep-counting-scale-stopped.txt"))
+        # one group's tasks timed under each runner of the sweep
+        self.runners = read_csv(os.path.join(d, "runners.csv"), RUNNER_COLS, [])
         self.simulate = read_simulate(os.path.join(d, "simulate.csv"))
         self.growth_stopped = read_text(os.path.join(d, "sweep-growth-stopped.txt"))
         self.boundary_long = read_boundary_long(os.path.join(d, "boundary-long.csv"))
@@ -189,13 +227,27 @@ class Data:
         # bench/compare-kernels.sh: the kernel rows against the last published
         self.kernels_compare = read_json(os.path.join(d, "kernels-compare.json"))
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
+        # `hardsoft info` of the run (the machine's ID, its ISAs)
+        self.info = read_text(os.path.join(d, "info.txt"))
+        # CSVs of `hardsoft bench` and `hardsoft boundary` under other names
+        self.custom = read_custom(d)
+        # the run's commands as shell, and its record (bench/sweep merge)
+        self.commands = read_text(os.path.join(d, "commands.sh"))
+        self.run_record = read_json(os.path.join(d, "run.json"))
 
     def files(self):
         """[(file name, rows or None)] of every CSV, in report order."""
         named = dict((a, n) for a, n in BENCH_FILES)
         named["boundary_long"] = "boundary-long.csv"
+        named["boundary_formulas"] = "boundary-formulas.csv"
         order = ["scaling", "long", "accuracy", "suite", "boundary", "boundary_long",
                  "simulate", "counting",
                  "threads", "skip", "isa", "depth6", "programs", "skip_suite", "growth",
-                 "hardf64", "paths"]
-        return [(named.get(a, a + ".csv"), getattr(self, a)) for a in order]
+                 "hardf64", "paths", "counting_scale", "boundary_formulas"]
+        return [(named.get(a, a + ".csv"), getattr(self, a)) for a in order] + \
+            [(name, rows) for name, _, rows in self.custom]
+
+    def suite_files(self):
+        """Whether any file of the suite (make bench) is here."""
+        return any(rows is not None for name, rows in self.files()
+                   if name not in {n for n, _, _ in self.custom})

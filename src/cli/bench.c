@@ -55,12 +55,15 @@ static const char *const bench_usage =
     "                     it costs a second O(n^2) pass)\n"
     "  --seed S           seed of the random strings (default 1)\n"
     "  --csv FILE         write the CSV here (default: standard output)\n"
-    "  --md FILE          also write a Markdown table: the CSV's main columns,\n"
+    "  --md FILE          also write a Markdown table: a line saying where it\n"
+    "                     comes from (CPU, CPUs, compiler, commit, date, repeats),\n"
+    "                     then the CSV's main columns,\n"
     "                     peak memory in B, KiB or MiB, and two speed-ups: the\n"
     "                     scalar row's median over this one (same point, other\n"
     "                     ISA) and the 1-thread row's (same point, threads 1);\n"
     "                     - where the sweep has no such row\n"
-    "  --latex FILE       also write that table for LaTeX (booktabs)\n"
+    "  --latex FILE       also write that table for LaTeX (booktabs), the line\n"
+    "                     in a note row below it\n"
     "  --quick            a short default sweep (a S b and one depth-3 formula,\n"
     "                     n = 256,1024, repeat 3)\n"
     "  --quiet            no progress on standard error (shown only when it is\n"
@@ -740,19 +743,33 @@ static void table_body(FILE *f, const table *t, const dialect *d) {
   }
 }
 
-static void write_md(FILE *f, const table *t) {
+/* Both tables say where their numbers come from: the provenance line
+ * (src/cli/provenance.c) above the Markdown table; below the LaTeX
+ * tabular, its short form as a note row a paper prints with the table,
+ * the whole line in a comment. */
+static void write_md(FILE *f, const table *t, int repeat) {
   static const dialect md = {"| ", "| ", "`", "`", " | ", " |\n", "-", md_text};
+  char prov[1024];
+  cli_provenance_line(prov, sizeof prov, repeat, 1);
+  md_text(f, prov);
+  fputs(".\n\n", f);
   table_body(f, t, &md);
 }
 
 /* A booktabs tabular with the columns of the Markdown table, for a paper
  * to \input unchanged (\usepackage{booktabs}). */
-static void write_latex(FILE *f, const table *t) {
+static void write_latex(FILE *f, const table *t, int repeat) {
   static const dialect tex = {"", "", "\\texttt{", "}", " & ", " \\\\\n", "--", tex_text};
-  fprintf(f, "%% hardsoft %s bench: %d points\n\\begin{tabular}{%s}\n\\toprule\n",
-          hs_version(), t->n, col_align);
+  char prov[1024];
+  cli_provenance_line(prov, sizeof prov, repeat, 1);
+  fprintf(f, "%% hardsoft %s bench: %d points\n%% ", hs_version(), t->n);
+  for (const char *c = prov; *c; c++) fputc(*c == '\n' ? ' ' : *c, f);
+  fprintf(f, "\n\\begin{tabular}{%s}\n\\toprule\n", col_align);
   table_body(f, t, &tex);
-  fputs("\\bottomrule\n\\end{tabular}\n", f);
+  cli_provenance_line(prov, sizeof prov, repeat, 0);
+  fprintf(f, "\\bottomrule\n\\multicolumn{%d}{@{}l}{\\footnotesize ", NCOL);
+  tex_text(f, prov);
+  fputs("}\n\\end{tabular}\n", f);
 }
 
 /* Points done of the sweep, on standard error (src/cli/progress.c). */
@@ -965,8 +982,8 @@ int cmd_bench(int argc, char **argv) {
       rc = sweep_file(&b, b.progs[i], csv, tp, &done, total);
     if (rc == 0) progress(total, total, NULL);
     cli_progress_end(&bench_prog);
-    if (rc == 0 && md) write_md(md, &tab);
-    if (rc == 0 && tex) write_latex(tex, &tab);
+    if (rc == 0 && md) write_md(md, &tab, b.repeat);
+    if (rc == 0 && tex) write_latex(tex, &tab, b.repeat);
   }
   if (b.csv) rc = finish(csv, csv_tmp, b.csv, rc);
   rc = finish(md, md_tmp, b.md, rc);

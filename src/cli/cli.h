@@ -161,11 +161,21 @@ int cli_is_onnx_path(const char *path);
  * changes) and the UTC date. */
 #define CLI_META_HEADER ",cpu,cores,memory_bytes,kernel,build,commit,date"
 void cli_meta_columns(FILE *f);
+/* The compiler and flags, and the commit, those columns hold. */
+const char *cli_build(void);
+const char *cli_commit(void);
+/* One line of it for a table's reader (bench --md/--latex): CPU, logical
+ * CPUs, compiler, commit, date and the repeats each time is the median
+ * of; full adds the machine ID, the flags and the time of day. */
+void cli_provenance_line(char *buf, size_t len, int repeat, int full);
 /* The parts of it (src/cli/provenance.c). */
 void cli_cpu_model(char *buf, size_t len);
 long cli_cpu_count(void);
 unsigned long long cli_mem_bytes(void);
 void cli_kernel(char *buf, size_t len);
+/* results/machines/ID: vendor, family, model, stepping, widest ISA
+ * (HARDSOFT_MACHINE_ID overrides; -1 when that is not a folder name). */
+int cli_machine_id(char *buf, size_t len);
 
 /* Writes a person's description of a model to f. */
 void cli_describe_model(FILE *f, const hs_model *m);

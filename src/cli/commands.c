@@ -685,15 +685,22 @@ int cmd_info(int argc, char **argv) {
   char brand[64];
   int rc = cli_parse(argc, argv, 2, O_ISA,
                      "usage: hardsoft info [--isa ISA]\n"
-                     "Prints the CPU, the instruction sets it supports and the "
-                     "kernels chosen.\n", &o);
+                     "Prints the CPU, the instruction sets it supports, the "
+                     "machine's ID (its folder\nresults/machines/ID in make bench) "
+                     "and the kernels chosen.\n", &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs > 0) {
     rc = cli_error("info: unexpected argument '%s' (see 'hardsoft info --help')", o.args[0]);
     cli_free(&o);
     return rc;
   }
-  char model[320], kernel[256];
+  char model[320], kernel[256], id[128];
+  if (cli_machine_id(id, sizeof id)) {
+    cli_free(&o);
+    return cli_error("HARDSOFT_MACHINE_ID: '%.100s' is not a folder name (at most 100 of "
+                     "letters, digits, '.', '_', '-'; not first '.')",
+                     getenv("HARDSOFT_MACHINE_ID"));
+  }
   hs_cpu_brand(brand, sizeof brand);
   cli_cpu_model(model, sizeof model);
   cli_kernel(kernel, sizeof kernel);
@@ -703,7 +710,8 @@ int cmd_info(int argc, char **argv) {
   for (int i = 0; i < HS_ISA_COUNT; i++)
     if (hs_isa_supported((hs_isa)i)) printf(" %s", hs_isa_name((hs_isa)i));
   const char *env = getenv("HARDSOFT_ISA");
-  printf("\nchosen: %s (%s)\n", hs_isa_name(o.kt->isa),
+  printf("\nmachine id: %s\n", id);
+  printf("chosen: %s (%s)\n", hs_isa_name(o.kt->isa),
          env && *env ? "HARDSOFT_ISA" : (o.kt != hs_kernels_default(NULL) ? "--isa" : "best supported"));
   printf("flush-to-zero: %s, denormals-are-zero: %s\nkernels:\n",
          hs_ftz_enabled() ? "on" : "off", hs_daz_enabled() ? "on" : "off");

@@ -359,13 +359,22 @@ void cli_meta_columns(FILE *f) {
   struct tm tm;
   gmtime_r(&t, &tm);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  const char *build = getenv("HARDSOFT_BUILD"), *commit = getenv("HARDSOFT_COMMIT");
   csv_field(f, cpu);
   fprintf(f, ",%ld,%llu", cli_cpu_count(), cli_mem_bytes());
   csv_field(f, kernel);
-  csv_field(f, build && *build ? build : HS_COMPILER "; " HS_BUILD_FLAGS);
-  csv_field(f, commit && *commit ? commit : HS_BUILD_COMMIT);
+  csv_field(f, cli_build());
+  csv_field(f, cli_commit());
   csv_field(f, date);
+}
+
+const char *cli_build(void) {
+  const char *build = getenv("HARDSOFT_BUILD");
+  return build && *build ? build : HS_COMPILER "; " HS_BUILD_FLAGS;
+}
+
+const char *cli_commit(void) {
+  const char *commit = getenv("HARDSOFT_COMMIT");
+  return commit && *commit ? commit : HS_BUILD_COMMIT;
 }
 
 hs_formula *cli_formula(const char *text) {

@@ -119,9 +119,55 @@ def test_report_compare_met_and_absent(tmp_path):
     other = tmp_path / "absent"
     other.mkdir()
     text = report(other, None)
-    assert "Kernel rows against the last published ones: not measured" in text
+    assert "Kernel rows against this machine's last published ones: not measured" in text
     assert line(section(text, "## Targets"), "no kernel row slower").endswith(
         "| **not measured** |")
+
+
+def test_report_compare_of_another_machine(tmp_path):
+    """A comparison run on another machine than the folder's does not
+    count for it."""
+    doc = doc_with(False)
+    doc["machine"] = "intel-f6-m167-s1-avx512"
+    (tmp_path / "info.txt").write_text("machine id: amd-f25-m17-s1-avx512\n", encoding="utf-8")
+    (tmp_path / "sweep-isa.csv").write_text(
+        "formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,seconds_max,"
+        "positions_per_s,peak_bytes,agree_fraction,max_attn_error,cpu,cores,memory_bytes,"
+        'kernel,build,commit,date\n"a S b",pe,4,avx2,f32,1,64,1,1,1,1,1,1,0,"AMD EPYC",2,1,'
+        '"Linux","cc","abc","2026-12-01T00:00:00Z"\n', encoding="utf-8")
+    text = report(tmp_path, doc)
+    assert ("kernels-compare.json was measured on `intel-f6-m167-s1-avx512`, not on this "
+            "folder's machine `amd-f25-m17-s1-avx512`") in section(text, "## Kernels")
+    assert line(section(text, "## Targets"), "no kernel row slower").endswith(
+        "| measured on `intel-f6-m167-s1-avx512`, not `amd-f25-m17-s1-avx512` | — | "
+        "**not measured** |")
+    doc["machine"] = "amd-f25-m17-s1-avx512"
+    assert line(section(report(tmp_path, doc), "## Targets"),
+                "no kernel row slower").endswith("| **met** |")
+
+
+def test_no_earlier_results_for_this_machine(tmp_path):
+    """A machine with no results of its own is compared with nothing (not
+    with another machine's table), and the report says so."""
+    out_json, out_md = tmp_path / "c.json", tmp_path / "c.md"
+    p = subprocess.run([sys.executable, SCRIPT, "--no-earlier", "--machine", "amd-f25-m17-s1-avx512",
+                        "--json", str(out_json), "--md", str(out_md)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out_json.read_text(encoding="utf-8"))
+    assert doc == {"machine": "amd-f25-m17-s1-avx512",
+                   "no_earlier": "no earlier results for this machine"}
+    assert "No earlier results for this machine (`amd-f25-m17-s1-avx512`)" in \
+        out_md.read_text(encoding="utf-8")
+    text = report(tmp_path, doc)
+    assert ("Kernel rows against this machine's last published ones: no earlier results "
+            "for this machine (`amd-f25-m17-s1-avx512`): nothing to compare with.") in text
+    assert line(section(text, "## Targets"), "no kernel row slower").endswith(
+        "| no earlier results for this machine (`amd-f25-m17-s1-avx512`) | — | "
+        "**not measured** |")
+    p = subprocess.run([sys.executable, SCRIPT, "--no-earlier", "--json", str(out_json),
+                        "--md", str(out_md)], capture_output=True, text=True)
+    assert p.returncode != 0 and "--no-earlier needs --machine" in p.stderr
 
 
 def labelled_file(path, rows):

@@ -149,6 +149,47 @@ def test_two_sweeps_published_apart(repo):
     assert fresh.check(str(repo))[1] == sorted({m[:12], m2[:12]})
 
 
+def test_moved_results_keep_their_publisher(repo):
+    """Moving results into a machine's folder (a pure rename) after the
+    code changed does not republish them; a move that also changes the
+    content does."""
+    m = base(repo)
+    pub = commit(repo, {"results/sweep-scaling.csv": measured(m)}, "results")
+    commit(repo, {"src/a.c": "int moved;\n"}, "code")
+    git(repo, "mv", "results/sweep-scaling.csv", "results/sweep.csv")
+    git(repo, "commit", "-qm", "rename")
+    (repo / "results" / "machines" / "amd-f25-m17-s1-avx512").mkdir(parents=True)
+    git(repo, "mv", "results/sweep.csv",
+        "results/machines/amd-f25-m17-s1-avx512/sweep-scaling.csv")
+    git(repo, "commit", "-qm", "move")
+    assert fresh.check(str(repo)) == (pub, [m[:12]], [])
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "report"),
+                        "--check-fresh", str(repo)], capture_output=True, text=True)
+    assert p.returncode == 0
+    assert p.stdout.startswith("results freshness: amd-f25-m17-s1-avx512: measured at ")
+    path = "results/machines/amd-f25-m17-s1-avx512/sweep-scaling.csv"
+    commit(repo, {path: measured(m) + measured(m)[len(HEADER):]}, "changed after the move")
+    [p] = fresh.check(str(repo))[2]
+    assert p.startswith(f"amd-f25-m17-s1-avx512: {m[:12]}: 1 file(s)") and "src/a.c" in p
+
+
+def test_machines_judged_apart(repo):
+    """A later run on another machine leaves an earlier machine's folder
+    alone; a stale folder is named in its problem."""
+    m = base(repo)
+    commit(repo, {"results/machines/intel-f6-m167-s1-avx512/sweep-scaling.csv": measured(m)},
+           "intel")
+    m2 = commit(repo, {"src/a.c": "int e;\n"}, "code")
+    commit(repo, {"results/machines/amd-f25-m17-s1-avx512/sweep-scaling.csv": measured(m2)},
+           "amd")
+    assert fresh.check(str(repo))[2] == []
+    commit(repo, {"src/a.c": "int f;\n",
+                  "results/machines/amd-f25-m17-s1-avx512/kernels.json":
+                  '{"context": {"hardsoft": {"git": {"commit": "%s"}}}}' % m2}, "stale")
+    [p] = fresh.check(str(repo))[2]
+    assert p.startswith(f"amd-f25-m17-s1-avx512: {m2}: 1 file(s)")
+
+
 def test_unanswerable(repo, tmp_path):
     base(repo)
     with pytest.raises(fresh.Unanswerable, match="no commit has published"):

@@ -255,10 +255,13 @@ def test_stamp_reaches_every_plot(tmp_path):
 README_RESULTS = os.path.join(HERE, "..", "..", "bench", "readme-results.py")
 
 
-def test_readme_quotes_peers_and_provenance(tmp_path):
-    shutil.copy(os.path.join(FIXTURES, "sweep-scaling.csv"), tmp_path)
-    assert run_report(tmp_path).returncode == 0
-    (tmp_path / "kernels.md").write_text("# k\n\n## Targets\n\n| t |\n", encoding="utf-8")
+def test_readme_quotes_the_machines_and_provenance(tmp_path):
+    folder = tmp_path / "machines" / "amd-f26-m2-s1-avx2"
+    folder.mkdir(parents=True)
+    shutil.copy(os.path.join(FIXTURES, "sweep-scaling.csv"), folder)
+    assert run_report(folder).returncode == 0
+    p = run_report(tmp_path, "--machines")
+    assert p.returncode == 0, p.stderr
     readme = tmp_path / "README.md"
     readme.write_text("x\n<!-- results:begin -->\nold\n<!-- results:end -->\n",
                       encoding="utf-8")
@@ -266,15 +269,15 @@ def test_readme_quotes_peers_and_provenance(tmp_path):
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     text = readme.read_text(encoding="utf-8")
-    assert "What each column computes" in text and "Measured on AMD EPYC" in text
-    assert "\nold\n" not in text
-    # a headline without them (an older report) is refused, README untouched
+    assert "every ratio is computed within one machine's run" in text and "make check" in text
+    assert "| `amd-f26-m2-s1-avx2` | AMD EPYC (family 26 model 2 stepping 1) | 2 CPUs, " in text
+    assert "### Ranges across the machines" in text and "\nold\n" not in text
+    # an opening without the check (an older report) is refused, README untouched
     rep = (tmp_path / "REPORT.md").read_text(encoding="utf-8")
-    (tmp_path / "REPORT.md").write_text(rep.replace("What each column computes", "X"),
-                                        encoding="utf-8")
+    (tmp_path / "REPORT.md").write_text(rep.replace("make check", "X"), encoding="utf-8")
     p = subprocess.run([sys.executable, README_RESULTS, str(tmp_path), str(readme)],
                        capture_output=True, text=True)
-    assert p.returncode != 0 and "lacks 'What each column computes'" in p.stderr
+    assert p.returncode != 0 and "its opening lacks 'make check'" in p.stderr
     assert readme.read_text(encoding="utf-8") == text
 
 
@@ -356,15 +359,23 @@ def test_ort_version_from_its_package(tmp_path):
         (tmp_path / "REPORT.md").read_text(encoding="utf-8")
 
 
-def test_every_section_from_the_published_results(tmp_path):
-    """The report of results/'s own data files: every section is written
-    from its file (none reads "not measured" where its file is present) and
-    every plot gets a body."""
-    res = os.path.join(HERE, "..", "..", "results")
+def published_folders():
+    """The machine folders of results/machines (none: an empty list)."""
+    root = os.path.join(HERE, "..", "..", "results", "machines")
+    return sorted(os.path.join(root, d) for d in os.listdir(root)
+                  if os.path.isdir(os.path.join(root, d))) if os.path.isdir(root) else []
+
+
+@pytest.mark.parametrize("res", published_folders() or [None],
+                         ids=lambda p: os.path.basename(p) if p else "none")
+def test_every_section_from_the_published_results(tmp_path, res):
+    """The report of each published machine folder's own data files: every
+    section is written from its file (none reads "not measured" where its
+    file is present) and every plot gets a body."""
+    if res is None or not os.path.exists(os.path.join(res, "sweep-scaling.csv")):
+        pytest.skip("results/machines/ holds no measurements")
     data = [f for f in os.listdir(res) if f.endswith((".csv", ".json", ".txt"))
             or f in ("kernels.md", "hyperfine.md")]
-    if "sweep-scaling.csv" not in data:
-        pytest.skip("results/ holds no measurements")
     for f in data:
         shutil.copy(os.path.join(res, f), tmp_path)
     fake = FakePlot()

@@ -5,8 +5,8 @@ online on every formula (sweep-skip-suite.csv), the growth of a S b to
 n = 2^20 (sweep-growth.csv, sweep-growth-stopped.txt), hard beside pe and
 f64 beside f32 (sweep-hardf64.csv), the depth-6 aims (sweep-depth6.csv),
 the default and dense paths per ISA (sweep-paths.csv); each from small
-synthetic CSVs, each also absent. And bench/readme-results.py carrying the
-rows into the README."""
+synthetic CSVs, each also absent. And bench/readme-results.py counting the
+rows by status into the README, with a link to them."""
 import math
 import os
 import subprocess
@@ -193,27 +193,102 @@ def test_bad_cell(tmp_path):
 
 
 def test_commands_listed(tmp_path):
+    """The commands come from the run's commands.sh (valid shell): its
+    settings and the first task of each output, the rest counted."""
+    text = run(tmp_path, {})
+    assert "This folder has no commands.sh" in text
+    plan = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "sweep"),
+                           "plan", str(tmp_path / "run"), "--variant", "smoke"],
+                          capture_output=True, text=True, cwd=os.path.join(HERE, "..", ".."))
+    assert plan.returncode == 0, plan.stderr
+    os.rename(tmp_path / "run" / "commands.sh", tmp_path / "commands.sh")
     text = run(tmp_path, {})
     cmds = text.split("```sh", 1)[1].split("```", 1)[0]
-    assert '--csv "$OUT/sweep-skip-suite.csv"' in cmds
-    assert '--csv "$OUT/sweep-hardf64.csv"' in cmds
-    assert 'if timeout "$growth_limit" "$HS" bench' in cmds
-    assert "  rc=$?\n  [ $rc = 124 ] || exit $rc\n" in cmds
-    assert 'growth_limit=${HS_BENCH_GROWTH_LIMIT:-60}' in cmds
+    assert 'HS=$BUILD/hardsoft' in cmds
+    assert '--csv "$PARTS/skip-suite.0.csv"' in cmds and '--csv "$PARTS/hardf64.0.csv"' in cmds
+    assert "timeout 60 \"$HS\" bench --formula 'a S b'" not in cmds  # growth-big: counted
+    assert "# ... and 1 more task(s) into sweep-growth.csv (commands.sh)" in cmds
+    assert "# ... and 31 more task(s) into boundary.csv (commands.sh)" in cmds
+    assert subprocess.run(["sh", "-n", "-c", cmds]).returncode == 0
 
 
 def test_readme_carries_the_rows(tmp_path):
-    run(tmp_path, {"sweep-depth6.csv": [row(DEPTH6, 0.5, n=65536, mu=4)],
+    """The README quotes the report across machines: the machine's targets
+    counted there, the missed one named with its run and ratio."""
+    run(tmp_path, {"sweep-depth6.csv": [row(DEPTH6, 0.9, n=65536, mu=4)],
                    "sweep-growth.csv": growth(1.0)})
-    (tmp_path / "kernels.md").write_text("# k\n\n## Targets\n\n| t |\n", encoding="utf-8")
+    res = tmp_path / "results"
+    folder = res / "machines" / "unknown-avx2"
+    folder.mkdir(parents=True)
+    for f in os.listdir(tmp_path):
+        if f.endswith((".csv", ".json")):
+            os.rename(tmp_path / f, folder / f)
+    (folder / "kernels.md").write_text(
+        "# k\n\n## Targets\n\n| t | status | m |\n|---|---|---|\n| a | **met** | x |\n"
+        "| b | **missed** | y |\n| c | **missed** | z |\n\n## softmax\n\n| d | **met** |\n",
+        encoding="utf-8")
+    r = subprocess.run([sys.executable, REPORT, str(res), "--machines"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
     readme = tmp_path / "README.md"
     readme.write_text("x\n<!-- results:begin -->\nold\n<!-- results:end -->\n",
                       encoding="utf-8")
-    r = subprocess.run([sys.executable, README_RESULTS, str(tmp_path), str(readme)],
+    r = subprocess.run([sys.executable, README_RESULTS, str(res), str(readme)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     text = readme.read_text(encoding="utf-8")
-    assert "issue" not in text.lower()
-    assert line(text, "<= 0.56 s (5x under 2.8 s)").endswith("| **met** |")
-    assert line(text, "t(n=262144) / t(n=16384)").endswith("| 50.00× | **met** |")
-    assert line(text, "auto <= 1.05x online").endswith("| **not measured** |")
+    assert "issue" not in text.lower() and "\nold\n" not in text
+    summary = line(section(text, "### Targets per machine"), "| `unknown-avx2` | ")
+    met, missed = summary.split(" | ")[1:3]
+    assert (met, missed) == ("3", "1"), summary
+    assert "depth 6, n = 65536, 1 core: <= 0.56 s (5x under 2.8 s) (`G (a -> X (b U (c & Y " \
+        "(a S (b & X c)))))` pe mu=4, avx2, agreement 1: —)" in summary
+    assert summary.endswith("| 2 missed, 1 met |")      # kernels.md's targets only
+    assert "[REPORT.md](results/machines/unknown-avx2/REPORT.md)" in text
+
+
+MAJ = "#<(a) > #<(b)"
+
+
+def test_counting_at_scale(tmp_path):
+    """t(2^20) / t(2^16) of each counting row, met at 17x; a row stopped
+    before 2^20 is missed with the suite's line; none: not measured."""
+    rows = [row(MAJ, 0.5, n=65536, mu=4), row(MAJ, 8.5, n=1048576, mu=4),
+            row(MAJ, 0.6, n=65536, mu=4, mode="rel"), row(MAJ, 2.4, n=131072, mu=4, mode="rel")]
+    stop = f"{MAJ} rel n = 262144: stopped by the suite after 10 s (timeout; " \
+        "HS_BENCH_COUNT_LIMIT); larger n not run\n"
+    text = run(tmp_path, {"sweep-counting-scale.csv": rows,
+                          "sweep-counting-scale-stopped.txt": stop})
+    s = section(text, "## Counting at scale")
+    assert line(s, f"| `{MAJ}` | pe |").endswith("| 500 / 1 | — | 8500 / 1 | 17.00× |")
+    t = section(text, "## Targets")
+    assert line(t, "counting: t(n=1048576)", f"`{MAJ}` pe").endswith("| 17.00× | **met** |")
+    assert line(t, "counting: t(n=1048576)", f"`{MAJ}` rel").endswith(
+        "| n = 262144: stopped by the suite after 10 s (timeout; HS_BENCH_COUNT_LIMIT); "
+        "larger n not run | — | **missed** |")
+    assert f"- {stop.strip()}" in s
+    other = tmp_path / "none"
+    other.mkdir()
+    assert line(section(run(other, {}), "## Targets"), "counting: t(n=1048576)").endswith(
+        "| **not measured** |")
+
+
+BHEAD = "formula,mode,scale,precision,largest_exact_n,first_failing_n,real_bound_n\n"
+
+
+def test_boundary_over_the_formulas_and_its_runners(tmp_path):
+    (tmp_path / "boundary-formulas.csv").write_text(
+        BHEAD + '"a S b",rel,4,f16,>4096,,inf\n"a S b",pe,4,f16,2047,2048,inf\n'
+        '"Y a",temp,4,bf16,255,256,inf\n', encoding="utf-8")
+    (tmp_path / "runners.csv").write_text(
+        "group,runner,slots,tasks,wall_s,rows_equal,note\n"
+        "boundary-formulas,sequential,1,99,90.0,yes,own run\n"
+        "boundary-formulas,parallel,2,99,50.0,yes,GNU parallel\n"
+        "boundary-formulas,slurm,,,,,not run: needs root\n", encoding="utf-8")
+    text = run(tmp_path, {})
+    s = section(text, "## Precision boundary over bench/formulas.txt")
+    assert "(>4096: exact at every n searched, up to 4096)" in s
+    assert line(s, "| `a S b` |") == "| `a S b` | >4096 | — | — | 2047 | — | — | — | — | — |"
+    assert line(s, "| `Y a` |").endswith("| — | 255 | — |")
+    assert line(s, "| parallel |") == "| parallel | 2 | 99 | 50.0 | 1.80× | yes | GNU parallel |"
+    assert line(s, "| slurm |") == "| slurm | — | — | — | — | — | not run: needs root |"

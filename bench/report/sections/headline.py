@@ -6,7 +6,7 @@ from ..compare import nm_row, ratio_row
 from ..fmt import (DEPTH4, HS_ISAS, ISA_LABEL, NM, PATHS, PEERS, code,
                    fmt_ms, fmt_mu, fmt_x, isnum, order_isas, path_of, short, unique)
 from ..fresh import policy
-from . import provenance
+from . import provenance, repeats
 
 # the paths' targets: default-path speed-up of each wide ISA over scalar,
 # at both settings of sweep-paths.csv; dense path AVX-512 over scalar
@@ -49,7 +49,9 @@ def measured_line(rep, rows):
             + (f" on {dates[0]}" if dates else "") + " at commit "
             + (", ".join(f"`{c}`" for c in commits) or "unrecorded")
             + (", built with " + "; ".join(f"`{b}`" for b in builds) if builds else "")
-            + " (full provenance: `results/REPORT.md`). "
+            + " (full provenance: "
+            + (f"`results/machines/{rep.machine['id']}/REPORT.md`" if rep.machine
+               else "the report's Provenance section") + "). "
             + policy(commits[0] if len(commits) == 1 else "COMMIT"))
 
 
@@ -129,6 +131,12 @@ def peers_table(rep):
     rep.table(["formula", "n"] + [f"{ISA_LABEL[i]} ms" for i in cols], rows,
               ["---", "--:"] + ["--:"] * len(cols), tex_name="peers",
               note="forward pass against the peers (ms)")
+    if rep.paths and repeats.files_sharing(rep, "sweep-scaling.csv", "sweep-paths.csv"):
+        rep.w("hardsoft's columns here come from sweep-scaling.csv, the invocation that also "
+              "timed the peers, so that each ratio below is of one run; the table above "
+              "comes from sweep-paths.csv, another invocation, and where both measured a "
+              "point (n = 4096, μ = 4) their medians differ by what else ran at the time "
+              "(section \"The same configuration in more than one run\").", "")
     rep.w("Speed-ups (t_peer / t_ISA; above 1 means hardsoft is faster):", "")
     rows = []
     for f, n, _ in pts:

@@ -39,7 +39,7 @@ def write_targets(rep):
     rep.w(*[("> " + l) if l.strip() else ">" for l in body], "")
 
 
-COMPARE_TARGET = "no kernel row slower than at the last published results"
+COMPARE_TARGET = "no kernel row slower than at this machine's last published results"
 
 
 def compare_rows(rep):
@@ -51,18 +51,35 @@ def compare_rows(rep):
     return c
 
 
+def no_earlier(rep):
+    """"no earlier results for this machine (ID)" when the comparison had
+    no results of this machine to compare with, else None."""
+    c = rep.kernels_compare
+    if isinstance(c, dict) and isinstance(c.get("no_earlier"), str):
+        return f"{c['no_earlier']} (`{c.get('machine') or '?'}`)"
+    return None
+
+
 def write_compare(rep):
     """The kernel rows at this commit against the last published ones,
     run side by side (bench/compare-kernels.sh): the summary and the
     slower rows."""
     c = compare_rows(rep)
     if c is None:
-        rep.w(f"Kernel rows against the last published ones: {NM} "
-              "(kernels-compare.json).", "")
+        none = no_earlier(rep)
+        rep.w("Kernel rows against this machine's last published ones: "
+              + (f"{none}: nothing to compare with." if none else
+                 f"{NM} (kernels-compare.json)."), "")
         return
     s = c["summary"]
-    rep.w(f"Against the last published kernels ([kernels-compare.md](kernels-compare.md), "
-          f"`bench/compare-kernels.sh`): `{c['base_commit'][:12]}`'s hs-bench-kernels "
+    here = (rep.machine or {}).get("id")
+    if c.get("machine") and here and c["machine"] != here:
+        rep.w(f"kernels-compare.json was measured on `{c['machine']}`, not on this folder's "
+              f"machine `{here}`: it does not belong here.", "")
+        return
+    rep.w("Against this machine's last published kernels ([kernels-compare.md]"
+          f"(kernels-compare.md), `bench/compare-kernels.sh`): `{c['base_commit'][:12]}`'s "
+          "hs-bench-kernels "
           f"and this commit's run in turn on this machine ({c['settings']}), each row's "
           f"fastest round compared: {s['rows']} rows, {len(s['slower'])} slower by more "
           f"than {100 * c['threshold']:.0f}%, {s['faster']} faster, median ratio new / "
@@ -84,8 +101,12 @@ def write_compare(rep):
 def targets(rep):
     c = compare_rows(rep)
     run = "kernel rows, base and new hs-bench-kernels in turn"
+    here = (rep.machine or {}).get("id")
+    if c is not None and c.get("machine") and here and c["machine"] != here:
+        return [[COMPARE_TARGET, run, f"measured on `{c['machine']}`, not `{here}`", "—",
+                 f"**{NM}**"]]
     if c is None:
-        return [[COMPARE_TARGET, run, NM, "—", f"**{NM}**"]]
+        return [[COMPARE_TARGET, run, no_earlier(rep) or NM, "—", f"**{NM}**"]]
     s = c["summary"]
     got = (f"{len(s['slower'])} of {s['rows']} rows slower than at "
            f"{c['base_commit'][:12]} by > {100 * c['threshold']:.0f}%")

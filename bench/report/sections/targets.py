@@ -2,9 +2,11 @@
 """Every target of the forward pass in one table, each row from the
 section (and the CSV) that measures it."""
 from ..compare import TARGET_HEAD
-from . import boundary, depth, hard_f64, headline, quoted, skipping, threads, widths
+from . import (boundary, counting_scale, depth, hard_f64, headline, quoted, skipping, threads,
+               widths)
 
-SOURCES = [headline, skipping, threads, widths, depth, hard_f64, boundary, quoted]
+SOURCES = [headline, skipping, threads, widths, depth, hard_f64, boundary, counting_scale,
+           quoted]
 
 
 def rows(rep):
