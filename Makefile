@@ -37,14 +37,18 @@ endif
 # ends, src/compile, src/model, src/run, src/base), except the command line
 # (src/cli/); every .c in simd/ is a kernel, the WebAssembly SIMD128 ones
 # (*-wasm128*.c) only in the SIMD128 wasm library (see web below).
-# The AVX2/AVX-512 kernels only where the compiler targets x86: on any
-# other target (aarch64) the library is built from the rest, and
-# simd/dispatch.c leaves those ISAs' table rows out.
+# The AVX2/AVX-512 kernels only where the compiler targets x86, the NEON
+# ones (*-neon*.c) only where it targets aarch64 (they need no flag: every
+# AArch64 CPU has Advanced SIMD); simd/isa-table.h leaves the other ISAs'
+# table rows out.
 TARGET_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
 X86_TARGET  := $(filter x86_64 i386 i486 i586 i686,$(TARGET_ARCH))
+ARM64_TARGET := $(filter aarch64,$(TARGET_ARCH))
 WASM128_SRC = $(sort $(wildcard simd/*-wasm128*.c))
 X86_SRC  = $(sort $(wildcard simd/*-avx2*.c simd/*-avx512*.c))
-SIMD_SRC = $(filter-out $(WASM128_SRC) $(if $(X86_TARGET),,$(X86_SRC)),$(sort $(wildcard simd/*.c)))
+NEON_SRC = $(sort $(wildcard simd/*-neon*.c))
+SIMD_SRC = $(filter-out $(WASM128_SRC) $(if $(X86_TARGET),,$(X86_SRC)) $(if $(ARM64_TARGET),,$(NEON_SRC)),\
+             $(sort $(wildcard simd/*.c)))
 ALL_SRC  = $(sort $(shell find src -name '*.c' -not -path 'src/python/*'))
 CLI_SRC  = $(filter src/cli/%,$(ALL_SRC))
 LIB_SRC  = $(filter-out src/cli/%,$(ALL_SRC))
@@ -105,7 +109,7 @@ OPENBLAS_LIBS  = $(shell $(OPENBLAS_PC) --libs openblas 2>/dev/null) \
 .PHONY: FORCE all lib cli benchbins check check-exhaustive check-sanitize check-pip check-notebook check-tsan bench \
         bench-full bench-smoke check-slurm install uninstall clean deps-lib deps-check deps-bench \
         deps-benchbins deps-slurm \
-        deps-npm web check-web check-wasm bench-web deps-web deps-check-web
+        deps-npm web check-web check-wasm bench-web deps-web deps-check-web check-aarch64 deps-aarch64
 .DELETE_ON_ERROR:
 
 # `make`: the library and the command line, after installing the two
@@ -340,6 +344,51 @@ check-wasm: deps-check-web
 	$(MAKE) --no-print-directory $(JOBS) $(WASM_TEST_BIN)
 	@TESTS_SH=none BUILD=$(BUILD) sh tests/run.sh $(WASM_TEST_BIN)
 
+# The kernel tests and the forward-pass tests cross-compiled for aarch64
+# with Debian's toolchain into $(AARCH64_BUILD) and run under qemu-aarch64
+# (user mode), each behind a two-line wrapper so tests/run.sh counts them as
+# it counts the native ones: every kernel of every ISA built for aarch64
+# against the double-precision references, and the forward pass on each
+# ISA against the logic (test-compile's test_every_isa) and with skipping
+# on and off (test-skip). The libraries the tests link (cJSON, cmocka) are
+# Debian's arm64 packages, installed beside the native ones (multiarch:
+# dpkg --add-architecture). AARCH64_ONLY_<test>: the tests of that program
+# run under qemu (HS_TEST_ONLY, tests/common.h; the others are reported
+# skipped): its multi-threaded forward passes spin-wait, which qemu runs
+# hundreds of times slower, and the native make check runs them all.
+# Times under emulation say nothing about an ARM CPU: nothing here
+# measures speed.
+AARCH64_CC    = aarch64-linux-gnu-gcc
+AARCH64_BUILD = build-aarch64
+AARCH64_PKGS  = gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+                libcjson-dev:arm64 libcmocka-dev:arm64
+QEMU_AARCH64  = qemu-aarch64 -L /usr/aarch64-linux-gnu
+AARCH64_TESTS = test-f32-rmax test-f32-linalg test-f32-softmax test-f32-exp \
+  test-f32-attn-row test-f32-attn-tile test-f32-attn-bias test-f32-attn-hard \
+  test-f32-attn-2pass test-f32-gemm test-f64-kernels test-f64-gemm test-f64-2pass \
+  test-f64-attn-2pass test-f64-attn-hard test-f64-bounds test-skip test-compile \
+  test-round-bits
+AARCH64_ONLY_test-f32-attn-tile = test_past_ranges,test_future_ranges,test_ragged,test_small,test_special
+AARCH64_ONLY_test-skip = test_kernel_sizes,test_kernel_special,test_kernel_drop_identical
+AARCH64_ONLY_test-compile = test_every_isa,test_reported_bound,test_sharing,test_counting_mixed,test_fixed_bound_and_failure
+AARCH64_TEST_BIN = $(addprefix $(AARCH64_BUILD)/qemu/,$(AARCH64_TESTS))
+# (the binaries the wrappers run are kept: make would delete them as
+# intermediate files)
+.SECONDARY: $(addprefix $(AARCH64_BUILD)/tests/,$(AARCH64_TESTS))
+deps-aarch64: | $(BUILD)/
+	@dpkg --print-foreign-architectures | grep -qx arm64 || { \
+	  if [ "$$(id -u)" = 0 ]; then dpkg --add-architecture arm64; \
+	  else echo "hardsoft: run: sudo dpkg --add-architecture arm64"; exit 1; fi; }
+	$(call need_pkgs,$(AARCH64_PKGS))
+$(AARCH64_BUILD)/qemu/%: $(AARCH64_BUILD)/tests/% FORCE
+	@mkdir -p $(dir $@)
+	@printf '#!/bin/sh\nHS_TEST_ONLY=%s exec $(QEMU_AARCH64) "%s" "$$@"\n' \
+	  '$(subst $(space),,$(AARCH64_ONLY_$*))' "$(abspath $<)" > $@
+	@chmod +x $@
+check-aarch64: deps-aarch64
+	$(MAKE) --no-print-directory $(JOBS) CC=$(AARCH64_CC) BUILD=$(AARCH64_BUILD) $(AARCH64_TEST_BIN)
+	@TESTS_SH=none BUILD=$(AARCH64_BUILD) sh tests/run.sh $(AARCH64_TEST_BIN)
+
 # The page in headless chromium against the native command line.
 check-web: deps-check-web
 	$(MAKE) --no-print-directory $(JOBS) web cli $(BUILD)/node-web/node_modules/puppeteer-core
@@ -491,7 +540,7 @@ uninstall:
 	  $(DATADIR) 2>/dev/null
 
 clean:
-	rm -rf build build-sanitize build-tsan
+	rm -rf build build-sanitize build-tsan $(AARCH64_BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

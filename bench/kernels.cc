@@ -49,6 +49,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <dlfcn.h>
+#include <strings.h>
 #include <immintrin.h>
 #include <sys/personality.h>
 #include <unistd.h>
@@ -1584,12 +1585,12 @@ const Row kCatalogue[] = {
 #undef HS_KERNEL
 };
 
+// A row's ISA is HS_ISA_<ID>'s ID, hs_isa_name's name in capitals.
 const char *catalogue_symbol(const char *op, hs_isa isa) {
-  static const char *const upper[HS_ISA_COUNT] = {"SCALAR", "AVX2", "AVX512", "WASM128"};
   const char *scalar = "";
   for (const Row &r : kCatalogue) {
     if (std::strcmp(r.op, op) != 0) continue;
-    if (std::strcmp(r.isa, upper[isa]) == 0) return r.fn;
+    if (strcasecmp(r.isa, hs_isa_name(isa)) == 0) return r.fn;
     if (std::strcmp(r.isa, "SCALAR") == 0) scalar = r.fn;
   }
   return scalar;

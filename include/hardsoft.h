@@ -87,16 +87,20 @@ typedef enum hs_isa {
   HS_ISA_AVX512 = 2, /* AVX-512F, OS saves ZMM/opmask state */
   HS_ISA_WASM128 = 3, /* WebAssembly SIMD128: only in a build compiled with
                          it (emcc -msimd128); never on an x86 build */
+  HS_ISA_NEON = 4,    /* AArch64 Advanced SIMD: in every build for aarch64,
+                         where every CPU has it; never on an x86 build */
   HS_ISA_COUNT
 } hs_isa;
 
 HS_API const char *hs_isa_name(hs_isa isa);
-/* Parses "scalar", "avx2", "avx512", "wasm128"; returns -1 for anything
- * else (a known name this build cannot run still parses). */
+/* Parses an ISA's name (hs_isa_name of one of the values above: "scalar",
+ * "avx2", "avx512", "wasm128", "neon"); returns -1 for anything else (a
+ * known name this build cannot run still parses). */
 HS_API int hs_isa_parse(const char *name);
 /* Whether this CPU and OS can run the ISA (CPUID + XGETBV on x86; wasm128
  * exactly when the library was compiled for SIMD128, since a WebAssembly
- * engine refuses to load a module whose instructions it lacks). */
+ * engine refuses to load a module whose instructions it lacks; neon in
+ * every aarch64 build). */
 HS_API int hs_isa_supported(hs_isa isa);
 /* The best supported ISA. */
 HS_API hs_isa hs_isa_best(void);

@@ -16,7 +16,6 @@
 
 #include "vec-f32-avx2.h"
 
-#define ALWAYS static inline __attribute__((always_inline))
 
 typedef struct {
   size_t nc4;      /* 4-float chunks per key row */
@@ -27,12 +26,12 @@ typedef struct {
   __m256 qc;       /* q*inv_tau repeated with period dk (dk in 1, 2, 4) */
 } qdesc;
 
-ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
+HS_ALWAYS_INLINE __m128 ld4(const float *p, int full, __m128i m) {
   return full ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m);
 }
 
 /* Partial dot products of rows a and b: [a(4 partials) | b(4 partials)]. */
-ALWAYS __m256 pair_dot(const float *ra, const float *rb, const qdesc *qd,
+HS_ALWAYS_INLINE __m256 pair_dot(const float *ra, const float *rb, const qdesc *qd,
                        size_t nc4, int full_last) {
   __m256 x = _mm256_setzero_ps();
   for (size_t c = 0; c < nc4; c++) {
@@ -48,7 +47,7 @@ ALWAYS __m256 pair_dot(const float *ra, const float *rb, const qdesc *qd,
 /* Same result as pair_dot from whole 8-float chunks: x = a.q and y = b.q
  * lane-wise, then [x_lo + x_hi | y_lo + y_hi] by one blend and one lane
  * swap (fewer loads and inserts than 4-float chunks when dk > 4). */
-ALWAYS __m256 pair_dot8(const float *ra, const float *rb, const qdesc *qd,
+HS_ALWAYS_INLINE __m256 pair_dot8(const float *ra, const float *rb, const qdesc *qd,
                         size_t nc8, int full_last) {
   __m256 x = _mm256_setzero_ps(), y = x;
   for (size_t c = 0; c < nc8; c++) {
@@ -63,7 +62,7 @@ ALWAYS __m256 pair_dot8(const float *ra, const float *rb, const qdesc *qd,
 
 /* Raw dot products q . k_j of rows j = 0..7 (rows >= cnt repeat row
  * cnt-1, so nothing past the last key is read). */
-ALWAYS __m256 dots8(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
+HS_ALWAYS_INLINE __m256 dots8(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
                     size_t nc4, int full_last) {
   /* no pointer array: GCC would vectorize its 64-bit index arithmetic */
 #define ROW(i) (k + ((size_t)(i) < cnt ? (size_t)(i) : cnt - 1) * ldk)
@@ -88,7 +87,7 @@ ALWAYS __m256 dots8(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
  * summing adjacent lanes (no masks, no inserts, no address arithmetic).
  * Returns [s_0 .. s_7] in key order. kx[i] = the floats 8i .. 8i+7 of the
  * keys (the tile kernel loads them once for several queries). */
-ALWAYS __m256 dots8_contig_kx(const __m256 *kx, __m256 qc, int DK) {
+HS_ALWAYS_INLINE __m256 dots8_contig_kx(const __m256 *kx, __m256 qc, int DK) {
   if (DK == 1) return _mm256_mul_ps(kx[0], qc);
   __m256 x0 = _mm256_mul_ps(kx[0], qc);
   __m256 x1 = _mm256_mul_ps(kx[1], qc);
@@ -122,7 +121,7 @@ ALWAYS __m256 dots8_contig_kx(const __m256 *kx, __m256 qc, int DK) {
  * one FMA per two keys, where pair_dot8 needs 2 multiplies, a blend, a
  * lane swap and an add. Then dots8's two shuffle+add levels. Per score:
  * 2 roundings in the chunks, 2 in the tree (ceil(dk/4) + 2, as dots8). */
-ALWAYS __m256 pair_k8(const float *r, __m256 q, __m256 qs) {
+HS_ALWAYS_INLINE __m256 pair_k8(const float *r, __m256 q, __m256 qs) {
   __m256 r0 = _mm256_loadu_ps(r), r1 = _mm256_loadu_ps(r + 32);
   /* in registers: GCC would otherwise fold r1 into both of its users,
    * one load more per pair (loads are the scarce port here) */
@@ -131,7 +130,7 @@ ALWAYS __m256 pair_k8(const float *r, __m256 q, __m256 qs) {
                          _mm256_mul_ps(_mm256_blend_ps(r0, r1, 0xF0), q));
 }
 
-ALWAYS __m256 dots8_k8(const float *k, __m256 q, __m256 qs) {
+HS_ALWAYS_INLINE __m256 dots8_k8(const float *k, __m256 q, __m256 qs) {
   /* named, not an array: GCC keeps a __m256 array on the stack */
   __m256 x0 = pair_k8(k, q, qs), x1 = pair_k8(k + 8, q, qs),
          x2 = pair_k8(k + 16, q, qs), x3 = pair_k8(k + 24, q, qs);
@@ -154,7 +153,7 @@ ALWAYS __m256 dots8_k8(const float *k, __m256 q, __m256 qs) {
  * for DK <= 2 the contiguous sum plus +0, which is dots8's value ((p + 0)
  * turns only -0 into +0, and (p0 + 0) + (p1 + 0) equals (p0 + p1) + 0 in
  * every case). Lanes >= cnt: unspecified. */
-ALWAYS __m256 dots8_contig_tail(const float *k, size_t cnt, const qdesc *qd,
+HS_ALWAYS_INLINE __m256 dots8_contig_tail(const float *k, size_t cnt, const qdesc *qd,
                                 int DK) {
   const size_t nf = cnt * (size_t)DK;
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -183,7 +182,7 @@ ALWAYS __m256 dots8_contig_tail(const float *k, size_t cnt, const qdesc *qd,
 }
 
 /* The hooks of attn-f32-blocks-run.h (contracts there). */
-ALWAYS __m256 blk_dots(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
+HS_ALWAYS_INLINE __m256 blk_dots(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
                        size_t nc4, int full_last) {
   return dots8(k, ldk, cnt, qd, nc4, full_last);
 }
@@ -191,14 +190,14 @@ ALWAYS __m256 blk_dots(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
 /* dk = 8 by whole rows: q and q with its halves swapped */
 #define BLK_DOTS_K8 1
 typedef struct { __m256 q8, q8s; } blk_k8;
-ALWAYS blk_k8 blk_k8_init(const qdesc *qd, int DK) {
+HS_ALWAYS_INLINE blk_k8 blk_k8_init(const qdesc *qd, int DK) {
   if (DK != 8) return (blk_k8){_mm256_setzero_ps(), _mm256_setzero_ps()};
   return (blk_k8){qd->q8[0], _mm256_permute2f128_ps(qd->q8[0], qd->q8[0], 0x01)};
 }
-ALWAYS __m256 blk_dots_k8(const float *k, blk_k8 k8) { return dots8_k8(k, k8.q8, k8.q8s); }
+HS_ALWAYS_INLINE __m256 blk_dots_k8(const float *k, blk_k8 k8) { return dots8_k8(k, k8.q8, k8.q8s); }
 #define blk_dots_contig_tail dots8_contig_tail
 /* 8-float chunks when nc4 > 1 (pair_dot8) */
-ALWAYS int blk_full_last(size_t dk, size_t nc4) {
+HS_ALWAYS_INLINE int blk_full_last(size_t dk, size_t nc4) {
   return nc4 > 1 ? dk % 8 == 0 : dk % 4 == 0 && dk > 0;
 }
 #define BLK_VACC 8
@@ -258,7 +257,7 @@ ALWAYS int blk_full_last(size_t dk, size_t nc4) {
     }                                                                       \
   } while (0)
 
-ALWAYS void block_values_vg(size_t nb, const float *e, const float *v0,
+HS_ALWAYS_INLINE void block_values_vg(size_t nb, const float *e, const float *v0,
                             int DV, float *run) {
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0,
          a5 = a0, a6 = a0, a7 = a0;
@@ -370,7 +369,7 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
  * and a_0 then the rest one key at a time; a8 below holds chain r in lane
  * r, folded as block_values_t folds, ((c0 + c1) + (c2 + c3)) + ((c4 + c5)
  * + (c6 + c7)). */
-ALWAYS float block_value1(size_t nb, const float *e, const float *v) {
+HS_ALWAYS_INLINE float block_value1(size_t nb, const float *e, const float *v) {
   __m256 a8 = _mm256_setzero_ps();
   const size_t nf = nb / 8 * 8;
   size_t j = 0;
@@ -385,7 +384,7 @@ ALWAYS float block_value1(size_t nb, const float *e, const float *v) {
   return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(y), _mm256_extractf128_ps(y, 1)));
 }
 
-ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,
+HS_ALWAYS_INLINE void block_values_dv(size_t nb, const float *e, const float *v,
                             size_t ldv, size_t dv, float *run) {
   block_values(nb, e, v, ldv, dv, vmask_first(dv % 8), run);
 }

@@ -15,7 +15,6 @@
 #error "define BLK before including this header"
 #endif
 
-#define ALWAYS static inline __attribute__((always_inline))
 
 typedef struct {
   size_t nc4;       /* 4-float chunks per key row */
@@ -26,7 +25,7 @@ typedef struct {
 
 /* Sums of adjacent lane pairs of the 32-lane concatenation [a | b], in
  * order: lane i = (a|b)[2i] + (a|b)[2i+1]. */
-ALWAYS __m512 pairsum(__m512 a, __m512 b) {
+HS_ALWAYS_INLINE __m512 pairsum(__m512 a, __m512 b) {
   const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
                                        22, 24, 26, 28, 30);
   const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
@@ -40,7 +39,7 @@ ALWAYS __m512 pairsum(__m512 a, __m512 b) {
  * period DK, then log2(DK) levels of pairsum, which keep key order.
  * kx[i] = the floats 16i .. 16i+15 of the keys (the tile kernel loads
  * them once for several queries). */
-ALWAYS __m512 dots16_contig_kx(const __m512 *kx, __m512 qc, int DK) {
+HS_ALWAYS_INLINE __m512 dots16_contig_kx(const __m512 *kx, __m512 qc, int DK) {
 #define X(i) _mm512_mul_ps(kx[i], qc)
   if (DK == 1) return X(0);
   if (DK == 2) return pairsum(X(0), X(1));
@@ -52,12 +51,12 @@ ALWAYS __m512 dots16_contig_kx(const __m512 *kx, __m512 qc, int DK) {
   return pairsum(pairsum(y0, y1), pairsum(y2, y3));
 }
 
-ALWAYS __m128 ld4(const float *p, int full, __m128i m) {
+HS_ALWAYS_INLINE __m128 ld4(const float *p, int full, __m128i m) {
   return full ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m);
 }
 
 /* Lane l holds 4 partial dot products of row r_l (l < 4). */
-ALWAYS __m512 quad_dot(const float *r0, const float *r1, const float *r2,
+HS_ALWAYS_INLINE __m512 quad_dot(const float *r0, const float *r1, const float *r2,
                        const float *r3, const qdesc *qd, size_t nc4,
                        int full_last) {
   __m512 x = _mm512_setzero_ps();
@@ -74,7 +73,7 @@ ALWAYS __m512 quad_dot(const float *r0, const float *r1, const float *r2,
 
 /* Scores of rows 0..15 (rows >= cnt repeat row cnt-1: nothing past the
  * last key is read). */
-ALWAYS __m512 dots16(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
+HS_ALWAYS_INLINE __m512 dots16(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
                      size_t nc4, int full_last) {
 #define ROW(i) (k + ((size_t)(i) < cnt ? (size_t)(i) : cnt - 1) * ldk)
   __m512 x0 = quad_dot(ROW(0), ROW(4), ROW(8), ROW(12), qd, nc4, full_last);
@@ -100,7 +99,7 @@ ALWAYS __m512 dots16(const float *k, size_t ldk, size_t cnt, const qdesc *qd,
  * (1, 3); for DK <= 2 the contiguous sum plus +0, which is dots16's value
  * ((p + 0) turns only -0 into +0, and (p0 + 0) + (p1 + 0) equals
  * (p0 + p1) + 0 in every case). Lanes >= cnt: unspecified. */
-ALWAYS __m512 dots16_contig_tail(const float *k, size_t cnt, const qdesc *qd,
+HS_ALWAYS_INLINE __m512 dots16_contig_tail(const float *k, size_t cnt, const qdesc *qd,
                                  int DK) {
   const size_t nf = cnt * (size_t)DK;
   __m512 kx[4];
@@ -130,7 +129,7 @@ ALWAYS __m512 dots16_contig_tail(const float *k, size_t cnt, const qdesc *qd,
 #define blk_dots_kx dots16_contig_kx
 #define BLK_DOTS_K8 0 /* dk = 8 by plain loads too */
 #define blk_dots_contig_tail dots16_contig_tail
-ALWAYS int blk_full_last(size_t dk, size_t nc4) {
+HS_ALWAYS_INLINE int blk_full_last(size_t dk, size_t nc4) {
   (void)nc4;
   return dk % 4 == 0 && dk > 0;
 }
@@ -139,7 +138,7 @@ ALWAYS int blk_full_last(size_t dk, size_t nc4) {
 #include "attn-f32-blocks-run.h"
 
 /* dv <= 8: run[0..8) += sum_{j<nb} e[j] v_j, two keys per register. */
-ALWAYS void values_small_t(size_t nb, const float *e, const float *v,
+HS_ALWAYS_INLINE void values_small_t(size_t nb, const float *e, const float *v,
                            size_t ldv, __m256i m8, int full, float *run) {
 #define LDV(j) (full ? _mm256_loadu_ps(v + (j) * ldv) \
                      : _mm256_maskload_ps(v + (j) * ldv, m8))
@@ -237,7 +236,7 @@ static inline void qd_init(qdesc *qd, size_t dk, const float *q, float inv_tau) 
  * keys contiguous with ldk == dk == DK in {1, 2, 4}, one value column:
  * q * inv_tau repeated with period DK (qd_init's qc, the same bits,
  * without the general path's chunks); */
-ALWAYS void qd_init_dk(qdesc *qd, int DK, const float *q, float inv_tau) {
+HS_ALWAYS_INLINE void qd_init_dk(qdesc *qd, int DK, const float *q, float inv_tau) {
   const __mmask16 mk = (__mmask16)((1u << DK) - 1);
   const __m512 x = _mm512_maskz_mul_ps(mk, _mm512_maskz_loadu_ps(mk, q), _mm512_set1_ps(inv_tau));
   const __m512i idx = _mm512_and_si512(
@@ -247,7 +246,7 @@ ALWAYS void qd_init_dk(qdesc *qd, int DK, const float *q, float inv_tau) {
 }
 
 /* lanes lo .. hi - 1 */
-ALWAYS __mmask16 lane_range(unsigned lo, unsigned hi) {
+HS_ALWAYS_INLINE __mmask16 lane_range(unsigned lo, unsigned hi) {
   return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
 
@@ -257,7 +256,7 @@ ALWAYS __mmask16 lane_range(unsigned lo, unsigned hi) {
  * loads of just those keys' floats (a lane's products are its own key's:
  * the same bits either way); biased by fma(slope, (float)(int32_t)(d0 +
  * j), s_j) when BIAS, as block_scores_bias; */
-ALWAYS __m512 group_scores_dk(const float *k, size_t g, unsigned lo, unsigned hi,
+HS_ALWAYS_INLINE __m512 group_scores_dk(const float *k, size_t g, unsigned lo, unsigned hi,
                               const qdesc *qd, int DK, int BIAS, __m512 vslope,
                               int64_t d0) {
   const float *kg = k + g * (size_t)DK;
@@ -283,12 +282,12 @@ ALWAYS __m512 group_scores_dk(const float *k, size_t g, unsigned lo, unsigned hi
 }
 
 /* and the values of those keys in those lanes, +0 in the others. */
-ALWAYS __m512 group_values1(const float *v, size_t g, unsigned lo, unsigned hi) {
+HS_ALWAYS_INLINE __m512 group_values1(const float *v, size_t g, unsigned lo, unsigned hi) {
   return lo == 0 && hi == 16 ? _mm512_loadu_ps(v + g)
                              : _mm512_maskz_loadu_ps(lane_range(lo, hi), v + g);
 }
 
-ALWAYS void block_values_dv(size_t nb, const float *e, const float *v,
+HS_ALWAYS_INLINE void block_values_dv(size_t nb, const float *e, const float *v,
                             size_t ldv, size_t dv, float *run) {
   if (dv > 8) {
     values_wide(nb, e, v, ldv, dv, run);

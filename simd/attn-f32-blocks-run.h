@@ -48,7 +48,7 @@
  * their floats by plain loads, then blk_dots_kx. The loads written out:
  * a loop over DK is not always unrolled, and kx would then live on the
  * stack (measured: 7x slower rows at dk = 4 on AVX2). */
-ALWAYS vf blk_dots_contig(const float *k, vf qc, int DK) {
+HS_ALWAYS_INLINE vf blk_dots_contig(const float *k, vf qc, int DK) {
   vf kx[8];
   kx[0] = vf_loadu(k);
   if (DK >= 2) kx[1] = vf_loadu(k + VF_LANES);
@@ -63,7 +63,7 @@ ALWAYS vf blk_dots_contig(const float *k, vf qc, int DK) {
  * DK, whole groups of VF_LANES take blk_dots_contig (blk_dots_k8), the tail group
  * blk_dots_contig_tail (DK <= 4) or the general blk_dots (as DK == 0
  * does throughout). */
-ALWAYS vf block_scores_t(size_t nb, const float *k, size_t ldk, const qdesc *qd,
+HS_ALWAYS_INLINE vf block_scores_t(size_t nb, const float *k, size_t ldk, const qdesc *qd,
                          float *sb, size_t nc4, int full_last, int DK, int BIAS,
                          vf vslope, vi pos) {
   vf vmax = vf_set1(-INFINITY);
@@ -103,7 +103,7 @@ ALWAYS vf block_scores_t(size_t nb, const float *k, size_t ldk, const qdesc *qd,
   return vmax;
 }
 
-ALWAYS vf block_scores_any(size_t nb, const float *k, size_t ldk, const qdesc *qd,
+HS_ALWAYS_INLINE vf block_scores_any(size_t nb, const float *k, size_t ldk, const qdesc *qd,
                            float *sb, size_t dk, int BIAS, vf vs, vi pos) {
   const int full = blk_full_last(dk, qd->nc4);
   if (ldk == dk) {
@@ -137,8 +137,8 @@ static vf block_scores(size_t nb, const float *k, size_t ldk, const qdesc *qd,
  * fma(slope, (float)(p0 + j), s_j), the position converted from int32
  * (exact below 2^24 in magnitude); the returned lane max covers the biased
  * scores. */
-ALWAYS vi pos_iota(int64_t p0) { return vi_iota((int32_t)p0); }
-ALWAYS vf block_scores_bias(size_t nb, const float *k, size_t ldk, const qdesc *qd,
+HS_ALWAYS_INLINE vi pos_iota(int64_t p0) { return vi_iota((int32_t)p0); }
+HS_ALWAYS_INLINE vf block_scores_bias(size_t nb, const float *k, size_t ldk, const qdesc *qd,
                             float *sb, size_t dk, float slope, int64_t p0) {
   return block_scores_any(nb, k, ldk, qd, sb, dk, 1, vf_set1(slope), pos_iota(p0));
 }
@@ -147,7 +147,7 @@ ALWAYS vf block_scores_bias(size_t nb, const float *k, size_t ldk, const qdesc *
  * dk == DK in {1, 2, 4}, without the general dispatch: the contiguous
  * paths of the two-pass and the hard rows (HS_BLOCKS_DK). */
 #define HS_BLOCKS_DK 1
-ALWAYS vf block_scores_dk(size_t nb, const float *k, const qdesc *qd, float *sb, int DK,
+HS_ALWAYS_INLINE vf block_scores_dk(size_t nb, const float *k, const qdesc *qd, float *sb, int DK,
                           int bias, float slope, int64_t p0) {
   return block_scores_t(nb, k, (size_t)DK, qd, sb, 1, DK == 4, DK, bias, vf_set1(slope),
                         pos_iota(p0));
@@ -159,7 +159,7 @@ ALWAYS vf block_scores_dk(size_t nb, const float *k, const qdesc *qd, float *sb,
  * accumulators (key j mod BLK_VACC, the keys past the last whole round
  * into the first) hide the FMA latency, then a tree of their sums goes
  * into run. */
-ALWAYS void block_values_t(size_t nb, const float *e, const float *v, size_t ldv,
+HS_ALWAYS_INLINE void block_values_t(size_t nb, const float *e, const float *v, size_t ldv,
                            size_t nv, vmask mlast, int full_last, float *run) {
   for (size_t c = 0; c < nv; c++) {
     const int full = c + 1 < nv || full_last;

@@ -59,7 +59,7 @@ static void hb_scan(const float *sb, size_t nb, float bm, size_t *cnt,
 #define block_scores_dk(nb, k, qd, sb, DK, bias, slope, p0) vf_zero()
 #endif
 
-static inline __attribute__((always_inline)) void hb_run(
+HS_ALWAYS_INLINE void hb_run(
     size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
     const float *v, size_t ldv, size_t base, hs_hard_rule rule, hs_f32_hard *st,
     float *acc, const int DK) {

@@ -18,7 +18,7 @@
 #define ONLINE_EXP_NONAN_V1(x) hs_attn_exp_nonan_avx2_c(x, online_ec_)
 #define ONLINE_POISON_SETS_SUM 1
 
-ALWAYS void online_values(size_t nb, const float *e, const float *v,
+HS_ALWAYS_INLINE void online_values(size_t nb, const float *e, const float *v,
                           size_t ldv, size_t dv, float *run) {
   block_values(nb, e, v, ldv, dv, vmask_first(dv % 8), run);
 }

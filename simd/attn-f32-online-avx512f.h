@@ -17,7 +17,7 @@
 #define ONLINE_POISON_SETS_SUM 0
 
 /* dv <= 8: two keys per register; wider: 16 columns per register */
-ALWAYS void online_values(size_t nb, const float *e, const float *v,
+HS_ALWAYS_INLINE void online_values(size_t nb, const float *e, const float *v,
                           size_t ldv, size_t dv, float *run) {
   const __m256i m8 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(dv % 8)),
                                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

@@ -45,7 +45,7 @@ typedef struct {
   _Alignas(ONLINE_ALIGN) float run[HS_ATTN_MAX_D]; /* running acc (not v1) */
 } orow;
 
-ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
+HS_ALWAYS_INLINE void orow_init(orow *o, const float *q, size_t dk, size_t dv,
                       size_t ldv, float inv_tau, const hs_f32_online *st,
                       const float *acc) {
   o->dk = dk;
@@ -77,7 +77,7 @@ ALWAYS void orow_init(orow *o, const float *q, size_t dk, size_t dv,
 /* Folds one block into o: sb = its nb scores (lanes up to nb rounded up
  * to VF_LANES readable, -inf past nb), bm = their max, eb = a BLK-float
  * buffer, vb = the block's first value row. */
-ALWAYS void orow_block(orow *o, size_t nb, float bm, const float *sb,
+HS_ALWAYS_INLINE void orow_block(orow *o, size_t nb, float bm, const float *sb,
                        float *eb, const float *vb) {
   const size_t dv = o->dv, ldv = o->ldv;
   float *run = o->run;
@@ -183,7 +183,7 @@ out:
   o->vacc = vacc;
 }
 
-ALWAYS void orow_end(orow *o, hs_f32_online *st, float *acc) {
+HS_ALWAYS_INLINE void orow_end(orow *o, hs_f32_online *st, float *acc) {
   float *run = o->run;
   st->max = o->m;
   st->sum = vf_hsum(o->vsum);
@@ -194,7 +194,7 @@ ALWAYS void orow_end(orow *o, hs_f32_online *st, float *acc) {
 /* The row loop; bias != 0: the relative-bias variant (block_scores_bias:
  * one FMA more per score, fused into the scoring loop), the same
  * instructions otherwise. */
-ALWAYS void online_row_run(size_t n, size_t dk, size_t dv, const float *q,
+HS_ALWAYS_INLINE void online_row_run(size_t n, size_t dk, size_t dv, const float *q,
                            const float *k, size_t ldk, const float *v,
                            size_t ldv, float inv_tau, int bias, float slope,
                            int64_t d0, hs_f32_online *st, float *acc) {

@@ -18,7 +18,7 @@ _Static_assert(BLK == HS_ATTN_BLOCK, "the blocks of hs_attn_end_head");
 #define TQ 4
 
 /* the key widths whose blocks the 4 queries share */
-ALWAYS int tile_contig(size_t dk) {
+HS_ALWAYS_INLINE int tile_contig(size_t dk) {
   return dk == 1 || dk == 2 || dk == 4 || (ONLINE_TILE_DK_MAX >= 8 && dk == 8);
 }
 
@@ -26,7 +26,7 @@ ALWAYS int tile_contig(size_t dk) {
  * (dk == DK, tile_contig) into sb[r]; their block maxima into bm[r]. The
  * same per-query sequence as block_scores_t: group by group,
  * vmax = max(s, vmax) from -inf, then vf_hmax. */
-ALWAYS void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
+HS_ALWAYS_INLINE void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
                           float *bm, int DK, size_t j0, int BIAS) {
   /* BIAS: query r's key j0 + g + lane at o[r].p0 + j0 + g + lane */
   vi p0 = vi_set1(0), p1 = p0, p2 = p0, p3 = p0;
@@ -78,7 +78,7 @@ ALWAYS void tile_scores_t(const float *k, const orow *o, float (*sb)[BLK],
 }
 
 /* dk (tile_contig) as the compile-time width of tile_scores_t */
-ALWAYS void tile_scores(const float *kb, const orow *o, float (*sb)[BLK],
+HS_ALWAYS_INLINE void tile_scores(const float *kb, const orow *o, float (*sb)[BLK],
                         float *bm, size_t dk, size_t j0, int bias) {
   if (dk == 1) tile_scores_t(kb, o, sb, bm, 1, j0, bias);
   else if (dk == 2) tile_scores_t(kb, o, sb, bm, 2, j0, bias);
@@ -101,7 +101,7 @@ static void row_rest(orow *o, size_t j0, size_t n, const float *k,
   }
 }
 
-ALWAYS void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
+HS_ALWAYS_INLINE void tile_run(size_t nq, const size_t *n, size_t dk, size_t dv,
                      const float *q, size_t ldq, const float *k, size_t ldk,
                      const float *v, size_t ldv, float inv_tau, float slope,
                      const int64_t *d0, hs_f32_online *st, float *acc,

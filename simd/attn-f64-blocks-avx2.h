@@ -9,10 +9,9 @@
 #ifndef BLK
 #error "define BLK before including this header"
 #endif
-#define ALWAYS static inline __attribute__((always_inline))
 
 /* [q.k_0, q.k_1, q.k_2, q.k_3] for rows r0..r3 */
-ALWAYS __m256d dots4(const double *r0, const double *r1, const double *r2,
+HS_ALWAYS_INLINE __m256d dots4(const double *r0, const double *r1, const double *r2,
                      const double *r3, const __m256d *q, size_t nc,
                      __m256i mlast, int full_last) {
   __m256d x0 = _mm256_setzero_pd(), x1 = x0, x2 = x0, x3 = x0;
@@ -82,7 +81,7 @@ static double block_scores(size_t nb, const double *k, size_t ldk,
  * multiply per 4 keys, dk = 2 two multiplies and one pairwise add, dk = 4
  * four multiplies and pair sums (p0 + p1) + (p2 + p3); the tail key by
  * key with the same roundings. */
-static inline __attribute__((always_inline)) double
+HS_ALWAYS_INLINE double
 block_scores_contig256(size_t nb, const double *k, __m256d qc, int DK, double *sb) {
   __m256d vmax = _mm256_set1_pd(-INFINITY);
   size_t g = 0;

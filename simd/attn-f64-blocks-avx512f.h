@@ -27,7 +27,7 @@
  * x[i] = the doubles 8i .. 8i+7 of the keys times qc (lane i: q[i mod
  * DK] * inv_tau): DK products summed by log2(DK) levels of pair sums, in
  * key order. */
-static inline __attribute__((always_inline)) __m512d
+HS_ALWAYS_INLINE __m512d
 dots8_contig_x(const __m512d *x, int DK) {
   const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
   const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
@@ -47,7 +47,7 @@ dots8_contig_x(const __m512d *x, int DK) {
  * (past nb: -inf); returns their max, and in *nan whether one was NaN.
  * qc: lane i holds q[i mod DK] * inv_tau. A score is DK products summed
  * by log2(DK) levels of pair sums (error <= (log2(DK) + 1) u sum |q k|). */
-static inline __attribute__((always_inline)) double
+HS_ALWAYS_INLINE double
 block_scores_contig(size_t nb, const double *k, __m512d qc, int DK, double *sb, int *nan) {
   __m512d vmax = _mm512_set1_pd(-INFINITY);
   __mmask8 bad = 0;
@@ -88,7 +88,7 @@ static inline __mmask8 hs_f64_lanes(unsigned lo, unsigned hi) {
  * -inf, with block_scores_contig's arithmetic from masked loads of just
  * those keys' doubles (a lane's products are its own key's: the same bits
  * as a whole group). */
-static inline __attribute__((always_inline)) __m512d
+HS_ALWAYS_INLINE __m512d
 group_scores_contig(const double *k, size_t g, unsigned lo, unsigned hi, __m512d qc, int DK) {
   const double *kg = k + g * (size_t)DK;
   const unsigned flo = lo * (unsigned)DK, fhi = hi * (unsigned)DK;

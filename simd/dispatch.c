@@ -4,8 +4,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
+#include "isa-table.h"
 #include "ukernels.h"
 
 const char *const hs_op_names[HS_OP_COUNT] = {
@@ -26,23 +28,6 @@ static void fill_row(hs_kernels *t, hs_isa isa, hs_isa row_isa, int op,
   set(t);
   t->name[op] = name;
 }
-
-/* HS_BUILT_<isa>(x): x when this target compiles that ISA's kernels (x86
- * the AVX ones, a WebAssembly build with -msimd128 the SIMD128 ones, any
- * build the scalar ones), else nothing. */
-#define HS_BUILT_SCALAR(x) x
-#if defined(__x86_64__) || defined(__i386__)
-#define HS_BUILT_AVX2(x) x
-#define HS_BUILT_AVX512(x) x
-#else
-#define HS_BUILT_AVX2(x)
-#define HS_BUILT_AVX512(x)
-#endif
-#ifdef __wasm_simd128__
-#define HS_BUILT_WASM128(x) x
-#else
-#define HS_BUILT_WASM128(x)
-#endif
 
 #define HS_KERNEL(op, isa, fn) \
   HS_BUILT_##isa(static void set_##fn(hs_kernels *t) { t->op = fn; })
@@ -78,10 +63,12 @@ const hs_kernels *hs_kernels_default(hs_error *err) {
   if (env && *env) {
     int isa = hs_isa_parse(env);
     if (isa < 0) {
+      char names[128] = "";
+      for (int i = 0; i < HS_ISA_COUNT; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 i == 0 ? "" : i + 1 < HS_ISA_COUNT ? ", " : " or ", hs_isa_name((hs_isa)i));
       hs_errorf(err, HS_ERR_ISA,
-                 "HARDSOFT_ISA='%.64s' is not an instruction set (expected "
-                 "scalar, avx2, avx512 or wasm128)",
-                 env);
+                 "HARDSOFT_ISA='%.64s' is not an instruction set (expected %s)", env, names);
       return NULL;
     }
     if (!hs_isa_supported((hs_isa)isa)) {

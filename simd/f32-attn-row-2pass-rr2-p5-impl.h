@@ -46,7 +46,7 @@
 
 /* The scores of keys j0 .. j0+nb into sb, biased when bias != 0; returns
  * their lane max. */
-static inline __attribute__((always_inline)) vf hs_2pass_scores(
+HS_ALWAYS_INLINE vf hs_2pass_scores(
     size_t nb, const float *k, size_t ldk, const qdesc *qd, float *sb,
     size_t dk, int bias, float slope, int64_t p0) {
   return bias ? block_scores_bias(nb, k, ldk, qd, sb, dk, slope, p0)
@@ -103,7 +103,7 @@ static inline float block_value1(size_t nb, const float *e, const float *v) {
     }                                                                       \
   }
 
-static inline __attribute__((always_inline)) void hs_2pass_core(
+HS_ALWAYS_INLINE void hs_2pass_core(
     size_t nr, const size_t *nseg_, const size_t *const *seg_, size_t dk, size_t dv,
     const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
     float inv_tau, int bias, float slope, const int64_t *d0, int keep,
@@ -230,7 +230,7 @@ static inline __attribute__((always_inline)) void hs_2pass_core(
 
 /* One group's weights e = exp(s - m) (m = +inf: 1 for the +inf scores, 0
  * for the others) into the running lanes. */
-static inline __attribute__((always_inline)) void hs_2pass_lane_add(
+HS_ALWAYS_INLINE void hs_2pass_lane_add(
     vf s, vf x, vf vm, int inf_max, vf *vsum, vf *vacc) {
   const vf e = inf_max ? vf_select(vf_cmpeq(s, vm), vf_set1(1.0f), vf_zero())
                        : hs_vexpminus_rr2_p5(vf_sub(s, vm));
@@ -248,7 +248,7 @@ static inline __attribute__((always_inline)) void hs_2pass_lane_add(
  * each on the skipping path, then a horizontal max, the exp and two
  * horizontal sums, about a hundred cycles of latency) overlap instead of
  * running one after the other. Rows past nr are not touched. */
-static inline __attribute__((always_inline)) void hs_2pass_lanes_rows(
+HS_ALWAYS_INLINE void hs_2pass_lanes_rows(
     size_t nr, const size_t *nseg_, const size_t *const *seg_, const float *q,
     size_t ldq, const float *k, const float *v, float inv_tau, int bias,
     float slope, const int64_t *d0, hs_f32_online *st, float *acc, size_t ldacc,
@@ -323,7 +323,7 @@ static inline __attribute__((always_inline)) void hs_2pass_lanes_rows(
 }
 /* One row: the rows' code for a single row (the loops over rows fold
  * away). */
-static inline __attribute__((always_inline)) void hs_2pass_lanes(
+HS_ALWAYS_INLINE void hs_2pass_lanes(
     size_t nseg, const size_t *seg, const float *q, const float *k,
     const float *v, float inv_tau, int bias, float slope, int64_t d0,
     hs_f32_online *st, float *acc, const int DK) {
@@ -385,7 +385,7 @@ static inline int hs_2pass_keeps(size_t nseg, const size_t *seg) {
 
 /* Both entry points; bias != 0: each score gets the relative bias (one
  * FMA, as the online _bias kernel), the same instructions otherwise. */
-static inline __attribute__((always_inline)) void hs_2pass_run(
+HS_ALWAYS_INLINE void hs_2pass_run(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
     int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {

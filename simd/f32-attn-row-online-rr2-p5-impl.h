@@ -34,7 +34,7 @@
  * as the scalar kernel does (at a large mu almost every key): they would
  * add exactly +0, or NaN for an infinite value, which a weight of 0 must
  * not bring in. Narrow rows (dv < VF_LANES) column by column. */
-static inline __attribute__((always_inline)) void hs_online_values(
+HS_ALWAYS_INLINE void hs_online_values(
     size_t nb, const float *e, const float *v, size_t ldv, size_t dv,
     float *bacc) {
   for (size_t j = 0; j < nb; j++) {
@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void hs_online_values(
   }
 }
 
-static inline __attribute__((always_inline)) void hs_online_run(
+HS_ALWAYS_INLINE void hs_online_run(
     size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
     const float *v, size_t ldv, float inv_tau, int bias, float slope,
     int64_t d0, hs_f32_online *st, float *acc) {

@@ -34,7 +34,7 @@
 
 #define BLK 64
 
-static inline __attribute__((always_inline)) float score(
+HS_ALWAYS_INLINE float score(
     size_t dk, const float *q, const float *kj, float inv_tau, int bias,
     float slope, int64_t p) {
   float d = 0;
@@ -45,7 +45,7 @@ static inline __attribute__((always_inline)) float score(
 
 /* Both entry points; bias != 0: each score gets the relative bias (one
  * FMA, as the online _bias kernel), the same instructions otherwise. */
-static inline __attribute__((always_inline)) void run2(
+HS_ALWAYS_INLINE void run2(
     size_t nseg, const size_t *seg, size_t dk, size_t dv, const float *q,
     const float *k, size_t ldk, const float *v, size_t ldv, float inv_tau,
     int bias, float slope, int64_t d0, hs_f32_online *st, float *acc) {

@@ -25,7 +25,7 @@
 /* The row loop; bias != 0: the relative-bias variant, each score
  * fmaf(slope, (float)(d0 + j), s_j) (one rounding, as the vector
  * kernels' FMA) before the block's max. */
-static inline __attribute__((always_inline)) void row_run(
+HS_ALWAYS_INLINE void row_run(
     size_t n, size_t dk, size_t dv, const float *q, const float *k, size_t ldk,
     const float *v, size_t ldv, float inv_tau, int bias, float slope,
     int64_t d0, hs_f32_online *st, float *acc) {

@@ -8,10 +8,9 @@
 
 #include "ukernels.h"
 
-#define ALWAYS static inline __attribute__((always_inline))
 
 /* Lane-wise partial sums of rows r0..r3 (8 lanes each). */
-ALWAYS void rows4(size_t k, const float *a0, const float *a1, const float *a2,
+HS_ALWAYS_INLINE void rows4(size_t k, const float *a0, const float *a1, const float *a2,
                   const float *a3, const float *x, __m256i mt, __m256 *o) {
   __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   size_t c = 0;
@@ -33,7 +32,7 @@ ALWAYS void rows4(size_t k, const float *a0, const float *a1, const float *a2,
 }
 
 /* [sum o0, sum o1, sum o2, sum o3] */
-ALWAYS __m128 reduce4(const __m256 *o) {
+HS_ALWAYS_INLINE __m128 reduce4(const __m256 *o) {
   __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(o[0], o[1]), _mm256_hadd_ps(o[2], o[3]));
   return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
 }

@@ -7,9 +7,8 @@
 
 #include "ukernels.h"
 
-#define ALWAYS static inline __attribute__((always_inline))
 
-ALWAYS void rows4(size_t k, const float *a0, const float *a1, const float *a2,
+HS_ALWAYS_INLINE void rows4(size_t k, const float *a0, const float *a1, const float *a2,
                   const float *a3, const float *x, __m512 *o) {
   __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   size_t c = 0;

@@ -24,24 +24,23 @@
 #include "f32-softmax-common.h"
 #include "ukernels.h"
 
-#define HS_INLINE static inline __attribute__((always_inline))
 
 /* 256 elements = 8 iterations of 4 vectors: each lane sums 8 pair sums */
 enum { BLOCK = 256 };
 
 /* lanes j < rem (1 <= rem <= 7) */
-HS_INLINE __m256i tail_mask(size_t rem) {
+HS_ALWAYS_INLINE __m256i tail_mask(size_t rem) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rem),
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 /* score s = x * inv_tau, or x when the caller knows inv_tau == 1 */
-HS_INLINE __m256 score(__m256 v, __m256 vinv, int scaled) {
+HS_ALWAYS_INLINE __m256 score(__m256 v, __m256 vinv, int scaled) {
   return scaled ? _mm256_mul_ps(v, vinv) : v;
 }
 
 /* pass 1: max of the scores; *has_nan = whether any score is NaN */
-HS_INLINE float max_scores(size_t n, const float *x, float inv_tau,
+HS_ALWAYS_INLINE float max_scores(size_t n, const float *x, float inv_tau,
                            int scaled, int *has_nan) {
   const __m256 vinv = _mm256_set1_ps(inv_tau);
   const __m256 neg_inf = _mm256_set1_ps(-INFINITY);
@@ -85,14 +84,14 @@ HS_INLINE float max_scores(size_t n, const float *x, float inv_tau,
 }
 
 /* 8 float lanes added into 4 double lanes, exactly */
-HS_INLINE __m256d fold(__m256d dsum, __m256 acc) {
+HS_ALWAYS_INLINE __m256d fold(__m256d dsum, __m256 acc) {
   dsum = _mm256_add_pd(dsum, _mm256_cvtps_pd(_mm256_castps256_ps128(acc)));
   return _mm256_add_pd(dsum, _mm256_cvtps_pd(_mm256_extractf128_ps(acc, 1)));
 }
 
 /* pass 2: y_i = exp(s_i - m), returns sum_i y_i. m is finite and no score
  * is NaN, so every d = s - m is in [-inf, 0] and never NaN. */
-HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
+HS_ALWAYS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
                                float inv_tau, float m, int scaled) {
   const __m256 vinv = _mm256_set1_ps(inv_tau);
   const __m256 vm = _mm256_set1_ps(m);
@@ -153,11 +152,11 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
 }
 
 /* pass 3: y_i = (e_i < thr ? 0 : e_i) * r, in place on y */
-HS_INLINE __m256 scale(__m256 e, __m256 vthr, __m256 vr) {
+HS_ALWAYS_INLINE __m256 scale(__m256 e, __m256 vthr, __m256 vr) {
   return _mm256_mul_ps(_mm256_andnot_ps(_mm256_cmp_ps(e, vthr, _CMP_LT_OQ), e), vr);
 }
 
-HS_INLINE void scale_all(size_t n, float *y, float r, float thr) {
+HS_ALWAYS_INLINE void scale_all(size_t n, float *y, float r, float thr) {
   const __m256 vr = _mm256_set1_ps(r);
   const __m256 vthr = _mm256_set1_ps(thr);
   size_t i = 0;

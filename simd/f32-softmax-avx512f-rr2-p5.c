@@ -24,23 +24,22 @@
 #include "f32-softmax-common.h"
 #include "ukernels.h"
 
-#define HS_INLINE static inline __attribute__((always_inline))
 
 /* 512 elements = 8 iterations of 4 vectors: each float lane sums 8 terms */
 enum { BLOCK = 512 };
 
 /* lanes j < rem (1 <= rem <= 15) */
-HS_INLINE __mmask16 tail_mask(size_t rem) {
+HS_ALWAYS_INLINE __mmask16 tail_mask(size_t rem) {
   return (__mmask16)((1u << rem) - 1u);
 }
 
 /* score s = x * inv_tau, or x when the caller knows inv_tau == 1 */
-HS_INLINE __m512 score(__m512 v, __m512 vinv, int scaled) {
+HS_ALWAYS_INLINE __m512 score(__m512 v, __m512 vinv, int scaled) {
   return scaled ? _mm512_mul_ps(v, vinv) : v;
 }
 
 /* pass 1: max of the scores; *has_nan = whether any score is NaN */
-HS_INLINE float max_scores(size_t n, const float *x, float inv_tau,
+HS_ALWAYS_INLINE float max_scores(size_t n, const float *x, float inv_tau,
                            int scaled, int *has_nan) {
   const __m512 vinv = _mm512_set1_ps(inv_tau);
   const __m512 neg_inf = _mm512_set1_ps(-INFINITY);
@@ -79,7 +78,7 @@ HS_INLINE float max_scores(size_t n, const float *x, float inv_tau,
 }
 
 /* 16 float lanes added into 8 double lanes, exactly */
-HS_INLINE __m512d fold(__m512d dsum, __m512 acc) {
+HS_ALWAYS_INLINE __m512d fold(__m512d dsum, __m512 acc) {
   dsum = _mm512_add_pd(dsum, _mm512_cvtps_pd(_mm512_castps512_ps256(acc)));
   return _mm512_add_pd(
       dsum, _mm512_cvtps_pd(_mm256_castpd_ps(
@@ -88,7 +87,7 @@ HS_INLINE __m512d fold(__m512d dsum, __m512 acc) {
 
 /* pass 2: y_i = exp(s_i - m), returns sum_i y_i. m is finite and no score
  * is NaN, so every d = s - m is in [-inf, 0] and never NaN. */
-HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
+HS_ALWAYS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
                                float inv_tau, float m, int scaled) {
   const __m512 vinv = _mm512_set1_ps(inv_tau);
   const __m512 vm = _mm512_set1_ps(m);
@@ -146,11 +145,11 @@ HS_INLINE double exp_store_sum(size_t n, const float *x, float *y,
 }
 
 /* pass 3: y_i = (e_i < thr ? 0 : e_i) * r, in place on y */
-HS_INLINE __m512 scale(__m512 e, __m512 vthr, __m512 vr) {
+HS_ALWAYS_INLINE __m512 scale(__m512 e, __m512 vthr, __m512 vr) {
   return _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(e, vthr, _CMP_NLT_UQ), e, vr);
 }
 
-HS_INLINE void scale_all(size_t n, float *y, float r, float thr) {
+HS_ALWAYS_INLINE void scale_all(size_t n, float *y, float r, float thr) {
   const __m512 vr = _mm512_set1_ps(r);
   const __m512 vthr = _mm512_set1_ps(thr);
   size_t i = 0;

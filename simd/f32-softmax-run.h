@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The three passes of the AVX2 and AVX-512 softmax kernels (internal),
- * written once. Include after the ISA's own HS_INLINE helpers:
+ * written once. Include after the ISA's own HS_ALWAYS_INLINE helpers:
  *   max_scores(n, x, inv_tau, scaled, &has_nan)  pass 1, the max score;
  *   exp_store_sum(n, x, y, inv_tau, m, scaled)   pass 2, y_i = exp(s_i - m)
  *                                                and their sum;
@@ -9,7 +9,7 @@
 #ifndef HS_F32_SOFTMAX_RUN_H
 #define HS_F32_SOFTMAX_RUN_H
 
-HS_INLINE void softmax_run(size_t n, const float *x, float *y, float inv_tau) {
+HS_ALWAYS_INLINE void softmax_run(size_t n, const float *x, float *y, float inv_tau) {
   if (n == 0) return;
   /* inv_tau == 1: the score multiply is the identity, skip it */
   const int scaled = inv_tau != 1.0f;

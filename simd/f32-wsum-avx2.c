@@ -9,10 +9,9 @@
 
 #include "ukernels.h"
 
-#define ALWAYS static inline __attribute__((always_inline))
 
 /* total += sum_{j<n} w[j] * v_j[0..8), loads masked unless full */
-ALWAYS __m256 chunk(size_t n, const float *w, const float *v, size_t ldv,
+HS_ALWAYS_INLINE __m256 chunk(size_t n, const float *w, const float *v, size_t ldv,
                     int full, __m256i m, __m256 total) {
 #define LD(j) (full ? _mm256_loadu_ps(v + (j) * ldv) : _mm256_maskload_ps(v + (j) * ldv, m))
 #define STEP(a, j) a = _mm256_fmadd_ps(_mm256_broadcast_ss(w + (j)), LD(j), a)

@@ -140,7 +140,7 @@ static inline __m256i lanes_in(__m256i idx, unsigned lo, unsigned hi) {
   return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(lo), idx),
                              _mm256_cmpgt_epi64(_mm256_set1_epi64x(hi), idx));
 }
-static inline __attribute__((always_inline)) vd group_scores_dk(
+HS_ALWAYS_INLINE vd group_scores_dk(
     const double *k, size_t g, unsigned lo, unsigned hi, vd qc, int DK) {
   const double *kg = k + g * (size_t)DK;
   if (lo == 0 && hi == 4) {

@@ -106,7 +106,7 @@ static inline vd qc_dk(const double *q, int DK, double inv_tau) {
   for (int i = 0; i < 8; i++) t[i] = q[i % DK] * inv_tau;
   return _mm512_loadu_pd(t);
 }
-static inline __attribute__((always_inline)) vd group_scores_dk(
+HS_ALWAYS_INLINE vd group_scores_dk(
     const double *k, size_t g, unsigned lo, unsigned hi, vd qc, int DK) {
   return group_scores_contig(k, g, lo, hi, qc, DK);
 }

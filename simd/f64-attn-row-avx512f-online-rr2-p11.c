@@ -18,7 +18,7 @@
 #include "attn-f64-blocks-avx512f.h"
 
 /* block_scores_contig's NaN flag is not needed: the impl finds NaN itself */
-static inline __attribute__((always_inline)) double
+HS_ALWAYS_INLINE double
 online_scores_contig(size_t nb, const double *k, vd qc, int DK, double *sb) {
   int nan = 0;
   return block_scores_contig(nb, k, qc, DK, sb, &nan);

@@ -72,7 +72,7 @@
  * weights spread over them (vd_spread). The weights never leave registers;
  * a masked load only for the last group (past nb: weight +0, no value
  * read). */
-static inline __attribute__((always_inline)) void hs_f64_online_packed(
+HS_ALWAYS_INLINE void hs_f64_online_packed(
     size_t nb, const double *sb, vd vm, const double *vb, const int W, vd *bsum,
     vd *a) {
   vd b0 = vd_zero(), b1 = b0, b2 = b0, b3 = b0, bs = *bsum;
@@ -102,7 +102,7 @@ static inline __attribute__((always_inline)) void hs_f64_online_packed(
   *bsum = bs;
 }
 
-static inline __attribute__((always_inline)) void hs_f64_online_run(
+HS_ALWAYS_INLINE void hs_f64_online_run(
     size_t n, size_t dk, size_t dv, const double *q, const double *k, size_t ldk,
     const double *v, size_t ldv, double inv_tau, hs_f64_online *st, double *acc) {
   if (n == 0) return;

@@ -78,7 +78,7 @@
 /* One group's weights e = exp(s - m) (m = +inf: 1 for the +inf scores, 0
  * for the others; s - m <= 0 and no NaN otherwise, +0 below the exp's
  * cutoff and for -inf) into the running lanes. */
-static inline __attribute__((always_inline)) void hs_f64_lane_add(
+HS_ALWAYS_INLINE void hs_f64_lane_add(
     vd s, vd x, vd vm, int inf_max, vd *vsum, vd *vacc) {
   const vd e = inf_max ? vd_select(vd_cmpeq(s, vm), vd_set1(1.0), vd_zero())
                        : hs_vd_exp(vd_sub(s, vm));
@@ -88,7 +88,7 @@ static inline __attribute__((always_inline)) void hs_f64_lane_add(
 
 /* nr <= HS_F64_ROWS rows of the lane path by stage: row r's segments
  * seg_[r], query q + r ldq, outputs st[r], acc[r ldacc]. */
-static inline __attribute__((always_inline)) void hs_f64_lanes_rows(
+HS_ALWAYS_INLINE void hs_f64_lanes_rows(
     size_t nr, const size_t *nseg_, const size_t *const *seg_, const double *q,
     size_t ldq, const double *k, const double *v, double inv_tau,
     hs_f64_online *st, double *acc, size_t ldacc, const int DK) {

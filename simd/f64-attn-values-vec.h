@@ -12,7 +12,7 @@
 /* run[0..dv) += sum_{j<nb} e[j] v_j (e past nb unread): VD_LANES columns
  * per register, 8 accumulators (keys j mod 8), folded by pairs, then
  * added to run (whole registers: run holds dv rounded up to VD_LANES) */
-static inline __attribute__((always_inline)) void hs_f64_values8(
+HS_ALWAYS_INLINE void hs_f64_values8(
     size_t nb, const double *e, const double *vb, size_t ldv, size_t dv, double *run) {
   for (size_t c = 0; c < dv; c += VD_LANES) {
     const size_t rem = dv - c;

@@ -14,7 +14,7 @@
 
 /* dk a constant where the caller switches on it: the loads of a dimension
  * then need no loop */
-static inline __attribute__((always_inline)) void hs_f64_bounds_dk(
+HS_ALWAYS_INLINE void hs_f64_bounds_dk(
     size_t n, size_t dk, const double *lv, size_t ld, const double *qd,
     const double *aq, double rel, double absm, double lim, double *u) {
   const vd vrel = vd_set1(rel), vabsm = vd_set1(absm), vlim = vd_set1(lim),
@@ -44,7 +44,7 @@ static inline void hs_f64_bounds_impl(size_t n, size_t dk, const double *lv, siz
   }
 }
 
-static inline __attribute__((always_inline)) unsigned hs_f64_bound_test_impl(
+HS_ALWAYS_INLINE unsigned hs_f64_bound_test_impl(
     size_t n, const double *u, hs_bt_op op, double x, double y, const hs_bt_bias *bias,
     double first, double w, double *ub) {
   const vd vx = vd_set1(x), vy = vd_set1(y);

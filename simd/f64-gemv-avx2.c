@@ -7,10 +7,9 @@
 
 #include "ukernels.h"
 
-#define ALWAYS static inline __attribute__((always_inline))
 
 /* [sum of row r0, r1, r2, r3] */
-ALWAYS __m256d rows4(size_t k, const double *a0, const double *a1,
+HS_ALWAYS_INLINE __m256d rows4(size_t k, const double *a0, const double *a1,
                      const double *a2, const double *a3, const double *x,
                      __m256i mt) {
   __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;

@@ -6,9 +6,8 @@
 
 #include "ukernels.h"
 
-#define ALWAYS static inline __attribute__((always_inline))
 
-ALWAYS void rows4(size_t k, const double *a0, const double *a1,
+HS_ALWAYS_INLINE void rows4(size_t k, const double *a0, const double *a1,
                   const double *a2, const double *a3, const double *x,
                   __m512d *o) {
   __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;

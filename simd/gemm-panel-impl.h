@@ -41,7 +41,6 @@ typedef HS_GEMM_T hs_gt;
 #define HS_GEMM_PRE_ 16u
 /* the step functions, inlined into one copy per flag combination
  * (hs_gemm_panel) so that no flag is tested per row */
-#define HS_GEMM_INLINE static inline __attribute__((always_inline))
 
 static inline vf hs_gemm_ld(const hs_gt *p, size_t n) {
   return n >= VF_LANES ? vf_loadu(p) : vf_load_tail(p, n);
@@ -61,17 +60,17 @@ static inline void hs_gemm_st(hs_gt *p, vf v, size_t n) {
  * its stores a group stalls once instead of once per row. Elsewhere the
  * epilogue loads Y, as the preloads would spill on AVX2 (measured 4%
  * slower on the depth-4 formula's gemm phase). */
-HS_GEMM_INLINE vf hs_gemm_yin(const hs_gt *y, size_t n, unsigned fl) {
+HS_ALWAYS_INLINE vf hs_gemm_yin(const hs_gt *y, size_t n, unsigned fl) {
   return fl & (HS_GEMM_CONT_ | HS_GEMM_PRE_) ? hs_gemm_ld(y, n) : vf_zero();
 }
 
-HS_GEMM_INLINE vf hs_gemm_init(vf yin, unsigned fl) {
+HS_ALWAYS_INLINE vf hs_gemm_init(vf yin, unsigned fl) {
   return fl & HS_GEMM_CONT_ ? yin : vf_zero();
 }
 
 /* The n outputs of t to y (yin: what hs_gemm_yin read there): the
  * epilogue of the kernels' contract. */
-HS_GEMM_INLINE void hs_gemm_out(hs_gt *y, vf yin, vf t, const hs_gt *b,
+HS_ALWAYS_INLINE void hs_gemm_out(hs_gt *y, vf yin, vf t, const hs_gt *b,
                                size_t n, unsigned fl) {
   if (b) t = vf_add(t, hs_gemm_ld(b, n));
   if (fl & HS_GEMM_ACC) t = vf_add(fl & HS_GEMM_PRE_ ? yin : hs_gemm_ld(y, n), t);
@@ -112,7 +111,7 @@ HS_GEMM_INLINE void hs_gemm_out(hs_gt *y, vf yin, vf t, const hs_gt *b,
 #define HS_GEMM_PZERO(j) vf a##j = vf_zero();
 #define HS_GEMM_PNEXT(j) u##j = p##j;
 #define HS_GEMM_PFIRST(j) vf u##j = hs_gemm_ld(y + j * ldy, n0);
-HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
+HS_ALWAYS_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
@@ -150,7 +149,7 @@ HS_GEMM_INLINE size_t hs_gemm_1v(size_t rows, size_t n0, size_t kc,
  * next group's first row is read before this group's stores (pu, pv):
  * a row's Y is wider than one register, so only the next row's loads
  * overlap a row's masked store. */
-HS_GEMM_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
+HS_ALWAYS_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
                                 const hs_gt *w, const hs_gt *b, const hs_gt *x,
                                 size_t ldx, hs_gt *y, size_t ldy, unsigned fl) {
   size_t i = 0;
@@ -197,7 +196,7 @@ HS_GEMM_INLINE size_t hs_gemm_2v(size_t rows, size_t n0, size_t n1, size_t kc,
 /* Every row against one panel: its mr <= HS_GEMM_NR outputs, inputs
  * [0, kc), w the panel (HS_GEMM_NR entries per input), b the bias of
  * these outputs or NULL. */
-HS_GEMM_INLINE void hs_gemm_panel_(size_t rows, size_t mr, size_t kc,
+HS_ALWAYS_INLINE void hs_gemm_panel_(size_t rows, size_t mr, size_t kc,
                                    const hs_gt *w, const hs_gt *b,
                                    const hs_gt *x, size_t ldx, hs_gt *y,
                                    size_t ldy, unsigned fl) {

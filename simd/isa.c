@@ -8,10 +8,8 @@
 
 #include "ukernels.h"
 
-/* A build for another architecture (WebAssembly: the page under web/) has
- * no CPUID to ask: it runs the scalar kernels, plus the SIMD128 ones when
- * compiled with -msimd128 (an engine without SIMD128 refuses to load such
- * a module at all, so being compiled for it is being able to run it). */
+#include "isa-table.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define HS_X86 1
 #include <cpuid.h>
@@ -26,30 +24,45 @@ static uint64_t xgetbv0(void) {
   return ((uint64_t)edx << 32) | eax;
 }
 
-static int detect(hs_isa isa) {
+/* CPUID leaf 7's EBX when the OS saves the YMM state (and AVX and FMA are
+ * there), else 0; *xcr0 the enabled state components. */
+static unsigned avx_features(uint64_t *xcr0) {
   unsigned a, b, c, d;
-  if (isa == HS_ISA_SCALAR) return 1;
+  *xcr0 = 0;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
   int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
   if (!osxsave || !avx || !fma) return 0;
-  uint64_t xcr0 = xgetbv0();
-  if ((xcr0 & 0x6) != 0x6) return 0; /* XMM and YMM state */
+  *xcr0 = xgetbv0();
+  if ((*xcr0 & 0x6) != 0x6) return 0; /* XMM and YMM state */
   if (__get_cpuid_max(0, 0) < 7) return 0;
   __cpuid_count(7, 0, a, b, c, d);
-  int avx2 = (b >> 5) & 1, avx512f = (b >> 16) & 1;
-  if (isa == HS_ISA_AVX2) return avx2;
-  /* AVX-512 also needs opmask, ZMM_Hi256 and Hi16_ZMM state (bits 5-7). */
-  if (isa == HS_ISA_AVX512) return avx2 && avx512f && (xcr0 & 0xe0) == 0xe0;
-  return 0;
+  return b;
 }
-#else
+static int hs_detect_avx2(void) {
+  uint64_t xcr0;
+  return (avx_features(&xcr0) >> 5) & 1;
+}
+/* AVX-512 also needs opmask, ZMM_Hi256 and Hi16_ZMM state (bits 5-7). */
+static int hs_detect_avx512(void) {
+  uint64_t xcr0;
+  const unsigned b = avx_features(&xcr0);
+  return ((b >> 5) & 1) && ((b >> 16) & 1) && (xcr0 & 0xe0) == 0xe0;
+}
+#endif
+
+/* A build for another architecture has no CPUID to ask: a WebAssembly
+ * engine without SIMD128 refuses to load a module compiled with it (being
+ * compiled for it is being able to run it), and every AArch64 CPU has
+ * Advanced SIMD. isa-table.h leaves out the rows this build lacks. */
 static int detect(hs_isa isa) {
-#ifdef __wasm_simd128__
-  if (isa == HS_ISA_WASM128) return 1;
-#endif
-  return isa == HS_ISA_SCALAR;
+  switch (isa) {
+#define HS_ISA_DETECT_(ID, name, det) \
+  case HS_ISA_##ID: HS_BUILT_##ID(return det;) return 0;
+    HS_ISA_TABLE(HS_ISA_DETECT_)
+#undef HS_ISA_DETECT_
+    default: return 0;
+  }
 }
-#endif
 
 /* Detected once, whichever thread asks first (see dispatch.c). */
 static int supported[HS_ISA_COUNT];
@@ -71,8 +84,23 @@ hs_isa hs_isa_best(void) {
   return HS_ISA_SCALAR;
 }
 
-static const char *const isa_names[HS_ISA_COUNT] = {"scalar", "avx2",
-                                                    "avx512", "wasm128"};
+static const char *const isa_names[] = {
+#define HS_ISA_NAME_(ID, name, det) name,
+    HS_ISA_TABLE(HS_ISA_NAME_)
+#undef HS_ISA_NAME_
+};
+_Static_assert(sizeof isa_names / sizeof *isa_names == HS_ISA_COUNT,
+               "isa-table.h has one row per value of hs_isa");
+/* and in hs_isa's order */
+enum {
+#define HS_ISA_ROW_(ID, name, det) HS_ISA_ROW_##ID,
+  HS_ISA_TABLE(HS_ISA_ROW_)
+#undef HS_ISA_ROW_
+};
+#define HS_ISA_ORDER_(ID, name, det) \
+  _Static_assert((int)HS_ISA_ROW_##ID == (int)HS_ISA_##ID, "isa-table.h row " #ID " out of hs_isa's order");
+HS_ISA_TABLE(HS_ISA_ORDER_)
+#undef HS_ISA_ORDER_
 
 const char *hs_isa_name(hs_isa isa) {
   return (unsigned)isa < HS_ISA_COUNT ? isa_names[isa] : "unknown";

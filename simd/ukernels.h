@@ -14,6 +14,10 @@
 extern "C" {
 #endif
 
+/* The one spelling of a forced inline in simd/: the vocabularies' names
+ * and the kernels' small steps, which must disappear into their callers
+ * (a call would spill the vector registers they live in). */
+#define HS_ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* The kernel prototypes, one per row of kernels.inc: the row's op names
  * the function type, e.g. hs_f32_dot_fn -> float fn(size_t, ...). */

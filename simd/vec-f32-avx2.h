@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ukernels.h"
+
 typedef __m256 vf;
 typedef __m256 vmask;
 #define VF_LANES 8

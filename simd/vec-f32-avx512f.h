@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ukernels.h"
+
 typedef __m512 vf;
 typedef __mmask16 vmask;
 #define VF_LANES 16

@@ -32,26 +32,27 @@
 #include <stdint.h>
 #include <wasm_simd128.h>
 
+#include "ukernels.h"
+
 typedef v128_t vf;
 typedef v128_t vmask; /* all-ones or all-zeros per 32-bit lane */
 #define VF_LANES 4
 #define VF_ALIGN 16
 
-#define HS_VF_INLINE static inline __attribute__((always_inline))
 
-HS_VF_INLINE vf vf_zero(void) { return wasm_f32x4_splat(0.0f); }
-HS_VF_INLINE vf vf_set1(float v) { return wasm_f32x4_splat(v); }
+HS_ALWAYS_INLINE vf vf_zero(void) { return wasm_f32x4_splat(0.0f); }
+HS_ALWAYS_INLINE vf vf_set1(float v) { return wasm_f32x4_splat(v); }
 /* v in lane 0, +0 in the others */
-HS_VF_INLINE vf vf_first(float v) { return wasm_f32x4_make(v, 0.0f, 0.0f, 0.0f); }
-HS_VF_INLINE vf vf_loadu(const float *p) { return wasm_v128_load(p); }
+HS_ALWAYS_INLINE vf vf_first(float v) { return wasm_f32x4_make(v, 0.0f, 0.0f, 0.0f); }
+HS_ALWAYS_INLINE vf vf_loadu(const float *p) { return wasm_v128_load(p); }
 /* *p in every lane */
-HS_VF_INLINE vf vf_load1(const float *p) { return wasm_v128_load32_splat(p); }
-HS_VF_INLINE void vf_storeu(float *p, vf v) { wasm_v128_store(p, v); }
+HS_ALWAYS_INLINE vf vf_load1(const float *p) { return wasm_v128_load32_splat(p); }
+HS_ALWAYS_INLINE void vf_storeu(float *p, vf v) { wasm_v128_store(p, v); }
 
 /* n < VF_LANES floats, the other lanes 0; nothing past p[n-1] is read
  * (zero-extending 32- and 64-bit loads, not a copy through memory: a
  * kernel may take this path once per key when rows are narrow) */
-HS_VF_INLINE vf vf_load_tail(const float *p, size_t n) {
+HS_ALWAYS_INLINE vf vf_load_tail(const float *p, size_t n) {
   switch (n) {
     case 1: return wasm_v128_load32_zero(p);
     case 2: return wasm_v128_load64_zero(p);
@@ -60,50 +61,50 @@ HS_VF_INLINE vf vf_load_tail(const float *p, size_t n) {
   }
 }
 /* the first n < VF_LANES lanes; nothing past p[n-1] is written */
-HS_VF_INLINE void vf_store_tail(float *p, vf v, size_t n) {
+HS_ALWAYS_INLINE void vf_store_tail(float *p, vf v, size_t n) {
   if (n & 2) wasm_v128_store64_lane(p, v, 0);
   if (n == 1) wasm_v128_store32_lane(p, v, 0);
   if (n == 3) wasm_v128_store32_lane(p + 2, v, 2);
 }
 
-HS_VF_INLINE vf vf_add(vf a, vf b) { return wasm_f32x4_add(a, b); }
-HS_VF_INLINE vf vf_sub(vf a, vf b) { return wasm_f32x4_sub(a, b); }
-HS_VF_INLINE vf vf_mul(vf a, vf b) { return wasm_f32x4_mul(a, b); }
-HS_VF_INLINE vf vf_max(vf a, vf b) { return wasm_f32x4_pmax(b, a); }
-HS_VF_INLINE vf vf_min(vf a, vf b) { return wasm_f32x4_pmin(b, a); }
-HS_VF_INLINE vf vf_fma(vf a, vf b, vf c) {
+HS_ALWAYS_INLINE vf vf_add(vf a, vf b) { return wasm_f32x4_add(a, b); }
+HS_ALWAYS_INLINE vf vf_sub(vf a, vf b) { return wasm_f32x4_sub(a, b); }
+HS_ALWAYS_INLINE vf vf_mul(vf a, vf b) { return wasm_f32x4_mul(a, b); }
+HS_ALWAYS_INLINE vf vf_max(vf a, vf b) { return wasm_f32x4_pmax(b, a); }
+HS_ALWAYS_INLINE vf vf_min(vf a, vf b) { return wasm_f32x4_pmin(b, a); }
+HS_ALWAYS_INLINE vf vf_fma(vf a, vf b, vf c) {
   return wasm_f32x4_add(wasm_f32x4_mul(a, b), c);
 }
 
-HS_VF_INLINE float vf_hsum(vf v) {
+HS_ALWAYS_INLINE float vf_hsum(vf v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
 }
-HS_VF_INLINE float vf_hmax(vf v) {
+HS_ALWAYS_INLINE float vf_hmax(vf v) {
   v = vf_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = vf_max(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
 }
 
-HS_VF_INLINE vmask vf_cmpgt(vf a, vf b) { return wasm_f32x4_gt(a, b); }
-HS_VF_INLINE vmask vf_cmplt(vf a, vf b) { return wasm_f32x4_lt(a, b); }
-HS_VF_INLINE vmask vf_cmple(vf a, vf b) { return wasm_f32x4_le(a, b); }
-HS_VF_INLINE vmask vf_cmpeq(vf a, vf b) { return wasm_f32x4_eq(a, b); }
-HS_VF_INLINE vmask vf_isnan(vf a) { return wasm_f32x4_ne(a, a); }
-HS_VF_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
+HS_ALWAYS_INLINE vmask vf_cmpgt(vf a, vf b) { return wasm_f32x4_gt(a, b); }
+HS_ALWAYS_INLINE vmask vf_cmplt(vf a, vf b) { return wasm_f32x4_lt(a, b); }
+HS_ALWAYS_INLINE vmask vf_cmple(vf a, vf b) { return wasm_f32x4_le(a, b); }
+HS_ALWAYS_INLINE vmask vf_cmpeq(vf a, vf b) { return wasm_f32x4_eq(a, b); }
+HS_ALWAYS_INLINE vmask vf_isnan(vf a) { return wasm_f32x4_ne(a, a); }
+HS_ALWAYS_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
   return wasm_v128_bitselect(a_if_true, b_else, m);
 }
-HS_VF_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
-HS_VF_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
-HS_VF_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(m); }
+HS_ALWAYS_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
+HS_ALWAYS_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
+HS_ALWAYS_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(m); }
 /* lanes 0 .. n-1 (n <= VF_LANES) */
-HS_VF_INLINE vmask vmask_first(size_t n) {
+HS_ALWAYS_INLINE vmask vmask_first(size_t n) {
   return wasm_i32x4_gt(wasm_i32x4_splat((int32_t)n), wasm_i32x4_make(0, 1, 2, 3));
 }
 /* the lanes of m from p, +0 in the others, which are not read (SIMD128
  * has no masked load: lane by lane) */
-HS_VF_INLINE vf vf_load_masked(const float *p, vmask m) {
+HS_ALWAYS_INLINE vf vf_load_masked(const float *p, vmask m) {
   const unsigned b = vmask_bits(m);
   return wasm_f32x4_make(b & 1 ? p[0] : 0.0f, b & 2 ? p[1] : 0.0f, b & 4 ? p[2] : 0.0f,
                          b & 8 ? p[3] : 0.0f);
@@ -112,17 +113,17 @@ HS_VF_INLINE vf vf_load_masked(const float *p, vmask m) {
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
  * 2^23, the magic-bias rounding of the rr2 exp): k << 23 added to p's bits,
  * exact while the result's exponent field stays in [1, 254]. */
-HS_VF_INLINE vf vf_exp2_bits(vf p, vf k_biased) {
+HS_ALWAYS_INLINE vf vf_exp2_bits(vf p, vf k_biased) {
   return wasm_i32x4_add(p, wasm_i32x4_shl(k_biased, 23));
 }
 
 /* int32 lanes (positions), wrapping as on x86 */
 typedef v128_t vi;
-HS_VF_INLINE vi vi_iota(int32_t base) {
+HS_ALWAYS_INLINE vi vi_iota(int32_t base) {
   return wasm_i32x4_add(wasm_i32x4_splat(base), wasm_i32x4_make(0, 1, 2, 3));
 }
-HS_VF_INLINE vi vi_set1(int32_t x) { return wasm_i32x4_splat(x); }
-HS_VF_INLINE vi vi_add(vi a, vi b) { return wasm_i32x4_add(a, b); }
-HS_VF_INLINE vf vf_from_vi(vi a) { return wasm_f32x4_convert_i32x4(a); }
+HS_ALWAYS_INLINE vi vi_set1(int32_t x) { return wasm_i32x4_splat(x); }
+HS_ALWAYS_INLINE vi vi_add(vi a, vi b) { return wasm_i32x4_add(a, b); }
+HS_ALWAYS_INLINE vf vf_from_vi(vi a) { return wasm_f32x4_convert_i32x4(a); }
 
 #endif

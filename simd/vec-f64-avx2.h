@@ -30,6 +30,8 @@
 #include <immintrin.h>
 #include <stddef.h>
 
+#include "ukernels.h"
+
 typedef __m256d vd;
 typedef __m256d vdmask;
 #define VD_LANES 4
@@ -73,7 +75,7 @@ static inline unsigned vdmask_bits(vdmask m) { return (unsigned)_mm256_movemask_
 static inline vdmask vd_cmpeq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 static inline vdmask vd_isnan(vd a) { return _mm256_cmp_pd(a, a, _CMP_UNORD_Q); }
 static inline vdmask vdmask_or(vdmask a, vdmask b) { return _mm256_or_pd(a, b); }
-static inline __attribute__((always_inline)) vd vd_spread(vd e, int w, int part) {
+HS_ALWAYS_INLINE vd vd_spread(vd e, int w, int part) {
   if (w == 1) return e;
   if (w == 2) return part ? _mm256_permute4x64_pd(e, 0xFA) : _mm256_permute4x64_pd(e, 0x50);
   switch (part) { /* w == 4: one key */

@@ -12,6 +12,8 @@
 #include <immintrin.h>
 #include <stddef.h>
 
+#include "ukernels.h"
+
 typedef __m512d vd;
 typedef __mmask8 vdmask;
 #define VD_LANES 8
@@ -48,7 +50,7 @@ static inline unsigned vdmask_bits(vdmask m) { return (unsigned)m; }
 static inline vdmask vd_cmpeq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
 static inline vdmask vd_isnan(vd a) { return _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q); }
 static inline vdmask vdmask_or(vdmask a, vdmask b) { return (vdmask)(a | b); }
-static inline __attribute__((always_inline)) vd vd_spread(vd e, int w, int part) {
+HS_ALWAYS_INLINE vd vd_spread(vd e, int w, int part) {
   const long long b = part * (VD_LANES / w);
   return w == 1 ? e
                 : _mm512_permutexvar_pd(_mm512_setr_epi64(b, b + 1 / w, b + 2 / w, b + 3 / w,

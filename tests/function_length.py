@@ -14,6 +14,7 @@ import re
 import sys
 
 LIMIT = 80
+ATTRIBUTE = re.compile(r'__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)')
 BLANK = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
@@ -27,6 +28,8 @@ def definition(head):
     struct, an initializer, a prototype)."""
     sig = ' '.join(head)
     sig = sig[:sig.find('{')]
+    # __attribute__((always_inline)) and the like are not the name
+    sig = ATTRIBUTE.sub(' ', sig)
     m = re.search(r'(\w+)\s*\((.*)\)\s*$', sig)
     if not m or '=' in sig[:m.start()] or re.match(r'\s*(typedef|struct|enum|union)\b[^(]*$', sig):
         return None

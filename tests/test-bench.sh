@@ -48,7 +48,7 @@ bad "huge length" "--lengths: '4294967297' is not a whole number" --lengths 4294
 bad "length with suffix" "--lengths: '8k' is not a whole number" --lengths 8k
 bad "zero threads" "--threads: '0' is not a thread count from 1 to 256" --threads 0
 bad "too many threads" "--threads: '257' is not a thread count" --threads 1,257
-bad "bad isa" "--isas: 'sse9' is not scalar, avx2, avx512, wasm128, torch, numpy, openblas or ort" --isas scalar,sse9
+bad "bad isa" "--isas: 'sse9' is not scalar, avx2, avx512, wasm128, neon, torch, numpy, openblas or ort" --isas scalar,sse9
 bad "bad precision" "--precisions: 'f16' is not f32 or f64" --precisions f16
 bad "bad skip" "--skip: 'maybe' is not auto, online, on, off, rows or tiles" --skip maybe
 bad "repeat 0" "--repeat expects 1 to 1000, got '0'" --repeat 0

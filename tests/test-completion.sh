@@ -33,7 +33,10 @@ expect "modes" "fixed hard pe rel temp " hardsoft check 'a S b' --mode ""
 expect "eval modes" "fixed hard pe rel temp truth " hardsoft eval a --mode ""
 expect "precision" "f32 f64 " hardsoft eval a --precision ""
 expect "boundary precision" "bf16 bf16s f16 f16s f32 f64 " hardsoft boundary a --precision ""
-expect "isa" "avx2 avx512 scalar wasm128 " hardsoft run m --isa ""
+# the ISAs from the command's own help: every name of the library's table
+isas=$("$hs_abs" eval --help | sed -n 's/^ *--isa \([a-z0-9|]*\) .*/\1/p' | tr '|' '\n' | sort | tr '\n' ' ')
+[ "$isas" = "avx2 avx512 neon scalar wasm128 " ] || { echo "FAIL isa help: '$isas'"; fail=1; }
+expect "isa" "$isas" "$hs_abs" run m --isa ""
 expect "eval options" "--max-depth --max-formula-len --max-header-mib --max-memory --max-tensors --max-time " hardsoft eval a --max
 expect "compile --json" "--json " hardsoft compile a --js
 expect "json not on info" "" hardsoft info --js
@@ -50,7 +53,7 @@ expect "-f file" "$t/model.safetensors " hardsoft eval -f "$t/mo"
 expect "bench -f file" "$t/model.safetensors " hardsoft bench -f "$t/mo"
 expect "--latex file" "$t/model.safetensors " hardsoft bench --latex "$t/mo"
 expect "lang" "brasp crasp ltl " hardsoft eval -f x --lang ""
-expect "bench isas" "avx2 avx512 numpy openblas ort scalar torch wasm128 " hardsoft bench --isas ""
+expect "bench isas" "avx2 avx512 neon numpy openblas ort scalar torch wasm128 " "$hs_abs" bench --isas ""
 expect "bench isas list" "scalar,torch " hardsoft bench --isas scalar,to
 expect "bench modes list" "pe,temp " hardsoft bench --modes pe,te
 expect "bench skip" "off on online " hardsoft bench --skip o

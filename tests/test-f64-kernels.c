@@ -141,7 +141,7 @@ static void attn_check(const hs_kernels *kt, size_t n, size_t dk, size_t dv,
     for (size_t c = 0; c < dv; c++) assert_true(acc[c] == 0);
   } else {
     const double S = (double)smax, c = (double)(ns + 1);
-    double E = kt->isa == HS_ISA_SCALAR
+    double E = strstr(kt->name[HS_OP_f64_attn_row], "__scalar")
                    ? 2 * (dk + 8) * U * S + (n / 64.0 + 74) * U
                    : (2 * ((dk + 3) / 4) + 10 + n / 128.0) * S * U + (6 * n / 256.0 + 72 + 4 * c) * U;
     long double sum = 0, accr[HS_ATTN_MAX_D] = {0}, absr[HS_ATTN_MAX_D] = {0};

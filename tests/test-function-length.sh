@@ -18,4 +18,8 @@ body 80 >"$T/ok.c"
 out=$("$PY" tests/function_length.py "$T/long.c")
 case "$out" in *"f is 81 lines"*) ;; *) echo "FAIL: an 81-line function not caught: $out"; exit 1;; esac
 "$PY" tests/function_length.py "$T/ok.c" >/dev/null || { echo "FAIL: an 80-line function refused"; exit 1; }
+# an always_inline function is named by its name, not "__attribute__"
+body 81 | sed '1s/^static int$/static inline __attribute__((always_inline)) int/' >"$T/inl.c"
+out=$("$PY" tests/function_length.py "$T/inl.c")
+case "$out" in *": f is 81 lines"*) ;; *) echo "FAIL: an always_inline function misnamed: $out"; exit 1;; esac
 "$PY" tests/function_length.py

@@ -547,7 +547,7 @@ static void test_sparse_rows(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
+  struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_sizes),
       cmocka_unit_test(test_kernel_special),
       cmocka_unit_test(test_kernel_drop_identical),
@@ -559,5 +559,6 @@ int main(void) {
       cmocka_unit_test(test_hard_picks),
       cmocka_unit_test(test_rel_long),
   };
+  hs_test_only(tests, sizeof tests / sizeof *tests);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

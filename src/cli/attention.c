@@ -33,7 +33,7 @@ static const char *const attention_usage =
     "                a program's STRING is one argument of space-separated tokens\n"
     "  --layer L     only layer L;  --head H  only head H of each layer\n"
     "  --precision f32|f64   working precision of the forward pass (f32)\n"
-    "  --isa scalar|avx2|avx512   kernels (default: HARDSOFT_ISA, else the best)\n"
+    "  --isa @ISAS@   kernels (default: HARDSOFT_ISA, else the best)\n"
     "  --threads N   threads of the forward pass (the weights are the same)\n"
     "  --png OUT | --svg OUT   the picture to write (atomically)\n";
 

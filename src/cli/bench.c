@@ -31,7 +31,7 @@ static const char *const bench_usage =
     "  --modes LIST       hard,pe,temp,fixed,rel (default pe,temp)\n"
     "  --scales LIST      values of mu (default 4)\n"
     "  --lengths LIST     string lengths n (default 256,1024,4096)\n"
-    "  --isas LIST        scalar,avx2,avx512,wasm128 and the peers torch,numpy,\n"
+    "  --isas LIST        @ISAS@ and the peers torch,numpy,\n"
     "                     openblas and ort (ONNX Runtime in node on the\n"
     "                     exported graph, f32 only: its f64 points are left out)\n"
     "                     (default: every ISA this CPU runs)\n"
@@ -172,9 +172,10 @@ static int is_peer(const char *s) {
 }
 static int one_isa(const char *opt, const char *t, int k, void *out) {
   int isa = hs_isa_parse(t);
+  char names[128];
+  cli_isa_names(names, sizeof names, ", ", ", ");
   if (isa < 0 && !is_peer(t))
-    return cli_error("%s: '%s' is not scalar, avx2, avx512, wasm128, torch, "
-                     "numpy, openblas or ort", opt, t);
+    return cli_error("%s: '%s' is not %s, torch, numpy, openblas or ort", opt, t, names);
   if (isa >= 0 && !hs_isa_supported((hs_isa)isa))
     return cli_error("%s: this CPU cannot run %s", opt, t);
   snprintf(((char(*)[16])out)[k], 16, "%s", t);
@@ -228,7 +229,7 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
     int n = 0;
 #define IS(name) (strcmp(a, name) == 0 && (++i, 1))
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(bench_usage, stdout);
+      cli_put_usage(bench_usage, stdout);
       return 1;
     } else if (strcmp(a, "--quiet") == 0) {
       b->quiet = 1;

@@ -55,6 +55,12 @@ typedef struct cli_opts {
 
 /* Prints "hardsoft: error: ..." on one line and returns HS_EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The instruction sets' names (hs_isa_name of every hs_isa) into buf,
+ * joined by sep, the last two by last ("scalar, avx2, ... or ..."). */
+void cli_isa_names(char *buf, size_t len, const char *sep, const char *last);
+/* A command's help text to f, "@ISAS@" in it written as the ISAs' names
+ * joined by '|' (the help reads them from the library's table). */
+void cli_put_usage(const char *usage, FILE *f);
 /* Parses argv[first..argc) into o; `allowed` is a mask of O_* flags.
  * Returns 0, 1 if --help was printed, or HS_EXIT_ERROR after printing. */
 int cli_parse(int argc, char **argv, int first, unsigned allowed,

@@ -15,8 +15,9 @@
   "                machine's cores; the output is the same for every N)\n" \
   "  --max-memory MIB   refuse a string whose run would need more (default:\n" \
   "                80% of the memory available)\n" \
-  "  --isa scalar|avx2|avx512|wasm128   kernels to use (default: HARDSOFT_ISA,\n" \
-  "                else the best; wasm128 only in the WebAssembly build)\n" \
+  "  --isa @ISAS@   kernels to use (default:\n" \
+  "                HARDSOFT_ISA, else the best; each ISA only in a build for\n" \
+  "                its target: 'hardsoft info' lists what this one runs)\n" \
   "  --max-time S  refuse a run predicted to take more than S seconds (a\n" \
   "                prediction past 5 s is printed on standard error)\n" \
   "  --quiet       no prediction line and no progress on standard error\n" \

@@ -109,11 +109,32 @@ static int parse_lengths(const char *s, cli_opts *o) {
   return 0;
 }
 
+void cli_isa_names(char *buf, size_t len, const char *sep, const char *last) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < HS_ISA_COUNT && at < len; i++) {
+    const char *join = i == 0 ? "" : i + 1 < HS_ISA_COUNT ? sep : last;
+    int w = snprintf(buf + at, len - at, "%s%s", join, hs_isa_name((hs_isa)i));
+    if (w > 0) at += (size_t)w;
+  }
+}
+
+void cli_put_usage(const char *usage, FILE *f) {
+  char isas[128];
+  cli_isa_names(isas, sizeof isas, "|", "|");
+  for (const char *at; (at = strstr(usage, "@ISAS@")); usage = at + 6) {
+    fwrite(usage, 1, (size_t)(at - usage), f);
+    fputs(isas, f);
+  }
+  fputs(usage, f);
+}
+
 static int set_isa(const char *s, cli_opts *o) {
   int isa = hs_isa_parse(s);
+  char names[128];
+  cli_isa_names(names, sizeof names, ", ", " or ");
   if (isa < 0)
-    return cli_error("--isa '%s' is not an instruction set (expected scalar, "
-                     "avx2, avx512 or wasm128)", s);
+    return cli_error("--isa '%s' is not an instruction set (expected %s)", s, names);
   if (!hs_isa_supported((hs_isa)isa))
     return cli_error("--isa %s: this CPU or OS cannot run %s (best supported: "
                      "%s)", s, s, hs_isa_name(hs_isa_best()));
@@ -303,7 +324,7 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
     }
     if (strcmp(a, "--") == 0) { only_args = 1; continue; }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(usage, stdout);
+      cli_put_usage(usage, stdout);
       return 1;
     }
     argp P = {argc, argv, &i, allowed};

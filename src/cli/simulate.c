@@ -42,7 +42,7 @@ static const char *const simulate_usage =
     "  --scale MU        the bound e^(-mu) per head (mu > 0, default 4)\n"
     "  --gamma auto|G    the gap to use instead of the measured one (default auto)\n"
     "  --precision f32|f64   working precision of both runs (f32)\n"
-    "  --isa scalar|avx2|avx512|wasm128   kernels (default: HARDSOFT_ISA, else\n"
+    "  --isa @ISAS@   kernels (default: HARDSOFT_ISA, else\n"
     "                    the best; wasm128 only in the WebAssembly build)\n"
     "  --tokens          read STRINGs as space-separated tokens for any model\n"
     "  --alphabet SYMS   random strings over these bytes (e.g. ab) instead of STRINGs\n"
