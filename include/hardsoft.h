@@ -231,7 +231,11 @@ HS_API int hs_precision_parse(const char *name, hs_precision *prec,
  * default): per head and layer, ON where its cost estimated from the
  * tile bounds of sampled rows (bounds per row plus the kept keys, per
  * ISA) is below ONLINE's, else ONLINE; a head's output is then the bits
- * of the one chosen, the same for every thread count. Hard heads whose scores are
+ * of the one chosen, the same for every thread count. AUTO also takes
+ * uniform heads (every key scoring 0: the counts, softmax or average-hard)
+ * by exact prefix sums in O(n) (src/run/prefix-impl.h), the kernels' bits
+ * while their sums are exact in the working precision (below 2^24 keys
+ * in f32), closer past it. Hard heads whose scores are
  * exact (integer weights and features, as compiled): AUTO and ON skip
  * tiles that cannot hold the chosen key(s), OFF and ONLINE scan every key;
  * the same bits either way. Relative-position heads skip the same way
@@ -296,10 +300,12 @@ typedef struct hs_head_stats {
  *   ATTN    the attention kernels and the rows' normalisation;
  *   FINISH  embedding, biases, layer norm, ReLU, residual adds, buffers
  *           and outputs;
- *   WAIT    a thread idle while others work (serial phases, imbalance). */
+ *   WAIT    a thread idle while others work (serial phases, imbalance);
+ *   PREFIX  the prefix sums of uniform heads (skip AUTO: heads whose scores
+ *           are equal for every key, the counts) and their rows' means. */
 typedef enum hs_phase { HS_PHASE_GEMM, HS_PHASE_BOUNDS, HS_PHASE_SEARCH,
                         HS_PHASE_ATTN, HS_PHASE_FINISH, HS_PHASE_WAIT,
-                        HS_PHASE_COUNT } hs_phase;
+                        HS_PHASE_PREFIX, HS_PHASE_COUNT } hs_phase;
 
 typedef struct hs_run_result {
   uint8_t *bits;      /* [n]: decision at positions 1..n */
