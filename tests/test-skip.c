@@ -8,7 +8,8 @@
  * 1000, 3000, one and two threads; the decisions with skip ON agree with
  * the logic in pe and temp; a S b in pe at mu = 32, n = 4096 skips more
  * than half of its key tiles; skip AUTO gives the bits of ON or of the
- * online kernel, whichever it chooses.
+ * online kernel, whichever it chooses; at the largest scales the compiler
+ * accepts, skip ON still leaves out most tiles.
  *
  * Kernels: against a long double reference with the bound of their first
  * comments, sizes around the 64-key chunk, -inf, +inf and NaN scores,
@@ -369,6 +370,47 @@ static void test_fraction(void **state) {
   hs_formula_free(f);
 }
 
+/* The largest scales the compiler accepts: fixed's scores reach 3 mu,
+ * far above 1e37, at every n, and pe's 3 mu n at n ~ 5e5. Skipping keeps
+ * working there (skip-impl.h, HS_SKIP_BIG): ON gives the bits of OFF and
+ * leaves out most tiles of a S b over runs of one letter, the decisions
+ * those of the logic. */
+static void test_top_mu(void **state) {
+  (void)state;
+  static const struct { hs_mode mode; double mu; } cases[] = {
+      {HS_MODE_FIXED, 5.6e37}, {HS_MODE_PE, 6.76e30}, {HS_MODE_TEMP, 6.76e30}};
+  const size_t n = 4096;
+  uint8_t *s = malloc(n), *truth = malloc(n);
+  for (size_t i = 0; i < n; i += 37)
+    for (size_t j = i; j < i + 37 && j < n; j++) s[j] = (uint8_t)("abc"[i / 37 % 3]);
+  hs_error e;
+  hs_formula *f = hs_formula_parse("a S b", &e);
+  assert_non_null(f);
+  assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth, NULL), 0);
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    hs_compile_opts co = {.mode = cases[c].mode, .scale = cases[c].mu};
+    hs_model *m = hs_compile(f, &co, &e);
+    if (!m) fail_msg("%s mu = %g: %s", hs_mode_name(cases[c].mode), cases[c].mu, e.msg);
+    hs_run_opts ro = {.skip = HS_SKIP_ON};
+    hs_run_result a, b;
+    assert_int_equal(hs_forward(m, s, n, &ro, &a, &e), 0);
+    ro.skip = HS_SKIP_OFF;
+    assert_int_equal(hs_forward(m, s, n, &ro, &b, &e), 0);
+    assert_memory_equal(a.values, b.values, n * sizeof(double));
+    assert_memory_equal(a.bits, truth, n);
+    if (!(a.tiles_skipped > a.tiles_total / 2))
+      fail_msg("%s mu = %g: %llu of %llu tiles skipped", hs_mode_name(cases[c].mode),
+               cases[c].mu, (unsigned long long)a.tiles_skipped,
+               (unsigned long long)a.tiles_total);
+    hs_run_result_free(&a);
+    hs_run_result_free(&b);
+    hs_model_free(m);
+  }
+  hs_formula_free(f);
+  free(s);
+  free(truth);
+}
+
 /* Formula src compiled in mode at scale mu (the formula in *f, freed by
  * the caller after the model). */
 static hs_model *compiled(const char *src, hs_mode mode, double mu, hs_formula **f) {
@@ -552,6 +594,7 @@ int main(void) {
       cmocka_unit_test(test_kernel_special),
       cmocka_unit_test(test_kernel_drop_identical),
       cmocka_unit_test(test_fraction),
+      cmocka_unit_test(test_top_mu),
       cmocka_unit_test(test_forward_identical_isas),
       cmocka_unit_test(test_forward_identical),
       cmocka_unit_test(test_auto),
