@@ -295,42 +295,63 @@ static REAL FN(rel_add)(const hs_head *H, size_t i, size_t n, size_t j,
   return FMA_R((REAL)sk, (REAL)(int32_t)((int64_t)jp - (int64_t)i), score);
 }
 
+/* Keys j0 .. j0 + cnt - 1 of a row's attention error (FN(off_target)):
+ * their working-precision scores (one gemv kernel call, then / tau and
+ * the relative bias) in double into sc. */
+#define HS_ERR_CHUNK 256
+static void FN(err_scores)(const hs_kernels *kt, const hs_head *H, const REAL *q,
+                           const REAL *K, size_t j0, size_t cnt, REAL inv_tau,
+                           size_t i, size_t n, double *sc) {
+  const size_t dk = hs_dkp(H);
+  REAL d[HS_ERR_CHUNK];
+  KOP(kt, gemv)(cnt, dk, K + j0 * dk, dk, q, d);
+  for (size_t t = 0; t < cnt; t++)
+    sc[t] = (double)FN(rel_add)(H, i, n, j0 + t, d[t] * inv_tau);
+}
+
 /* Weight a softmax row puts off the hard target it stands in for, computed
- * in double from the working-precision scores. */
+ * in double from the working-precision scores of the keys in the ns
+ * segments seg (start, length), plus `rest`, a bound on the summed
+ * weight e^{s - max} of the row's other keys: 0 for a whole row, the
+ * keys a skipping row left out times e^{-cut} (skip-impl.h: each scores
+ * more than the cut below the max), so that measuring the error costs
+ * about what the row's kernel call did (a row that skipped: the kept
+ * tiles only). */
 static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
-                             const REAL *q, const REAL *K, size_t lo,
-                             size_t hi, REAL inv_tau, size_t i, size_t n) {
-  size_t dk = hs_dkp(H);
-  double m = -INFINITY;
-  size_t lastmax = 0, firstmax = 0;
+                             const REAL *q, const REAL *K, size_t ns, const size_t *seg,
+                             double rest, REAL inv_tau, size_t i, size_t n) {
+  /* a chunk of keys at a time: the max so far (m), the weights' sum
+   * relative to it (tot) and the target's share (on): left / right one
+   * key at the max (weight 1, whichever it is), average every key there */
+  double m = -INFINITY, tot = 0, on = 0, sc[HS_ERR_CHUNK];
   /* a head that stands in for no hard kind (the BOS-weighted counts) is
    * meant to spread its weight: nothing is "off target" */
   if (H->target == HS_ATTN_SOFTMAX) return 0;
-#define SCORE(j) \
-  ((double)FN(rel_add)(H, i, n, j, KOP(kt, dot)(dk, q, K + (j) * dk) * inv_tau))
-  for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    double s = SCORE(j);
-    /* an overflowed score decides nothing: report the whole weight lost
-     * rather than an error of 0 beside a wrong answer */
-    if (!(s < INFINITY)) return 1;
-    if (s > m) m = s, firstmax = lastmax = j;
-    else if (s == m) lastmax = j;
-  }
-  if (m == -INFINITY) return 0;
-  double tot = 0, on = 0;
-  for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    double s = SCORE(j), e = exp(s - m);
-    tot += e;
-    if ((H->target == HS_ATTN_HARD_AVG && s == m) ||
-        (H->target == HS_ATTN_HARD_LEFT && j == firstmax) ||
-        (H->target == HS_ATTN_HARD_RIGHT && j == lastmax))
-      on += e;
-  }
-#undef SCORE
-  return 1 - on / tot;
+  for (size_t g = 0; g < ns; g++)
+    for (size_t j0 = seg[2 * g], e = j0 + seg[2 * g + 1]; j0 < e; j0 += HS_ERR_CHUNK) {
+      size_t cnt = e - j0 < HS_ERR_CHUNK ? e - j0 : HS_ERR_CHUNK;
+      FN(err_scores)(kt, H, q, K, j0, cnt, inv_tau, i, n, sc);
+      double cm = -INFINITY;
+      for (size_t t = 0; t < cnt; t++) cm = sc[t] > cm ? sc[t] : cm;
+      /* an overflowed or NaN score decides nothing: report the whole
+       * weight lost rather than an error of 0 beside a wrong answer */
+      for (size_t t = 0; t < cnt; t++)
+        if (!(sc[t] < INFINITY)) return 1;
+      if (cm > m) {
+        double r = m > -INFINITY ? exp(m - cm) : 0;
+        tot *= r, on = H->target == HS_ATTN_HARD_AVG ? 0 : 1, m = cm;
+      }
+      for (size_t t = 0; t < cnt; t++) {
+        double x = sc[t] - m;
+        /* below -746 exp is +0 (e^-746 < 2^-1075): not through libm's
+         * underflow path */
+        tot += x == 0 ? 1 : x >= -746 ? exp(x) : 0;
+        on += x == 0 && H->target == HS_ATTN_HARD_AVG;
+      }
+    }
+  return m == -INFINITY ? 0 : 1 - on / (tot + rest);
 }
+#undef HS_ERR_CHUNK
 
 /* Layer normalization of one pair of hidden units (see hs_layer): for
  * [u, -u] with eps = 0 the mean is exactly 0 and the result +-1 up to
@@ -577,10 +598,11 @@ static size_t FN(skip_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
 
 /* One softmax row on the two-pass kernel (f32 relative-bias heads: its
  * bias variant, key j of the buffers at j - i): the tiles of [a, b] as
- * segments, minus the skippable ones (skip ON, FN(bt_row)). */
-static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
-                             size_t a, size_t b, REAL inv_tau, FN(part) *p,
-                             ONLINE *st, REAL *out) {
+ * segments, minus the skippable ones (skip ON, FN(bt_row)), left in
+ * p->seg; returns how many. */
+static size_t FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
+                               size_t a, size_t b, REAL inv_tau, FN(part) *p,
+                               ONLINE *st, REAL *out) {
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, SKIP_CUT, p->seg);
@@ -592,11 +614,12 @@ static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
   if (sk != 0) {
     J->kt->f32_attn_row_2pass_bias(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
                                    inv_tau, sk, -(int64_t)i, st, out);
-    return;
+    return ns;
   }
 #endif
   KOP(J->kt, attn_row_2pass)(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
                              inv_tau, st, out);
+  return ns;
 }
 
 /* The online kernel over keys a .. a + h0 + cnt - 1 of head buffers K, V:
@@ -656,14 +679,25 @@ static size_t FN(rounded_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
  * paths so the three give the same bits: out[0..dv) divided by the sum
  * (st; NULL for rounded rows, whose kernel normalises), then the attention
  * error when asked for (rounded scores have none defined; f64
- * relative-bias rows, rounded_row with no rounding, have theirs). */
+ * relative-bias rows, rounded_row with no rounding, have theirs): over
+ * the ns segments seg the row's kernel took (NULL: BOS and lo..hi, the
+ * whole row), the keys it left out bounded by the cut (FN(off_target)). */
 static void FN(finish_row)(const FN(job) *J, int h, size_t i, size_t lo, size_t hi,
-                           REAL inv_tau, const ONLINE *st, REAL *out, FN(part) *p) {
+                           REAL inv_tau, const ONLINE *st, REAL *out, FN(part) *p,
+                           const size_t *seg, size_t ns) {
   const hs_head *H = &J->L->heads[h];
   if (st)
     for (size_t c = 0; c < (size_t)H->dv; c++) out[c] = st->sum > 0 ? out[c] / st->sum : 0;
   if (J->o->want_attn_error && i > 0 && J->o->score_round == HS_ROUND_NONE) {
-    double e = FN(off_target)(J->kt, H, J->Q[h] + i * hs_dkp(H), J->K[h], lo, hi,
+    size_t whole[4] = {0, 1, lo, lo <= hi ? hi - lo + 1 : 0}, a, b;
+    double rest = 0;
+    if (seg) {
+      FN(key_span)(J, H, lo, hi, &a, &b);
+      double cut = FN(rounded_head)(J->o, H) ? ROUNDED_CUT : SKIP_CUT;
+      rest = (double)(b - a + 1 - hs_seg_keys(seg, ns)) * exp(-cut);
+    }
+    double e = FN(off_target)(J->kt, H, J->Q[h] + i * hs_dkp(H), J->K[h],
+                              seg ? ns : 1 + (lo <= hi), seg ? seg : whole, rest,
                               inv_tau, i, J->n);
     if (e > p->err) p->err = e;
   }
@@ -687,12 +721,13 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
   if (FN(rounded_head)(o, H)) {
     size_t *seg, ns = FN(rounded_segs)(J, h, i, q, lo, hi, inv_tau, p, &seg);
     FN(rounded_row)(kt, H, q, Kh, Vh, ns, seg, inv_tau, o->score_round, i, n, out);
-    FN(finish_row)(J, h, i, lo, hi, inv_tau, NULL, out, p);
+    FN(finish_row)(J, h, i, lo, hi, inv_tau, NULL, out, p, seg, ns);
   } else {
     ONLINE st = {-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
     if (J->two_pass && J->two_pass[h]) {
-      FN(two_pass_row)(J, h, i, q, a, b, inv_tau, p, &st, out);
+      size_t ns = FN(two_pass_row)(J, h, i, q, a, b, inv_tau, p, &st, out);
+      FN(finish_row)(J, h, i, lo, hi, inv_tau, &st, out, p, p->seg, ns);
     } else {
       /* f32 future masks: the blocks anchored at the last key (the BOS
        * copy), as f32_attn_tile with end = 1: a head call of
@@ -701,8 +736,8 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
       size_t h0 = REAL_F32 && !past ? hs_attn_end_head(b - a + 1) : 0;
       p->keys += b - a + 1, p->segs++;
       FN(online_row)(kt, dk, dv, q, Kh, Vh, a, h0, b - a + 1 - h0, inv_tau, sk, i, &st, out);
+      FN(finish_row)(J, h, i, lo, hi, inv_tau, &st, out, p, NULL, 0);
     }
-    FN(finish_row)(J, h, i, lo, hi, inv_tau, &st, out, p);
   }
 }
 
@@ -821,7 +856,7 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
                       dk, J->V[h] + j0 * dv, dv, inv_tau, st, out, ow, !past);
   }
   for (size_t r = 0; r < cnt; r++)
-    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p);
+    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p, NULL, 0);
 }
 #else
 /* f64 has no tile kernel */
@@ -873,7 +908,8 @@ static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
                              J->V[h], dv, inv_tau, st, out, ow);
 #endif
   for (size_t r = 0; r < cnt; r++)
-    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p);
+    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p, seg[r],
+                   ns[r]);
 }
 
 /* The attention of rows i0 .. i0 + cnt - 1 (consecutive), row t's at
