@@ -378,7 +378,9 @@ static const char *const check_usage =
     "string up to --max-len over the formula's alphabet plus one symbol no atom\n"
     "names, and of --samples random strings at each of --lengths. Exit 1 on any\n"
     "disagreement. A program is compared with its own interpreter, on strings\n"
-    "of its tokens plus one token it does not name.\n"
+    "of its tokens plus one token it does not name. Random strings are uniform\n"
+    "or favour one symbol; for counting models, two in four walk near balance\n"
+    "between two symbols (README, Choices).\n"
     MODE_OPTS
     "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
     COMMON_RUN_OPTS
@@ -386,6 +388,7 @@ static const char *const check_usage =
     "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"
     "  --samples K       random strings per length (default 3)\n"
     "  --seed S          random seed (default 1)\n"
+    "  --max-time S      also stops between strings once S seconds have passed\n"
     "  --error-max-n N   measure the attention error only on strings up to N\n"
     "                    symbols (default 4096); it costs up to tens of times\n"
     "                    the pass on rows the kernel takes whole, little on\n"
@@ -407,6 +410,10 @@ typedef struct check_ctx {
   cJSON *dis;          /* --json: the first disagreements */
   cli_progress prog;   /* strings checked of `total` */
   uint64_t total;
+  int li;              /* the random strings' length index (-1: exhaustive) */
+  uint64_t held[64], seen[64]; /* per length: positions where the logic
+                                  holds, positions */
+  double t0;           /* the start, for --max-time */
 } check_ctx;
 
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
@@ -432,6 +439,8 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < n; i++)
     if (r.bits[i] != truth[i] && bad++ == 0) first = i;
+  for (size_t i = 0; c->li >= 0 && i < n; i++) c->held[c->li] += truth[i];
+  if (c->li >= 0) c->seen[c->li] += n;
   for (int l = 0; err && hs_model_layer_nheads(c->m, l) >= 0; l++)
     if (r.attn_error[l] > c->max_err) c->max_err = r.attn_error[l];
   c->positions += n;
@@ -455,6 +464,14 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
            n <= 40 && !c->tokens ? (int)n : 0, (const char *)s);
   hs_run_result_free(&r);
   free(truth);
+  /* a prediction can be off (it is an order of magnitude): stop between
+   * strings once the time is spent */
+  if (c->o->max_time > 0 && cli_now() - c->t0 > c->o->max_time) {
+    cli_progress_end(&c->prog);
+    return cli_error("check: stopped after %llu of %llu strings, past --max-time %g s",
+                     (unsigned long long)c->strings, (unsigned long long)c->total,
+                     c->o->max_time);
+  }
   return 0;
 }
 
@@ -520,6 +537,60 @@ static int check_plan(check_ctx *c, int k) {
   return 0;
 }
 
+/* Whether the model counts: a C-RASP program, or a formula with #< / #>. */
+static int check_counts(const check_ctx *c) {
+  if (hs_program_lang(c->p) == HS_LANG_CRASP) return 1;
+  const char *t = hs_formula_text(c->f);
+  return t && (strstr(t, "#<") || strstr(t, "#>"));
+}
+
+/* A walk near balance: symbols x = sym[0] and y = sym[1] keep d = #x - #y
+ * within [lo, 3] (lo = -3: it crosses 0 both ways; lo = 0: it returns to
+ * 0 and never goes below), one step in four another symbol (the rest of
+ * sym, when there is a rest). Counting comparisons of two counts (#x >
+ * #y, #x = #y, a prefix never below 0) then hold at some positions and
+ * fail at others at every length, where uniform strings drift apart by
+ * about sqrt(n) and settle the comparison early. */
+static void check_walk(uint64_t *seed, uint8_t *s, size_t n, const uint8_t *sym, int k,
+                       int lo) {
+  int d = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = splitmix(seed);
+    if (k > 2 && r % 4 == 0) {
+      s[i] = sym[2 + (r >> 8) % (uint64_t)(k - 2)];
+      continue;
+    }
+    int up = d == 3 ? 0 : d == lo ? 1 : (int)(r >> 40 & 1);
+    s[i] = up ? sym[0] : sym[1];
+    d += up ? 1 : -1;
+  }
+}
+
+/* Random string t of a length: half uniform, half favouring one symbol
+ * (90%), which makes long runs and distant witnesses; for a model that
+ * counts, strings 0 and 1 of each four are walks near balance
+ * (check_walk: crossing it, then never below it) over two of the named
+ * symbols (k - 1 of them, the last symbol names none), the pair moving
+ * with t / 4. */
+static void check_random(const check_ctx *c, uint64_t *seed, uint8_t *s, size_t n,
+                         const uint8_t *sym, int k, int t) {
+  int named = k - 1;
+  if (check_counts(c) && named >= 2 && t % 4 < 2) {
+    uint8_t w[257];
+    int p0 = t / 4 % named, p1 = (p0 + 1) % named, m = 2;
+    w[0] = sym[p0], w[1] = sym[p1];
+    for (int i = 0; i < k; i++)
+      if (i != p0 && i != p1) w[m++] = sym[i];
+    check_walk(seed, s, n, w, k, t % 4 == 0 ? -3 : 0);
+    return;
+  }
+  int fav = t % 2 ? (int)(splitmix(seed) % (uint64_t)k) : -1;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = splitmix(seed);
+    s[i] = fav >= 0 && r % 10 != 0 ? sym[fav] : sym[(r >> 8) % (uint64_t)k];
+  }
+}
+
 static int check_run(check_ctx *c, const uint8_t *sym, int k) {
   const cli_opts *o = c->o;
   uint8_t s[17];
@@ -539,14 +610,9 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
     size_t n = o->lengths[li];
     uint8_t *buf = malloc(n ? n : 1);
     if (!buf) return cli_error("out of memory for a string of %zu symbols", n);
+    c->li = li;
     for (int t = 0; t < o->samples; t++) {
-      /* half the strings are uniform; the others favour one symbol (90%),
-       * which makes long runs and distant witnesses */
-      int fav = t % 2 ? (int)(splitmix(&seed) % (uint64_t)k) : -1;
-      for (size_t i = 0; i < n; i++) {
-        uint64_t r = splitmix(&seed);
-        buf[i] = fav >= 0 && r % 10 != 0 ? sym[fav] : sym[(r >> 8) % (uint64_t)k];
-      }
+      check_random(c, &seed, buf, n, sym, k, t);
       int rc = check_one(buf, n, c);
       if (rc) { free(buf); return rc; }
     }
@@ -567,9 +633,12 @@ static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   cJSON_AddNumberToObject(doc, "max_len", o->max_len);
   cJSON_AddNumberToObject(doc, "samples", o->samples);
   cJSON *ls = cJSON_AddArrayToObject(doc, "lengths");
+  cJSON *held = cJSON_AddArrayToObject(doc, "logic_true");
   size_t longest = check_longest(o, o->error_max_n);
-  for (int i = 0; i < o->nlengths; i++)
+  for (int i = 0; i < o->nlengths; i++) {
     cJSON_AddItemToArray(ls, cJSON_CreateNumber((double)o->lengths[i]));
+    cJSON_AddItemToArray(held, cJSON_CreateNumber((double)c->held[i]));
+  }
   cJSON_AddNumberToObject(doc, "error_max_n", (double)o->error_max_n);
   cJSON_AddNumberToObject(doc, "strings", (double)c->strings);
   cJSON_AddNumberToObject(doc, "positions", (double)c->positions);
@@ -612,6 +681,10 @@ static int print_check_summary(const check_ctx *c) {
          (unsigned long long)c->positions, (unsigned long long)c->agree,
          (unsigned long long)c->positions,
          c->positions ? 100.0 * (double)c->agree / (double)c->positions : 100.0);
+  for (int i = 0; c->o->samples && i < c->o->nlengths; i++)
+    printf("%s%llu/%llu (n = %zu)%s", i ? ", " : "logic true at random positions: ",
+           (unsigned long long)c->held[i], (unsigned long long)c->seen[i],
+           c->o->lengths[i], i + 1 < c->o->nlengths ? "" : "\n");
   size_t longest = check_longest(c->o, c->o->error_max_n);
   if (longest == 0) {
     printf("largest attention error: not measured (every string is longer than "
@@ -666,7 +739,8 @@ int cmd_check(int argc, char **argv) {
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
     check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, &he), NULL, 0, 0, 0, 0, 0,
-                   hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0};
+                   hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0, -1, {0}, {0},
+                   cli_now()};
     ro.want_attn_error = 0;
     if (c.run) c.run_fast = hs_runner_new(m, &ro, &he);
     cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
