@@ -380,7 +380,7 @@ static const char *const check_usage =
     "disagreement. A program is compared with its own interpreter, on strings\n"
     "of its tokens plus one token it does not name. Random strings are uniform\n"
     "or favour one symbol; for counting models, two in four walk near balance\n"
-    "between two symbols (README, Choices).\n"
+    "between two symbols (docs/CHOICES.md).\n"
     MODE_OPTS
     "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
     COMMON_RUN_OPTS
