@@ -17,10 +17,6 @@ static inline size_t hs_dkp(const hs_head *H) {
   if (H->dk > 4 && H->dk < 8) return 8;
   return (size_t)H->dk;
 }
-
-/* How a head's scores are known to be 0 for every key (prefix-impl.h,
- * FN(uni_row)): not, K = 0, W_q = 0. */
-enum { HS_UNI_NONE, HS_UNI_KZERO, HS_UNI_QZERO };
 #endif
 
 /* Model weights converted to REAL once per run, and packed once for the
@@ -446,9 +442,9 @@ typedef struct FN(job) {
   uint64_t prog_total;
   uint64_t *ph; /* hs_run_opts.phases: the parts' work, by phase */
   int demote;   /* FN(proj_range) demotes future heads' keys and values */
-  /* per head: uniform (HS_UNI_*, prefix-impl.h) and its rows' outputs */
-  const unsigned char *uni;
-  REAL *const *uo;
+  /* per head: its keys' groups and rows' sums when its keys take a few
+   * values (prefix-impl.h), else NULL */
+  struct FN(few) *const *few;
 } FN(job);
 
 typedef struct FN(part) {
@@ -741,25 +737,13 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
   }
 }
 
-/* Row i of a uniform head (prefix-impl.h) into out[0..dv), its mean
- * taken by prefix sums, when its query scores every key 0: a finite
- * query where K = 0, a zero one where W_q = 0. 0 otherwise (the caller
- * runs the kernel). */
-static int FN(uni_row)(const FN(job) *J, int h, size_t i, REAL *out) {
-  if (!J->uni[h]) return 0;
-  const size_t dk = hs_dkp(&J->L->heads[h]), dv = (size_t)J->L->heads[h].dv;
-  const REAL *q = J->Q[h] + i * dk;
-  for (size_t c = 0; c < dk; c++)
-    if (J->uni[h] == HS_UNI_KZERO ? !(q[c] - q[c] == 0) : q[c] != 0) return 0;
-  memcpy(out, J->uo[h] + i * dv, dv * sizeof(REAL));
-  return 1;
-}
+#include "prefix-impl.h"
 
 /* Head h's attention of row i into out[0..dv). */
 static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
                             FN(part) *p) {
   const hs_head *H = &J->L->heads[h];
-  if (FN(uni_row)(J, h, i, out)) return;
+  if (FN(few_row)(J, h, i, out, p)) return;
   if (H->kind == HS_ATTN_SOFTMAX) {
     FN(softmax_row)(J, h, i, out, p);
     return;
@@ -811,7 +795,7 @@ static int FN(tile_head)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   int use = o->attn_tile ? o->attn_tile > 0 : HS_ATTN_TILE_DEFAULT;
   return use && H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-         !J->two_pass[h] && !J->uni[h];
+         !J->two_pass[h] && !J->few[h];
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_TILE_ROWS) by
@@ -1394,8 +1378,7 @@ typedef struct FN(pass) {
   size_t *qkv;           /* bytes held in Q[h], K[h], V[h] (and bt[h]) */
   FN(btree) **bt;        /* skip ON / AUTO: bounds trees, FN(bt_make) */
   unsigned char *twop;   /* per head of a layer: rows on the two-pass kernel */
-  unsigned char *uni;    /* per head of a layer: uniform (prefix-impl.h) */
-  REAL **uo;             /* its rows' outputs */
+  FN(few) **few;         /* per head of a layer: few key values (prefix-impl.h) */
   atomic_uint_fast64_t prog_done;
   uint64_t prog_total;
   hs_phclock clk;        /* this thread's phases */
@@ -1405,9 +1388,10 @@ typedef struct FN(pass) {
 static void FN(pass_free)(FN(pass) *P) {
   for (int h = 0; P->Q && h <= P->maxh; h++) { free(P->Q[h]); free(P->K[h]); free(P->V[h]); }
   for (int h = 0; P->bt && h <= P->maxh; h++) FN(bt_free)(P->bt[h]);
-  for (int h = 0; P->uo && h <= P->maxh; h++) free(P->uo[h]);
+  for (int h = 0; P->few && h <= P->maxh; h++)
+    if (P->few[h]) free(P->few[h]->row), free(P->few[h]);
   free(P->Q); free(P->K); free(P->V); free(P->qkv); free(P->bt); free(P->twop);
-  free(P->uni); free(P->uo);
+  free(P->few);
   free(P->X);
 }
 
@@ -1432,10 +1416,8 @@ static int FN(pass_buffers)(FN(pass) *P) {
   P->qkv = calloc(nh1, sizeof(size_t));
   P->bt = calloc(nh1, sizeof *P->bt);
   P->twop = calloc(nh1, 1);
-  P->uni = calloc(nh1, 1);
-  P->uo = calloc(nh1, sizeof(REAL *));
-  if (!P->X || !P->Q || !P->K || !P->V || !P->qkv || !P->bt || !P->twop || !P->uni ||
-      !P->uo)
+  P->few = calloc(nh1, sizeof *P->few);
+  if (!P->X || !P->Q || !P->K || !P->V || !P->qkv || !P->bt || !P->twop || !P->few)
     return -1;
   /* per thread: a chunk of rows' attention outputs, d-wide products and
    * hidden units (rows_worker) */
@@ -1475,16 +1457,14 @@ static void FN(head_store)(FN(pass) *P, const hs_head *H, int h) {
   memcpy(P->V[h] + np * dv, P->V[h], dv * sizeof(REAL));
 }
 
-#include "prefix-impl.h"
-
 /* Whether head h may skip and so gets a bounds tree: hard heads with
  * exact scores skip under auto and on (FN(hard_row_skip)) unless their
  * gap statistics are wanted; softmax heads under on, and under auto where
- * FN(auto_may_skip) says skipping could pay at all. Uniform heads
- * (prefix-impl.h) have nothing to skip. */
+ * FN(auto_may_skip) says skipping could pay at all. Heads whose keys take
+ * a few values (prefix-impl.h) need no tree. */
 static int FN(head_wants_tree)(const FN(pass) *P, const FN(job) *J, int h) {
   const hs_run_opts *o = P->o;
-  if ((o->skip != HS_SKIP_ON && o->skip != HS_SKIP_AUTO) || P->uni[h]) return 0;
+  if ((o->skip != HS_SKIP_ON && o->skip != HS_SKIP_AUTO) || P->few[h]) return 0;
   if (J->L->heads[h].kind != HS_ATTN_SOFTMAX) return !P->res->head_stats;
   return o->skip == HS_SKIP_ON || FN(auto_may_skip)(J, h);
 }
@@ -1618,11 +1598,13 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
                &res->attn_keys, &res->attn_segments,
                &P->prog_done, P->prog_total, P->ph,
                o->threads > 1 && hs_demote_pays(P->np * P->d * sizeof(REAL)),
-               P->uni, P->uo};
+               (struct FN(few) *const *)P->few};
   FN(run_proj)(&J, P->pool, o->threads, &P->clk);
   hs_ph_to(&P->clk, HS_PHASE_FINISH);
   for (int h = 0; h < L->nheads; h++) FN(head_store)(P, &L->heads[h], h);
-  if (FN(uni_heads)(P, &J) != 0 || FN(head_trees)(P, &J) != 0) return -1;
+  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->qkv) != 0 ||
+      FN(head_trees)(P, &J) != 0)
+    return -1;
   for (int h = 0; h < L->nheads; h++) FN(head_plan)(P, &J, h);
   size_t held = P->base;
   for (int h = 0; h < P->maxh; h++) held += P->qkv[h];
