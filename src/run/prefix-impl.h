@@ -60,6 +60,8 @@
  * S_g (ng * dv) then C_g for g < ng - 1 (the last is D less the others). */
 typedef struct FN(few) {
   int ng, qzero; /* qzero: one group by W_q = 0, the row's q must be 0 */
+  int nz;        /* groups whose key is not 0 (the others score 0) */
+  unsigned char kz[HS_FEW_MAX]; /* group g's key is 0 */
   REAL key[HS_FEW_MAX][HS_FEW_D];
   size_t w;      /* int64 per row */
   int64_t *row;  /* [np][w] */
@@ -112,7 +114,45 @@ static inline int FN(few_find)(const REAL (*key)[HS_FEW_D], int ng, const REAL *
   return ng;
 }
 
-/* Pass 1 for key blocks [b0, b1) of every candidate head. */
+/* Whether x is an integer of magnitude at most 2^31, without a
+ * conversion, so that the loops over a block's values vectorize: below
+ * `big` (2^23 in float, 2^52 in double, the size from which every value
+ * is an integer) |x| + big - big rounds |x| to an integer. */
+static inline int FN(is_int)(REAL x) {
+  const REAL big = REAL_F32 ? (REAL)0x1p23 : (REAL)0x1p52;
+  REAL a = x < 0 ? -x : x;
+  return a <= (REAL)2147483648.0 && (a >= big || (a + big) - big == a);
+}
+
+/* Block t of head h, keys [j0, j1), when they are all the same vector
+ * (every block of a count head): one group, its values' sum (an exact
+ * double: 4096 integers below 2^31 stay below 2^53). 0 when they are
+ * not. */
+static int FN(few_block1)(FN(few_blk) *B, const REAL *K, const REAL *V, size_t dk,
+                          size_t dv, size_t j0, size_t j1) {
+  const REAL *k0 = K + j0 * dk;
+  int same = 1, fin = 1, vi = 1;
+  for (size_t x = j0 * dk; x < j1 * dk; x++) {
+    same &= K[x] == k0[x & (dk - 1)]; /* dk is 1, 2, 4 or 8 (hs_dkp) */
+    fin &= K[x] - K[x] == 0;
+  }
+  if (!same || !fin) return 0;
+  for (size_t c = 0; c < dv; c++) {
+    double sum = 0;
+    for (size_t j = j0; j < j1; j++) {
+      REAL v = V[j * dv + c];
+      vi &= FN(is_int)(v);
+      sum += (double)v;
+    }
+    B->sum[0][c] = B->all[c] = vi ? (int64_t)sum : 0;
+  }
+  memcpy(B->key[0], k0, dk * sizeof(REAL));
+  B->ng = 1, B->kfinite = 1, B->vint = (unsigned char)vi, B->cnt[0] = (int64_t)(j1 - j0);
+  return 1;
+}
+
+/* Pass 1 for key blocks [b0, b1) of every candidate head: one group
+ * (FN(few_block1)), else key by key. */
 static void FN(few_blocks)(void *ctx, int k, size_t b0, size_t b1) {
   FN(few_ctx) *U = ctx;
   const FN(job) *J = U->J;
@@ -125,6 +165,7 @@ static void FN(few_blocks)(void *ctx, int k, size_t b0, size_t b1) {
       FN(few_blk) *B = &U->blk[(size_t)h * (U->nb + 1) + t];
       size_t j1 = (t + 1) * HS_PFX_BLOCK < J->np + 1 ? (t + 1) * HS_PFX_BLOCK : J->np + 1;
       memset(B, 0, sizeof *B);
+      if (FN(few_block1)(B, K, V, dk, dv, t * HS_PFX_BLOCK, j1)) continue;
       B->kfinite = B->vint = 1;
       for (size_t j = t * HS_PFX_BLOCK; j < j1 && B->vint; j++) {
         const REAL *kj = K + j * dk;
@@ -134,7 +175,7 @@ static void FN(few_blocks)(void *ctx, int k, size_t b0, size_t b1) {
         if (g == B->ng) B->ng++;
         for (size_t c = 0; c < dv; c++) {
           REAL v = V[j * dv + c];
-          B->vint &= fabs((double)v) <= 2147483648.0 && (REAL)(int64_t)v == v;
+          B->vint &= FN(is_int)(v);
           int64_t x = B->vint ? (int64_t)v : 0;
           B->all[c] += x;
           if (g < HS_FEW_MAX) B->sum[g][c] += x;
@@ -173,6 +214,12 @@ static int FN(few_merge)(FN(few_ctx) *U, int h, FN(few) *F) {
   int multi = H->kind == HS_ATTN_SOFTMAX && U->J->o->score_round == HS_ROUND_NONE;
   if (!vi || !kf || (!F->qzero && (over || (ng > 1 && !multi)))) return 0;
   F->ng = F->qzero ? 1 : ng;
+  for (int g = 0; g < F->ng; g++) {
+    size_t c = 0;
+    while (c < dk && F->key[g][c] == 0) c++;
+    F->kz[g] = c == dk;
+    F->nz += !F->kz[g];
+  }
   int64_t rs[HS_FEW_MAX][HS_FEW_D] = {{0}}, rc[HS_FEW_MAX] = {0};
   for (size_t t = 0; t <= U->nb; t++) {
     size_t keys = t < U->nb ? (t + 1) * HS_PFX_BLOCK - t * HS_PFX_BLOCK : 0;
@@ -289,19 +336,24 @@ static int FN(few_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p
   if (!F) return 0;
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-  const REAL *q = J->Q[h] + i * dk, inv_tau = FN(head_inv_tau)(H, J->n);
+  const REAL *q = J->Q[h] + i * dk;
+  const REAL inv_tau = F->nz && !F->qzero ? FN(head_inv_tau)(H, J->n) : 0;
   const int64_t *r = F->row + i * F->w;
   size_t lo, hi, a, b;
   FN(head_range)(H, i, J->n, &lo, &hi);
   FN(key_span)(J, H, lo, hi, &a, &b);
   int64_t C[HS_FEW_MAX], last = (int64_t)(b - a + 1);
   double s[HS_FEW_MAX], M = -INFINITY;
-  for (size_t c = 0; F->qzero && c < dk; c++)
-    if (q[c] != 0) return 0;
+  int fin = 1; /* a finite query scores a key 0 as 0 */
+  for (size_t c = 0; c < dk; c++) {
+    if (F->qzero && q[c] != 0) return 0;
+    fin &= q[c] - q[c] == 0;
+  }
   for (int g = 0; g < F->ng; g++) {
     C[g] = g + 1 < F->ng ? r[(size_t)F->ng * dv + (size_t)g] : last;
     last -= g + 1 < F->ng ? C[g] : 0;
-    s[g] = F->qzero ? 0 : (double)(KOP(J->kt, dot)(dk, q, F->key[g]) * inv_tau);
+    s[g] = F->qzero || (F->kz[g] && fin) ? 0
+           : (double)(KOP(J->kt, dot)(dk, q, F->key[g]) * inv_tau);
     if (!(s[g] - s[g] == 0)) return 0;
     if (C[g] > 0 && s[g] > M) M = s[g];
   }
