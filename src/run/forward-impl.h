@@ -17,6 +17,37 @@ static inline size_t hs_dkp(const hs_head *H) {
   if (H->dk > 4 && H->dk < 8) return 8;
   return (size_t)H->dk;
 }
+
+/* A buffer of `bytes` for the pass (free() releases it): from 4 MiB on,
+ * aligned to 2 MiB and advised to the kernel as huge pages, where it has
+ * them (Linux, transparent huge pages on madvise): a long string's
+ * buffers are touched first by the pass, and faulting them in 4 KiB
+ * pages took a fifth of a pass at n = 2^20 (perf: page faults, zeroing,
+ * the page allocator), against a few percent at 2^16. */
+static inline void *hs_big_alloc(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t huge = (size_t)1 << 21;
+  if (bytes >= 2 * huge) {
+    size_t sz = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, sz);
+    if (p) madvise(p, sz, MADV_HUGEPAGE);
+    return p;
+  }
+#endif
+  return malloc(bytes ? bytes : 1);
+}
+
+/* *p holding at least `bytes` (*cap: what it holds): kept when it does,
+ * else replaced. A buffer reused from layer to layer keeps its pages: a
+ * fresh one of a long string is page faults and zeroing on first touch
+ * (a fifth of a 4-layer pass at n = 2^20, perf). 0, or -1 out of memory. */
+static inline int hs_reserve(void **p, size_t *cap, size_t bytes) {
+  if (*p && bytes <= *cap) return 0;
+  free(*p);
+  *p = hs_big_alloc(bytes);
+  *cap = *p ? bytes : 0;
+  return *p ? 0 : -1;
+}
 #endif
 
 /* Model weights converted to REAL once per run, and packed once for the
@@ -1378,7 +1409,10 @@ typedef struct FN(pass) {
   size_t *qkv;           /* bytes held in Q[h], K[h], V[h] (and bt[h]) */
   FN(btree) **bt;        /* skip ON / AUTO: bounds trees, FN(bt_make) */
   unsigned char *twop;   /* per head of a layer: rows on the two-pass kernel */
-  FN(few) **few;         /* per head of a layer: few key values (prefix-impl.h) */
+  FN(few) **few;         /* per head of a layer: few key values (prefix-impl.h),
+                            pointing into fews, or NULL */
+  FN(few) *fews;         /* their storage, kept from layer to layer */
+  size_t *cap;           /* REALs held in Q[h], K[h], V[h]: cap[3 h + 0..2] */
   atomic_uint_fast64_t prog_done;
   uint64_t prog_total;
   hs_phclock clk;        /* this thread's phases */
@@ -1388,10 +1422,9 @@ typedef struct FN(pass) {
 static void FN(pass_free)(FN(pass) *P) {
   for (int h = 0; P->Q && h <= P->maxh; h++) { free(P->Q[h]); free(P->K[h]); free(P->V[h]); }
   for (int h = 0; P->bt && h <= P->maxh; h++) FN(bt_free)(P->bt[h]);
-  for (int h = 0; P->few && h <= P->maxh; h++)
-    if (P->few[h]) free(P->few[h]->row), free(P->few[h]);
+  for (int h = 0; P->fews && h <= P->maxh; h++) free(P->fews[h].row);
   free(P->Q); free(P->K); free(P->V); free(P->qkv); free(P->bt); free(P->twop);
-  free(P->few);
+  free(P->few); free(P->fews); free(P->cap);
   free(P->X);
 }
 
@@ -1409,7 +1442,7 @@ static int FN(pass_buffers)(FN(pass) *P) {
     if ((size_t)m->layers[l].hidden > P->maxhid) P->maxhid = (size_t)m->layers[l].hidden;
   }
   size_t nh1 = (size_t)P->maxh + 1;
-  P->X = malloc(P->np * d * sizeof(REAL));
+  P->X = hs_big_alloc(P->np * d * sizeof(REAL));
   P->Q = calloc(nh1, sizeof(REAL *));
   P->K = calloc(nh1, sizeof(REAL *));
   P->V = calloc(nh1, sizeof(REAL *));
@@ -1417,7 +1450,10 @@ static int FN(pass_buffers)(FN(pass) *P) {
   P->bt = calloc(nh1, sizeof *P->bt);
   P->twop = calloc(nh1, 1);
   P->few = calloc(nh1, sizeof *P->few);
-  if (!P->X || !P->Q || !P->K || !P->V || !P->qkv || !P->bt || !P->twop || !P->few)
+  P->fews = calloc(nh1, sizeof *P->fews);
+  P->cap = calloc(3 * nh1, sizeof *P->cap);
+  if (!P->X || !P->Q || !P->K || !P->V || !P->qkv || !P->bt || !P->twop || !P->few ||
+      !P->fews || !P->cap)
     return -1;
   /* per thread: a chunk of rows' attention outputs, d-wide products and
    * hidden units (rows_worker) */
@@ -1431,17 +1467,17 @@ static int FN(pass_buffers)(FN(pass) *P) {
 /* Step 2, a layer's buffers: every head's queries, keys and values. Keys
  * and values get one extra row after position n, a copy of BOS, so that
  * every mask plus BOS is one contiguous range ([0, i] for the past,
- * [i, n + 1] for the future) and one kernel call. */
+ * [i, n + 1] for the future) and one kernel call. A slot keeps its memory
+ * from layer to layer (hs_reserve). */
 static int FN(layer_buffers)(FN(pass) *P, const hs_layer *L) {
   size_t np = P->np;
   for (int h = 0; h < L->nheads; h++) {
     const hs_head *H = &L->heads[h];
     size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-    free(P->Q[h]); free(P->K[h]); free(P->V[h]);
-    P->Q[h] = malloc(np * dk * sizeof(REAL));
-    P->K[h] = malloc((np + 1) * dk * sizeof(REAL));
-    P->V[h] = malloc((np + 1) * dv * sizeof(REAL));
-    if (!P->Q[h] || !P->K[h] || !P->V[h]) return -1;
+    if (hs_reserve((void **)&P->Q[h], &P->cap[3 * h], np * dk * sizeof(REAL)) ||
+        hs_reserve((void **)&P->K[h], &P->cap[3 * h + 1], (np + 1) * dk * sizeof(REAL)) ||
+        hs_reserve((void **)&P->V[h], &P->cap[3 * h + 2], (np + 1) * dv * sizeof(REAL)))
+      return -1;
     P->qkv[h] = (np * dk + (np + 1) * (dk + dv)) * sizeof(REAL);
   }
   return 0;
@@ -1602,7 +1638,7 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
   FN(run_proj)(&J, P->pool, o->threads, &P->clk);
   hs_ph_to(&P->clk, HS_PHASE_FINISH);
   for (int h = 0; h < L->nheads; h++) FN(head_store)(P, &L->heads[h], h);
-  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->qkv) != 0 ||
+  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->fews, P->qkv) != 0 ||
       FN(head_trees)(P, &J) != 0)
     return -1;
   for (int h = 0; h < L->nheads; h++) FN(head_plan)(P, &J, h);

@@ -65,6 +65,7 @@ typedef struct FN(few) {
   REAL key[HS_FEW_MAX][HS_FEW_D];
   size_t w;      /* int64 per row */
   int64_t *row;  /* [np][w] */
+  size_t cap;    /* bytes held in row (kept from layer to layer) */
 } FN(few);
 
 /* Pass 1's result for one key block of one head: its groups (ng >
@@ -280,20 +281,18 @@ static void FN(few_rows)(void *ctx, int k, size_t b0, size_t b1) {
   }
 }
 
-/* The layer's heads on this path (few[h], NULL for the others): the
- * candidates' key blocks grouped and summed (pass 1), each head decided,
- * then the rows (pass 2), both split among the threads in whole blocks;
- * each head's bytes into qkv[h]. -1 when out of memory. */
+/* The layer's heads on this path (few[h] = &store[h], NULL for the
+ * others): the candidates' key blocks grouped and summed (pass 1), each
+ * head decided, then the rows (pass 2), both split among the threads in
+ * whole blocks; each head's bytes into qkv[h]. -1 when out of memory. */
 static int FN(few_heads)(const FN(job) *J, hs_pool *pool, hs_phclock *clk, FN(few) **few,
-                         size_t *qkv) {
+                         FN(few) *store, size_t *qkv) {
   const hs_layer *L = J->L;
   const int nh = L->nheads;
   size_t work = 0, np = J->np;
   unsigned char *cand = calloc((size_t)(nh ? nh : 1), 1);
   if (!cand) return -1;
   for (int h = 0; h < nh; h++) {
-    if (few[h]) free(few[h]->row);
-    free(few[h]);
     few[h] = NULL;
     cand[h] = (unsigned char)FN(few_may)(J, &L->heads[h]);
     if (cand[h]) work += (np + 1) * (hs_dkp(&L->heads[h]) + (size_t)L->heads[h].dv);
@@ -304,18 +303,13 @@ static int FN(few_heads)(const FN(job) *J, hs_pool *pool, hs_phclock *clk, FN(fe
   if (rc == 0 && work > 0)
     FN(par_ranges)(pool, T, clk, J->ph, HS_PHASE_PREFIX, U.nb, 1, work, FN(few_blocks), &U);
   for (int h = 0; rc == 0 && work > 0 && h < nh; h++) {
-    FN(few) F = {0};
+    FN(few) F = {.row = store[h].row, .cap = store[h].cap};
     if (!cand[h] || !FN(few_merge)(&U, h, &F)) continue;
     F.w = (size_t)F.ng * (size_t)L->heads[h].dv + (size_t)F.ng - 1;
     size_t bytes = np * F.w * sizeof(int64_t);
-    few[h] = malloc(sizeof F);
-    F.row = malloc(bytes ? bytes : 1);
-    if (!few[h] || !F.row) {
-      free(F.row);
-      rc = -1;
-      break;
-    }
-    *few[h] = F;
+    rc = hs_reserve((void **)&F.row, &F.cap, bytes);
+    store[h] = F;
+    few[h] = rc == 0 ? &store[h] : NULL;
     qkv[h] += bytes;
     any = 1;
   }
