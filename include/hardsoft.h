@@ -582,7 +582,8 @@ HS_API size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * it fits t(n) = per_pos n + per_pair n^2 through the last two points
  * (per_pair = 0 when no layer scores all rows against all keys, e.g. a
  * one-layer model with last_only, or when the longer run took less than
- * 2.3 times the shorter: a linear pass plus noise).
+ * 2.3 times the shorter: a linear pass plus noise; a ratio below 3.5
+ * is checked against a third length, 4N, whose pair then decides).
  * Passes are timed in process CPU seconds divided by the threads: the
  * prediction is the time on free cores, and a machine busy with other
  * work takes longer in wall time. It is an order of magnitude, not a
