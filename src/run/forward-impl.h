@@ -23,7 +23,11 @@ static inline size_t hs_dkp(const hs_head *H) {
  * them (Linux, transparent huge pages on madvise): a long string's
  * buffers are touched first by the pass, and faulting them in 4 KiB
  * pages took a fifth of a pass at n = 2^20 (perf: page faults, zeroing,
- * the page allocator), against a few percent at 2^16. */
+ * the page allocator), against a few percent at 2^16. (NumPy advises its
+ * arrays of 4 MiB and more alike.) On a machine short of free huge pages
+ * the kernel may compact memory at the first touch instead: measured on
+ * the busy development machine, system time per pass varied by up to 2x
+ * between runs either way. */
 static inline void *hs_big_alloc(size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const size_t huge = (size_t)1 << 21;
