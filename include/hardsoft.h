@@ -232,10 +232,13 @@ HS_API int hs_precision_parse(const char *name, hs_precision *prec,
  * tile bounds of sampled rows (bounds per row plus the kept keys, per
  * ISA) is below ONLINE's, else ONLINE; a head's output is then the bits
  * of the one chosen, the same for every thread count. AUTO also takes
- * uniform heads (every key scoring 0: the counts, softmax or average-hard)
- * by exact prefix sums in O(n) (src/run/prefix-impl.h), the kernels' bits
- * while their sums are exact in the working precision (below 2^24 keys
- * in f32), closer past it. Hard heads whose scores are
+ * heads whose keys take at most four distinct vectors by exact prefix
+ * sums per group in O(n) (src/run/prefix-impl.h): uniform heads (every
+ * key scoring the same: the counts, softmax or average-hard) with the
+ * kernels' bits while their sums are exact in the working precision
+ * (below 2^24 keys in f32), closer past it; softmax heads of 2-4 key
+ * values (BOS-weighted counts, --sign temp's signs) within a few
+ * roundings of the kernel's values. Hard heads whose scores are
  * exact (integer weights and features, as compiled): AUTO and ON skip
  * tiles that cannot hold the chosen key(s), OFF and ONLINE scan every key;
  * the same bits either way. Relative-position heads skip the same way
