@@ -116,9 +116,10 @@ static inline int FN(few_find)(const REAL (*key)[HS_FEW_D], int ng, const REAL *
 }
 
 /* Whether x is an integer of magnitude at most 2^31, without a
- * conversion, so that the loops over a block's values vectorize: below
- * `big` (2^23 in float, 2^52 in double, the size from which every value
- * is an integer) |x| + big - big rounds |x| to an integer. */
+ * conversion per value: below `big` (2^23 in float, 2^52 in double, the
+ * size from which every value is an integer) |x| + big - big rounds |x|
+ * to an integer. (The loops stay scalar: the compiler keeps a double
+ * sum's order, exact here as it is.) */
 static inline int FN(is_int)(REAL x) {
   const REAL big = REAL_F32 ? (REAL)0x1p23 : (REAL)0x1p52;
   REAL a = x < 0 ? -x : x;
