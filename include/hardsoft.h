@@ -235,7 +235,14 @@ HS_API int hs_precision_parse(const char *name, hs_precision *prec,
  * default): per head and layer, ON where its cost estimated from the
  * tile bounds of sampled rows (bounds per row plus the kept keys, per
  * ISA) is below ONLINE's, else ONLINE; a head's output is then the bits
- * of the one chosen, the same for every thread count. Hard heads whose scores are
+ * of the one chosen, the same for every thread count. AUTO also takes
+ * heads whose keys take at most four distinct vectors by exact prefix
+ * sums per group in O(n) (src/run/prefix-impl.h): uniform heads (every
+ * key scoring the same: the counts, softmax or average-hard) with the
+ * kernels' bits while their sums are exact in the working precision
+ * (below 2^24 keys in f32), closer past it; softmax heads of 2-4 key
+ * values (BOS-weighted counts, --sign temp's signs) within a few
+ * roundings of the kernel's values. Hard heads whose scores are
  * exact (integer weights and features, as compiled): AUTO and ON skip
  * tiles that cannot hold the chosen key(s), OFF and ONLINE scan every key;
  * the same bits either way. Relative-position heads skip the same way
@@ -300,10 +307,12 @@ typedef struct hs_head_stats {
  *   ATTN    the attention kernels and the rows' normalisation;
  *   FINISH  embedding, biases, layer norm, ReLU, residual adds, buffers
  *           and outputs;
- *   WAIT    a thread idle while others work (serial phases, imbalance). */
+ *   WAIT    a thread idle while others work (serial phases, imbalance);
+ *   PREFIX  the prefix sums of uniform heads (skip AUTO: heads whose scores
+ *           are equal for every key, the counts) and their rows' means. */
 typedef enum hs_phase { HS_PHASE_GEMM, HS_PHASE_BOUNDS, HS_PHASE_SEARCH,
                         HS_PHASE_ATTN, HS_PHASE_FINISH, HS_PHASE_WAIT,
-                        HS_PHASE_COUNT } hs_phase;
+                        HS_PHASE_PREFIX, HS_PHASE_COUNT } hs_phase;
 
 typedef struct hs_run_result {
   uint8_t *bits;      /* [n]: decision at positions 1..n */
@@ -580,7 +589,8 @@ HS_API size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * it fits t(n) = per_pos n + per_pair n^2 through the last two points
  * (per_pair = 0 when no layer scores all rows against all keys, e.g. a
  * one-layer model with last_only, or when the longer run took less than
- * 2.3 times the shorter: a linear pass plus noise).
+ * 2.3 times the shorter: a linear pass plus noise; a ratio below 3.5
+ * is checked against a third length, 4N, whose pair then decides).
  * Passes are timed in process CPU seconds divided by the threads: the
  * prediction is the time on free cores, and a machine busy with other
  * work takes longer in wall time. It is an order of magnitude, not a

@@ -8,7 +8,10 @@
  * 1000, 3000, one and two threads; the decisions with skip ON agree with
  * the logic in pe and temp; a S b in pe at mu = 32, n = 4096 skips more
  * than half of its key tiles; skip AUTO gives the bits of ON or of the
- * online kernel, whichever it chooses.
+ * online kernel, whichever it chooses; at the largest scales the compiler
+ * accepts, skip ON still leaves out most tiles; the attention error of
+ * rows that skipped, taken over their kept tiles, is the one over every
+ * key.
  *
  * Kernels: against a long double reference with the bound of their first
  * comments, sizes around the 64-key chunk, -inf, +inf and NaN scores,
@@ -369,6 +372,96 @@ static void test_fraction(void **state) {
   hs_formula_free(f);
 }
 
+/* The largest scales the compiler accepts: fixed's scores reach 3 mu,
+ * far above 1e37, at every n, and pe's 3 mu n at n ~ 5e5. Skipping keeps
+ * working there (skip-impl.h, HS_SKIP_BIG): ON gives the bits of OFF and
+ * leaves out most tiles of a S b over runs of one letter, the decisions
+ * those of the logic. */
+static void test_top_mu(void **state) {
+  (void)state;
+  static const struct { hs_mode mode; double mu; } cases[] = {
+      {HS_MODE_FIXED, 5.6e37}, {HS_MODE_PE, 6.76e30}, {HS_MODE_TEMP, 6.76e30}};
+  const size_t n = 4096;
+  uint8_t *s = malloc(n), *truth = malloc(n);
+  for (size_t i = 0; i < n; i += 37)
+    for (size_t j = i; j < i + 37 && j < n; j++) s[j] = (uint8_t)("abc"[i / 37 % 3]);
+  hs_error e;
+  hs_formula *f = hs_formula_parse("a S b", &e);
+  assert_non_null(f);
+  assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth, NULL), 0);
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    hs_compile_opts co = {.mode = cases[c].mode, .scale = cases[c].mu};
+    hs_model *m = hs_compile(f, &co, &e);
+    if (!m) fail_msg("%s mu = %g: %s", hs_mode_name(cases[c].mode), cases[c].mu, e.msg);
+    hs_run_opts ro = {.skip = HS_SKIP_ON};
+    hs_run_result a, b;
+    assert_int_equal(hs_forward(m, s, n, &ro, &a, &e), 0);
+    ro.skip = HS_SKIP_OFF;
+    assert_int_equal(hs_forward(m, s, n, &ro, &b, &e), 0);
+    assert_memory_equal(a.values, b.values, n * sizeof(double));
+    assert_memory_equal(a.bits, truth, n);
+    if (!(a.tiles_skipped > a.tiles_total / 2))
+      fail_msg("%s mu = %g: %llu of %llu tiles skipped", hs_mode_name(cases[c].mode),
+               cases[c].mu, (unsigned long long)a.tiles_skipped,
+               (unsigned long long)a.tiles_total);
+    hs_run_result_free(&a);
+    hs_run_result_free(&b);
+    hs_model_free(m);
+  }
+  hs_formula_free(f);
+  free(s);
+  free(truth);
+}
+
+/* The attention error of a row that skipped is taken over its kept tiles
+ * only, the rest bounded by the cut (FN(off_target)): the same as over
+ * every key (skip ONLINE) within rounding, on every third formula of the
+ * suite in pe, temp and rel, f32 and f64, while AUTO skips most tiles. */
+static void test_error_kept(void **state) {
+  (void)state;
+  load_formulas();
+  static const hs_mode modes[] = {HS_MODE_PE, HS_MODE_TEMP, HS_MODE_REL};
+  const size_t n = 1500;
+  uint8_t *s = malloc(n);
+  hs_rng r = {38};
+  uint64_t total = 0, skipped = 0;
+  for (int fi = 0; fi < nformulas; fi += 3) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(formulas[fi], &e);
+    assert_non_null(f);
+    for (int k = 0; k < 3; k++) {
+      hs_compile_opts co = {.mode = modes[k], .scale = 4};
+      hs_model *m = hs_compile(f, &co, &e);
+      if (!m) continue;
+      hs_random_string(&r, s, n);
+      for (int prec = 0; prec < 2; prec++) {
+        hs_run_opts ro = {.precision = prec ? HS_PREC_F64 : HS_PREC_F32,
+                          .want_attn_error = 1};
+        hs_run_result a, b;
+        assert_int_equal(hs_forward(m, s, n, &ro, &a, &e), 0);
+        ro.skip = HS_SKIP_ONLINE;
+        assert_int_equal(hs_forward(m, s, n, &ro, &b, &e), 0);
+        hs_model_info mi;
+        hs_model_get_info(m, &mi);
+        for (int l = 0; l < mi.nlayers; l++)
+          if (!(fabs(a.attn_error[l] - b.attn_error[l]) <= 1e-12 + 1e-9 * b.attn_error[l]))
+            fail_msg("'%s' %s %s layer %d: error %.17g over the kept tiles, %.17g over "
+                     "every key", formulas[fi], hs_mode_name(modes[k]),
+                     prec ? "f64" : "f32", l, a.attn_error[l], b.attn_error[l]);
+        total += a.tiles_total, skipped += a.tiles_skipped;
+        hs_run_result_free(&a);
+        hs_run_result_free(&b);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  printf("  %.1f%% of %llu tiles skipped\n", 100.0 * (double)skipped / (double)total,
+         (unsigned long long)total);
+  assert_true(skipped > total / 2);
+  free(s);
+}
+
 /* Formula src compiled in mode at scale mu (the formula in *f, freed by
  * the caller after the model). */
 static hs_model *compiled(const char *src, hs_mode mode, double mu, hs_formula **f) {
@@ -552,6 +645,8 @@ int main(void) {
       cmocka_unit_test(test_kernel_special),
       cmocka_unit_test(test_kernel_drop_identical),
       cmocka_unit_test(test_fraction),
+      cmocka_unit_test(test_top_mu),
+      cmocka_unit_test(test_error_kept),
       cmocka_unit_test(test_forward_identical_isas),
       cmocka_unit_test(test_forward_identical),
       cmocka_unit_test(test_auto),

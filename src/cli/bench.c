@@ -45,7 +45,8 @@ static const char *const bench_usage =
     "                     exact tile skipping (on) or without (off, the same\n"
     "                     bits); online: the one-pass online kernel; auto: per\n"
     "                     head, on where its cost estimated from sampled\n"
-    "                     rows is below online's, else online. Hard heads\n"
+    "                     rows is below online's, else online; uniform heads\n"
+    "                     (counts) by prefix sums, O(n). Hard heads\n"
     "                     with exact scores skip under auto and on (the same\n"
     "                     bits as off and online). Also rows, tiles: the online\n"
     "                     kernel forced one row per call or 4 rows per tile\n"
@@ -78,7 +79,8 @@ static const char *const bench_usage =
     "reports of itself, e.g. its PyTorch and NumPy versions).\n"
     "  --phases           time the pass by phase; adds the columns phase_gemm_s,\n"
     "                     phase_bounds_s, phase_search_s, phase_attn_s,\n"
-    "                     phase_finish_s, phase_wait_s at the end (seconds,\n"
+    "                     phase_finish_s, phase_wait_s, phase_prefix_s (the\n"
+    "                     prefix sums of uniform heads) at the end (seconds,\n"
     "                     median over the repeats, each the mean over the\n"
     "                     threads: they add up to about seconds_median; nan\n"
     "                     for peers; hs_run_result.phase_s says what each is),\n"
@@ -564,7 +566,7 @@ static int time_peer(const bench_opts *b, const char *model_path,
 
 #define PHASE_COLUMNS \
   ",phase_gemm_s,phase_bounds_s,phase_search_s,phase_attn_s,phase_finish_s,phase_wait_s," \
-  "attn_keys,attn_segments"
+  "phase_prefix_s,attn_keys,attn_segments"
 
 static void csv_header(FILE *f, int phases) {
   fputs("formula,mode,scale,isa,precision,threads,n,seconds_median,seconds_min,"

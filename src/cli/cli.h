@@ -22,6 +22,7 @@ enum {
   O_PROG = 1 << 14,  /* -f FILE, --lang L, --tokens */
   O_TRACE = 1 << 15, /* --trace */
   O_MAXTIME = 1 << 16, O_QUIET = 1 << 17, O_JSON = 1 << 18,
+  O_ERRMAXN = 1 << 19, /* --error-max-n N */
 };
 
 typedef struct cli_opts {
@@ -49,6 +50,8 @@ typedef struct cli_opts {
   double max_time; /* --max-time: refuse a run predicted to take longer (0: none) */
   int quiet;       /* --quiet: no prediction line, no progress */
   int json;        /* --json: one JSON document on standard output */
+  size_t error_max_n; /* --error-max-n: longer strings run without the
+                         attention error (default 4096) */
 } cli_opts;
 
 #define HS_MODE_TRUTH (-1)

@@ -379,7 +379,9 @@ static const char *const check_usage =
     "string up to --max-len over the formula's alphabet plus one symbol no atom\n"
     "names, and of --samples random strings at each of --lengths. Exit 1 on any\n"
     "disagreement. A program is compared with its own interpreter, on strings\n"
-    "of its tokens plus one token it does not name.\n"
+    "of its tokens plus one token it does not name. Random strings are uniform\n"
+    "or favour one symbol; for counting models, two in four walk near balance\n"
+    "between two symbols (docs/CHOICES.md).\n"
     MODE_OPTS
     "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
     COMMON_RUN_OPTS
@@ -387,6 +389,11 @@ static const char *const check_usage =
     "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"
     "  --samples K       random strings per length (default 3)\n"
     "  --seed S          random seed (default 1)\n"
+    "  --max-time S      also stops between strings once S seconds have passed\n"
+    "  --error-max-n N   measure the attention error only on strings up to N\n"
+    "                    symbols (default 4096); it costs up to tens of times\n"
+    "                    the pass on rows the kernel takes whole, little on\n"
+    "                    rows that skip tiles, nothing on uniform heads\n"
     "  --json            one JSON document: the counts, agreement, largest\n"
     "                    attention error, bound and first disagreements\n";
 
@@ -395,7 +402,8 @@ typedef struct check_ctx {
   const hs_program *p;
   const hs_formula *f;
   const hs_model *m;
-  hs_runner *run;
+  hs_runner *run, *run_fast; /* with the attention error; without (longer
+                                strings than --error-max-n) */
   uint64_t positions, agree, strings;
   double max_err;
   int shown;
@@ -403,6 +411,10 @@ typedef struct check_ctx {
   cJSON *dis;          /* --json: the first disagreements */
   cli_progress prog;   /* strings checked of `total` */
   uint64_t total;
+  int li;              /* the random strings' length index (-1: exhaustive) */
+  uint64_t held[64], seen[64]; /* per length: positions where the logic
+                                  holds, positions */
+  double t0;           /* the start, for --max-time */
 } check_ctx;
 
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
@@ -420,14 +432,17 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
     free(truth);
     return HS_EXIT_ERROR;
   }
-  if (hs_runner_run(c->run, s, n, &r, &he) != 0) {
+  int err = n <= c->o->error_max_n;
+  if (hs_runner_run(err ? c->run : c->run_fast, s, n, &r, &he) != 0) {
     free(truth);
     return cli_error("%s", he.msg);
   }
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < n; i++)
     if (r.bits[i] != truth[i] && bad++ == 0) first = i;
-  for (int l = 0; hs_model_layer_nheads(c->m, l) >= 0; l++)
+  for (size_t i = 0; c->li >= 0 && i < n; i++) c->held[c->li] += truth[i];
+  if (c->li >= 0) c->seen[c->li] += n;
+  for (int l = 0; err && hs_model_layer_nheads(c->m, l) >= 0; l++)
     if (r.attn_error[l] > c->max_err) c->max_err = r.attn_error[l];
   c->positions += n;
   c->agree += n - bad;
@@ -450,6 +465,14 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
            n <= 40 && !c->tokens ? (int)n : 0, (const char *)s);
   hs_run_result_free(&r);
   free(truth);
+  /* a prediction can be off (it is an order of magnitude): stop between
+   * strings once the time is spent */
+  if (c->o->max_time > 0 && cli_now() - c->t0 > c->o->max_time) {
+    cli_progress_end(&c->prog);
+    return cli_error("check: stopped after %llu of %llu strings, past --max-time %g s",
+                     (unsigned long long)c->strings, (unsigned long long)c->total,
+                     c->o->max_time);
+  }
   return 0;
 }
 
@@ -479,6 +502,14 @@ static int check_symbols(const hs_program *p, uint8_t sym[257]) {
   return k;
 }
 
+/* The longest string checked of at most `cap` symbols. */
+static size_t check_longest(const cli_opts *o, size_t cap) {
+  size_t longest = (size_t)o->max_len <= cap ? (size_t)o->max_len : 0;
+  for (int i = 0; i < o->nlengths; i++)
+    if (o->lengths[i] > longest && o->lengths[i] <= cap) longest = o->lengths[i];
+  return longest;
+}
+
 /* The strings to check, their predicted time (said or refused before
  * any output), and the progress over them. */
 static int check_plan(check_ctx *c, int k) {
@@ -498,11 +529,67 @@ static int check_plan(check_ctx *c, int k) {
   char what[96];
   snprintf(what, sizeof what, "%llu string%s", (unsigned long long)c->total,
            c->total == 1 ? "" : "s");
-  hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .want_attn_error = 1,
+  /* timed as the longest strings run: with the attention error or not */
+  hs_run_opts ro = {.precision = o->prec, .kernels = o->kt,
+                    .want_attn_error = check_longest(o, SIZE_MAX) <= o->error_max_n,
                     .threads = o->threads};
   if (cli_predict_many(o, c->m, &ro, np, ns, times, what)) return HS_EXIT_ERROR;
   cli_progress_start(&c->prog, o, "strings");
   return 0;
+}
+
+/* Whether the model counts: a C-RASP program, or a formula with #< / #>. */
+static int check_counts(const check_ctx *c) {
+  if (hs_program_lang(c->p) == HS_LANG_CRASP) return 1;
+  const char *t = hs_formula_text(c->f);
+  return t && (strstr(t, "#<") || strstr(t, "#>"));
+}
+
+/* A walk near balance: symbols x = sym[0] and y = sym[1] keep d = #x - #y
+ * within [lo, 3] (lo = -3: it crosses 0 both ways; lo = 0: it returns to
+ * 0 and never goes below), one step in four another symbol (the rest of
+ * sym, when there is a rest). Counting comparisons of two counts (#x >
+ * #y, #x = #y, a prefix never below 0) then hold at some positions and
+ * fail at others at every length, where uniform strings drift apart by
+ * about sqrt(n) and settle the comparison early. */
+static void check_walk(uint64_t *seed, uint8_t *s, size_t n, const uint8_t *sym, int k,
+                       int lo) {
+  int d = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = splitmix(seed);
+    if (k > 2 && r % 4 == 0) {
+      s[i] = sym[2 + (r >> 8) % (uint64_t)(k - 2)];
+      continue;
+    }
+    int up = d == 3 ? 0 : d == lo ? 1 : (int)(r >> 40 & 1);
+    s[i] = up ? sym[0] : sym[1];
+    d += up ? 1 : -1;
+  }
+}
+
+/* Random string t of a length: half uniform, half favouring one symbol
+ * (90%), which makes long runs and distant witnesses; for a model that
+ * counts, strings 0 and 1 of each four are walks near balance
+ * (check_walk: crossing it, then never below it) over two of the named
+ * symbols (k - 1 of them, the last symbol names none), the pair moving
+ * with t / 4. */
+static void check_random(const check_ctx *c, uint64_t *seed, uint8_t *s, size_t n,
+                         const uint8_t *sym, int k, int t) {
+  int named = k - 1;
+  if (check_counts(c) && named >= 2 && t % 4 < 2) {
+    uint8_t w[257];
+    int p0 = t / 4 % named, p1 = (p0 + 1) % named, m = 2;
+    w[0] = sym[p0], w[1] = sym[p1];
+    for (int i = 0; i < k; i++)
+      if (i != p0 && i != p1) w[m++] = sym[i];
+    check_walk(seed, s, n, w, k, t % 4 == 0 ? -3 : 0);
+    return;
+  }
+  int fav = t % 2 ? (int)(splitmix(seed) % (uint64_t)k) : -1;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = splitmix(seed);
+    s[i] = fav >= 0 && r % 10 != 0 ? sym[fav] : sym[(r >> 8) % (uint64_t)k];
+  }
 }
 
 static int check_run(check_ctx *c, const uint8_t *sym, int k) {
@@ -524,14 +611,9 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
     size_t n = o->lengths[li];
     uint8_t *buf = malloc(n ? n : 1);
     if (!buf) return cli_error("out of memory for a string of %zu symbols", n);
+    c->li = li;
     for (int t = 0; t < o->samples; t++) {
-      /* half the strings are uniform; the others favour one symbol (90%),
-       * which makes long runs and distant witnesses */
-      int fav = t % 2 ? (int)(splitmix(&seed) % (uint64_t)k) : -1;
-      for (size_t i = 0; i < n; i++) {
-        uint64_t r = splitmix(&seed);
-        buf[i] = fav >= 0 && r % 10 != 0 ? sym[fav] : sym[(r >> 8) % (uint64_t)k];
-      }
+      check_random(c, &seed, buf, n, sym, k, t);
       int rc = check_one(buf, n, c);
       if (rc) { free(buf); return rc; }
     }
@@ -552,16 +634,18 @@ static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   cJSON_AddNumberToObject(doc, "max_len", o->max_len);
   cJSON_AddNumberToObject(doc, "samples", o->samples);
   cJSON *ls = cJSON_AddArrayToObject(doc, "lengths");
-  size_t longest = (size_t)o->max_len;
+  cJSON *held = cJSON_AddArrayToObject(doc, "logic_true");
+  size_t longest = check_longest(o, o->error_max_n);
   for (int i = 0; i < o->nlengths; i++) {
     cJSON_AddItemToArray(ls, cJSON_CreateNumber((double)o->lengths[i]));
-    if (o->lengths[i] > longest) longest = o->lengths[i];
+    cJSON_AddItemToArray(held, cJSON_CreateNumber((double)c->held[i]));
   }
+  cJSON_AddNumberToObject(doc, "error_max_n", (double)o->error_max_n);
   cJSON_AddNumberToObject(doc, "strings", (double)c->strings);
   cJSON_AddNumberToObject(doc, "positions", (double)c->positions);
   cJSON_AddNumberToObject(doc, "agree", (double)c->agree);
   cJSON_AddNumberToObject(doc, "agreement", c->positions ? (double)c->agree / (double)c->positions : 1.0);
-  cli_json_num(doc, "max_attn_error", c->max_err);
+  cli_json_num(doc, "max_attn_error", longest ? c->max_err : NAN); /* null: none */
   cli_json_num(doc, "bound", hs_model_bound_at(c->m, longest));
   cJSON_AddNumberToObject(doc, "bound_n", (double)longest);
   cJSON_AddItemToObject(doc, "disagreements", c->dis);
@@ -598,11 +682,21 @@ static int print_check_summary(const check_ctx *c) {
          (unsigned long long)c->positions, (unsigned long long)c->agree,
          (unsigned long long)c->positions,
          c->positions ? 100.0 * (double)c->agree / (double)c->positions : 100.0);
-  size_t longest = (size_t)c->o->max_len;
-  for (int i = 0; i < c->o->nlengths; i++)
-    if (c->o->lengths[i] > longest) longest = c->o->lengths[i];
-  printf("largest attention error: %.3g (the construction's bound for n "
-         "<= %zu: %.3g)\n", c->max_err, longest, hs_model_bound_at(c->m, longest));
+  for (int i = 0; c->o->samples && i < c->o->nlengths; i++)
+    printf("%s%llu/%llu (n = %zu)%s", i ? ", " : "logic true at random positions: ",
+           (unsigned long long)c->held[i], (unsigned long long)c->seen[i],
+           c->o->lengths[i], i + 1 < c->o->nlengths ? "" : "\n");
+  size_t longest = check_longest(c->o, c->o->error_max_n);
+  if (longest == 0) {
+    printf("largest attention error: not measured (every string is longer than "
+           "--error-max-n %zu)\n", c->o->error_max_n);
+    return c->agree == c->positions ? 0 : HS_EXIT_DISAGREE;
+  }
+  printf("largest attention error: %.3g (", c->max_err);
+  if (check_longest(c->o, SIZE_MAX) > longest)
+    printf("on the strings up to n = %zu, --error-max-n; ", longest);
+  printf("the construction's bound for n <= %zu: %.3g)\n", longest,
+         hs_model_bound_at(c->m, longest));
   /* the rounding gates absorb any attention error below 1/4, so such a
    * disagreement comes from elsewhere: never leave a small error beside it
    * unexplained */
@@ -617,7 +711,7 @@ int cmd_check(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2,
                      O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_MAXMEM | O_MAXLEN | O_LENGTHS |
-                         O_SAMPLES | O_SEED | O_PROG | O_MAXTIME | O_QUIET | O_JSON,
+                         O_SAMPLES | O_SEED | O_PROG | O_MAXTIME | O_QUIET | O_JSON | O_ERRMAXN,
                      check_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs != (o.file ? 0 : 1)) {
@@ -645,18 +739,22 @@ int cmd_check(int argc, char **argv) {
     hs_error he;
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
-    check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, &he), 0, 0, 0, 0, 0,
-                   hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0};
+    check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, &he), NULL, 0, 0, 0, 0, 0,
+                   hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0, -1, {0}, {0},
+                   cli_now()};
+    ro.want_attn_error = 0;
+    if (c.run) c.run_fast = hs_runner_new(m, &ro, &he);
     cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
     if (doc) c.dis = cJSON_CreateArray();
-    if (!c.run || (o.json && !c.dis)) {
+    if (!c.run || !c.run_fast || (o.json && !c.dis)) {
       cJSON_Delete(doc);
       cJSON_Delete(c.dis);
       hs_runner_free(c.run);
+      hs_runner_free(c.run_fast);
       hs_model_free(m);
       hs_program_free(p);
       cli_free(&o);
-      return cli_error("%s", c.run ? "out of memory" : he.msg);
+      return cli_error("%s", c.run && c.run_fast ? "out of memory" : he.msg);
     }
     rc = check_plan(&c, k);
     if (!doc && rc == 0) print_check_header(&c, sym, k);
@@ -671,6 +769,7 @@ int cmd_check(int argc, char **argv) {
     cJSON_Delete(doc);
     cJSON_Delete(c.dis);
     hs_runner_free(c.run);
+    hs_runner_free(c.run_fast);
   }
   hs_model_free(m);
   hs_program_free(p);

@@ -228,7 +228,8 @@ static int model_option(const argp *P, cli_opts *o) {
   return 0;
 }
 
-/* The sweeps of check and bench: --max-len, --lengths, --samples, --seed; NOT_MINE when the option is none of them. */
+/* The sweeps of check and bench: --max-len, --lengths, --samples, --seed,
+ * --error-max-n; NOT_MINE when the option is none of them. */
 static int sweep_option(const argp *P, cli_opts *o) {
   const char *v;
   uint64_t u;
@@ -246,6 +247,10 @@ static int sweep_option(const argp *P, cli_opts *o) {
   } else if (TAKES(O_SEED, "--seed")) {
     NEEDV("--seed");
     if (parse_uint("--seed", v, UINT64_MAX, &o->seed)) return HS_EXIT_ERROR;
+  } else if (TAKES(O_ERRMAXN, "--error-max-n")) {
+    NEEDV("--error-max-n");
+    if (parse_uint("--error-max-n", v, (uint64_t)1 << 32, &u)) return HS_EXIT_ERROR;
+    o->error_max_n = (size_t)u;
   } else {
     return NOT_MINE;
   }
@@ -302,6 +307,7 @@ static void set_defaults(cli_opts *o, char **argv, int first) {
   o->lengths[0] = 100;
   o->lengths[1] = 1000;
   o->nlengths = 2;
+  o->error_max_n = 4096;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->threads = cores > 0 && cores <= 256 ? (int)cores : 1;
   o->max_mem = default_max_mem();

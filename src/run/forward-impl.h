@@ -17,6 +17,41 @@ static inline size_t hs_dkp(const hs_head *H) {
   if (H->dk > 4 && H->dk < 8) return 8;
   return (size_t)H->dk;
 }
+
+/* A buffer of `bytes` for the pass (free() releases it): from 4 MiB on,
+ * aligned to 2 MiB and advised to the kernel as huge pages, where it has
+ * them (Linux, transparent huge pages on madvise): a long string's
+ * buffers are touched first by the pass, and faulting them in 4 KiB
+ * pages took a fifth of a pass at n = 2^20 (perf: page faults, zeroing,
+ * the page allocator), against a few percent at 2^16. (NumPy advises its
+ * arrays of 4 MiB and more alike.) On a machine short of free huge pages
+ * the kernel may compact memory at the first touch instead: measured on
+ * the busy development machine, system time per pass varied by up to 2x
+ * between runs either way. */
+static inline void *hs_big_alloc(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t huge = (size_t)1 << 21;
+  if (bytes >= 2 * huge) {
+    size_t sz = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, sz);
+    if (p) madvise(p, sz, MADV_HUGEPAGE);
+    return p;
+  }
+#endif
+  return malloc(bytes ? bytes : 1);
+}
+
+/* *p holding at least `bytes` (*cap: what it holds): kept when it does,
+ * else replaced. A buffer reused from layer to layer keeps its pages: a
+ * fresh one of a long string is page faults and zeroing on first touch
+ * (a fifth of a 4-layer pass at n = 2^20, perf). 0, or -1 out of memory. */
+static inline int hs_reserve(void **p, size_t *cap, size_t bytes) {
+  if (*p && bytes <= *cap) return 0;
+  free(*p);
+  *p = hs_big_alloc(bytes);
+  *cap = *p ? bytes : 0;
+  return *p ? 0 : -1;
+}
 #endif
 
 /* Model weights converted to REAL once per run, and packed once for the
@@ -291,42 +326,63 @@ static REAL FN(rel_add)(const hs_head *H, size_t i, size_t n, size_t j,
   return FMA_R((REAL)sk, (REAL)(int32_t)((int64_t)jp - (int64_t)i), score);
 }
 
+/* Keys j0 .. j0 + cnt - 1 of a row's attention error (FN(off_target)):
+ * their working-precision scores (one gemv kernel call, then / tau and
+ * the relative bias) in double into sc. */
+#define HS_ERR_CHUNK 256
+static void FN(err_scores)(const hs_kernels *kt, const hs_head *H, const REAL *q,
+                           const REAL *K, size_t j0, size_t cnt, REAL inv_tau,
+                           size_t i, size_t n, double *sc) {
+  const size_t dk = hs_dkp(H);
+  REAL d[HS_ERR_CHUNK];
+  KOP(kt, gemv)(cnt, dk, K + j0 * dk, dk, q, d);
+  for (size_t t = 0; t < cnt; t++)
+    sc[t] = (double)FN(rel_add)(H, i, n, j0 + t, d[t] * inv_tau);
+}
+
 /* Weight a softmax row puts off the hard target it stands in for, computed
- * in double from the working-precision scores. */
+ * in double from the working-precision scores of the keys in the ns
+ * segments seg (start, length), plus `rest`, a bound on the summed
+ * weight e^{s - max} of the row's other keys: 0 for a whole row, the
+ * keys a skipping row left out times e^{-cut} (skip-impl.h: each scores
+ * more than the cut below the max), so that measuring the error costs
+ * about what the row's kernel call did (a row that skipped: the kept
+ * tiles only). */
 static double FN(off_target)(const hs_kernels *kt, const hs_head *H,
-                             const REAL *q, const REAL *K, size_t lo,
-                             size_t hi, REAL inv_tau, size_t i, size_t n) {
-  size_t dk = hs_dkp(H);
-  double m = -INFINITY;
-  size_t lastmax = 0, firstmax = 0;
+                             const REAL *q, const REAL *K, size_t ns, const size_t *seg,
+                             double rest, REAL inv_tau, size_t i, size_t n) {
+  /* a chunk of keys at a time: the max so far (m), the weights' sum
+   * relative to it (tot) and the target's share (on): left / right one
+   * key at the max (weight 1, whichever it is), average every key there */
+  double m = -INFINITY, tot = 0, on = 0, sc[HS_ERR_CHUNK];
   /* a head that stands in for no hard kind (the BOS-weighted counts) is
    * meant to spread its weight: nothing is "off target" */
   if (H->target == HS_ATTN_SOFTMAX) return 0;
-#define SCORE(j) \
-  ((double)FN(rel_add)(H, i, n, j, KOP(kt, dot)(dk, q, K + (j) * dk) * inv_tau))
-  for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    double s = SCORE(j);
-    /* an overflowed score decides nothing: report the whole weight lost
-     * rather than an error of 0 beside a wrong answer */
-    if (!(s < INFINITY)) return 1;
-    if (s > m) m = s, firstmax = lastmax = j;
-    else if (s == m) lastmax = j;
-  }
-  if (m == -INFINITY) return 0;
-  double tot = 0, on = 0;
-  for (size_t t = 0; t <= (hi >= lo ? hi - lo + 1 : 0); t++) {
-    size_t j = t == 0 ? 0 : lo + t - 1;
-    double s = SCORE(j), e = exp(s - m);
-    tot += e;
-    if ((H->target == HS_ATTN_HARD_AVG && s == m) ||
-        (H->target == HS_ATTN_HARD_LEFT && j == firstmax) ||
-        (H->target == HS_ATTN_HARD_RIGHT && j == lastmax))
-      on += e;
-  }
-#undef SCORE
-  return 1 - on / tot;
+  for (size_t g = 0; g < ns; g++)
+    for (size_t j0 = seg[2 * g], e = j0 + seg[2 * g + 1]; j0 < e; j0 += HS_ERR_CHUNK) {
+      size_t cnt = e - j0 < HS_ERR_CHUNK ? e - j0 : HS_ERR_CHUNK;
+      FN(err_scores)(kt, H, q, K, j0, cnt, inv_tau, i, n, sc);
+      double cm = -INFINITY;
+      for (size_t t = 0; t < cnt; t++) cm = sc[t] > cm ? sc[t] : cm;
+      /* an overflowed or NaN score decides nothing: report the whole
+       * weight lost rather than an error of 0 beside a wrong answer */
+      for (size_t t = 0; t < cnt; t++)
+        if (!(sc[t] < INFINITY)) return 1;
+      if (cm > m) {
+        double r = m > -INFINITY ? exp(m - cm) : 0;
+        tot *= r, on = H->target == HS_ATTN_HARD_AVG ? 0 : 1, m = cm;
+      }
+      for (size_t t = 0; t < cnt; t++) {
+        double x = sc[t] - m;
+        /* below -746 exp is +0 (e^-746 < 2^-1075): not through libm's
+         * underflow path */
+        tot += x == 0 ? 1 : x >= -746 ? exp(x) : 0;
+        on += x == 0 && H->target == HS_ATTN_HARD_AVG;
+      }
+    }
+  return m == -INFINITY ? 0 : 1 - on / (tot + rest);
 }
+#undef HS_ERR_CHUNK
 
 /* Layer normalization of one pair of hidden units (see hs_layer): for
  * [u, -u] with eps = 0 the mean is exactly 0 and the result +-1 up to
@@ -421,6 +477,9 @@ typedef struct FN(job) {
   uint64_t prog_total;
   uint64_t *ph; /* hs_run_opts.phases: the parts' work, by phase */
   int demote;   /* FN(proj_range) demotes future heads' keys and values */
+  /* per head: its keys' groups and rows' sums when its keys take a few
+   * values (prefix-impl.h), else NULL */
+  struct FN(few) *const *few;
 } FN(job);
 
 typedef struct FN(part) {
@@ -570,10 +629,11 @@ static size_t FN(skip_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
 
 /* One softmax row on the two-pass kernel (f32 relative-bias heads: its
  * bias variant, key j of the buffers at j - i): the tiles of [a, b] as
- * segments, minus the skippable ones (skip ON, FN(bt_row)). */
-static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
-                             size_t a, size_t b, REAL inv_tau, FN(part) *p,
-                             ONLINE *st, REAL *out) {
+ * segments, minus the skippable ones (skip ON, FN(bt_row)), left in
+ * p->seg; returns how many. */
+static size_t FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
+                               size_t a, size_t b, REAL inv_tau, FN(part) *p,
+                               ONLINE *st, REAL *out) {
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   size_t ns = FN(skip_segs)(J, h, i, q, a, b, inv_tau, p, SKIP_CUT, p->seg);
@@ -585,11 +645,12 @@ static void FN(two_pass_row)(const FN(job) *J, int h, size_t i, const REAL *q,
   if (sk != 0) {
     J->kt->f32_attn_row_2pass_bias(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
                                    inv_tau, sk, -(int64_t)i, st, out);
-    return;
+    return ns;
   }
 #endif
   KOP(J->kt, attn_row_2pass)(ns, p->seg, dk, dv, q, J->K[h], dk, J->V[h], dv,
                              inv_tau, st, out);
+  return ns;
 }
 
 /* The online kernel over keys a .. a + h0 + cnt - 1 of head buffers K, V:
@@ -649,14 +710,25 @@ static size_t FN(rounded_segs)(const FN(job) *J, int h, size_t i, const REAL *q,
  * paths so the three give the same bits: out[0..dv) divided by the sum
  * (st; NULL for rounded rows, whose kernel normalises), then the attention
  * error when asked for (rounded scores have none defined; f64
- * relative-bias rows, rounded_row with no rounding, have theirs). */
+ * relative-bias rows, rounded_row with no rounding, have theirs): over
+ * the ns segments seg the row's kernel took (NULL: BOS and lo..hi, the
+ * whole row), the keys it left out bounded by the cut (FN(off_target)). */
 static void FN(finish_row)(const FN(job) *J, int h, size_t i, size_t lo, size_t hi,
-                           REAL inv_tau, const ONLINE *st, REAL *out, FN(part) *p) {
+                           REAL inv_tau, const ONLINE *st, REAL *out, FN(part) *p,
+                           const size_t *seg, size_t ns) {
   const hs_head *H = &J->L->heads[h];
   if (st)
     for (size_t c = 0; c < (size_t)H->dv; c++) out[c] = st->sum > 0 ? out[c] / st->sum : 0;
   if (J->o->want_attn_error && i > 0 && J->o->score_round == HS_ROUND_NONE) {
-    double e = FN(off_target)(J->kt, H, J->Q[h] + i * hs_dkp(H), J->K[h], lo, hi,
+    size_t whole[4] = {0, 1, lo, lo <= hi ? hi - lo + 1 : 0}, a, b;
+    double rest = 0;
+    if (seg) {
+      FN(key_span)(J, H, lo, hi, &a, &b);
+      double cut = FN(rounded_head)(J->o, H) ? ROUNDED_CUT : SKIP_CUT;
+      rest = (double)(b - a + 1 - hs_seg_keys(seg, ns)) * exp(-cut);
+    }
+    double e = FN(off_target)(J->kt, H, J->Q[h] + i * hs_dkp(H), J->K[h],
+                              seg ? ns : 1 + (lo <= hi), seg ? seg : whole, rest,
                               inv_tau, i, J->n);
     if (e > p->err) p->err = e;
   }
@@ -680,12 +752,13 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
   if (FN(rounded_head)(o, H)) {
     size_t *seg, ns = FN(rounded_segs)(J, h, i, q, lo, hi, inv_tau, p, &seg);
     FN(rounded_row)(kt, H, q, Kh, Vh, ns, seg, inv_tau, o->score_round, i, n, out);
-    FN(finish_row)(J, h, i, lo, hi, inv_tau, NULL, out, p);
+    FN(finish_row)(J, h, i, lo, hi, inv_tau, NULL, out, p, seg, ns);
   } else {
     ONLINE st = {-INFINITY, 0};
     for (size_t c = 0; c < dv; c++) out[c] = 0;
     if (J->two_pass && J->two_pass[h]) {
-      FN(two_pass_row)(J, h, i, q, a, b, inv_tau, p, &st, out);
+      size_t ns = FN(two_pass_row)(J, h, i, q, a, b, inv_tau, p, &st, out);
+      FN(finish_row)(J, h, i, lo, hi, inv_tau, &st, out, p, p->seg, ns);
     } else {
       /* f32 future masks: the blocks anchored at the last key (the BOS
        * copy), as f32_attn_tile with end = 1: a head call of
@@ -694,15 +767,18 @@ static void FN(softmax_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(par
       size_t h0 = REAL_F32 && !past ? hs_attn_end_head(b - a + 1) : 0;
       p->keys += b - a + 1, p->segs++;
       FN(online_row)(kt, dk, dv, q, Kh, Vh, a, h0, b - a + 1 - h0, inv_tau, sk, i, &st, out);
+      FN(finish_row)(J, h, i, lo, hi, inv_tau, &st, out, p, NULL, 0);
     }
-    FN(finish_row)(J, h, i, lo, hi, inv_tau, &st, out, p);
   }
 }
+
+#include "prefix-impl.h"
 
 /* Head h's attention of row i into out[0..dv). */
 static void FN(attend_head)(const FN(job) *J, int h, size_t i, REAL *out,
                             FN(part) *p) {
   const hs_head *H = &J->L->heads[h];
+  if (FN(few_row)(J, h, i, out, p)) return;
   if (H->kind == HS_ATTN_SOFTMAX) {
     FN(softmax_row)(J, h, i, out, p);
     return;
@@ -754,7 +830,7 @@ static int FN(tile_head)(const FN(job) *J, int h) {
   const hs_head *H = &J->L->heads[h];
   int use = o->attn_tile ? o->attn_tile > 0 : HS_ATTN_TILE_DEFAULT;
   return use && H->kind == HS_ATTN_SOFTMAX && o->score_round == HS_ROUND_NONE &&
-         !J->two_pass[h];
+         !J->two_pass[h] && !J->few[h];
 }
 
 /* Head h's attention of rows i0 .. i0 + cnt - 1 (cnt <= HS_TILE_ROWS) by
@@ -799,7 +875,7 @@ static void FN(attend_tile)(const FN(job) *J, int h, size_t i0, size_t cnt,
                       dk, J->V[h] + j0 * dv, dv, inv_tau, st, out, ow, !past);
   }
   for (size_t r = 0; r < cnt; r++)
-    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p);
+    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p, NULL, 0);
 }
 #else
 /* f64 has no tile kernel */
@@ -851,7 +927,8 @@ static void FN(attend_multi)(const FN(job) *J, int h, size_t i0, size_t cnt,
                              J->V[h], dv, inv_tau, st, out, ow);
 #endif
   for (size_t r = 0; r < cnt; r++)
-    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p);
+    FN(finish_row)(J, h, i0 + r, lo[r], hi[r], inv_tau, &st[r], out + r * ow, p, seg[r],
+                   ns[r]);
 }
 
 /* The attention of rows i0 .. i0 + cnt - 1 (consecutive), row t's at
@@ -1336,6 +1413,10 @@ typedef struct FN(pass) {
   size_t *qkv;           /* bytes held in Q[h], K[h], V[h] (and bt[h]) */
   FN(btree) **bt;        /* skip ON / AUTO: bounds trees, FN(bt_make) */
   unsigned char *twop;   /* per head of a layer: rows on the two-pass kernel */
+  FN(few) **few;         /* per head of a layer: few key values (prefix-impl.h),
+                            pointing into fews, or NULL */
+  FN(few) *fews;         /* their storage, kept from layer to layer */
+  size_t *cap;           /* REALs held in Q[h], K[h], V[h]: cap[3 h + 0..2] */
   atomic_uint_fast64_t prog_done;
   uint64_t prog_total;
   hs_phclock clk;        /* this thread's phases */
@@ -1345,7 +1426,9 @@ typedef struct FN(pass) {
 static void FN(pass_free)(FN(pass) *P) {
   for (int h = 0; P->Q && h <= P->maxh; h++) { free(P->Q[h]); free(P->K[h]); free(P->V[h]); }
   for (int h = 0; P->bt && h <= P->maxh; h++) FN(bt_free)(P->bt[h]);
+  for (int h = 0; P->fews && h <= P->maxh; h++) free(P->fews[h].row);
   free(P->Q); free(P->K); free(P->V); free(P->qkv); free(P->bt); free(P->twop);
+  free(P->few); free(P->fews); free(P->cap);
   free(P->X);
 }
 
@@ -1363,14 +1446,19 @@ static int FN(pass_buffers)(FN(pass) *P) {
     if ((size_t)m->layers[l].hidden > P->maxhid) P->maxhid = (size_t)m->layers[l].hidden;
   }
   size_t nh1 = (size_t)P->maxh + 1;
-  P->X = malloc(P->np * d * sizeof(REAL));
+  P->X = hs_big_alloc(P->np * d * sizeof(REAL));
   P->Q = calloc(nh1, sizeof(REAL *));
   P->K = calloc(nh1, sizeof(REAL *));
   P->V = calloc(nh1, sizeof(REAL *));
   P->qkv = calloc(nh1, sizeof(size_t));
   P->bt = calloc(nh1, sizeof *P->bt);
   P->twop = calloc(nh1, 1);
-  if (!P->X || !P->Q || !P->K || !P->V || !P->qkv || !P->bt || !P->twop) return -1;
+  P->few = calloc(nh1, sizeof *P->few);
+  P->fews = calloc(nh1, sizeof *P->fews);
+  P->cap = calloc(3 * nh1, sizeof *P->cap);
+  if (!P->X || !P->Q || !P->K || !P->V || !P->qkv || !P->bt || !P->twop || !P->few ||
+      !P->fews || !P->cap)
+    return -1;
   /* per thread: a chunk of rows' attention outputs, d-wide products and
    * hidden units (rows_worker) */
   size_t nthr = P->o->threads > 1 ? (size_t)P->o->threads : 1;
@@ -1383,17 +1471,17 @@ static int FN(pass_buffers)(FN(pass) *P) {
 /* Step 2, a layer's buffers: every head's queries, keys and values. Keys
  * and values get one extra row after position n, a copy of BOS, so that
  * every mask plus BOS is one contiguous range ([0, i] for the past,
- * [i, n + 1] for the future) and one kernel call. */
+ * [i, n + 1] for the future) and one kernel call. A slot keeps its memory
+ * from layer to layer (hs_reserve). */
 static int FN(layer_buffers)(FN(pass) *P, const hs_layer *L) {
   size_t np = P->np;
   for (int h = 0; h < L->nheads; h++) {
     const hs_head *H = &L->heads[h];
     size_t dk = hs_dkp(H), dv = (size_t)H->dv;
-    free(P->Q[h]); free(P->K[h]); free(P->V[h]);
-    P->Q[h] = malloc(np * dk * sizeof(REAL));
-    P->K[h] = malloc((np + 1) * dk * sizeof(REAL));
-    P->V[h] = malloc((np + 1) * dv * sizeof(REAL));
-    if (!P->Q[h] || !P->K[h] || !P->V[h]) return -1;
+    if (hs_reserve((void **)&P->Q[h], &P->cap[3 * h], np * dk * sizeof(REAL)) ||
+        hs_reserve((void **)&P->K[h], &P->cap[3 * h + 1], (np + 1) * dk * sizeof(REAL)) ||
+        hs_reserve((void **)&P->V[h], &P->cap[3 * h + 2], (np + 1) * dv * sizeof(REAL)))
+      return -1;
     P->qkv[h] = (np * dk + (np + 1) * (dk + dv)) * sizeof(REAL);
   }
   return 0;
@@ -1412,10 +1500,11 @@ static void FN(head_store)(FN(pass) *P, const hs_head *H, int h) {
 /* Whether head h may skip and so gets a bounds tree: hard heads with
  * exact scores skip under auto and on (FN(hard_row_skip)) unless their
  * gap statistics are wanted; softmax heads under on, and under auto where
- * FN(auto_may_skip) says skipping could pay at all. */
+ * FN(auto_may_skip) says skipping could pay at all. Heads whose keys take
+ * a few values (prefix-impl.h) need no tree. */
 static int FN(head_wants_tree)(const FN(pass) *P, const FN(job) *J, int h) {
   const hs_run_opts *o = P->o;
-  if (o->skip != HS_SKIP_ON && o->skip != HS_SKIP_AUTO) return 0;
+  if ((o->skip != HS_SKIP_ON && o->skip != HS_SKIP_AUTO) || P->few[h]) return 0;
   if (J->L->heads[h].kind != HS_ATTN_SOFTMAX) return !P->res->head_stats;
   return o->skip == HS_SKIP_ON || FN(auto_may_skip)(J, h);
 }
@@ -1548,11 +1637,14 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
                (P->np + 1 + 63) / 64, &res->tiles_total, &res->tiles_skipped,
                &res->attn_keys, &res->attn_segments,
                &P->prog_done, P->prog_total, P->ph,
-               o->threads > 1 && hs_demote_pays(P->np * P->d * sizeof(REAL))};
+               o->threads > 1 && hs_demote_pays(P->np * P->d * sizeof(REAL)),
+               (struct FN(few) *const *)P->few};
   FN(run_proj)(&J, P->pool, o->threads, &P->clk);
   hs_ph_to(&P->clk, HS_PHASE_FINISH);
   for (int h = 0; h < L->nheads; h++) FN(head_store)(P, &L->heads[h], h);
-  if (FN(head_trees)(P, &J) != 0) return -1;
+  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->fews, P->qkv) != 0 ||
+      FN(head_trees)(P, &J) != 0)
+    return -1;
   for (int h = 0; h < L->nheads; h++) FN(head_plan)(P, &J, h);
   size_t held = P->base;
   for (int h = 0; h < P->maxh; h++) held += P->qkv[h];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The forward pass of a model over one string, row by row on the
  * dispatched kernels: memory is O(n d), never O(n^2). */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
 #include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -8,6 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "base/error.h"
 #include "model/model.h"

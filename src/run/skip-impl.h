@@ -36,9 +36,17 @@
  * bias and compares lane by lane as FN(bt_test) below says, with the
  * scalar expressions' roundings, so a node is kept or skipped alike on
  * every ISA. That holds only without overflow: a node with
- * A > 1e37 min(1, inv_tau) gets no bound (NaN: kept), and rows with
- * |qd_c| > 1e37 skip nothing. DAZ would make a subnormal k_jc count as 0 in
- * the kernel: threads with DAZ on skip nothing.
+ * A > HS_SKIP_BIG min(1, inv_tau) gets no bound (NaN: kept), and rows
+ * with |qd_c| > HS_SKIP_BIG skip nothing. HS_SKIP_BIG = 2^128 (1 - 2^-15)
+ * keeps every product, partial sum and score of a kernel (each within
+ * (1 + 4.4e-6) A, the late-scaled dot within that of A / inv_tau) below
+ * FLT_MAX, so none overflows; the compiler caps a model's scores at
+ * FLT_MAX / 2 over its f32 exact region (3 mu n, n <= 2^23, in pe and
+ * temp), so every node of an accepted model has a bound. (At 1e37, the
+ * nodes of pe models with mu n above ~5e36 had none: a S b at the largest
+ * mu, 6.76e30, kept every tile from n ~ 7e5 on and turned quadratic.)
+ * DAZ would make a subnormal k_jc count as 0 in the kernel: threads with
+ * DAZ on skip nothing.
  *
  * A lower bound on the row max M (as the kernel computes it): depth-first
  * branch and bound over the tree, at each node its children in decreasing
@@ -72,7 +80,7 @@
 #define HS_BT_EVALS 8
 #define HS_BT_NEAR 16.0
 #define HS_SKIP_REL 1e-5
-#define HS_SKIP_BIG 1e37
+#define HS_SKIP_BIG 0x1.fffcp127
 #define HS_SKIP_BIAS_REL 1e-6
 
 #ifndef HS_BT_TYPES

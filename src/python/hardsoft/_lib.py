@@ -43,7 +43,7 @@ class HsRunResult(C.Structure):
                 ("attn_error", C.POINTER(C.c_double)), ("peak_bytes", C.c_size_t),
                 ("layers", C.POINTER(C.c_double)), ("head_stats", C.c_void_p),
                 ("tiles_total", C.c_uint64), ("tiles_skipped", C.c_uint64),
-                ("phase_s", C.c_double * 6),  # HS_PHASE_COUNT
+                ("phase_s", C.c_double * 7),  # HS_PHASE_COUNT
                 ("attn_keys", C.c_uint64), ("attn_segments", C.c_uint64)]
 
 
