@@ -407,9 +407,33 @@ HS_API int hs_model_layer_hidden(const hs_model *m, int layer);
 /* Whitespace-separated tokens of line[0..len) as the model's bytes into
  * out (room for len): a token of the vocabulary is its byte, any other a
  * byte no token uses; without a vocabulary a one-byte token is its byte.
- * Returns how many. */
+ * Returns how many. Reads every unknown token as `other` without a word:
+ * hs_model_encode is the call that refuses them. */
 HS_API size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
                                 uint8_t *out);
+/* What an input token the vocabulary does not name becomes
+ * (hs_model_encode, hs_program_encode): an error (the default), or, when
+ * the caller asks for it, `other`: a byte no token uses, on which every
+ * atom is false. */
+typedef enum hs_unknown { HS_UNKNOWN_ERROR = 0, HS_UNKNOWN_OTHER = 1 } hs_unknown;
+/* hs_model_tokenize that refuses what it does not know: the tokens of
+ * line[0..len) as bytes into out (room for len), their count in *n. A
+ * token the vocabulary does not name (without a vocabulary: a token
+ * longer than one byte) is an error (HS_ERR_PARSE, err->column its byte
+ * offset + 1) naming it, its index and the vocabulary, and the known
+ * tokens it is made of when it is several run together; with
+ * HS_UNKNOWN_OTHER it is read as hs_model_other_byte. 0, or -1 with err
+ * filled. */
+HS_API int hs_model_encode(const hs_model *m, const char *line, size_t len,
+                           hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err);
+/* The bytes the model tells apart from a byte nothing names: set[b] = 1
+ * for its vocabulary's bytes, or, without a vocabulary, for the bytes
+ * whose embedding has more than the columns every byte shares (a
+ * formula's atoms). */
+HS_API void hs_model_alphabet(const hs_model *m, uint8_t set[256]);
+/* The byte an unknown token becomes: the highest byte not in
+ * hs_model_alphabet (0 when every byte is in it). */
+HS_API int hs_model_other_byte(const hs_model *m);
 /* Heads of layer `layer`, or -1 when there is no such layer. */
 HS_API int hs_model_layer_nheads(const hs_model *m, int layer);
 /* One head's description; names as in model files ("softmax",
@@ -671,9 +695,15 @@ HS_API int hs_program_token_byte(const hs_program *p, int k);
  * formula: a byte no atom names). */
 HS_API int hs_program_other_byte(const hs_program *p);
 /* The whitespace-separated tokens of line[0..len) as bytes into out
- * (room for len bytes); returns how many. */
+ * (room for len bytes); returns how many. Every unknown token becomes
+ * hs_program_other_byte without a word: hs_program_encode refuses them. */
 HS_API size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                                   uint8_t *out);
+/* hs_model_encode for the program's vocabulary (an LTL formula has none:
+ * a one-byte token is itself, a longer one unknown): 0, or -1 with err
+ * naming the unknown token. */
+HS_API int hs_program_encode(const hs_program *p, const char *line, size_t len,
+                             hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err);
 /* Give a compiled model the program's vocabulary (saved in its file,
  * used by hardsoft run --tokens). 0, or -1 with err filled. */
 HS_API int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err);

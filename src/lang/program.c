@@ -229,21 +229,20 @@ int hs_program_other_byte(const hs_program *p) {
   return hs_vocab_other(&v);
 }
 
+int hs_program_encode(const hs_program *p, const char *line, size_t len,
+                      hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err) {
+  HS_RETURN_ERROR_IF(!p || !n || (len && (!line || !out)), err, HS_ERR_ARG,
+                     "hs_program_encode: NULL argument");
+  /* a formula names bytes: a one-byte token is its byte */
+  hs_tokens t = {p->vocab.n, p->vocab.tok, p->vocab.byte, (uint8_t)hs_program_other_byte(p),
+                 p->lang == HS_LANG_LTL};
+  return hs_tokens_encode(&t, line, len, unknown, out, n, err);
+}
+
 size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                            uint8_t *out) {
-  if (p->lang != HS_LANG_LTL) return hs_vocab_tokenize(&p->vocab, line, len, out);
-  /* a formula names bytes: a one-byte token is its byte, anything longer
-   * a byte no atom names */
-  uint8_t other = (uint8_t)hs_program_other_byte(p);
   size_t n = 0;
-  for (size_t i = 0; i < len;) {
-    while (i < len && (line[i] == ' ' || (line[i] >= '\t' && line[i] <= '\r'))) i++;
-    size_t j = i;
-    while (j < len && !(line[j] == ' ' || (line[j] >= '\t' && line[j] <= '\r'))) j++;
-    if (j > i) out[n++] = j - i == 1 ? (uint8_t)line[i] : other;
-    i = j;
-  }
-  return n;
+  return hs_program_encode(p, line, len, HS_UNKNOWN_OTHER, out, &n, NULL) ? 0 : n;
 }
 
 int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err) {

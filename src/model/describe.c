@@ -140,6 +140,18 @@ static void describe_region(text *t, const hs_model *m) {
         n32, fmin(hs_model_count_max_n(m, 53), 0x1p53));
 }
 
+/* The vocabulary, and which byte stands for the tokens it does not name:
+ * they are refused unless the caller asks for `other` (hs_model_encode). */
+static void describe_vocab(text *t, const hs_model *m) {
+  if (m->nvocab == 0) return;
+  put(t, "vocabulary: %d token%s (byte):", m->nvocab, m->nvocab == 1 ? "" : "s");
+  for (int32_t k = 0; k < m->nvocab; k++)
+    put(t, " %s (0x%02x)", m->vocab_tok[k], m->vocab_byte[k]);
+  put(t, "\nother: byte 0x%02x stands for every token the vocabulary does not "
+      "name, when unknown tokens are allowed (they are refused otherwise)\n",
+      hs_model_other_byte(m));
+}
+
 size_t hs_model_describe(const hs_model *m, char *buf, size_t len) {
   text t = {buf, len, 0};
   if (buf && len) buf[0] = 0;
@@ -157,6 +169,7 @@ size_t hs_model_describe(const hs_model *m, char *buf, size_t len) {
   if (m->min_scale > 0) put(&t, "smallest exact mu: %.4f\n", m->min_scale);
   else if (m->min_scale < 0) put(&t, "smallest exact mu: none (depends on n)\n");
   describe_region(&t, m);
+  describe_vocab(&t, m);
   if (m->coord_names) {
     put(&t, "coordinates:\n");
     for (int c = 0; c < m->d; c++)
