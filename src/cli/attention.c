@@ -31,6 +31,8 @@ static const char *const attention_usage =
     "  --model FILE  a saved model instead of a FORMULA (its own mode and mu)\n"
     "  -f FILE, --lang L   the formula or program in a file (see eval --help);\n"
     "                a program's STRING is one argument of space-separated tokens\n"
+    "  --unknown U   error (default) or other: a token the vocabulary does not\n"
+    "                name is refused, or read as one symbol no token names\n"
     "  --layer L     only layer L;  --head H  only head H of each layer\n"
     "  --precision f32|f64   working precision of the forward pass (f32)\n"
     "  --isa scalar|avx2|avx512   kernels (default: HARDSOFT_ISA, else the best)\n"
@@ -292,8 +294,8 @@ int cmd_attention(int argc, char **argv) {
   cli_opts o;
   int rc = pic_take(&argc, argv, &p);
   if (rc) return rc;
-  rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_PROG,
-                 attention_usage, &o);
+  rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_PROG |
+                 O_UNKNOWN, attention_usage, &o);
   if (rc) { free(o.args); return rc == 1 ? 0 : rc; }
   int want = p.model || o.file ? 1 : 2;
   hs_model *ms[PIC_MAX_SCALES] = {0};
@@ -321,9 +323,12 @@ int cmd_attention(int argc, char **argv) {
     size_t n = strlen(s);
     /* a model with a vocabulary reads its STRING as tokens */
     if (nm > 0 && hs_model_vocab_size(ms[0]) > 0 &&
-        cli_as_tokens(NULL, ms[0], (const uint8_t *)s, n, &w, &n))
+        cli_as_tokens(&o, NULL, ms[0], (const uint8_t *)s, n, &w, &n))
       rc = HS_EXIT_ERROR;
-    else if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");
+    if (rc == 0 && nm > 0) cli_warn_unnamed(&o, NULL, ms[0], w ? w : (const uint8_t *)s, n);
+    if (rc) {
+      /* said */
+    } else if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");
     else rc = pic_write(f, ms, nm, &p, &o, w ? w : (const uint8_t *)s, n);
     free(w);
     if (f && fclose(f) != 0 && rc == 0) rc = cli_error("attention: writing %s failed", tmp);

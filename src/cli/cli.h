@@ -22,6 +22,7 @@ enum {
   O_PROG = 1 << 14,  /* -f FILE, --lang L, --tokens */
   O_TRACE = 1 << 15, /* --trace */
   O_MAXTIME = 1 << 16, O_QUIET = 1 << 17, O_JSON = 1 << 18,
+  O_UNKNOWN = 1 << 19, /* --unknown error|other */
 };
 
 typedef struct cli_opts {
@@ -49,6 +50,7 @@ typedef struct cli_opts {
   double max_time; /* --max-time: refuse a run predicted to take longer (0: none) */
   int quiet;       /* --quiet: no prediction line, no progress */
   int json;        /* --json: one JSON document on standard output */
+  hs_unknown unknown; /* --unknown: what a token the vocabulary does not name is */
 } cli_opts;
 
 #define HS_MODE_TRUTH (-1)
@@ -86,9 +88,16 @@ hs_model *cli_model_load(const char *path, hs_error *e);
  * and B-RASP programs. */
 int cli_tokens_default(const cli_opts *o, const hs_program *p);
 /* s[0..n) as tokens of p (or of m's vocabulary when p is NULL) into a new
- * buffer *buf of *len bytes. 0 or exit 2. */
-int cli_as_tokens(const hs_program *p, const hs_model *m, const uint8_t *s,
-                  size_t n, uint8_t **buf, size_t *len);
+ * buffer *buf of *len bytes; an unknown token is refused (one line naming
+ * it, exit 2) unless --unknown other. 0 or exit 2. */
+int cli_as_tokens(const cli_opts *o, const hs_program *p, const hs_model *m,
+                  const uint8_t *s, size_t n, uint8_t **buf, size_t *len);
+/* A formula reads bytes: once per command, a warning on standard error
+ * when w[0..n) holds a byte no atom of p's formula (or of m, when p is
+ * NULL) names, unless --unknown other. Nothing for a program or a model
+ * with a vocabulary, whose tokens cli_as_tokens checked. */
+void cli_warn_unnamed(const cli_opts *o, const hs_program *p, const hs_model *m,
+                      const uint8_t *w, size_t n);
 /* Every statement's values at every position, one line per statement. */
 int cli_trace(const hs_program *p, const uint8_t *w, size_t n);
 /* Long runs (src/cli/progress.c). cli_predict: for a string of n symbols

@@ -26,7 +26,19 @@
   "  --lang L      ltl, crasp or brasp (default: by FILE's extension, .cr and\n" \
   "                .crasp are crasp, .brasp brasp, else ltl)\n" \
   "  --tokens      each string is a whitespace-separated list of tokens, one\n" \
-  "                output per token (always so for crasp and brasp)\n"
+  "                output per token (always so for crasp and brasp)\n" \
+  UNKNOWN_OPT
+#define UNKNOWN_OPT \
+  "  --unknown U   error (default): a token the vocabulary does not name is\n" \
+  "                refused; other: read it as one symbol no token names (and\n" \
+  "                no warning for bytes no atom of a formula names)\n"
+/* what an input string is, said first in eval --help and run --help */
+#define INPUT_RULES \
+  "A formula reads one byte per position: an atom is true where its byte is,\n" \
+  "and a byte no atom names makes every atom false (a warning says so, unless\n" \
+  "--unknown other). A program, and a model with a vocabulary, reads\n" \
+  "whitespace-separated tokens: a token it does not name is an error, unless\n" \
+  "--unknown other reads it as one symbol no token names.\n"
 #define MODE_OPTS \
   "  --mode M      hard, pe, temp, fixed or rel (default temp)\n" \
   "  --scale MU    the scale mu > 0 of pe, temp, fixed and rel (default 4)\n" \
@@ -110,10 +122,14 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n);
 /* One input line: as tokens (--tokens, programs) or as bytes. */
 static int run_one(const uint8_t *s, size_t n, void *ctx) {
   run_ctx *c = ctx;
-  if (!c->tokens) return run_bytes(c, s, n);
+  if (!c->tokens) {
+    cli_warn_unnamed(c->o, c->program, c->m, s, n);
+    return run_bytes(c, s, n);
+  }
   uint8_t *w;
   size_t len;
-  if (cli_as_tokens(c->program, c->m, s, n, &w, &len)) return HS_EXIT_ERROR;
+  if (cli_as_tokens(c->o, c->program, c->m, s, n, &w, &len)) return HS_EXIT_ERROR;
+  cli_warn_unnamed(c->o, c->program, c->m, w, len);
   int rc = run_bytes(c, w, len);
   free(w);
   return rc;
@@ -203,6 +219,7 @@ static const char *const eval_usage =
     "Prints one line per string, one character 0 or 1 per position (an empty\n"
     "line for the empty string). With no strings, reads them from standard\n"
     "input, one per line.\n"
+    INPUT_RULES
     MODE_OPTS
     "                (--mode truth evaluates the logic directly)\n"
     COMMON_RUN_OPTS
@@ -216,7 +233,7 @@ static const char *const eval_usage =
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM |
-                         O_PROG | O_TRACE | O_MAXTIME | O_QUIET | O_JSON,
+                         O_PROG | O_TRACE | O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN,
                      eval_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1 && !o.file) {
@@ -264,17 +281,20 @@ int cmd_eval(int argc, char **argv) {
 static const char *const run_usage =
     "usage: hardsoft run FILE [OPTIONS] [--] [STRING...]\n"
     "Runs a saved model (safetensors) like eval.\n"
+    INPUT_RULES
     COMMON_RUN_OPTS
     "  --last        print only the decision at the last position\n"
     "  --tokens      each string is a whitespace-separated list of tokens of the\n"
     "                model's vocabulary (the default for a model compiled from a\n"
     "                program); without a vocabulary a one-byte token is its byte\n"
+    UNKNOWN_OPT
     "  --json        one JSON document, as eval --json\n";
 
 int cmd_run(int argc, char **argv) {
   cli_opts o;
   hs_error he;
-  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG | O_MAXTIME | O_QUIET | O_JSON, run_usage, &o);
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG |
+                     O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.file || o.lang >= 0) {
     cli_free(&o);

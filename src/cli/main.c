@@ -232,7 +232,8 @@ static int sweep_option(const argp *P, cli_opts *o) {
 }
 
 /* Input, output and what is shown: -o, -f, --lang, --tokens, --trace,
- * --print, --last, --max-time, --quiet, --json; NOT_MINE when the option is none of them. */
+ * --print, --last, --max-time, --quiet, --json, --unknown; NOT_MINE when
+ * the option is none of them. */
 static int io_option(const argp *P, cli_opts *o) {
   const char *v;
   if ((P->allowed & O_OUT) && (v = value_of(P->argc, P->argv, P->i, "-o"))) {
@@ -261,6 +262,11 @@ static int io_option(const argp *P, cli_opts *o) {
     o->quiet = 1;
   } else if ((P->allowed & O_JSON) && strcmp(P->argv[*P->i], "--json") == 0) {
     o->json = 1;
+  } else if (TAKES(O_UNKNOWN, "--unknown")) {
+    NEEDV("--unknown");
+    if (strcmp(v, "error") == 0) o->unknown = HS_UNKNOWN_ERROR;
+    else if (strcmp(v, "other") == 0) o->unknown = HS_UNKNOWN_OTHER;
+    else return cli_error("--unknown '%s' is not error or other", v);
   } else {
     return NOT_MINE;
   }

@@ -207,14 +207,40 @@ int cli_tokens_default(const cli_opts *o, const hs_program *p) {
   return p && hs_program_lang(p) != HS_LANG_LTL;
 }
 
-int cli_as_tokens(const hs_program *p, const hs_model *m, const uint8_t *s,
-                  size_t n, uint8_t **buf, size_t *len) {
+int cli_as_tokens(const cli_opts *o, const hs_program *p, const hs_model *m,
+                  const uint8_t *s, size_t n, uint8_t **buf, size_t *len) {
   uint8_t *b = malloc(n ? n : 1);
   if (!b) return cli_error("out of memory for a string of %zu bytes", n);
-  *len = p ? hs_program_tokenize(p, (const char *)s, n, b)
-           : hs_model_tokenize(m, (const char *)s, n, b);
+  hs_error e;
+  int rc = p ? hs_program_encode(p, (const char *)s, n, o->unknown, b, len, &e)
+             : hs_model_encode(m, (const char *)s, n, o->unknown, b, len, &e);
+  if (rc) {
+    free(b);
+    return cli_error("%s (--unknown other reads unknown tokens as one symbol no "
+                     "token names)", e.msg);
+  }
   *buf = b;
   return 0;
+}
+
+void cli_warn_unnamed(const cli_opts *o, const hs_program *p, const hs_model *m,
+                      const uint8_t *w, size_t n) {
+  static int warned;
+  uint8_t set[256];
+  if (warned || o->unknown == HS_UNKNOWN_OTHER) return;
+  if (p && hs_program_lang(p) != HS_LANG_LTL) return;
+  if (!p && (!m || hs_model_vocab_size(m) > 0)) return;
+  if (p) hs_formula_alphabet(hs_program_formula(p), set);
+  else hs_model_alphabet(m, set);
+  size_t i = 0, named = 0;
+  for (int b = 0; b < 256; b++) named += set[b];
+  while (i < n && set[w[i]]) i++;
+  if (i == n || named == 0) return; /* no atom: nothing reads the bytes */
+  char sym[8];
+  snprintf(sym, sizeof sym, w[i] >= 0x20 && w[i] < 0x7f ? "'%c'" : "\\x%02x", w[i]);
+  warned = fprintf(stderr, "hardsoft: warning: no atom of the formula names %s "
+                   "(position %zu): every atom is false there (--unknown other "
+                   "allows such bytes without this warning)\n", sym, i + 1) > 0;
 }
 
 int cli_trace(const hs_program *p, const uint8_t *w, size_t n) {

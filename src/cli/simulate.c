@@ -45,6 +45,8 @@ static const char *const simulate_usage =
     "  --isa scalar|avx2|avx512|wasm128   kernels (default: HARDSOFT_ISA, else\n"
     "                    the best; wasm128 only in the WebAssembly build)\n"
     "  --tokens          read STRINGs as space-separated tokens for any model\n"
+    "  --unknown U       error (default) or other: a token the vocabulary does\n"
+    "                    not name is refused, or read as one symbol no token names\n"
     "  --alphabet SYMS   random strings over these bytes (e.g. ab) instead of STRINGs\n"
     "  --lengths L1,...  their lengths (default 100,1000)\n"
     "  --samples K       strings per length (default 3; odd-numbered ones draw one\n"
@@ -455,11 +457,11 @@ static int hard_heads(const hs_model *m) {
 
 /* A model with a vocabulary (a compiled program), or --tokens, reads each
  * STRING as space-separated tokens, as run and attention do. */
-static int as_tokens(const hs_model *m, strs *v) {
+static int as_tokens(const cli_opts *o, const hs_model *m, strs *v) {
   for (size_t i = 0; i < v->count; i++) {
     uint8_t *w;
     size_t len;
-    if (cli_as_tokens(NULL, m, v->s[i], v->n[i], &w, &len)) return HS_EXIT_ERROR;
+    if (cli_as_tokens(o, NULL, m, v->s[i], v->n[i], &w, &len)) return HS_EXIT_ERROR;
     free(v->s[i]);
     v->s[i] = w;
     v->n[i] = len;
@@ -495,7 +497,7 @@ int cmd_simulate(int argc, char **argv) {
   if (rc) { free(rest); return rc; }
   cli_opts o;
   rc = cli_parse(nrest, rest, 2, O_SCALE | O_PREC | O_ISA | O_LENGTHS | O_SAMPLES | O_SEED |
-                                     O_MAXTIME | O_QUIET | O_JSON,
+                                     O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN,
                  simulate_usage, &o);
   if (rc) { free(o.args); free(rest); return rc == 1 ? 0 : rc; }
   c.o = &o;
@@ -538,7 +540,8 @@ int cmd_simulate(int argc, char **argv) {
     rc = cli_error("simulate: --tokens reads given STRINGs; --alphabet draws symbols");
   } else if (!c.alphabet) {
     rc = cli_each_string(&o, 1, collect, &v);
-    if (rc == 0 && (c.tokens || hs_model_vocab_size(m) > 0)) rc = as_tokens(m, &v);
+    if (rc == 0 && (c.tokens || hs_model_vocab_size(m) > 0)) rc = as_tokens(&o, m, &v);
+    for (size_t i = 0; rc == 0 && i < v.count; i++) cli_warn_unnamed(&o, NULL, m, v.s[i], v.n[i]);
     if (rc == 0) {
       if (c.csv && header) printf(CSV_HEADER "\n");
       rc = simulate_group(&c, m, &v);
