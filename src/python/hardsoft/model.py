@@ -6,15 +6,20 @@ byte per position: "cabba" is five positions. A program model (C-RASP,
 B-RASP, or any model whose file carries a vocabulary) reads tokens: a
 string is split at whitespace, as `hardsoft run --tokens` does ("a a b"
 is three positions, "<p> word </p>" three as well), or the tokens are
-given as a list (tokens=[...]). A token the program does not name is read
-as one symbol no token uses.
+given as a list (tokens=[...]). A token the program does not name is an
+error (hardsoft.Error naming it) unless the call says unknown="other":
+then it is read as one symbol no token uses. A formula model reads every
+byte, and a byte no atom names makes every atom false: allowed, but
+warned about (InputWarning) unless unknown="other".
 """
 import ctypes as C
 import json
 import math
 import os
 import struct
+import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -27,6 +32,7 @@ SIGNS = {"layernorm": 0, "temp": 1}
 LANGS = {"ltl": 0, "crasp": 1, "brasp": 2}   # hs_lang of the program API
 PRECISIONS = {"f32": 0, "f64": 1}
 PRECISION_NAMES = ("f32", "f64", "f16", "bf16", "f16s", "bf16s")
+UNKNOWN = {"error": 0, "other": 1}   # hs_unknown
 
 Text = Union[str, bytes, bytearray, memoryview]
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -46,6 +52,18 @@ class Error(ValueError):
         self.message, self.column, self.line = message, column, line
 
 
+class InputWarning(UserWarning):
+    """An input a formula model reads, but maybe not as meant: a byte no atom
+    of the formula names (every atom is false there). unknown="other" says
+    it is meant."""
+
+
+def _unknown(unknown: str) -> int:
+    if not isinstance(unknown, str) or unknown not in UNKNOWN:
+        raise Error("unknown=%r is not 'error' or 'other'" % (unknown,))
+    return UNKNOWN[unknown]
+
+
 def _bytes(s: Any, what: str = "input string") -> bytes:
     """A string of symbols as bytes: str is encoded as UTF-8 (one position
     per byte, as the command line takes its arguments)."""
@@ -54,6 +72,16 @@ def _bytes(s: Any, what: str = "input string") -> bytes:
     if isinstance(s, (bytes, bytearray, memoryview)):
         return bytes(s)
     raise Error("%s must be str or bytes, not %s" % (what, type(s).__name__))
+
+
+def _outside() -> int:
+    """warnings.warn's stacklevel naming the first caller outside this
+    package (the user's line)."""
+    f, level = sys._getframe(1), 1
+    here = os.path.dirname(os.path.abspath(__file__))
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
 
 
 def _buf(s: bytes):
@@ -235,10 +263,16 @@ class Model:
             self.formula, i.mode.decode(), i.scale, i.d, i.nlayers, i.nheads)
 
     # ---------------------------------------------------------- input
-    def encode(self, s: Optional[Text] = None, tokens: Tokens = None) -> bytes:
+    def encode(self, s: Optional[Text] = None, tokens: Tokens = None,
+               unknown: str = "error") -> bytes:
         """The bytes the model reads for s (or for the token list), one per
         position: a program model's tokens as their bytes, a formula
-        model's string as it is."""
+        model's string as it is. A token the vocabulary does not name (a
+        formula's token longer than one byte) raises Error naming it,
+        unless unknown="other": then it is the one byte no token uses. A
+        formula model warns (InputWarning) about a byte no atom names,
+        unless unknown="other"."""
+        u = _unknown(unknown)
         if (s is None) == (tokens is None):
             raise Error("give the input as a string or as tokens=[...], not %s"
                         % ("both" if s is not None else "neither"))
@@ -249,20 +283,39 @@ class Model:
             for k, t in enumerate(toks):
                 if not t or any(c in b" \t\n\v\f\r" for c in t):
                     raise Error("token %d (%r) is empty or holds whitespace" % (k, t))
-            if not self.reads_tokens:
-                for k, t in enumerate(toks):
-                    if len(t) != 1:
-                        raise Error("token %d (%r): a formula model reads one byte "
-                                    "per position" % (k, t))
-                return b"".join(toks)
-            line = b" ".join(toks)
+            w = self._encode_line(b" ".join(toks), u)
         else:
-            line = _bytes(s)
-            if not self.reads_tokens:
-                return line
-        out = (C.c_uint8 * max(len(line), 1))()
-        n = _lib.lib().hs_model_tokenize(self._ptr, line, len(line), out)
-        return bytes(out[:n])
+            w = _bytes(s)
+            if self.reads_tokens:
+                w = self._encode_line(w, u)
+        if not self.reads_tokens and not u:
+            self._warn_unnamed(w)
+        return w
+
+    def _encode_line(self, line: bytes, unknown: int) -> bytes:
+        out, n, err = (C.c_uint8 * max(len(line), 1))(), C.c_size_t(), _lib.HsError()
+        if _lib.lib().hs_model_encode(self._ptr, line, len(line), unknown, out,
+                                      C.byref(n), C.byref(err)) != 0:
+            e = _lib.fail(err)
+            e.args = (e.message + " (unknown='other' reads unknown tokens as one "
+                      "symbol no token names)",)
+            e.message = e.args[0]
+            raise e
+        return bytes(out[:n.value])
+
+    def _warn_unnamed(self, w: bytes) -> None:
+        if getattr(self, "_alphabet", None) is None:
+            set_ = (C.c_uint8 * 256)()
+            _lib.lib().hs_model_alphabet(self._ptr, set_)
+            self._alphabet = bytes(set_)
+        if not any(self._alphabet):
+            return                       # no atom: nothing reads the bytes
+        bad = sorted({b for b in w if not self._alphabet[b]})
+        if bad:
+            sym = "'%c'" % bad[0] if 32 <= bad[0] < 127 else "\\x%02x" % bad[0]
+            warnings.warn("no atom of the formula names the byte %s: every atom is "
+                          "false there (unknown='other' allows such bytes without "
+                          "this warning)" % sym, InputWarning, stacklevel=_outside())
 
     def labels(self, s: Optional[Text] = None, tokens: Tokens = None) -> List[str]:
         """Axis labels of the positions 1..n: each token (program models)
@@ -277,30 +330,30 @@ class Model:
 
     # ---------------------------------------------------------- running
     def eval(self, s: Union[Text, Sequence[Text], None] = None, precision: str = "f32",
-             *, tokens: Tokens = None):
+             *, tokens: Tokens = None, unknown: str = "error"):
         """The model's decision (0/1, numpy uint8) at positions 1..n of s
         (or of tokens=[...]); a list of arrays for a list of strings (run
-        in one library call, see run_batch)."""
+        in one library call, see run_batch). unknown: see encode."""
         if isinstance(s, (list, tuple)):
-            return self.run_batch(s, precision).split("bits")
-        return self._forward(self.encode(s, tokens), precision)[0]
+            return self.run_batch(s, precision, unknown=unknown).split("bits")
+        return self._forward(self.encode(s, tokens, unknown), precision)[0]
 
     def values(self, s: Optional[Text] = None, precision: str = "f32", *,
-               tokens: Tokens = None) -> np.ndarray:
+               tokens: Tokens = None, unknown: str = "error") -> np.ndarray:
         """The output coordinate (float64) at positions 1..n: the decision
         is value > 1/2."""
-        return self._forward(self.encode(s, tokens), precision)[1]
+        return self._forward(self.encode(s, tokens, unknown), precision)[1]
 
     def run_batch(self, strings: Sequence[Union[Text, Sequence[Text]]],
-                  precision: str = "f32") -> Batch:
+                  precision: str = "f32", *, unknown: str = "error") -> Batch:
         """Many inputs in one library call (hs_forward_batch: the weights
         are prepared once): each item a string, or a list of tokens.
         Returns a Batch: the decisions and values end to end and each
         input's length."""
         if isinstance(strings, (str, bytes)) or not isinstance(strings, (list, tuple)):
             raise Error("run_batch takes a list of strings, not %s" % type(strings).__name__)
-        enc = [self.encode(tokens=x) if isinstance(x, (list, tuple)) else self.encode(x)
-               for x in strings]
+        enc = [self.encode(tokens=x, unknown=unknown) if isinstance(x, (list, tuple))
+               else self.encode(x, unknown=unknown) for x in strings]
         lens = np.array([len(w) for w in enc], dtype=np.int64)
         total = int(lens.sum())
         flat = _buf(b"".join(enc))
@@ -334,13 +387,13 @@ class Model:
         return bits.astype(np.uint8), vals
 
     def truth(self, s: Union[Text, Sequence[Text], None] = None, *,
-              tokens: Tokens = None):
+              tokens: Tokens = None, unknown: str = "error"):
         """The logic's own answer (0/1, numpy uint8) at positions 1..n: the
         formula's evaluator or the program's interpreter, no transformer
         involved; a list of arrays for a list of strings."""
         if isinstance(s, (list, tuple)):
-            return [self.truth(x) for x in s]
-        w, lib = self.encode(s, tokens), _lib.lib()
+            return [self.truth(x, unknown=unknown) for x in s]
+        w, lib = self.encode(s, tokens, unknown), _lib.lib()
         if self._formula is None and self._program is None:
             if self.formula is None or self.reads_tokens:
                 raise Error("this model carries neither a formula nor its program's "
@@ -358,12 +411,12 @@ class Model:
         return np.frombuffer(out, dtype=np.uint8)[:len(w)].copy()
 
     def attention(self, s: Optional[Text] = None, precision: str = "f32", *,
-                  tokens: Tokens = None) -> List[LayerAttention]:
+                  tokens: Tokens = None, unknown: str = "error") -> List[LayerAttention]:
         """Per layer, the attention weights every head uses over s (see
         LayerAttention): computed by the C library (hs_attention) from the
         residual stream the forward pass keeps; O(n^2) memory per head,
         n at most 4096."""
-        w, lib = self.encode(s, tokens), _lib.lib()
+        w, lib = self.encode(s, tokens, unknown), _lib.lib()
         labels = ["BOS"] + self.labels(s, tokens)
         n, out = len(w), []
         o = _run_opts(precision)
@@ -435,19 +488,21 @@ class Model:
         import torch
         return torch.tensor([256] + list(_bytes(s)), dtype=torch.int64)
 
-    def ids(self, s: Optional[Text] = None, tokens: Tokens = None):
+    def ids(self, s: Optional[Text] = None, tokens: Tokens = None,
+            unknown: str = "error"):
         """The LongTensor of ids to_torch's module takes for the input s
         (or tokens) as this model reads it: BOS (256), then one id per
         position."""
         import torch
-        return torch.tensor([256] + list(self.encode(s, tokens)), dtype=torch.int64)
+        return torch.tensor([256] + list(self.encode(s, tokens, unknown)), dtype=torch.int64)
 
-    def token_batch(self, strings: Sequence[Union[Text, Sequence[Text]]]):
+    def token_batch(self, strings: Sequence[Union[Text, Sequence[Text]]],
+                    unknown: str = "error"):
         """(ids [B, L], mask [B, L]) for to_torch's module: each input's
         ids padded after its end, mask True on BOS and the symbols."""
         from .torch_nn import pad
-        return pad([self.ids(tokens=x) if isinstance(x, (list, tuple)) else self.ids(x)
-                    for x in strings])
+        return pad([self.ids(tokens=x, unknown=unknown) if isinstance(x, (list, tuple))
+                    else self.ids(x, unknown=unknown) for x in strings])
 
 
 def _parse_ltl(text: Text) -> int:
