@@ -48,16 +48,17 @@ const fragment = (v) => '#' + ['lang', 'f', 'mode', 'mu', 's']
 function cli(v, mode) {
   const args = ['eval', '--lang', v.lang, v.f, '--mode', mode, '--quiet'];
   if (mode !== 'hard' && mode !== 'truth') args.push('--scale', String(v.mu));
-  return execFileSync(CLI, [...args, '--', v.s], {encoding: 'utf8'}).trim();
+  // (a byte no atom names is the page's note and the command line's warning)
+  return execFileSync(CLI, [...args, '--', v.s], {encoding: 'utf8', stdio: 'pipe'}).trim();
 }
 
-function cliError(text) {
+function cliError(text, args = [], s = 'ab') {
   try {
-    execFileSync(CLI, ['eval', text, '--quiet', '--', 'ab'], {encoding: 'utf8', stdio: 'pipe'});
+    execFileSync(CLI, ['eval', ...args, text, '--quiet', '--', s], {encoding: 'utf8', stdio: 'pipe'});
   } catch (e) {
     return e.stderr.trim();
   }
-  throw new Error(`the command line accepted '${text}'`);
+  throw new Error(`the command line accepted '${text}' on '${s}'`);
 }
 
 const MIME = {'.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
@@ -227,6 +228,27 @@ async function main() {
       assert.ok(err.includes(msg), `page says ${JSON.stringify(err)}, the command line ${JSON.stringify(msg)}`);
       assert.match(err, /column 11/);
       assert.equal(await text(page, 'decisions'), '');
+    });
+
+    // a token the program does not name: the command line's message (its
+    // --unknown hint is the command line's own)
+    for (const s of ['( ( x )', '(()'])
+      await step(`an unknown token is an error: "${s}"`, async () => {
+        await open(page, base, {lang: 'crasp', f: PROGRAMS.dyck1, mode: 'pe', mu: 4, s});
+        const err = await text(page, 'error');
+        const msg = cliError(PROGRAMS.dyck1, ['--lang', 'crasp'], s)
+          .replace(/^hardsoft: error: /, '').replace(/ \(--unknown other .*\)$/, '');
+        assert.ok(msg.startsWith('unknown token'), msg);
+        assert.ok(err.includes(msg), `page says ${JSON.stringify(err)}, the command line ${JSON.stringify(msg)}`);
+        assert.equal(await text(page, 'decisions'), '');
+      });
+
+    await step('a byte no atom names is noted', async () => {
+      await open(page, base, {lang: 'ltl', f: 'a S b', mode: 'pe', mu: 4, s: 'abca'});
+      assert.match(await text(page, 'input-hint'), /'c' \(position 3\) is a byte no atom names/);
+      assert.equal(await text(page, 'decisions'), cli({lang: 'ltl', f: 'a S b', mu: 4, s: 'abca'}, 'pe'));
+      await open(page, base, {lang: 'ltl', f: 'a S b', mode: 'pe', mu: 4, s: 'abba'});
+      assert.doesNotMatch(await text(page, 'input-hint'), /no atom/);
     });
 
     await step('a malformed program shows line and column', async () => {
