@@ -384,14 +384,35 @@ HS_API const char *hs_model_bound_desc(const hs_model *m);
 /* Where the model's answer is proven, also in finite precision, in words,
  * or NULL (hard mode, models from elsewhere). */
 HS_API const char *hs_model_exact_region(const hs_model *m);
-/* The largest n at which the model's counting comparisons keep their sign
- * in a forward pass of `bits` significand bits (24: f32, 53: f64): a
- * comparison sum c_t #_t + c is decided from sum c_t #_t / D, whose
- * rounding grows with n sum |c_t|, kept within 2^(bits+1) (half where f32
- * was first measured wrong).
- * INFINITY without comparisons. Read from the weights, so it holds for
- * loaded models too. */
+/* The largest n at which the model's counting comparisons are exact in a
+ * forward pass of `bits` significand bits (24: f32, 53: f64): derived
+ * from what the pass computes (each count's fraction and each product
+ * rounded, summed in any order) against the sign's half-unit margin, per
+ * sign method (src/model/region.c). 0 when not even n = 1 is; INFINITY
+ * without comparisons. Read from the weights, so it holds for loaded
+ * models too. */
 HS_API double hs_model_count_max_n(const hs_model *m, int bits);
+/* Why m's answer on a string of n symbols in precision prec is not
+ * proven, in one line written into buf as snprintf does (returning its
+ * length; 0, and buf = "", when it is proven): mu below the smallest
+ * exact mu, mode fixed past n = mu / ln 7, counting comparisons past
+ * hs_model_count_max_n, or absolute positions past 2^23 in f32. Nothing
+ * for a model without a mode (made by hand). What the command line, the
+ * Python package and the playground warn with. */
+HS_API size_t hs_model_unproven(const hs_model *m, size_t n, hs_precision prec, char *buf,
+                                size_t len);
+/* A string of n symbols on which one of m's counting comparisons ties:
+ * its integer sum c_t #_t + c is 0 (or the integer next to it), where
+ * only the sign's half-unit margin decides, at the last position (counts
+ * over the past) or the first (over the future), and again at the end of
+ * every period before: the counts in the ratio of the coefficients
+ * (p*#<(a) against q*#<(b): (a^q b^p)*, after a prefix that meets the
+ * constant and symbols no count reads). k = 0, 1, ... picks the family;
+ * into out[0..n). 1, or 0 when m has no k-th family (each family's
+ * counts must read sets of embedded symbols, all over the past or all
+ * over the future) or n is too short for it. What hardsoft check and
+ * boundary add to their strings. */
+HS_API int hs_model_tie_string(const hs_model *m, int k, size_t n, uint8_t *out);
 /* The name of coordinate k of the residual stream, or NULL (no names, or
  * k out of range). */
 HS_API const char *hs_model_coord_name(const hs_model *m, int k);

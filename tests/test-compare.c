@@ -3,7 +3,13 @@
  * coefficients (the same weights as the reduced comparison written out;
  * the constant's floor or ceiling keeps the truth at every relation, on
  * every short string), folded when no string can change them (no heads,
- * the constant answer), and refused naming the constant as written. */
+ * the constant answer), and refused naming the constant as written. Their
+ * exact region (src/model/region.c) holds: the tie-string scan (p*#<(a)
+ * REL q*#<(b) on strings that tie exactly, p and q up to 10^4, every
+ * mode and sign) finds no wrong answer at any position inside it, and the
+ * region covers every sign (hard mode's included). HARDSOFT_EXHAUSTIVE=1
+ * (make check-exhaustive) scans every relation, mode and sign of every
+ * pair, and longer. */
 #include "common.h"
 
 #include "lang/ltl/formula.h"
@@ -186,12 +192,115 @@ static void test_refusals_name_the_constant(void **state) {
     fail_msg("program: '%s' (line %d)", e.msg, e.line);
 }
 
+/* p*#<(a) REL q*#<(b) in one mode and sign: on its tie strings (counts in
+ * the ratio q : p, so that the integer is 0 at every period's end) of up
+ * to `cap` symbols, every position inside the stated f32 region agrees
+ * with the logic. Returns the tie positions checked inside the region. */
+static long scan_one(int p, int q, const char *rel, hs_mode mode, hs_sign sign, size_t cap) {
+  char text[96];
+  snprintf(text, sizeof text, "%d*#<(a) %s %d*#<(b)", p, rel, q);
+  hs_error e;
+  hs_formula *f = hs_formula_parse(text, &e);
+  hs_compile_opts o = {.mode = mode, .scale = mode == HS_MODE_FIXED ? 64 : 16, .sign = sign};
+  hs_model *m = hs_compile(f, &o, &e);
+  if (!m) fail_msg("%s: %s", text, e.msg);
+  double region = hs_model_count_max_n(m, 24);
+  int g = p, h = q;
+  while (h) { int r = g % h; g = h; h = r; }
+  size_t period = (size_t)(p + q) / (size_t)g, n = region < (double)cap ? (size_t)region : cap;
+  if (n < period && (double)period <= region) n = period;
+  long ties = 0;
+  uint8_t *w = malloc(n + 1), *truth = malloc(n + 1);
+  for (int k = 0; k < 2 && n > 0; k++) {
+    if (!hs_model_tie_string(m, k, n, w)) continue;
+    hs_run_opts ro = {.precision = HS_PREC_F32};
+    hs_run_result r;
+    if (hs_forward(m, w, n, &ro, &r, &e)) fail_msg("%s", e.msg);
+    assert_int_equal(hs_truth_eval(f, hs_formula_root(f), w, n, truth, NULL), 0);
+    int64_t na = 0, nb = 0;
+    for (size_t i = 0; i < n; i++) {
+      na += w[i] == 'a', nb += w[i] == 'b';
+      if ((double)(i + 1) > region) break;
+      ties += (int64_t)p * na == (int64_t)q * nb;
+      if (r.bits[i] != truth[i])
+        fail_msg("'%s' mode %s sign %s: wrong at position %zu of a tie string, inside "
+                 "the stated f32 region n <= %.0f (model %d, logic %d)", text, hs_mode_name(mode),
+                 sign ? "temp" : "layernorm", i + 1, region, r.bits[i], truth[i]);
+    }
+    hs_run_result_free(&r);
+  }
+  free(w);
+  free(truth);
+  hs_model_free(m);
+  hs_formula_free(f);
+  return ties;
+}
+
+/* The issue's scan: coefficient pairs up to 10^4, among them the ones
+ * whose first tie (one period, p + q after the gcd) falls where float32
+ * first goes wrong (n (p + q) near 2^24), and large common factors. */
+static void test_tie_scan(void **state) {
+  (void)state;
+  static const char *const rels[] = {"<", "<=", "=", "!=", ">=", ">"};
+  static const hs_mode modes[] = {HS_MODE_HARD, HS_MODE_PE, HS_MODE_TEMP, HS_MODE_REL, HS_MODE_FIXED};
+  int pairs[40][2] = {{918, 1530}, {10000, 9999}, {2048, 2049}, {3001, 2999}, {1, 1}, {2, 3}};
+  int np = 6;
+  hs_rng r = {39};
+  while (np < 40) {
+    int p = 1 + (int)(hs_rng_next(&r) % 10000), q = 1 + (int)(hs_rng_next(&r) % 10000);
+    if (np % 3 == 0) q = p + 1 + (int)(hs_rng_next(&r) % 3);   /* p + q near 2^12 or more */
+    if (np % 5 == 0) { int k = 1 + (int)(hs_rng_next(&r) % 40); p = k * (1 + p % 250); q = k * (1 + q % 250); }
+    if (q > 10000) q = 10000;
+    pairs[np][0] = p, pairs[np][1] = q, np++;
+  }
+  int all = getenv("HARDSOFT_EXHAUSTIVE") != NULL;
+  size_t cap = all ? 32768 : 6144;
+  long ties = 0;
+  for (int k = 0; k < np; k++)
+    for (int ri = 0; ri < 6; ri++)
+      for (int mi = 0; mi < 5; mi++)
+        for (int sign = 0; sign < 2; sign++) {
+          if (!all && (ri != k % 6 || mi != (k / 6 + sign) % 5)) continue;
+          ties += scan_one(pairs[k][0], pairs[k][1], rels[ri], modes[mi], (hs_sign)sign, cap);
+        }
+  /* the scan is not empty: exact ties inside the stated regions */
+  if (ties < 100) fail_msg("only %ld tie positions inside the stated regions", ties);
+  printf("tie positions checked inside the stated regions: %ld\n", ties);
+}
+
+/* Every sign counts, in every mode: hard mode's average-hard temperature
+ * sign has the layer-norm sign's region; the temperature sign's soft
+ * heads a smaller one (they need a margin left over), fixed mode's far
+ * smaller. */
+static void test_region_every_sign(void **state) {
+  (void)state;
+  const char *text = "10000*#<(a) > 9999*#<(b) + #<(c)";
+  double r[HS_MODE_COUNT_][2];
+  for (int mode = 0; mode < HS_MODE_COUNT_; mode++)
+    for (int sign = 0; sign < 2; sign++) {
+      hs_model *m = compile_ok(text, (hs_mode)mode, (hs_sign)sign);
+      r[mode][sign] = hs_model_count_max_n(m, 24);
+      if (!(r[mode][sign] >= 1 || (mode == HS_MODE_FIXED && sign)) || isinf(r[mode][sign]))
+        fail_msg("%s sign %d: region %g", hs_mode_name((hs_mode)mode), sign, r[mode][sign]);
+      if (hs_model_count_max_n(m, 53) <= r[mode][sign] && !(mode == HS_MODE_FIXED && sign))
+        fail_msg("%s sign %d: f64 not wider than f32", hs_mode_name((hs_mode)mode), sign);
+      hs_model_free(m);
+    }
+  assert_true(r[HS_MODE_HARD][1] == r[HS_MODE_HARD][0]);
+  assert_true(r[HS_MODE_PE][1] < r[HS_MODE_PE][0] && r[HS_MODE_TEMP][1] < r[HS_MODE_TEMP][0]);
+  assert_true(r[HS_MODE_FIXED][1] < r[HS_MODE_PE][1]);
+  /* the n = 4146 is outside, in every mode and sign */
+  for (int mode = 0; mode < HS_MODE_COUNT_; mode++) assert_true(r[mode][0] < 4146);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reduced_by_gcd),
       cmocka_unit_test(test_reduction_keeps_truth),
       cmocka_unit_test(test_folded),
       cmocka_unit_test(test_refusals_name_the_constant),
+      cmocka_unit_test(test_region_every_sign),
+      cmocka_unit_test(test_tie_scan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

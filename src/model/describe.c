@@ -79,65 +79,15 @@ const char *hs_model_exact_region(const hs_model *m) {
   return NULL;
 }
 
-/* The coordinates written by heads reading only BOS (the 1/D counts that
- * carry a comparison's constant), marked in isconst[d]. */
-static void mark_constants(const hs_model *m, int bos, char *isconst) {
-  for (int l = 0; l < m->nlayers; l++)
-    for (int h = 0; h < m->layers[l].nheads; h++) {
-      const hs_head *H = &m->layers[l].heads[h];
-      int only_bos = H->dv == 1 && H->wv[bos] != 0;
-      for (int c = 0; c < m->d && only_bos; c++) only_bos = c == bos || H->wv[c] == 0;
-      for (int c = 0; c < m->d && only_bos; c++)
-        if (H->wo[c] != 0) isconst[c] = 1;
-    }
-}
-
-/* 2^(bits+1) / sum |coefficients| for the sign input w. In f32 the first
- * wrong sign was measured at n sum |c_t| ~ 2^26 (coefficients 10^4
- * against 9999 and 1 first fail at n = 4146), so 2^25 keeps a factor 2
- * below it. The constant c adds |c| < 2^23 (it must be a float exactly),
- * which that factor covers. */
-static double sign_max_n(const float *w, int d, int bos, const char *isconst,
-                         int bits) {
-  double coef = 0;
-  for (int c = 0; c < d; c++)
-    if (c != bos && !isconst[c]) coef += fabs(w[c]);
-  return coef > 0 ? floor(ldexp(1, bits + 1) / coef) : INFINITY;
-}
-
-double hs_model_count_max_n(const hs_model *m, int bits) {
-  int bos = -1;
-  for (int k = 0; k < m->npf; k++)
-    if (m->pf[k].kind == HS_PF_BOS) bos = m->pf[k].coord;
-  double best = INFINITY;
-  char *isconst = calloc((size_t)m->d + 1, 1);
-  if (bos < 0 || !isconst) {
-    free(isconst);
-    return best;
-  }
-  mark_constants(m, bos, isconst);
-  for (int l = 0; l < m->nlayers; l++) {
-    const hs_layer *L = &m->layers[l];
-    for (int h = 0; h < 2 * L->ln_pairs; h += 2)
-      best = fmin(best, sign_max_n(L->w1 + (size_t)h * m->d, m->d, bos, isconst, bits));
-    for (int h = 0; h < L->nheads; h++)
-      if (L->heads[h].tau_law == HS_TAU_INV_NLOGN)
-        best = fmin(best, sign_max_n(L->heads[h].wq, m->d, bos, isconst, bits));
-  }
-  free(isconst);
-  return best;
-}
-
 static void describe_region(text *t, const hs_model *m) {
   const char *region = hs_model_exact_region(m);
   if (region) put(t, "exact region: %s\n", region);
-  /* below 2^23 the coefficients, not the positions, set the f32 limit */
   double n32 = hs_model_count_max_n(m, 24);
-  if (n32 < 0x1p23)
+  if (isfinite(n32))
     put(t, "exact region of the counting comparisons: n <= %.0f in f32, n <= %.0f in "
-        "f64 (n times the sum of |coefficients| within 2^25 / 2^54: "
-        "half where float32 was first measured wrong)\n",
-        n32, fmin(hs_model_count_max_n(m, 53), 0x1p53));
+        "f64 (where the rounding of every count and product stays within the "
+        "sign's half-unit margin: docs/LANGUAGE.md, \"Exact region\")\n",
+        n32, hs_model_count_max_n(m, 53));
 }
 
 /* The vocabulary, and which byte stands for the tokens it does not name:

@@ -211,6 +211,11 @@ static cJSON *build_doc(const hs_model *m, jb *b) {
   jb_num(b, doc, "bound", m->bound);
   jb_num(b, doc, "min_scale", m->min_scale);
   if (m->bound_desc) jb_str(b, doc, "bound_desc", m->bound_desc);
+  if (isfinite(hs_model_count_max_n(m, 24))) { /* for people: loading recomputes it */
+    cJSON *r = jb_add(b, doc, "count_exact_n", cJSON_CreateObject());
+    jb_num(b, r, "f32", hs_model_count_max_n(m, 24));
+    jb_num(b, r, "f64", hs_model_count_max_n(m, 53));
+  }
   if (m->coord_names) {
     cJSON *cn = jb_add(b, doc, "coord_names", cJSON_CreateArray());
     for (int32_t i = 0; cn && i < m->d; i++)
