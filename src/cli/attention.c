@@ -326,6 +326,7 @@ int cmd_attention(int argc, char **argv) {
         cli_as_tokens(&o, NULL, ms[0], (const uint8_t *)s, n, &w, &n))
       rc = HS_EXIT_ERROR;
     if (rc == 0 && nm > 0) cli_warn_unnamed(&o, NULL, ms[0], w ? w : (const uint8_t *)s, n);
+    for (int k = 0; rc == 0 && k < nm; k++) cli_warn_unproven(&o, ms[k], n);
     if (rc) {
       /* said */
     } else if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");

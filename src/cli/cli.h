@@ -64,6 +64,13 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
 /* Parses a formula, printing the error with its column. */
 hs_formula *cli_formula(const char *text);
 
+/* Once per command, on standard error: the answer at length n is outside
+ * what the construction proves exact (hs_model_unproven: mu below the
+ * model's smallest exact mu, fixed past n = mu / ln 7, counting
+ * comparisons past their exact region in the --precision, absolute
+ * positions in f32 past 2^23). It still runs. */
+void cli_warn_unproven(const cli_opts *o, const hs_model *m, size_t n);
+
 /* Refuses (one line, exit 2) a run that would need more than --max-memory.
  * Returns 0 when it fits. */
 int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n);

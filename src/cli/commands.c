@@ -79,44 +79,6 @@ static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
   return 0;
 }
 
-/* Once per run, on standard error: the answer at length n is outside what
- * the construction proves exact (docs/LANGUAGE.md, "Modes"): mu below the
- * model's smallest exact mu (pe, temp, rel; --sign temp needs mu > 12),
- * fixed mode past n = mu / ln 7, counting comparisons whose coefficients
- * times n outgrow the significand (hs_model_count_max_n), or absolute
- * positions in f32 past 2^23, where neighbouring positions' scores round
- * together. It still runs. */
-static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
-  static int warned;
-  if (warned || !m || !hs_model_mode(m)) return;
-  const char *mode = hs_model_mode(m);
-  hs_model_info mi;
-  hs_model_get_info(m, &mi);
-  int fixed = !strcmp(mode, "fixed");
-  int absolute = fixed || !strcmp(mode, "pe") || !strcmp(mode, "temp");
-  double max_n = hs_mode_exact_max_n(HS_MODE_FIXED, mi.scale);
-  if (fixed && (double)n > max_n) {
-    warned = fprintf(stderr, "hardsoft: warning: mode fixed at mu = %g is proven exact "
-                     "only up to n = %.0f; the answer at n = %zu is not guaranteed "
-                     "(--mode pe, temp or rel are exact at every n)\n",
-                     mi.scale, max_n, n);
-  } else if (!fixed && mi.min_scale > 0 && mi.scale < mi.min_scale) {
-    warned = fprintf(stderr, "hardsoft: warning: mu = %g is below %.4g, the smallest mu "
-                     "this model is proven exact for; the answer is not guaranteed "
-                     "(use --scale %.4g or more)\n", mi.scale, mi.min_scale, mi.min_scale);
-  } else if ((double)n > hs_model_count_max_n(m, o->prec == HS_PREC_F64 ? 53 : 24)) {
-    warned = fprintf(stderr, "hardsoft: warning: at n = %zu the counting comparisons' "
-                     "coefficients pass the %s significand (exact up to n = %.0f); the "
-                     "answer is not guaranteed\n", n,
-                     o->prec == HS_PREC_F64 ? "float64" : "float32",
-                     hs_model_count_max_n(m, o->prec == HS_PREC_F64 ? 53 : 24));
-  } else if (absolute && o->prec == HS_PREC_F32 && n > ((size_t)1 << 23)) {
-    warned = fprintf(stderr, "hardsoft: warning: at n = %zu absolute positions pass "
-                     "float32's 24-bit significand; the answer is not guaranteed "
-                     "(use --precision f64 or --mode rel)\n", n);
-  }
-}
-
 static int run_bytes(run_ctx *c, const uint8_t *s, size_t n);
 
 /* One input line: as tokens (--tokens, programs) or as bytes. */
@@ -155,7 +117,7 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   if (cli_check_memory(c->o, c->m, n) != 0) return HS_EXIT_ERROR;
   snprintf(msg, sizeof msg, "n = %zu", n);
   if (cli_predict(c->o, c->m, &c->ro, n, 1, msg) != 0) return HS_EXIT_ERROR;
-  warn_unproven(c->o, c->m, n);
+  cli_warn_unproven(c->o, c->m, n);
   cli_progress_start(&c->prog, c->o, "rows");
   int fail = hs_runner_run(c->run, s, n, &r, &he);
   cli_progress_end(&c->prog);
@@ -422,6 +384,8 @@ typedef struct check_ctx {
   cJSON *dis;          /* --json: the first disagreements */
   cli_progress prog;   /* strings checked of `total` */
   uint64_t total;
+  int ties[64];        /* tie strings at each of --lengths (hs_model_tie_string) */
+  uint64_t nties;
 } check_ctx;
 
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
@@ -434,7 +398,7 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
     return cli_error("out of memory checking a string of %zu symbols", n);
   }
   hs_run_result r;
-  warn_unproven(c->o, c->m, n);
+  cli_warn_unproven(c->o, c->m, n);
   if (cli_check_memory(c->o, c->m, n) != 0) {
     free(truth);
     return HS_EXIT_ERROR;
@@ -498,6 +462,19 @@ static int check_symbols(const hs_program *p, uint8_t sym[257]) {
   return k;
 }
 
+/* How many tie strings of length n m has (hs_model_tie_string), at most
+ * CHECK_TIES: strings where a counting comparison's integer is 0 and only
+ * the sign's half unit decides, which random strings almost never make
+ * for large coefficients. */
+#define CHECK_TIES 8
+static int tie_families(const hs_model *m, size_t n) {
+  uint8_t *s = malloc(n ? n : 1);
+  int k = 0;
+  while (s && k < CHECK_TIES && hs_model_tie_string(m, k, n, s)) k++;
+  free(s);
+  return k;
+}
+
 /* The strings to check, their predicted time (said or refused before
  * any output), and the progress over them. */
 static int check_plan(check_ctx *c, int k) {
@@ -511,9 +488,13 @@ static int check_plan(check_ctx *c, int k) {
   double times[64 + 17];
   int np = 0;
   for (int L = 0; L <= o->max_len; L++) ns[np] = (size_t)L, times[np++] = pow(k, L);
-  for (int li = 0; li < o->nlengths; li++)
-    ns[np] = o->lengths[li], times[np++] = o->samples;
-  c->total = (uint64_t)total + (uint64_t)o->samples * (uint64_t)o->nlengths;
+  c->nties = 0;
+  for (int li = 0; li < o->nlengths; li++) {
+    c->ties[li] = tie_families(c->m, o->lengths[li]);
+    c->nties += (uint64_t)c->ties[li];
+    ns[np] = o->lengths[li], times[np++] = o->samples + c->ties[li];
+  }
+  c->total = (uint64_t)total + (uint64_t)o->samples * (uint64_t)o->nlengths + c->nties;
   char what[96];
   snprintf(what, sizeof what, "%llu string%s", (unsigned long long)c->total,
            c->total == 1 ? "" : "s");
@@ -554,6 +535,10 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
       int rc = check_one(buf, n, c);
       if (rc) { free(buf); return rc; }
     }
+    for (int k = 0; k < c->ties[li]; k++) {
+      int rc = hs_model_tie_string(c->m, k, n, buf) ? check_one(buf, n, c) : 0;
+      if (rc) { free(buf); return rc; }
+    }
     free(buf);
   }
   return 0;
@@ -570,6 +555,7 @@ static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   cJSON_AddItemToObject(doc, "symbols", cli_json_text(sym, (size_t)k));
   cJSON_AddNumberToObject(doc, "max_len", o->max_len);
   cJSON_AddNumberToObject(doc, "samples", o->samples);
+  cJSON_AddNumberToObject(doc, "tie_strings", (double)c->nties);
   cJSON *ls = cJSON_AddArrayToObject(doc, "lengths");
   size_t longest = (size_t)o->max_len;
   for (int i = 0; i < o->nlengths; i++) {
@@ -613,6 +599,8 @@ static int print_check_summary(const check_ctx *c) {
          (unsigned long long)c->strings, c->o->max_len, c->o->samples);
   for (int i = 0; i < c->o->nlengths; i++)
     printf("%s%zu", i ? "," : " ", c->o->lengths[i]);
+  if (c->nties)
+    printf("; %llu where a counting comparison ties", (unsigned long long)c->nties);
   printf(")\npositions checked: %llu\nagreement: %llu/%llu (%.6f%%)\n",
          (unsigned long long)c->positions, (unsigned long long)c->agree,
          (unsigned long long)c->positions,
@@ -664,8 +652,8 @@ int cmd_check(int argc, char **argv) {
     hs_error he;
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
-    check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, &he), 0, 0, 0, 0, 0,
-                   hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0};
+    check_ctx c = {.o = &o, .p = p, .f = f, .m = m, .run = hs_runner_new(m, &ro, &he),
+                   .tokens = hs_program_lang(p) != HS_LANG_LTL};
     cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
     if (doc) c.dis = cJSON_CreateArray();
     if (!c.run || (o.json && !c.dis)) {

@@ -139,6 +139,13 @@ static size_t default_max_mem(void) {
   return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
 }
 
+void cli_warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
+  static int warned;
+  char why[512];
+  if (!warned && m && hs_model_unproven(m, n, o->prec, why, sizeof why))
+    warned = fprintf(stderr, "hardsoft: warning: %s\n", why) > 0;
+}
+
 int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n) {
   size_t need = hs_model_run_bytes(m, n, o->prec, o->threads);
   if (need <= o->max_mem) return 0;

@@ -367,7 +367,7 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
    * gamma (again after breaking ties), then both models keeping layers */
   double *passes = malloc((v->count ? v->count : 1) * sizeof *passes);
   if (!passes) return cli_error("out of memory");
-  for (size_t i = 0; i < v->count; i++) passes[i] = 4;
+  for (size_t i = 0; i < v->count; i++) passes[i] = 4, cli_warn_unproven(c->o, m, v->n[i]);
   hs_run_opts ro = {.precision = c->o->prec, .kernels = c->o->kt, .want_gaps = 1};
   snprintf(msg, sizeof msg, "%zu string%s", v->count, v->count == 1 ? "" : "s");
   int bad = v->count > 0 && v->count <= INT32_MAX &&
