@@ -52,6 +52,14 @@ class Error(ValueError):
         self.message, self.column, self.line = message, column, line
 
 
+class UnprovenWarning(UserWarning):
+    """A run outside what the model's construction proves exact (the
+    library's hs_model_unproven: mu below the smallest exact mu, mode fixed
+    past n = mu / ln 7, counting comparisons past their exact region in
+    the run's precision, absolute positions past 2^23 in f32). It still
+    runs; the answer is not guaranteed."""
+
+
 class InputWarning(UserWarning):
     """An input a formula model reads, but maybe not as meant: a byte no atom
     of the formula names (every atom is false there). unknown="other" says
@@ -230,11 +238,27 @@ class Model:
         return self.lang not in ("ltl", None) or _lib.lib().hs_model_vocab_size(self._ptr) > 0
 
     def info(self) -> Dict[str, Any]:
-        """mode, scale, d, layers, heads, out_coord, bound, min_scale, formula."""
-        i = self._info()
+        """mode, scale, d, layers, heads, out_coord, bound, min_scale, formula,
+        exact_region (in words, or None) and count_exact_n (the largest n at
+        which the counting comparisons are proven exact, {"f32": n, "f64": n};
+        None without comparisons)."""
+        i, lib = self._info(), _lib.lib()
+        region = lib.hs_model_exact_region(self._ptr)
+        n32 = lib.hs_model_count_max_n(self._ptr, 24)
+        counts = None if math.isinf(n32) else {
+            "f32": int(n32), "f64": int(lib.hs_model_count_max_n(self._ptr, 53))}
         return {"mode": i.mode.decode(), "scale": i.scale, "d": i.d,
                 "layers": i.nlayers, "heads": i.nheads, "out_coord": i.out_coord,
-                "bound": i.bound, "min_scale": i.min_scale, "formula": self.formula}
+                "bound": i.bound, "min_scale": i.min_scale, "formula": self.formula,
+                "exact_region": region.decode() if region is not None else None,
+                "count_exact_n": counts}
+
+    def _warn_unproven(self, n: int, o: "_lib.HsRunOpts") -> None:
+        """UnprovenWarning when a run over n symbols in o's precision is
+        outside what the model proves exact."""
+        buf = C.create_string_buffer(512)
+        if _lib.lib().hs_model_unproven(self._ptr, n, o.precision, buf, len(buf)):
+            warnings.warn(buf.value.decode(), UnprovenWarning, stacklevel=_outside())
 
     def head_info(self, layer: int, head: int) -> Dict[str, Any]:
         """One head: kind, target, mask, tau law and constant, relative
@@ -366,6 +390,7 @@ class Model:
         bits = np.zeros(max(total, 1), dtype=np.uint8)
         vals = np.zeros(max(total, 1), dtype=np.float64)
         o, err = _run_opts(precision), _lib.HsError()
+        self._warn_unproven(int(lens.max()) if len(lens) else 0, o)
         if _lib.lib().hs_forward_batch(self._ptr, len(enc), ptrs, clens, C.byref(o),
                                        bits.ctypes.data_as(_lib.BYTES),
                                        vals.ctypes.data_as(C.POINTER(C.c_double)),
@@ -377,6 +402,7 @@ class Model:
         lib, n = _lib.lib(), len(w)
         o, r = _run_opts(precision), _lib.HsRunResult()
         err = _lib.HsError()
+        self._warn_unproven(n, o)
         if lib.hs_forward(self._ptr, _buf(w), n, C.byref(o), C.byref(r), C.byref(err)) != 0:
             raise _lib.fail(err)
         try:
@@ -420,6 +446,7 @@ class Model:
         labels = ["BOS"] + self.labels(s, tokens)
         n, out = len(w), []
         o = _run_opts(precision)
+        self._warn_unproven(n, o)
         msg = _lib.HsError()
         for layer in range(self.nlayers):
             nh = lib.hs_model_layer_nheads(self._ptr, layer)
