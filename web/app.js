@@ -80,6 +80,7 @@ function bindLibrary() {
     free: M._hsweb_free,
     run: M.cwrap('hsweb_run', n, [n, n, n, s, n, n, n, n]),
     headDesc: (h, l, k) => M.UTF8ToString(M._hsweb_head_desc(h, l, k)),
+    unproven: M.cwrap('hsweb_unproven', s, [n, n, s]),
     describe: (h) => M.UTF8ToString(M._hsweb_describe(h)),
     error: () => ({msg: M.UTF8ToString(M._hsweb_error_msg()), line: M._hsweb_error_line(),
                    column: M._hsweb_error_column()}),
@@ -226,6 +227,10 @@ function show() {
     return;
   }
   showDecisions(labels, r);
+  // a run outside what the construction proves exact says so (as the
+  // command line's warning does)
+  const why = lib.unproven(view, bytes.length, st.prec);
+  if (why) $('agreement').textContent += `; not proven: ${why}`;
   if (window.hardsoft.firstDecisionsMs === null) window.hardsoft.firstDecisionsMs = performance.now();
   drawHeatmaps(view, bytes, labels);
   $('check').textContent = 'checking...';

@@ -110,6 +110,18 @@ int hsweb_run(const hsweb *h, const uint8_t *w, size_t n, const char *precision,
   return 0;
 }
 
+/* Why the view's answer over n symbols in `precision` is not proven
+ * (hs_model_unproven), or "" when it is. The text lives until the next
+ * call. */
+const char *hsweb_unproven(const hsweb *h, size_t n, const char *precision) {
+  static char buf[512];
+  hs_precision p = HS_PREC_F32;
+  hs_score_round s, q;
+  hs_precision_parse(precision, &p, &s, &q);
+  hs_model_unproven(h->m, n, p, buf, sizeof buf);
+  return buf;
+}
+
 /* One head in words: its kind, mask, temperature law and what it attends
  * to; "" when there is no such head. The text lives until the next call. */
 const char *hsweb_head_desc(const hsweb *h, int layer, int head) {

@@ -251,6 +251,15 @@ async function main() {
       assert.doesNotMatch(await text(page, 'input-hint'), /no atom/);
     });
 
+    await step('a run past the exact region says so', async () => {
+      const f = '10000*#<(a) > 9999*#<(b) + #<(c)';
+      await open(page, base, {lang: 'ltl', f, mode: 'pe', mu: 4, s: 'abc'.repeat(30)});
+      const said = await text(page, 'agreement');
+      assert.match(said, /not proven: at n = 90 the counting comparisons pass their exact region in float32 \(n <= 69/);
+      await open(page, base, {lang: 'ltl', f, mode: 'pe', mu: 4, s: 'abc'.repeat(20)});
+      assert.doesNotMatch(await text(page, 'agreement'), /not proven/);
+    });
+
     await step('a malformed program shows line and column', async () => {
       await open(page, base, {lang: 'crasp', f: 'A = # "a"\nB = A <', mode: 'pe', mu: 4, s: 'a'});
       assert.match(await text(page, 'error'), /line 2, column \d+/);
