@@ -686,8 +686,16 @@ HS_API hs_lang hs_program_lang(const hs_program *p);
 /* The lowering (owned by the program), for hs_compile: the formula itself
  * for LTL; for C-RASP and B-RASP a formula with the program's text and no
  * nodes that carries its circuit (hs_truth_eval refuses it: the program's
- * truth is hs_program_truth). */
+ * truth is hs_program_truth). NULL when a C-RASP or B-RASP program parsed
+ * but its lowering hit a limit of its own (more comparison cases than it
+ * takes, a circuit nested too deeply, coefficients the model's weights
+ * cannot hold): the interpreter still runs it (hs_program_truth,
+ * hs_program_trace), and hs_program_lowered says why it does not compile. */
 HS_API const hs_formula *hs_program_formula(const hs_program *p);
+/* 0 when the program has a lowering (hs_program_formula), else -1 with
+ * err filled: the lowering's own error, naming the statement, line and
+ * column. */
+HS_API int hs_program_lowered(const hs_program *p, hs_error *err);
 /* The program's value at positions 1..n of w (token bytes, see the
  * vocabulary below) into out[0..n) as 0/1, by the language's own
  * interpreter (hs_truth_eval for LTL), not through the lowering: the

@@ -438,6 +438,10 @@ static int copy_pieces(lower *L, const pieces *X, int32_t guard, int64_t k,
 
 static int lower_count(lower *L, const cr_node *x, pieces *out) {
   int32_t b;
+  if (x->amul >= CR_BOUND_MAX || x->add >= CR_BOUND_MAX)
+    return fail(L, "statement '%.64s' has a count bounded only by A*n + B with A or B "
+                "at least 2^31, past the lowering's integers (the interpreter runs it)",
+                L->stmt->name);
   switch (x->k) {
   case CR_INT: return single(L, out, L->T, x->v, -1);
   case CR_CVAR: return copy_pieces(L, &L->pc[L->p->stmts[x->var].root], L->T, 1, out);

@@ -42,7 +42,7 @@
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
 
-#define BOUND_MAX ((int64_t)1 << 31) /* amul and add stay below this */
+#define BOUND_MAX CR_BOUND_MAX /* integers stay below it; bounds saturate at it */
 #define PRED_MAX 65536  /* periods of pos_modK_R */
 #define SHIFT_MAX 256   /* predK: K nested Y, one layer each */
 
@@ -267,9 +267,6 @@ static int bound(parser *P, int32_t id) {
     break;
   default: return 0;
   }
-  if (am >= BOUND_MAX || ad >= BOUND_MAX)
-    return failat(P, x->line, x->col, "count expression too large (its "
-                  "coefficients and constants must stay below 2^31)");
   x->amul = am;
   x->add = ad;
   return 0;
