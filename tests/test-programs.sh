@@ -79,6 +79,19 @@ for prog in since.brasp dyck2.brasp dyck1.cr count3.cr; do
   [ "$(echo "$out" | grep -c '^decisions: \([0-9]*\)/\1 agree')" = 2 ] ||
     { echo "FAIL simulate $prog: $(echo "$out" | grep decisions)"; fail=1; }
 done
+# a limit of the lowering never stops the interpreter: --mode truth and
+# --trace run what compile refuses (more than 4096 comparison cases; a
+# count bounded only past 2^31)
+printf 'x0 = #"a"\n' > "$t/cases.cr"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do echo "x$i = x$((i - 1)) + max(#\"b\", $((1 << i)))" >> "$t/cases.cr"; done
+echo 'R = x13 > 3' >> "$t/cases.cr"
+expect "truth past the lowering's cases" 0 "111" "$HS" eval -f "$t/cases.cr" --mode truth "a b a"
+"$HS" eval -f "$t/cases.cr" --mode truth --trace "a" | grep -q "^R: 1$" || { echo "FAIL trace past the cases"; fail=1; }
+expect_err "compile past the cases" "cases.cr: statement 'x13' lowers to more than 4096 comparison cases .* at line 14, column 1" \
+  "$HS" compile -f "$t/cases.cr" --print
+printf 'x = 65536 * 65536 * # "a"\nR = x > 2147483647\n' > "$t/bound.cr"
+expect "truth past 2^31" 0 "11" "$HS" eval -f "$t/bound.cr" --mode truth "a a"
+expect_err "compile past 2^31" "statement 'x' has a count bounded only by A\*n + B" "$HS" eval -f "$t/bound.cr" --mode hard "a a"
 # B-RASP through the command line: eval, check against its interpreter
 [ "$("$HS" eval -f $P/since.brasp --mode pe --scale 8 --unknown other -- "a b a a c a" | tr -d '\n')" = 011110 ] ||
   { echo "FAIL brasp eval"; fail=1; }

@@ -272,7 +272,7 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   if (o->mode == HS_MODE_TRUTH) return cli_error("attention: --mode truth has no attention");
   int skip;
   hs_program *prog = cli_program(o, o->file, &skip);
-  const hs_formula *f = prog ? hs_program_formula(prog) : NULL;
+  const hs_formula *f = cli_lowered(o, prog);
   if (!f) {
     hs_program_free(prog);
     return HS_EXIT_ERROR;

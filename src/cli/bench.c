@@ -810,6 +810,8 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
   const hs_formula *f = hs_program_formula(prog);
   uint8_t set[256], sym[257];
   int k = 0;
+  hs_error le;
+  if (hs_program_lowered(prog, &le)) return cli_error("%s: %s", text, le.msg);
   if (hs_program_lang(prog) != HS_LANG_LTL) {
     /* a program: its tokens' bytes and that of every other token */
     for (; k < hs_program_vocab_size(prog); k++) sym[k] = (uint8_t)hs_program_token_byte(prog, k);

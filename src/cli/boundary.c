@@ -378,7 +378,7 @@ int cmd_boundary(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
-  const hs_formula *f = p ? hs_program_formula(p) : NULL;
+  const hs_formula *f = cli_lowered(&o, p);
   hs_error he;
   hs_compile_opts co = {.mode = (hs_mode)o.mode, .scale = o.scale, .sign = o.sign};
   hs_model *m = f ? hs_compile(f, &co, &he) : NULL;

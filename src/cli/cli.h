@@ -86,6 +86,10 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
  * or the language of the file's extension; NULL after printing the error
  * (prefixed by the file name). */
 hs_program *cli_program(const cli_opts *o, const char *file, int *skip);
+/* p's formula for hs_compile, or NULL after printing (one line, the file
+ * first when there is one) why its lowering failed: a program the
+ * interpreter runs may still not compile (hs_program_lowered). */
+const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p);
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where);
 /* hs_model_load, but a file in another format (ONNX, gzip, zip, NumPy,

@@ -103,10 +103,11 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   if (c->o->trace && c->program && cli_trace(c->program, s, n)) return HS_EXIT_ERROR;
   if (!c->m) {
     uint8_t *out = malloc(n ? n : 1);
-    if (!out || (c->program ? hs_program_truth(c->program, s, n, out, &he)
-                         : hs_truth_eval(c->f, hs_formula_root(c->f), s, n, out, &he)) != 0) {
+    if (!out) return cli_error("out of memory evaluating a string of %zu symbols", n);
+    if ((c->program ? hs_program_truth(c->program, s, n, out, &he)
+                    : hs_truth_eval(c->f, hs_formula_root(c->f), s, n, out, &he)) != 0) {
       free(out);
-      return cli_error("out of memory evaluating a string of %zu symbols", n);
+      return cli_error("%s", he.msg);
     }
     int rc = c->json ? cli_json_result(c->json, c->o, s, n, out, NULL)
                      : print_bits(c, out, n);
@@ -128,8 +129,10 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   return rc;
 }
 
-static hs_model *compile_or_report(const hs_formula *f, const cli_opts *o) {
+static hs_model *compile_or_report(const hs_program *p, const cli_opts *o) {
   hs_error he;
+  const hs_formula *f = cli_lowered(o, p);
+  if (!f) return NULL;
   hs_compile_opts co = {.mode = (hs_mode)o->mode, .scale = o->scale, .sign = o->sign};
   hs_model *m = hs_compile(f, &co, &he);
   if (!m) cli_error("%s", he.msg);
@@ -230,7 +233,7 @@ int cmd_eval(int argc, char **argv) {
   hs_model *m = NULL;
   rc = HS_EXIT_ERROR;
   if (p && (o.mode == HS_MODE_TRUTH ||
-            (m = compile_or_report(hs_program_formula(p), &o))))
+            (m = compile_or_report(p, &o))))
     rc = run_strings(&o, p, m, skip);
   hs_model_free(m);
   hs_program_free(p);
@@ -330,7 +333,7 @@ int cmd_compile(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
-  hs_model *m = p ? compile_or_report(hs_program_formula(p), &o) : NULL;
+  hs_model *m = p ? compile_or_report(p, &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
   if (m && hs_model_set_vocab(m, p, &he) != 0) rc = cli_error("%s", he.msg);
   if (m && rc == 0 && o.out && cli_is_onnx_path(o.out)) {
@@ -644,7 +647,7 @@ int cmd_check(int argc, char **argv) {
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
   const hs_formula *f = p ? hs_program_formula(p) : NULL;
-  hs_model *m = f ? compile_or_report(f, &o) : NULL;
+  hs_model *m = p ? compile_or_report(p, &o) : NULL;
   rc = HS_EXIT_ERROR;
   if (m) {
     uint8_t sym[257];

@@ -157,6 +157,15 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
   return p;
 }
 
+const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p) {
+  hs_error e;
+  if (!p) return NULL;
+  if (hs_program_lowered(p, &e) == 0) return hs_program_formula(p);
+  if (o->file) cli_error("%s: %s", strcmp(o->file, "-") ? o->file : "standard input", e.msg);
+  else cli_error("%s", e.msg);
+  return NULL;
+}
+
 /* What a file's first bytes say it is, for a model file that does not
  * load: the formats people keep weights in, and what to do instead. */
 static const char *file_kind(const char *path) {
@@ -249,9 +258,11 @@ int cli_trace(const hs_program *p, const uint8_t *w, size_t n) {
   if (__builtin_mul_overflow((size_t)k, n, &cells) || cells > SIZE_MAX / 8)
     return cli_error("out of memory tracing a string of %zu tokens", n);
   int64_t *vals = malloc((cells ? cells : 1) * sizeof *vals);
-  if (!vals || hs_program_trace(p, w, n, vals, NULL)) {
+  hs_error e;
+  if (!vals) return cli_error("out of memory tracing a string of %zu tokens", n);
+  if (hs_program_trace(p, w, n, vals, &e)) {
     free(vals);
-    return cli_error("out of memory tracing a string of %zu tokens", n);
+    return cli_error("%s", e.msg);
   }
   for (int s = 0; s < k; s++) {
     printf("%s:", hs_program_stmt_name(p, s));
