@@ -65,7 +65,8 @@ hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu
   if (!h) return fail(HS_ERR_NOMEM, "out of memory"), NULL;
   hs_compile_opts o = {.mode = (hs_mode)md, .scale = mu, .sign = HS_SIGN_LAYERNORM};
   h->p = hs_program_parse(text, strlen(text), (hs_lang)l, &last);
-  if (h->p) h->m = hs_compile(hs_program_formula(h->p), &o, &last);
+  if (h->p && hs_program_lowered(h->p, &last) == 0)
+    h->m = hs_compile(hs_program_formula(h->p), &o, &last);
   if (h->m && hs_program_lang(h->p) != HS_LANG_LTL && hs_model_set_vocab(h->m, h->p, &last) != 0) {
     hsweb_free(h);
     return NULL;

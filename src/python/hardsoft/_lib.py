@@ -176,6 +176,7 @@ _PROTOS.update({
     "hs_model_alphabet": (None, [P, BYTES]),
     "hs_model_other_byte": (C.c_int, [P]),
     "hs_model_count_max_n": (C.c_double, [P, C.c_int]),
+    "hs_program_lowered": (C.c_int, [P, C.POINTER(HsError)]),
     "hs_model_exact_region": (C.c_char_p, [P]),
     "hs_model_unproven": (C.c_size_t, [P, C.c_size_t, C.c_int, C.c_char_p, C.c_size_t]),
     "hs_model_tie_string": (C.c_int, [P, C.c_int, C.c_size_t, BYTES]),

@@ -557,9 +557,10 @@ def _parse_program(text: Text, lang: str):
     if not p:
         raise _lib.fail(err)
     f = lib.hs_program_formula(p)
-    if not f:
+    if not f:       # it parsed, but its lowering hit a limit of its own
+        lib.hs_program_lowered(p, C.byref(err))
         lib.hs_program_free(p)
-        raise Error("the %s program has no formula to compile" % lang)
+        raise _lib.fail(err)
     return f, p
 
 
