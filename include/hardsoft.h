@@ -681,6 +681,17 @@ HS_API hs_lang hs_lang_from_path(const char *path);
  * over bytes (its vocabulary is empty). */
 HS_API hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
                                     hs_error *err);
+/* The first language other than `lang` (LTL, C-RASP, B-RASP in that
+ * order) in which text[0..len) parses, or -1: the hint a parse error in
+ * the wrong language gets on every door. */
+HS_API int hs_lang_other(const char *text, size_t len, hs_lang lang);
+/* What the first bytes of the file at path say it is, for a file given
+ * where another kind was wanted: "a model file (safetensors)", "an ONNX
+ * graph", "gzip-compressed", "a zip archive (...)", "a NumPy array
+ * (.npy)", "a GGUF model (llama.cpp)", "an HDF5 file (...)", "a Python
+ * pickle (...)", "text"; NULL when it cannot be read or is none of these.
+ * hs_model_load names it in its error for a file that is not a model. */
+HS_API const char *hs_file_kind(const char *path);
 HS_API void hs_program_free(hs_program *p);
 HS_API hs_lang hs_program_lang(const hs_program *p);
 /* The lowering (owned by the program), for hs_compile: the formula itself

@@ -417,7 +417,9 @@ static void test_errors(void **state) {
     {"#<(a) a", 7, "counting comparison needs a relation (<, <=, =, !=, >=, >) at column 7"},
     {"#<(a)", 6, "counting comparison needs a relation (<, <=, =, !=, >=, >) at column 6"},
     {"(#<(a)) > 0", 7, "counting comparison needs a relation"},
-    {"3", 2, "counting comparison needs a relation"},
+    {"3", 1, "a number at column 1 where a formula goes: digits are the integers of "
+          "counting comparisons (#<(a) > 1); the symbol 3 is written '3'"},
+    {"3*#<(a)", 8, "counting comparison needs a relation"},
     {"#<(a) -> b", 7, "counting comparison needs a relation"},
     {"#<(a) > 0 +", 12, "unexpected end of formula at column 12"},
     {"#<(a) > 0 + b", 13, "expected an integer or a count"},

@@ -264,8 +264,7 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   *nm = 0;
   if (p->model) {
     if (p->nscales) return cli_error("attention: --scales needs a FORMULA (a model file has its own mu)");
-    if (!(ms[0] = cli_model_load(p->model, &he)))
-      return cli_error("%s: %s", p->model, he.msg);
+    if (!(ms[0] = cli_model_load("attention", p->model))) return HS_EXIT_ERROR;
     *nm = 1;
     return 0;
   }

@@ -92,9 +92,11 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip);
 const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p);
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where);
-/* hs_model_load, but a file in another format (ONNX, gzip, zip, NumPy,
- * GGUF, HDF5, pickle, text) is named as such in e->msg, with what to use. */
-hs_model *cli_model_load(const char *path, hs_error *e);
+/* hs_model_load for command cmd, or NULL after one line saying why: a
+ * file in another format (ONNX, gzip, zip, NumPy, GGUF, HDF5, pickle,
+ * text) named as such (hs_file_kind) with what to use instead, a formula
+ * given where the file goes with the command that takes it. */
+hs_model *cli_model_load(const char *cmd, const char *path);
 /* Whether input strings are token lists: --tokens, and always for C-RASP
  * and B-RASP programs. */
 int cli_tokens_default(const cli_opts *o, const hs_program *p);

@@ -257,7 +257,6 @@ static const char *const run_usage =
 
 int cmd_run(int argc, char **argv) {
   cli_opts o;
-  hs_error he;
   int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG |
                      O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
@@ -269,12 +268,8 @@ int cmd_run(int argc, char **argv) {
     cli_free(&o);
     return cli_error("run: missing FILE (see 'hardsoft run --help')");
   }
-  hs_model *m = cli_model_load(o.args[0], &he);
-  if (!m) {
-    rc = cli_error("%s: %s", o.args[0], he.msg);
-  } else {
-    rc = run_strings(&o, NULL, m, 1);
-  }
+  hs_model *m = cli_model_load("run", o.args[0]);
+  rc = m ? run_strings(&o, NULL, m, 1) : HS_EXIT_ERROR;
   hs_model_free(m);
   cli_free(&o);
   return rc;

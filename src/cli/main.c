@@ -57,13 +57,31 @@ static const char *const top_usage =
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
 
+/* The library names the limit an input passed as "(limit NAME)", the
+ * same on every door; here it becomes the option that raises it. */
+static void say_limits(char *msg, size_t cap) {
+  static const char *const lim[][2] = {
+      {"(limit max_depth)", "(--max-depth raises it)"},
+      {"(limit max_formula_len)", "(--max-formula-len raises it)"},
+      {"(limit max_header_mib)", "(--max-header-mib raises it)"},
+      {"(limit max_tensors)", "(--max-tensors raises it)"}};
+  for (size_t k = 0; k < sizeof lim / sizeof *lim; k++) {
+    char *at = strstr(msg, lim[k][0]);
+    size_t a = strlen(lim[k][0]), b = strlen(lim[k][1]), n = strlen(msg);
+    if (!at || n - a + b >= cap) continue;
+    memmove(at + b, at + a, n - (size_t)(at - msg) - a + 1);
+    memcpy(at, lim[k][1], b);
+  }
+}
+
 int cli_error(const char *fmt, ...) {
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  fputs("hardsoft: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  say_limits(msg, sizeof msg);
+  fprintf(stderr, "hardsoft: error: %s\n", msg);
   return HS_EXIT_ERROR;
 }
 

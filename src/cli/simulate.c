@@ -516,8 +516,7 @@ int cmd_simulate(int argc, char **argv) {
   if (bl > sl && strcmp(name + bl - sl, ".safetensors") == 0) name[bl - sl] = 0;
   c.name = name;
 
-  hs_error he;
-  hs_model *m = cli_model_load(c.path, &he);
+  hs_model *m = cli_model_load("simulate", c.path);
   strs v = {0};
   cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
   if (doc) {
@@ -532,7 +531,7 @@ int cmd_simulate(int argc, char **argv) {
     c.groups = cJSON_AddArrayToObject(doc, "groups");
   }
   if (!m) {
-    rc = cli_error("%s: %s", c.path, he.msg);
+    rc = HS_EXIT_ERROR;
   } else if (hard_heads(m) == 0) {
     rc = cli_error("%s: nothing to simulate: the model has no hard attention head "
                    "(simulate replaces hard heads by softmax)", c.path);

@@ -170,6 +170,17 @@ hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
   return p;
 }
 
+int hs_lang_other(const char *text, size_t len, hs_lang lang) {
+  for (int l = HS_LANG_LTL; l <= HS_LANG_BRASP; l++) {
+    if (l == (int)lang) continue;
+    hs_error e;
+    hs_program *p = hs_program_parse(text, len, (hs_lang)l, &e);
+    hs_program_free(p);
+    if (p) return l;
+  }
+  return -1;
+}
+
 hs_lang hs_program_lang(const hs_program *p) { return p->lang; }
 const hs_formula *hs_program_formula(const hs_program *p) { return p ? p->f : NULL; }
 

@@ -119,7 +119,7 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   if (id < 0) return oom(L);
   if (d > hs_get_limits().max_depth)
     return fail(L, "statement '%s' lowers to a circuit nested too deeply (a chain "
-                "of k && or || is k deep; --max-depth raises the limit)",
+                "of k && or || is k deep) (limit max_depth)",
                 L->stmt ? L->stmt->name : "?");
   return id;
 }

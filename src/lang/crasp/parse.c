@@ -284,8 +284,7 @@ static int32_t bin(parser *P, cr_kind k, int32_t a, int32_t b, int is_bool,
 
 static int enter(parser *P) {
   if (++P->depth > hs_get_limits().max_depth)
-    return FAIL(P, "expression nested too deeply (--max-depth raises the "
-                "limit)");
+    return FAIL(P, "expression nested too deeply (limit max_depth)");
   return 0;
 }
 
@@ -664,7 +663,7 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
   }
   if (len > hs_get_limits().max_formula_len) {
     hs_errorf(err, HS_ERR_LIMIT, "program too long (%zu bytes; the "
-             "limit is %zu, --max-formula-len raises it)", len,
+             "limit is %zu) (limit max_formula_len)", len,
              hs_get_limits().max_formula_len);
     return NULL;
   }
