@@ -12,6 +12,7 @@ then it is read as one symbol no token uses. A formula model reads every
 byte, and a byte no atom names makes every atom false: allowed, but
 warned about (InputWarning) unless unknown="other".
 """
+import contextlib
 import ctypes as C
 import json
 import math
@@ -564,13 +565,60 @@ def _parse_program(text: Text, lang: str):
     return f, p
 
 
+@contextlib.contextmanager
+def _limits(**kw: Optional[int]):
+    """The library's input limits (hs_limits) set for one call and put back:
+    max_formula_len (bytes), max_depth (levels), max_header_mib, max_tensors.
+    The limits are process-wide: a call that raises one should not run
+    beside another that relies on the default."""
+    lib = _lib.lib()
+    old = lib.hs_get_limits()
+    new = _lib.HsLimits(old.max_formula_len, old.max_depth, old.max_header, old.max_tensors)
+    for name, v in kw.items():
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise Error("%s must be a whole number of at least 1, got %r" % (name, v))
+        if name == "max_header_mib":
+            new.max_header = v << 20
+        else:
+            setattr(new, name, v)
+    lib.hs_set_limits(C.byref(new))
+    try:
+        yield
+    finally:
+        lib.hs_set_limits(C.byref(old))
+
+
+def _other_language(text: Text, lang: str) -> str:
+    """The hint a parse error in the wrong language gets: the language it
+    parses in (hs_lang_other), as compile's lang= argument."""
+    t = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    other = _lib.lib().hs_lang_other(t, len(t), LANGS[lang])
+    names = {0: ("a formula", "ltl"), 1: ("C-RASP", "crasp"), 2: ("B-RASP", "brasp")}
+    return " (it parses as %s: pass lang=%r)" % names[other] if other in names else ""
+
+
+def _looks_like_model(text: Text) -> bool:
+    b = text.encode("utf-8", "replace") if isinstance(text, str) else bytes(text)
+    return len(b) >= 9 and b[8:9] == b"{" and b[5:8] == b"\0\0\0"
+
+
 def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl",
-            sign: str = "layernorm") -> Model:
+            sign: str = "layernorm", *, max_depth: Optional[int] = None,
+            max_formula_len: Optional[int] = None) -> Model:
     """Compile a formula (lang "ltl") or a C-RASP / B-RASP program (lang
     "crasp", "brasp"; docs/LANGUAGE.md) into a transformer in one of the
     modes hard, pe, temp, fixed, rel at scale mu > 0. sign: how counting
     comparisons get their sign, "layernorm" or "temp". A program model
-    keeps the program's vocabulary (its inputs are tokens)."""
+    keeps the program's vocabulary (its inputs are tokens). max_depth and
+    max_formula_len raise the parser's limits (10000 levels, 16 MiB) for
+    this call."""
+    with _limits(max_depth=max_depth, max_formula_len=max_formula_len):
+        return _compile(text, mode, scale, lang, sign)
+
+
+def _compile(text: Text, mode: str, scale: float, lang: str, sign: str) -> Model:
     lib = _lib.lib()
     if not isinstance(mode, str) or mode not in MODES:
         raise Error("mode '%s' is not a mode (expected hard, pe, temp, fixed or rel)" % (mode,))
@@ -585,10 +633,20 @@ def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl
     if not (math.isfinite(mu) and mu > 0):
         raise Error("scale must be a positive number, got %r" % (scale,))
     program = None
-    if lang == "ltl":
-        f = _parse_ltl(text)
-    else:
-        f, program = _parse_program(text, lang)
+    if isinstance(text, (str, bytes, bytearray, memoryview)) and _looks_like_model(text):
+        raise Error("this text is a model file (safetensors), not a formula or program: "
+                    "hardsoft.load(path) reads it")
+    try:
+        if lang == "ltl":
+            f = _parse_ltl(text)
+        else:
+            f, program = _parse_program(text, lang)
+    except Error as e:
+        hint = _other_language(text, lang) if e.line or e.column else ""
+        if hint:
+            e.message += hint
+            e.args = (e.message,)
+        raise
     o = _lib.HsCompileOpts(lib.hs_mode_parse(mode.encode()), mu, SIGNS[sign])
     msg = _lib.HsError()
     m = lib.hs_compile(f, C.byref(o), C.byref(msg))
@@ -605,20 +663,41 @@ def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl
     return Model(m, src, lang, sign, formula=f, program=program)
 
 
-def load(path: PathLike) -> Model:
+# What to do with a file of this kind (hs_file_kind) instead of loading it
+_LOAD_ADVICE = {
+    "text": ": a formula or program is compiled with hardsoft.compile(open(path).read())",
+    "an ONNX graph": ": hardsoft.load reads the .safetensors files Model.save and "
+                     "hardsoft compile -o write; run an ONNX graph with onnxruntime",
+    "gzip-compressed": ": decompress it first (gzip.open)",
+}
+
+
+def load(path: PathLike, *, max_header_mib: Optional[int] = None,
+         max_tensors: Optional[int] = None) -> Model:
     """Load a model file (safetensors) written by Model.save or
     `hardsoft compile -o`. A program model saved by Model.save gets its
     program back (for truth); one written by the command line has its
-    vocabulary but not its source."""
+    vocabulary but not its source. A file of another kind (text, ONNX,
+    zip, npy, GGUF, ...) is named as such. max_header_mib and max_tensors
+    raise the loader's limits (64 MiB, 65536) for this call."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise Error("path must be str, bytes or os.PathLike, not %s" % type(path).__name__)
     msg = _lib.HsError()
     p = os.fsencode(path)
     if b"\0" in p:
         raise Error("path contains a NUL byte")
-    m = _lib.lib().hs_model_load(p, C.byref(msg))
+    with _limits(max_header_mib=max_header_mib, max_tensors=max_tensors):
+        m = _lib.lib().hs_model_load(p, C.byref(msg))
     if not m:
-        raise _lib.fail(msg, "%s: " % os.fsdecode(p))
+        kind = _lib.lib().hs_file_kind(p)
+        kind = kind.decode() if kind is not None else None
+        if kind is None and not os.path.exists(p) and _parses(path):
+            raise Error("%r is a formula, not a model file: hardsoft.compile(%r) compiles it"
+                        % (os.fsdecode(p), os.fsdecode(p)))
+        e = _lib.fail(msg, "%s: " % os.fsdecode(p))
+        e.message += _LOAD_ADVICE.get(kind, "")
+        e.args = (e.message,)
+        raise e
     model = Model(m, lang=None)
     meta = _meta_read(os.fsdecode(p))
     src, lang = meta.get(_META_SOURCE), meta.get(_META_LANG)
@@ -626,6 +705,15 @@ def load(path: PathLike) -> Model:
         model._formula, model._program = _parse_program(src, lang)
         model.source, model.lang = src, lang
     return model
+
+
+def _parses(text: PathLike) -> bool:
+    """Whether text parses as a formula (a formula given where a path goes)."""
+    t = os.fsencode(text)
+    f = _lib.lib().hs_formula_parse(t, None)
+    if f:
+        _lib.lib().hs_formula_free(f)
+    return bool(f)
 
 
 def _meta_read(path: str) -> Dict[str, Any]:
