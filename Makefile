@@ -245,7 +245,7 @@ WEB_OBJ    = $(patsubst %.c,$(BUILD)/wasm/obj/%.o,$(WEB_SIMD) \
 # What app.js calls: the binding, and public calls that take no struct.
 WEB_EXPORTS = hsweb_new hsweb_free hsweb_program hsweb_model hsweb_describe hsweb_run \
   hsweb_unproven \
-  hsweb_head_desc hsweb_info hsweb_error hsweb_error_msg hsweb_error_line \
+  hsweb_head_desc hsweb_info hsweb_error hsweb_error_msg hsweb_error_hint hsweb_error_line \
   hsweb_error_column hsweb_error_kind hs_version hs_attention hs_model_layer_nheads \
   hs_formula_alphabet hs_program_formula hs_program_lang hs_program_vocab_size \
   hs_program_token hs_program_token_byte hs_program_other_byte hs_program_tokenize \

@@ -82,8 +82,8 @@ function bindLibrary() {
     headDesc: (h, l, k) => M.UTF8ToString(M._hsweb_head_desc(h, l, k)),
     unproven: M.cwrap('hsweb_unproven', s, [n, n, s]),
     describe: (h) => M.UTF8ToString(M._hsweb_describe(h)),
-    error: () => ({msg: M.UTF8ToString(M._hsweb_error_msg()), line: M._hsweb_error_line(),
-                   column: M._hsweb_error_column()}),
+    error: () => ({msg: M.UTF8ToString(M._hsweb_error_msg()) + M.UTF8ToString(M._hsweb_error_hint()),
+                   line: M._hsweb_error_line(), column: M._hsweb_error_column()}),
   };
 }
 

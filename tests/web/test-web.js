@@ -260,6 +260,25 @@ async function main() {
       assert.doesNotMatch(await text(page, 'agreement'), /not proven/);
     });
 
+    // the table of wrong inputs every door runs (tests/wrong-inputs.tsv)
+    const table = fs.readFileSync(path.join(__dirname, '..', 'wrong-inputs.tsv'), 'utf8')
+      .split('\n').filter((l) => l.trim() && !l.startsWith('#')).map((l) => l.split('\t'))
+      .filter(([, doors]) => doors.split(',').includes('web'));
+    await step(`the table of wrong inputs (${table.length} rows for the page)`, async () => {
+      assert.ok(table.length >= 4);
+      for (const [name, , input, want] of table) {
+        const [kind, ...rest] = input.split(':');
+        let v = {lang: 'ltl', f: rest.join(':'), mode: 'pe', mu: 4, s: 'ab'};
+        if (kind === 'text') v.f = fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8');
+        if (kind === 'tokens')
+          v = {lang: 'crasp', f: fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8'),
+               mode: 'pe', mu: 4, s: rest.slice(1).join(':')};
+        await open(page, base, v);
+        const err = await text(page, 'error');
+        assert.match(err.split('\n')[0], new RegExp(want), name);
+      }
+    });
+
     await step('a malformed program shows line and column', async () => {
       await open(page, base, {lang: 'crasp', f: 'A = # "a"\nB = A <', mode: 'pe', mu: 4, s: 'a'});
       assert.match(await text(page, 'error'), /line 2, column \d+/);
