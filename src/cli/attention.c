@@ -46,30 +46,23 @@ typedef struct pic_opts {
 } pic_opts;
 
 static int pic_number(const char *opt, const char *v, int *out) {
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || errno || x < 0 || x > 1000000)
-    return cli_error("%s expects a whole number from 0 to 1000000, got '%s'", opt, v);
+  uint64_t x;
+  if (cli_whole(opt, v, &x)) return HS_EXIT_ERROR;
   *out = (int)x;
   return 0;
 }
 
 static int pic_scales(const char *v, pic_opts *p) {
-  const char *s = v;
+  char buf[1024];
+  if (!*v || strlen(v) >= sizeof buf) return cli_error("--scales needs a list of scales");
+  strcpy(buf, v);
   p->nscales = 0;
-  while (*s) {
-    char *end;
-    errno = 0;
-    double mu = strtod(s, &end);
-    if (end == s || errno || !isfinite(mu) || mu <= 0 || (*end && *end != ','))
-      return cli_error("--scales expects positive numbers separated by commas, got '%s'", v);
+  for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (p->nscales == PIC_MAX_SCALES)
       return cli_error("--scales: at most %d scales", PIC_MAX_SCALES);
-    p->scales[p->nscales++] = mu;
-    s = *end ? end + 1 : end;
+    if (cli_real("--scales", tok, &p->scales[p->nscales++])) return HS_EXIT_ERROR;
   }
-  if (p->nscales == 0) return cli_error("--scales needs a value");
+  if (p->nscales == 0) return cli_error("--scales needs a list of scales");
   return 0;
 }
 

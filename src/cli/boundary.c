@@ -211,10 +211,8 @@ static int strip_opts(int argc, char **argv, char **args, int *na, bnd_opts *bo)
       continue;
     }
     if (i >= 2 && strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) {
-      char *e;
-      unsigned long long v = strtoull(argv[++i], &e, 10);
-      if (*e || v < 1 || v > (1ull << 30) || argv[i][0] == '-')
-        return cli_error("--max-n expects 1 to 2^30, got '%s'", argv[i]);
+      uint64_t v;
+      if (cli_whole("--max-n", argv[++i], &v)) return HS_EXIT_ERROR;
       bo->max_n = (size_t)v;
       continue;
     }

@@ -55,6 +55,15 @@ typedef struct cli_opts {
 
 #define HS_MODE_TRUTH (-1)
 
+/* The numeric options (src/cli/options.c): v as option opt's whole
+ * number or real, checked against its range in the table; 0, or
+ * HS_EXIT_ERROR after one line naming the range. */
+int cli_whole(const char *opt, const char *v, uint64_t *out);
+int cli_real(const char *opt, const char *v, double *out);
+/* hardsoft --options: one line per numeric option, "NAME whole LO HI" or
+ * "NAME real >LO inf". */
+void cli_print_options(void);
+
 /* Prints "hardsoft: error: ..." on one line and returns HS_EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parses argv[first..argc) into o; `allowed` is a mask of O_* flags.

@@ -629,11 +629,6 @@ int cmd_check(int argc, char **argv) {
     cli_free(&o);
     return cli_error("check: expected one FORMULA (see 'hardsoft check --help')");
   }
-  if (o.max_len == 0 && o.samples == 0) {
-    cli_free(&o);
-    return cli_error("check: nothing to check (--max-len 0 and --samples 0): give "
-                     "--max-len 1 or more, or --samples 1 or more");
-  }
   if (o.mode == HS_MODE_TRUTH) {
     cli_free(&o);
     return cli_error("check: --mode truth compares the logic with itself; "

@@ -421,12 +421,7 @@ static int strip_own(int argc, char **argv, char **rest, int *nrest,
       c->gamma = 0;
       continue;
     }
-    char *end;
-    errno = 0;
-    double g = strtod(v, &end);
-    if (*end || errno || !isfinite(g) || !(g > 0))
-      return cli_error("--gamma expects auto or a positive number, got '%s'", v);
-    c->gamma = g;
+    if (cli_real("--gamma", v, &c->gamma)) return HS_EXIT_ERROR;
   }
   rest[*nrest] = NULL;
   return 0;
@@ -440,7 +435,6 @@ static const char *usage_error(const sim_cfg *c, const cli_opts *o, int header,
   if (random_opts && !c->alphabet)
     return "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
   if (header && !c->csv) return "simulate: --header goes with --csv";
-  if (c->alphabet && o->samples < 1) return "simulate: --samples must be at least 1";
   if (o->json && c->csv) return "simulate: --json and --csv are two formats; give one";
   return NULL;
 }
