@@ -96,6 +96,16 @@ static int fail(lower *L, const char *fmt, const char *name) {
 
 static int oom(lower *L) { return fail(L, "out of memory%s", ""); }
 
+/* The current statement's name for a message: whole up to 40 bytes, else
+ * its first 36 and "...", so that the reason after it fits whole. */
+static const char *stmt_name(const lower *L) {
+  static _Thread_local char buf[48];
+  const char *s = L->stmt ? L->stmt->name : "?";
+  if (strlen(s) <= 40) return s;
+  snprintf(buf, sizeof buf, "%.36s...", s);
+  return buf;
+}
+
 /* ------------------------------------------------------ circuit nodes */
 
 static const char *label(const lower *L, int32_t id) { return hs_prebuilt_name(L->B, id); }
@@ -120,7 +130,7 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   if (d > hs_get_limits().max_depth)
     return fail(L, "statement '%s' lowers to a circuit nested too deeply (a chain "
                 "of k && or || is k deep) (limit max_depth)",
-                L->stmt ? L->stmt->name : "?");
+                stmt_name(L));
   return id;
 }
 
@@ -245,7 +255,7 @@ static int32_t mk_cmp(lower *L, const piece *q, int rel) {
     out = fate == HS_CMP_TRUE ? L->T : L->F;
   } else {
     char what[96];
-    snprintf(what, sizeof what, "statement '%.40s', a comparison", L->stmt ? L->stmt->name : "?");
+    snprintf(what, sizeof what, "statement '%s', a comparison", stmt_name(L));
     for (int32_t k = 0; k < q->nt; k++) {
       t[k] = (lterm){q->t[k].arg, coef[k]};
       cnt[k] = hs_circuit_count(C, 1, t[k].arg, 0);
@@ -275,7 +285,7 @@ static void pieces_free(pieces *P) {
 static int too_many(lower *L) {
   return fail(L, "statement '%s' lowers to more than " CASES_TEXT
               " comparison cases (min, max, if and #[pred] multiply them; "
-              "split it into Boolean statements)", L->stmt->name);
+              "split it into Boolean statements)", stmt_name(L));
 }
 
 /* out = a + sign * b (b may be NULL), normalised; out->t is allocated. */
@@ -441,7 +451,7 @@ static int lower_count(lower *L, const cr_node *x, pieces *out) {
   if (x->amul >= CR_BOUND_MAX || x->add >= CR_BOUND_MAX)
     return fail(L, "statement '%.64s' has a count bounded only by A*n + B with A or B "
                 "at least 2^31, past the lowering's integers (the interpreter runs it)",
-                L->stmt->name);
+                stmt_name(L));
   switch (x->k) {
   case CR_INT: return single(L, out, L->T, x->v, -1);
   case CR_CVAR: return copy_pieces(L, &L->pc[L->p->stmts[x->var].root], L->T, 1, out);
