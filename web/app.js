@@ -82,7 +82,9 @@ function bindLibrary() {
     headDesc: (h, l, k) => M.UTF8ToString(M._hsweb_head_desc(h, l, k)),
     unproven: M.cwrap('hsweb_unproven', s, [n, n, s]),
     describe: (h) => M.UTF8ToString(M._hsweb_describe(h)),
-    error: () => ({msg: M.UTF8ToString(M._hsweb_error_msg()) + M.UTF8ToString(M._hsweb_error_hint()),
+    // the library names a limit "(limit NAME)"; the page cannot raise it
+    error: () => ({msg: (M.UTF8ToString(M._hsweb_error_msg()) + M.UTF8ToString(M._hsweb_error_hint()))
+                     .replace(/\(limit (\w+)\)/, '(the page\'s $1 limit)'),
                    line: M._hsweb_error_line(), column: M._hsweb_error_column()}),
   };
 }
