@@ -146,6 +146,24 @@ m ltl-future-constant src/lang/ltl/lower.c \
   'int r = hs_circuit_count(L->C, mixed ? 2 : past, -1, 0);' \
   'int r = hs_circuit_count(L->C, mixed ? 2 : 1, -1, 0);' \
   test-lowering
+m truth-needs-lowering src/lang/program.c \
+  'if (p->f || p->lower_err.code != HS_ERR_NOMEM) return 0;' 'if (p->f) return 0;' \
+  test-crasp test-programs.sh
+m model-load-unnamed src/model/safetensors.c \
+  'if (kind && strncmp(kind, "a model file", 12) != 0)' 'if (0 && kind)' \
+  test-wrong-input.sh
+m digit-no-hint src/lang/ltl/parse.c \
+  'if (A->n == 0 && p->cur.s[start] >=' 'if (0 && p->cur.s[start] >=' \
+  test-parse test-wrong-input.sh
+m lengths-zero src/cli/options.c \
+  '{"--lengths", 1, 1, (uint64_t)1 << 32,' '{"--lengths", 1, 0, (uint64_t)1 << 32,' \
+  test-options.sh
+m message-cut-in-a-word src/base/error.c \
+  'if (n + 1 < cap) return;' 'return;' \
+  test-parse
+m long-name-inlined src/lang/crasp/lower.c \
+  'if (strlen(s) <= 40) return s;' 'if (1) return s;' \
+  test-error
 m cmp-ge-as-gt src/lang/compare.c \
   'case HS_REL_GE: return hs_circuit_sign_of(C, src, 1,' 'case HS_REL_GE: return hs_circuit_sign_of(C, src, 0,' \
   test-lowering

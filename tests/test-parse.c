@@ -6,6 +6,7 @@
  * (every input must either parse or give a one-line error whose column is
  * in range; sanitizer builds catch anything worse). */
 #include "formulas.h"
+#include "base/error.h"
 #include "lang/ltl/formula.h"
 
 /* internal to the library (src/lang/ltl/formula.c): equality over the fields an op
@@ -859,6 +860,23 @@ static void test_intern_after_parse(void **state) {
   hs_formula_free(f);
 }
 
+/* A message that fills hs_error is cut at a space, never inside a word
+ * (hs_cut_whole, which every library message goes through). */
+static void test_messages_cut_whole(void **state) {
+  (void)state;
+  char words[600] = "";
+  while (strlen(words) < 500) strcat(words, "counting comparison ");
+  hs_error e;
+  hs_errorf(&e, HS_ERR_ARG, "%s", words);
+  size_t n = strlen(e.msg);
+  assert_true(n < sizeof e.msg && n > 200);
+  assert_string_equal(e.msg + n - 4, " ...");
+  assert_memory_equal(e.msg, words, n - 4);
+  assert_true(words[n - 4] == ' '); /* the cut fell between words */
+  hs_errorf(&e, HS_ERR_ARG, "short");
+  assert_string_equal(e.msg, "short");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_precedence),
@@ -867,6 +885,7 @@ int main(void) {
     cmocka_unit_test(test_intern_after_parse),
     cmocka_unit_test(test_cmp_normalise),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_messages_cut_whole),
     cmocka_unit_test(test_nesting_limits),
     cmocka_unit_test(test_long_input),
     cmocka_unit_test(test_print),
