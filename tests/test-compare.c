@@ -183,10 +183,14 @@ static void test_refusals_name_the_constant(void **state) {
     if (m) fail_msg("'%s' compiled", bad[k][0]);
     if (!strstr(e.msg, bad[k][1])) fail_msg("'%s': '%s' lacks '%s'", bad[k][0], e.msg, bad[k][1]);
   }
-  /* a program names the statement and its line (C-RASP lowers as it reads) */
+  /* a program names the statement and its line (C-RASP lowers as it
+   * reads, and keeps the lowering's error) */
   static const char prog[] = "A = # \"a\" > 0\nB = 3 * # \"a\" < 30000000 + 3 * # \"b\"\n";
   hs_error e;
-  assert_null(hs_program_parse(prog, sizeof prog - 1, HS_LANG_CRASP, &e));
+  hs_program *p = hs_program_parse(prog, sizeof prog - 1, HS_LANG_CRASP, &e);
+  assert_non_null(p);
+  assert_int_equal(hs_program_lowered(p, &e), -1);
+  hs_program_free(p);
   if (!strstr(e.msg, "statement 'B', a comparison: the constant 30000000 (10000000 after "
                      "dividing by the gcd 3) is beyond") || e.line != 2)
     fail_msg("program: '%s' (line %d)", e.msg, e.line);
