@@ -256,10 +256,12 @@ WEB_OBJ    = $(patsubst %.c,$(BUILD)/wasm/obj/%.o,$(WEB_SIMD) \
                $(filter-out src/model/safetensors.c,$(LIB_SRC)))
 # What app.js calls: the binding, and public calls that take no struct.
 WEB_EXPORTS = hsweb_new hsweb_free hsweb_program hsweb_model hsweb_describe hsweb_run \
-  hsweb_head_desc hsweb_info hsweb_error hsweb_error_msg hsweb_error_line \
+  hsweb_unproven \
+  hsweb_head_desc hsweb_info hsweb_error hsweb_error_msg hsweb_error_hint hsweb_error_line \
   hsweb_error_column hsweb_error_kind hs_version hs_attention hs_model_layer_nheads \
   hs_formula_alphabet hs_program_formula hs_program_lang hs_program_vocab_size \
   hs_program_token hs_program_token_byte hs_program_other_byte hs_program_tokenize \
+  hs_program_encode \
   hs_mode_exact_max_n hs_isa_best hs_isa_name malloc free
 comma := ,
 space := $(subst ,, )
@@ -437,8 +439,11 @@ check-notebook: deps-check lib $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/py/notebook.sh
 
 check-exhaustive: deps-check
-	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive
+	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive $(BUILD)/tests/test-lowering \
+	  $(BUILD)/tests/test-compare
 	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-exp-exhaustive
+	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-lowering
+	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-compare
 
 # The documentation's Python examples import the package from the source
 # tree, which loads the plain build/libhardsoft.so (a sanitizer library

@@ -397,14 +397,35 @@ HS_API const char *hs_model_bound_desc(const hs_model *m);
 /* Where the model's answer is proven, also in finite precision, in words,
  * or NULL (hard mode, models from elsewhere). */
 HS_API const char *hs_model_exact_region(const hs_model *m);
-/* The largest n at which the model's counting comparisons keep their sign
- * in a forward pass of `bits` significand bits (24: f32, 53: f64): a
- * comparison sum c_t #_t + c is decided from sum c_t #_t / D, whose
- * rounding grows with n sum |c_t|, kept within 2^(bits+1) (half where f32
- * was first measured wrong).
- * INFINITY without comparisons. Read from the weights, so it holds for
- * loaded models too. */
+/* The largest n at which the model's counting comparisons are exact in a
+ * forward pass of `bits` significand bits (24: f32, 53: f64): derived
+ * from what the pass computes (each count's fraction and each product
+ * rounded, summed in any order) against the sign's half-unit margin, per
+ * sign method (src/model/region.c). 0 when not even n = 1 is; INFINITY
+ * without comparisons. Read from the weights, so it holds for loaded
+ * models too. */
 HS_API double hs_model_count_max_n(const hs_model *m, int bits);
+/* Why m's answer on a string of n symbols in precision prec is not
+ * proven, in one line written into buf as snprintf does (returning its
+ * length; 0, and buf = "", when it is proven): mu below the smallest
+ * exact mu, mode fixed past n = mu / ln 7, counting comparisons past
+ * hs_model_count_max_n, or absolute positions past 2^23 in f32. Nothing
+ * for a model without a mode (made by hand). What the command line, the
+ * Python package and the playground warn with. */
+HS_API size_t hs_model_unproven(const hs_model *m, size_t n, hs_precision prec, char *buf,
+                                size_t len);
+/* A string of n symbols on which one of m's counting comparisons ties:
+ * its integer sum c_t #_t + c is 0 (or the integer next to it), where
+ * only the sign's half-unit margin decides, at the last position (counts
+ * over the past) or the first (over the future), and again at the end of
+ * every period before: the counts in the ratio of the coefficients
+ * (p*#<(a) against q*#<(b): (a^q b^p)*, after a prefix that meets the
+ * constant and symbols no count reads). k = 0, 1, ... picks the family;
+ * into out[0..n). 1, or 0 when m has no k-th family (each family's
+ * counts must read sets of embedded symbols, all over the past or all
+ * over the future) or n is too short for it. What hardsoft check and
+ * boundary add to their strings. */
+HS_API int hs_model_tie_string(const hs_model *m, int k, size_t n, uint8_t *out);
 /* The name of coordinate k of the residual stream, or NULL (no names, or
  * k out of range). */
 HS_API const char *hs_model_coord_name(const hs_model *m, int k);
@@ -420,9 +441,33 @@ HS_API int hs_model_layer_hidden(const hs_model *m, int layer);
 /* Whitespace-separated tokens of line[0..len) as the model's bytes into
  * out (room for len): a token of the vocabulary is its byte, any other a
  * byte no token uses; without a vocabulary a one-byte token is its byte.
- * Returns how many. */
+ * Returns how many. Reads every unknown token as `other` without a word:
+ * hs_model_encode is the call that refuses them. */
 HS_API size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
                                 uint8_t *out);
+/* What an input token the vocabulary does not name becomes
+ * (hs_model_encode, hs_program_encode): an error (the default), or, when
+ * the caller asks for it, `other`: a byte no token uses, on which every
+ * atom is false. */
+typedef enum hs_unknown { HS_UNKNOWN_ERROR = 0, HS_UNKNOWN_OTHER = 1 } hs_unknown;
+/* hs_model_tokenize that refuses what it does not know: the tokens of
+ * line[0..len) as bytes into out (room for len), their count in *n. A
+ * token the vocabulary does not name (without a vocabulary: a token
+ * longer than one byte) is an error (HS_ERR_PARSE, err->column its byte
+ * offset + 1) naming it, its index and the vocabulary, and the known
+ * tokens it is made of when it is several run together; with
+ * HS_UNKNOWN_OTHER it is read as hs_model_other_byte. 0, or -1 with err
+ * filled. */
+HS_API int hs_model_encode(const hs_model *m, const char *line, size_t len,
+                           hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err);
+/* The bytes the model tells apart from a byte nothing names: set[b] = 1
+ * for its vocabulary's bytes, or, without a vocabulary, for the bytes
+ * whose embedding has more than the columns every byte shares (a
+ * formula's atoms). */
+HS_API void hs_model_alphabet(const hs_model *m, uint8_t set[256]);
+/* The byte an unknown token becomes: the highest byte not in
+ * hs_model_alphabet (0 when every byte is in it). */
+HS_API int hs_model_other_byte(const hs_model *m);
 /* Heads of layer `layer`, or -1 when there is no such layer. */
 HS_API int hs_model_layer_nheads(const hs_model *m, int layer);
 /* One head's description; names as in model files ("softmax",
@@ -650,13 +695,32 @@ HS_API hs_lang hs_lang_from_path(const char *path);
  * over bytes (its vocabulary is empty). */
 HS_API hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
                                     hs_error *err);
+/* The first language other than `lang` (LTL, C-RASP, B-RASP in that
+ * order) in which text[0..len) parses, or -1: the hint a parse error in
+ * the wrong language gets on every door. */
+HS_API int hs_lang_other(const char *text, size_t len, hs_lang lang);
+/* What the first bytes of the file at path say it is, for a file given
+ * where another kind was wanted: "a model file (safetensors)", "an ONNX
+ * graph", "gzip-compressed", "a zip archive (...)", "a NumPy array
+ * (.npy)", "a GGUF model (llama.cpp)", "an HDF5 file (...)", "a Python
+ * pickle (...)", "text"; NULL when it cannot be read or is none of these.
+ * hs_model_load names it in its error for a file that is not a model. */
+HS_API const char *hs_file_kind(const char *path);
 HS_API void hs_program_free(hs_program *p);
 HS_API hs_lang hs_program_lang(const hs_program *p);
 /* The lowering (owned by the program), for hs_compile: the formula itself
  * for LTL; for C-RASP and B-RASP a formula with the program's text and no
  * nodes that carries its circuit (hs_truth_eval refuses it: the program's
- * truth is hs_program_truth). */
+ * truth is hs_program_truth). NULL when a C-RASP or B-RASP program parsed
+ * but its lowering hit a limit of its own (more comparison cases than it
+ * takes, a circuit nested too deeply, coefficients the model's weights
+ * cannot hold): the interpreter still runs it (hs_program_truth,
+ * hs_program_trace), and hs_program_lowered says why it does not compile. */
 HS_API const hs_formula *hs_program_formula(const hs_program *p);
+/* 0 when the program has a lowering (hs_program_formula), else -1 with
+ * err filled: the lowering's own error, naming the statement, line and
+ * column. */
+HS_API int hs_program_lowered(const hs_program *p, hs_error *err);
 /* The program's value at positions 1..n of w (token bytes, see the
  * vocabulary below) into out[0..n) as 0/1, by the language's own
  * interpreter (hs_truth_eval for LTL), not through the lowering: the
@@ -685,9 +749,15 @@ HS_API int hs_program_token_byte(const hs_program *p, int k);
  * formula: a byte no atom names). */
 HS_API int hs_program_other_byte(const hs_program *p);
 /* The whitespace-separated tokens of line[0..len) as bytes into out
- * (room for len bytes); returns how many. */
+ * (room for len bytes); returns how many. Every unknown token becomes
+ * hs_program_other_byte without a word: hs_program_encode refuses them. */
 HS_API size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                                   uint8_t *out);
+/* hs_model_encode for the program's vocabulary (an LTL formula has none:
+ * a one-byte token is itself, a longer one unknown): 0, or -1 with err
+ * naming the unknown token. */
+HS_API int hs_program_encode(const hs_program *p, const char *line, size_t len,
+                             hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err);
 /* Give a compiled model the program's vocabulary (saved in its file,
  * used by hardsoft run --tokens). 0, or -1 with err filled. */
 HS_API int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err);

@@ -120,6 +120,54 @@ m brasp-mask-le src/lang/brasp/eval.c \
   'case BR_MASK_LE: *hi = i; break;' 'case BR_MASK_LE: *hi = i - 1; break;' \
   test-brasp test-programs.sh
 
+# --- nothing read or decided silently wrong (unknown tokens, counting
+# comparisons reduced, folded and within their exact region, each front
+# end's random programs, the interpreter past the lowering's limits)
+m unknown-token-as-other src/model/tokens.c \
+  'if (b < 0 && unknown != HS_UNKNOWN_OTHER)' 'if (b < 0 && 0)' \
+  test-unknown-tokens.sh
+m cmp-floor-ceil src/lang/compare.c \
+  'int up = *rel == HS_REL_GT || *rel == HS_REL_LE;' 'int up = *rel == HS_REL_GE || *rel == HS_REL_LE;' \
+  test-compare
+m cmp-no-gcd src/lang/compare.c 'if (d > 1) {' 'if (d > 1 && 0) {' test-compare
+m cmp-no-fold src/lang/compare.c 'int k = fold(pos, neg, *c, *rel);' 'int k = -1;' test-compare
+m region-measured-bound src/model/region.c \
+  'static double row_max_n(const sign_row *r, int bits) {' \
+  'static double row_max_n(const sign_row *r, int bits) {\n  if (r->coef > 0) return floor(ldexp(1, bits + 1) / r->coef);' \
+  test-compare
+m region-skips-hard-signs src/model/region.c \
+  'if (H->dk != 1 || !(H->wq[bos] < 0)) continue;' \
+  'if (H->dk != 1 || !(H->wq[bos] < 0) || H->kind != HS_ATTN_SOFTMAX) continue;' \
+  test-compare test-exact-region.sh
+m crasp-cmp-flip-tie src/lang/crasp/lower.c \
+  'static const int flip[] = {HS_REL_GT, HS_REL_GE,' 'static const int flip[] = {HS_REL_GT, HS_REL_GT,' \
+  test-lowering
+m ltl-future-constant src/lang/ltl/lower.c \
+  'int r = hs_circuit_count(L->C, mixed ? 2 : past, -1, 0);' \
+  'int r = hs_circuit_count(L->C, mixed ? 2 : 1, -1, 0);' \
+  test-lowering
+m truth-needs-lowering src/lang/program.c \
+  'if (p->f || p->lower_err.code != HS_ERR_NOMEM) return 0;' 'if (p->f) return 0;' \
+  test-crasp test-programs.sh
+m model-load-unnamed src/model/safetensors.c \
+  'if (kind && strncmp(kind, "a model file", 12) != 0)' 'if (0 && kind)' \
+  test-wrong-input.sh
+m digit-no-hint src/lang/ltl/parse.c \
+  'if (A->n == 0 && p->cur.s[start] >=' 'if (0 && p->cur.s[start] >=' \
+  test-parse test-wrong-input.sh
+m lengths-zero src/cli/options.c \
+  '{"--lengths", 1, 1, (uint64_t)1 << 32,' '{"--lengths", 1, 0, (uint64_t)1 << 32,' \
+  test-options.sh
+m message-cut-in-a-word src/base/error.c \
+  'if (n + 1 < cap) return;' 'return;' \
+  test-parse
+m long-name-inlined src/lang/crasp/lower.c \
+  'if (strlen(s) <= 40) return s;' 'if (1) return s;' \
+  test-error
+m cmp-ge-as-gt src/lang/compare.c \
+  'case HS_REL_GE: return hs_circuit_sign_of(C, src, 1,' 'case HS_REL_GE: return hs_circuit_sign_of(C, src, 0,' \
+  test-lowering
+
 names() { printf '%s' "$MUTANTS" | while IFS= read -r line; do printf '%s\n' "${line%%"$(printf '\037')"*}"; done; }
 if [ "${1:-}" = --list ]; then names; exit 0; fi
 for want in "$@"; do

@@ -27,7 +27,7 @@ png_ok "$t/g.png" || { echo "FAIL: g.png is not a PNG"; fail=1; }
 "$HS" attention -f tests/programs/dyck1.cr --mode pe --scales 1,16 "( ( ) ) ( )" --png "$t/d.png" ||
   { echo "FAIL: -f program"; fail=1; }
 png_ok "$t/d.png" || { echo "FAIL: d.png is not a PNG"; fail=1; }
-"$HS" attention -f tests/programs/since.brasp --mode hard "a b q a" --png "$t/s.png" &&
+"$HS" attention -f tests/programs/since.brasp --mode hard --unknown other "a b q a" --png "$t/s.png" &&
   png_ok "$t/s.png" || { echo "FAIL: -f B-RASP program (unnamed token q)"; fail=1; }
 "$HS" compile 'a U b' --mode rel -o "$t/m.safetensors" || fail=1
 "$HS" attention --model "$t/m.safetensors" abba --svg "$t/m.svg" || fail=1

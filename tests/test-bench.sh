@@ -38,30 +38,30 @@ bad "too many precisions" "--precisions: at most 2 values" --precisions f32,f64,
 bad "too many skips" "--skip: at most 4 values" --skip on,off,auto,online,rows
 bad "bad mode" "--modes: 'warm' is not a mode (hard, pe, temp, fixed, rel)" --modes pe,warm
 bad "mode truth" "--modes: 'truth' is not a mode" --modes truth
-bad "negative scale" "--scales: '-1' is not a positive number" --scales 4,-1
-bad "zero scale" "--scales: '0' is not a positive number" --scales 0
-bad "nan scale" "--scales: 'nan' is not a positive number" --scales nan
-bad "inf scale" "--scales: 'inf' is not a positive number" --scales inf
-bad "bad length" "--lengths: 'x' is not a whole number up to 2^32" --lengths 8,x
-bad "negative length" "--lengths: '-1' is not a whole number" --lengths -1
-bad "huge length" "--lengths: '4294967297' is not a whole number" --lengths 4294967297
-bad "length with suffix" "--lengths: '8k' is not a whole number" --lengths 8k
-bad "zero threads" "--threads: '0' is not a thread count from 1 to 256" --threads 0
-bad "too many threads" "--threads: '257' is not a thread count" --threads 1,257
+bad "negative scale" "--scales expects a number above 0 (each scale mu of the list), got '-1'" --scales 4,-1
+bad "zero scale" "--scales expects a number above 0 (each scale mu of the list), got '0'" --scales 0
+bad "nan scale" "--scales expects a number above 0 (each scale mu of the list), got 'nan'" --scales nan
+bad "inf scale" "--scales expects a number above 0 (each scale mu of the list), got 'inf'" --scales inf
+bad "bad length" "--lengths expects a whole number from 1 to 4294967296 (each length of the list), got 'x'" --lengths 8,x
+bad "negative length" "--lengths expects a whole number from 1 to 4294967296 (each length of the list), got '-1'" --lengths -1
+bad "huge length" "--lengths expects a whole number from 1 to 4294967296 (each length of the list), got '4294967297'" --lengths 4294967297
+bad "length with suffix" "--lengths expects a whole number from 1 to 4294967296 (each length of the list), got '8k'" --lengths 8k
+bad "zero threads" "--threads expects a whole number from 1 to 256 (threads), got '0'" --threads 0
+bad "too many threads" "--threads expects a whole number from 1 to 256 (threads), got '257'" --threads 1,257
 bad "bad isa" "--isas: 'sse9' is not scalar, avx2, avx512, wasm128, neon, torch, numpy, openblas or ort" --isas scalar,sse9
 bad "bad precision" "--precisions: 'f16' is not f32 or f64" --precisions f16
 bad "bad skip" "--skip: 'maybe' is not auto, online, on, off, rows or tiles" --skip maybe
-bad "repeat 0" "--repeat expects 1 to 1000, got '0'" --repeat 0
-bad "repeat 1001" "--repeat expects 1 to 1000, got '1001'" --repeat 1001
-bad "repeat x" "--repeat expects 1 to 1000, got 'x'" --repeat x
-bad "error-max-n" "--error-max-n: 'x' is not a whole number" --error-max-n x
-bad "seed" "--seed: '-3' is not a whole number" --seed -3
+bad "repeat 0" "--repeat expects a whole number from 1 to 1000 (timed runs per point), got '0'" --repeat 0
+bad "repeat 1001" "--repeat expects a whole number from 1 to 1000 (timed runs per point), got '1001'" --repeat 1001
+bad "repeat x" "--repeat expects a whole number from 1 to 1000 (timed runs per point), got 'x'" --repeat x
+bad "error-max-n" "--error-max-n expects a whole number from 0 to 4294967296 (the longest n whose error is measured), got 'x'" --error-max-n x
+bad "seed" "--seed expects a whole number from 0 to 18446744073709551615 (the random seed), got '-3'" --seed -3
 bad "sign" "--sign 'cold' is not layernorm or temp" --sign cold
 bad "lang" "--lang 'python' is not a language (expected ltl, crasp or brasp)" --lang python
 bad "unknown option" "bench: unknown option '--frob' (see 'hardsoft bench --help')" --frob
 # shellcheck disable=SC2086
 expect_err "bench no value" "^hardsoft: error: --csv needs a value$" "$HS" bench $ok --csv
-bad "repeat empty" "--repeat expects 1 to 1000, got ''" --repeat ""
+bad "repeat empty" "--repeat expects a whole number from 1 to 1000 (timed runs per point), got ''" --repeat ""
 # an ISA this CPU lacks: named as such (wasm128, which only the WebAssembly
 # build runs, when the CPU has both AVX ones)
 lacks=wasm128

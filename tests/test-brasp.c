@@ -140,7 +140,9 @@ static void values_of(const char *program, const char *name, const char *line,
   memset(&v, 0, sizeof v);
   hs_brasp *p = parse_text(program, &v);
   uint8_t w[256];
-  size_t n = hs_vocab_tokenize(&v, line, strlen(line), w);
+  hs_tokens t = {v.n, v.tok, v.byte, hs_vocab_other(&v), 0};
+  size_t n;
+  assert_int_equal(hs_tokens_encode(&t, line, strlen(line), HS_UNKNOWN_OTHER, w, &n, NULL), 0);
   int64_t *vals = interp(p, w, n);
   int k = 0;
   while (k < p->n && strcmp(p->st[k].name, name)) k++;

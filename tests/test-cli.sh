@@ -63,8 +63,8 @@ expect_err "parse error column" "column" "$HS" eval 'a & (b' x
 expect_err "unknown word" "column 1" "$HS" eval 'ab' x
 expect_err "unknown option" "unknown option '--frob'" "$HS" eval a --frob x
 expect_err "bad mode" "not a mode" "$HS" eval a --mode warm x
-expect_err "bad scale" "positive number" "$HS" eval a --scale -1 x
-expect_err "bad scale nan" "positive number" "$HS" eval a --scale nan x
+expect_err "bad scale" "--scale expects a number above 0 (the scale mu), got '-1'" "$HS" eval a --scale -1 x
+expect_err "bad scale nan" "--scale expects a number above 0" "$HS" eval a --scale nan x
 expect_err "bad isa" "not an instruction set" "$HS" eval a --isa sse9 x
 expect_err "bad env isa" "HARDSOFT_ISA" env HARDSOFT_ISA=bogus "$HS" eval a x
 expect_err "missing model" "nope.safetensors" "$HS" run "$t/nope.safetensors" x
@@ -100,8 +100,8 @@ long=$(awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%s", substr("aab#c", (i *
 one=$("$HS" eval 'G (a -> (b U c)) & O (X a)' --mode pe --threads 1 -- "$long")
 two=$("$HS" eval 'G (a -> (b U c)) & O (X a)' --mode pe --threads 2 -- "$long")
 [ "$one" = "$two" ] || { echo "FAIL threads: outputs differ"; fail=1; }
-expect_err "bad threads" "from 1 to 256, got '0'" "$HS" eval a --threads 0 x
-expect_err "huge threads" "from 1 to 256, got '100000'" "$HS" eval a --threads 100000 x
+expect_err "bad threads" "from 1 to 256 (threads), got '0'" "$HS" eval a --threads 0 x
+expect_err "huge threads" "from 1 to 256 (threads), got '100000'" "$HS" eval a --threads 100000 x
 expect_err "unknown command" "expected eval, check, compile, run, info," "$HS" bogus
 # ... and the machine: /proc/cpuinfo's model name, the CPUs online, the
 # memory, the kernel, and the flags the tool was compiled with
@@ -152,7 +152,7 @@ grep -q "warning: mu = 1 is below 1.946" "$t/err" || { echo "FAIL small-mu warni
 "$HS" eval '#<(a) > #<(b)' --mode pe --sign temp --scale 8 ab >/dev/null 2>"$t/err"
 grep -q "warning: mu = 8 is below 12" "$t/err" || { echo "FAIL sign temp warning: $(cat "$t/err")"; fail=1; }
 "$HS" compile 'a S b' --mode pe --print | grep -q "^exact region: mu >= the smallest exact mu" || { echo "FAIL print region"; fail=1; }
-expect_err "check nothing" "check: nothing to check" "$HS" check a --max-len 0 --samples 0
+expect_err "check nothing" "--samples expects a whole number from 1 to 1000000" "$HS" check a --max-len 0 --samples 0
 expect_err "info extra" "info: unexpected argument 'extra'" "$HS" info extra
 expect_err "version extra" "--version takes no arguments" "$HS" --version x
 "$HS" --version | grep -q '^hardsoft [0-9]*\.[0-9]*\.[0-9]* (commit ' || { echo "FAIL --version"; fail=1; }

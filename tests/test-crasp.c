@@ -316,10 +316,47 @@ static void test_case_limit(void **state) {
              "x%d = x%d + max(#\"b\", %d)\n", i, i - 1, 1 << i);
   snprintf(text + strlen(text), sizeof text - strlen(text), "R = x13 > 3\n");
   hs_error e;
+  /* a limit of the lowering, not of the language: the program parses and
+   * its interpreter runs; only compiling it is refused */
   hs_program *p = hs_program_parse(text, strlen(text), HS_LANG_CRASP, &e);
-  assert_null(p);
+  assert_non_null(p);
+  assert_null(hs_program_formula(p));
+  assert_int_equal(hs_program_lowered(p, &e), -1);
   assert_non_null(strstr(e.msg, "more than 4096"));
   assert_int_equal(e.line, 14); /* x13 */
+  uint8_t w[3] = {'a', 'b', 'a'}, out[3];
+  assert_int_equal(hs_program_truth(p, w, 3, out, &e), 0);
+  assert_true(out[0] && out[1] && out[2]); /* x13 >= 2^14 - 2 > 3 */
+  hs_compile_opts o = {.mode = HS_MODE_HARD};
+  assert_null(hs_compile(hs_program_formula(p), &o, &e));
+  hs_program_free(p);
+}
+
+/* Counts the lowering cannot hold (a bound A*n + B with A >= 2^31) still
+ * run in the interpreter, which refuses only a string on which a value
+ * leaves 64-bit integers, naming the statement and the position. */
+static void test_interpreter_beyond_lowering(void **state) {
+  (void)state;
+  static const char big[] = "x = 65536 * 65536 * # \"a\"\nR = x > 2147483647\n";
+  hs_error e;
+  hs_program *p = hs_program_parse(big, sizeof big - 1, HS_LANG_CRASP, &e);
+  if (!p) fail_msg("%s", e.msg);
+  assert_int_equal(hs_program_lowered(p, &e), -1);
+  assert_non_null(strstr(e.msg, "statement 'x' has a count bounded only by A*n + B"));
+  uint8_t w[2] = {'a', 'a'}, out[2];
+  int64_t vals[4];
+  assert_int_equal(hs_program_truth(p, w, 2, out, &e), 0);
+  assert_true(out[0] && out[1]);
+  assert_int_equal(hs_program_trace(p, w, 2, vals, &e), 0);
+  assert_true(vals[1] == (int64_t)1 << 33);
+  hs_program_free(p);
+  static const char wraps[] = "x = 2000000000 * 2000000000 * 2000000000 * # \"a\"\nR = x > 1\n";
+  p = hs_program_parse(wraps, sizeof wraps - 1, HS_LANG_CRASP, &e);
+  assert_non_null(p);
+  uint8_t v[2] = {0xff, 'a'};
+  assert_int_equal(hs_program_truth(p, v, 2, out, &e), -1);
+  if (!strstr(e.msg, "statement 'x' leaves 64-bit integers at position 2")) fail_msg("%s", e.msg);
+  hs_program_free(p);
 }
 
 /* ---------------------------------------------------------- the API */
@@ -431,6 +468,7 @@ int main(void) {
       cmocka_unit_test(test_precedence),     cmocka_unit_test(test_hand_checked),
       cmocka_unit_test(test_trace_counts),   cmocka_unit_test(test_lowering_agrees),
       cmocka_unit_test(test_models_agree),   cmocka_unit_test(test_case_limit),
+      cmocka_unit_test(test_interpreter_beyond_lowering),
       cmocka_unit_test(test_api),            cmocka_unit_test(test_vocab_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,10 +81,47 @@ static void test_call_errors(void **state) {
   remove(path);
 }
 
+/* Messages are whole: a long statement name or comparison is shortened
+ * so that the reason and the place after it fit, and a message that would
+ * still not fit is cut at a space, never inside a word (the longest ones
+ * the front ends make). */
+static void test_messages_whole(void **state) {
+  (void)state;
+  char prog[4096] = "x0 = #\"a\"\n", name[160];
+  memset(name, 's', 150);
+  name[150] = 0;
+  for (int i = 1; i <= 12; i++)
+    snprintf(prog + strlen(prog), sizeof prog - strlen(prog),
+             "x%d = x%d + max(#\"b\", %d)\n", i, i - 1, 1 << i);
+  snprintf(prog + strlen(prog), sizeof prog - strlen(prog),
+           "%s = x12 + max(#\"b\", 8192)\nR = %s > 3\n", name, name);
+  hs_error e;
+  hs_program *p = hs_program_parse(prog, strlen(prog), HS_LANG_CRASP, &e);
+  assert_non_null(p);
+  assert_int_equal(hs_program_lowered(p, &e), -1);
+  if (!strstr(e.msg, "lowers to more than 4096 comparison cases (min, max, if and #[pred] "
+                     "multiply them; split it into Boolean statements) at line 14, column 1"))
+    fail_msg("cut: %s", e.msg);
+  hs_program_free(p);
+  /* a comparison of 400 bytes refused for its constant: its text shortened */
+  char f[1024] = "#<(";
+  for (int i = 0; i < 100; i++) strcat(f, i ? " | a" : "a");
+  strcat(f, ") < 10000000");
+  hs_formula *g = hs_formula_parse(f, &e);
+  assert_non_null(g);
+  hs_compile_opts o = {.mode = HS_MODE_PE, .scale = 4};
+  assert_null(hs_compile(g, &o, &e));
+  if (!strstr(e.msg, " ...: the constant 10000000 is beyond what the model's float32 weights "
+                     "hold beside the sign's half (|constant| <= 2^23 - 1 = 8388607)"))
+    fail_msg("cut: %s", e.msg);
+  hs_formula_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_strerror),
     cmocka_unit_test(test_parse_errors),
+    cmocka_unit_test(test_messages_whole),
     cmocka_unit_test(test_call_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

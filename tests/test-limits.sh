@@ -34,15 +34,17 @@ expect_err "rel eval above 2^20" "largest safe mu is 1.049e+06" \
 expect "rel compile at 2^20" 0 "" "$HS" compile 'a S b' --mode rel --scale 1048576 -o "$t/rel.safetensors"
 expect "rel run at 2^20" 0 00111 "$HS" run "$t/rel.safetensors" aabaa
 
-# coefficients float32 cannot hold: refused in every mode, both languages
+# coefficients float32 cannot hold (after the gcd: 16777217*#<(a) > 16777216
+# is #<(a) > 0): refused in every mode, both languages
 for m in hard pe temp rel; do
   expect_err "coefficient 2^24+1 $m" "coefficient 16777217 is not exact" \
-    "$HS" eval '16777217*#<(a) > 16777216' --mode $m a
+    "$HS" eval '16777217*#<(a) > 16777216*#<(b)' --mode $m a
 done
-printf 'B = (16777217 * (# "a")) > 16777216\n' >"$t/big.cr"
+expect "reduced by the gcd" 0 1 "$HS" eval '16777217*#<(a) > 16777216' a
+printf 'B = (16777217 * (# "a")) > (# "b")\n' >"$t/big.cr"
 expect_err "crasp coefficient 2^24+1" "coefficient 16777217 is not exact" \
   "$HS" eval --lang crasp -f "$t/big.cr" --tokens a
-expect_err "constant 2^23+1" "constant 8388609 is not exact" "$HS" eval '#<(a) > 8388609' a
+expect_err "constant 2^23+1" "the constant 8388609 is beyond" "$HS" eval '#<(a) > 8388609' a
 expect "coefficient 2^24" 0 1 "$HS" eval '16777216*#<(a) > 8388607' a
 expect "constant 2^23-1" 0 0 "$HS" eval '#<(a) > 8388607' a
 
@@ -50,20 +52,20 @@ expect "constant 2^23-1" 0 0 "$HS" eval '#<(a) > 8388607' a
 # compile --print and eval say so before the answer
 printf 'B = (10000 * (# "a")) > ((9999 * (# "b")) + (# "c"))\n' >"$t/k.cr"
 "$HS" compile --lang crasp -f "$t/k.cr" --mode pe --print >"$t/print" 2>&1
-grep -q "^exact region of the counting comparisons: n <= 1677 in f32" "$t/print" ||
+grep -q "^exact region of the counting comparisons: n <= 69 in f32" "$t/print" ||
   { echo "FAIL k region: $(grep region "$t/print")"; fail=1; }
 s=$(awk 'BEGIN { for (i = 0; i < 1700; i++) printf "%sa b c", i ? " " : "" }')
 "$HS" eval --lang crasp -f "$t/k.cr" --tokens --mode pe "$s" >"$t/out" 2>"$t/err"
-grep -q "warning: at n = 5100 the counting comparisons' coefficients pass the float32 significand" "$t/err" ||
+grep -q "warning: at n = 5100 the counting comparisons pass their exact region in float32 (n <= 69" "$t/err" ||
   { echo "FAIL k warning: '$(cat "$t/err")'"; fail=1; }
 "$HS" eval --lang crasp -f "$t/k.cr" --tokens --mode pe --precision f64 "$s" >/dev/null 2>"$t/err"
 [ -s "$t/err" ] && { echo "FAIL k f64 warned: $(cat "$t/err")"; fail=1; }
 "$HS" boundary -f "$t/k.cr" --mode pe --max-n 2000 --quiet >/dev/null 2>"$t/err"
-grep -q "note: the counting comparisons' coefficients keep the sign exact only up to n = 1677 in f32" "$t/err" ||
+grep -q "note: the counting comparisons are proven exact only up to n = 69 in f32" "$t/err" ||
   { echo "FAIL k boundary: '$(cat "$t/err")'"; fail=1; }
-# coefficient 1 keeps the positions' limit: no extra line
-"$HS" compile '#<(a) > #<(b)' --mode pe --print | grep -q "region of the counting" &&
-  { echo "FAIL small coefficients: a counting region line"; fail=1; }
+# coefficient 1: the region is far wider, and stated too
+"$HS" compile '#<(a) > #<(b)' --mode pe --print | grep -q "region of the counting comparisons: n <= 838860 in f32" ||
+  { echo "FAIL small coefficients: no counting region line"; fail=1; }
 
 # a B-RASP attention reading 11 query-side vectors: refused in one line
 # before its 2^m expansion is built (the maximum is 10)

@@ -6,6 +6,7 @@
  * (every input must either parse or give a one-line error whose column is
  * in range; sanitizer builds catch anything worse). */
 #include "formulas.h"
+#include "base/error.h"
 #include "lang/ltl/formula.h"
 
 /* internal to the library (src/lang/ltl/formula.c): equality over the fields an op
@@ -417,7 +418,9 @@ static void test_errors(void **state) {
     {"#<(a) a", 7, "counting comparison needs a relation (<, <=, =, !=, >=, >) at column 7"},
     {"#<(a)", 6, "counting comparison needs a relation (<, <=, =, !=, >=, >) at column 6"},
     {"(#<(a)) > 0", 7, "counting comparison needs a relation"},
-    {"3", 2, "counting comparison needs a relation"},
+    {"3", 1, "a number at column 1 where a formula goes: digits are the integers of "
+          "counting comparisons (#<(a) > 1); the symbol 3 is written '3'"},
+    {"3*#<(a)", 8, "counting comparison needs a relation"},
     {"#<(a) -> b", 7, "counting comparison needs a relation"},
     {"#<(a) > 0 +", 12, "unexpected end of formula at column 12"},
     {"#<(a) > 0 + b", 13, "expected an integer or a count"},
@@ -857,6 +860,23 @@ static void test_intern_after_parse(void **state) {
   hs_formula_free(f);
 }
 
+/* A message that fills hs_error is cut at a space, never inside a word
+ * (hs_cut_whole, which every library message goes through). */
+static void test_messages_cut_whole(void **state) {
+  (void)state;
+  char words[600] = "";
+  while (strlen(words) < 500) strcat(words, "counting comparison ");
+  hs_error e;
+  hs_errorf(&e, HS_ERR_ARG, "%s", words);
+  size_t n = strlen(e.msg);
+  assert_true(n < sizeof e.msg && n > 200);
+  assert_string_equal(e.msg + n - 4, " ...");
+  assert_memory_equal(e.msg, words, n - 4);
+  assert_true(words[n - 4] == ' '); /* the cut fell between words */
+  hs_errorf(&e, HS_ERR_ARG, "short");
+  assert_string_equal(e.msg, "short");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_precedence),
@@ -865,6 +885,7 @@ int main(void) {
     cmocka_unit_test(test_intern_after_parse),
     cmocka_unit_test(test_cmp_normalise),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_messages_cut_whole),
     cmocka_unit_test(test_nesting_limits),
     cmocka_unit_test(test_long_input),
     cmocka_unit_test(test_print),

@@ -29,7 +29,7 @@ expect "longer tokens" 0 "010001" "$HS" eval -f $P/longtok.cr --mode hard "if en
 expect "stdin program" 0 "001" sh -c "printf 'A = #\"a\" > #\"b\"\nB = A || \"c\"\n' | $HS eval -f - --lang crasp --mode pe 'b a c'"
 expect_err "stdin twice" "give the strings as arguments" sh -c "printf 'A = true\n' | $HS eval -f - --lang crasp"
 # strings after -- are inputs even when they look like options
-expect "after --" 0 "11" "$HS" eval -f $P/dyck1.cr --mode hard -- "-x -y"
+expect "after --" 0 "11" "$HS" eval -f $P/dyck1.cr --mode hard --unknown other -- "-x -y"
 # the strings from standard input, one per line
 expect "stdin strings" 0 "01${nl}0" sh -c "printf '( )\n)\n' | $HS eval -f $P/dyck1.cr --mode temp --scale 16"
 # --trace: every statement at every position, then the output line
@@ -41,7 +41,7 @@ expect "formula file" 0 "00111" "$HS" eval -f "$t/f.ltl" --mode pe aabaa
 expect "formula tokens" 0 "00111" "$HS" eval 'a S b' --tokens --mode pe "a a b a a"
 # the vocabulary travels with the model
 "$HS" compile -f $P/longtok.cr --mode pe --scale 16 -o "$t/m.safetensors" || { echo "FAIL compile -o"; fail=1; }
-expect "run vocab" 0 "01000" "$HS" run "$t/m.safetensors" "if end end if x"
+expect "run vocab" 0 "01000" "$HS" run "$t/m.safetensors" --unknown other "if end end if x"
 # check compares the model with the program's interpreter
 expect "check" 0 - "$HS" check -f $P/count3.cr --mode temp --scale 16 --max-len 4 --lengths 64 --samples 2
 "$HS" check -f $P/minmax.cr --mode hard --max-len 3 --lengths 32 --samples 1 > "$t/out"
@@ -79,8 +79,21 @@ for prog in since.brasp dyck2.brasp dyck1.cr count3.cr; do
   [ "$(echo "$out" | grep -c '^decisions: \([0-9]*\)/\1 agree')" = 2 ] ||
     { echo "FAIL simulate $prog: $(echo "$out" | grep decisions)"; fail=1; }
 done
+# a limit of the lowering never stops the interpreter: --mode truth and
+# --trace run what compile refuses (more than 4096 comparison cases; a
+# count bounded only past 2^31)
+printf 'x0 = #"a"\n' > "$t/cases.cr"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do echo "x$i = x$((i - 1)) + max(#\"b\", $((1 << i)))" >> "$t/cases.cr"; done
+echo 'R = x13 > 3' >> "$t/cases.cr"
+expect "truth past the lowering's cases" 0 "111" "$HS" eval -f "$t/cases.cr" --mode truth "a b a"
+"$HS" eval -f "$t/cases.cr" --mode truth --trace "a" | grep -q "^R: 1$" || { echo "FAIL trace past the cases"; fail=1; }
+expect_err "compile past the cases" "cases.cr: statement 'x13' lowers to more than 4096 comparison cases .* at line 14, column 1" \
+  "$HS" compile -f "$t/cases.cr" --print
+printf 'x = 65536 * 65536 * # "a"\nR = x > 2147483647\n' > "$t/bound.cr"
+expect "truth past 2^31" 0 "11" "$HS" eval -f "$t/bound.cr" --mode truth "a a"
+expect_err "compile past 2^31" "statement 'x' has a count bounded only by A\*n + B" "$HS" eval -f "$t/bound.cr" --mode hard "a a"
 # B-RASP through the command line: eval, check against its interpreter
-[ "$("$HS" eval -f $P/since.brasp --mode pe --scale 8 -- "a b a a c a" | tr -d '\n')" = 011110 ] ||
+[ "$("$HS" eval -f $P/since.brasp --mode pe --scale 8 --unknown other -- "a b a a c a" | tr -d '\n')" = 011110 ] ||
   { echo "FAIL brasp eval"; fail=1; }
 "$HS" check -f $P/dyck2.brasp --mode temp --scale 8 --max-len 5 --lengths 300 --samples 2 >/dev/null ||
   { echo "FAIL brasp check"; fail=1; }

@@ -21,7 +21,7 @@ expect_err() { # expect_err NAME PATTERN CMD...: exit 2, one stderr line matchin
   if [ -s "$t/out" ]; then echo "FAIL $name: wrote to stdout on error"; fail=1; fi
 }
 
-python3 -c "print('ab#c' * 50000)" >"$t/in"   # n = 200000
+python3 -c "print('abba' * 50000)" >"$t/in"   # n = 200000, bytes the formula names
 "$HS" compile 'a S b' --mode hard -o "$t/hard.st" || fail=1
 limit="predicted to take about .*, more than the limit of 0.001 s (--max-time SECONDS)"
 expect_err "eval --max-time" "n = 200000: $limit" "$HS" eval 'a S b' --max-time 0.001
@@ -29,7 +29,7 @@ expect_err "run --max-time" "n = 200000: $limit" "$HS" run "$t/hard.st" --max-ti
 expect_err "check --max-time" "strings: $limit" "$HS" check 'a S b' --lengths 200000 --max-time 0.001
 expect_err "simulate --max-time" "1 string: $limit" "$HS" simulate "$t/hard.st" --max-time 0.001
 expect_err "boundary --max-time" "the doubling search: $limit" "$HS" boundary 'a S b' --max-time 0.001
-expect_err "bad --max-time" "--max-time expects a positive number, got '0'" "$HS" eval a --max-time 0 x
+expect_err "bad --max-time" "--max-time expects a number above 0 (seconds), got '0'" "$HS" eval a --max-time 0 x
 expect_err "no --max-time on compile" "unknown option '--max-time'" "$HS" compile a --print --max-time 1
 # a generous limit lets the same run through
 printf 'abab\nbbab\n' >"$t/small"
@@ -39,7 +39,7 @@ got=$("$HS" eval 'a S b' --max-time 1000 <"$t/small") && [ "$got" = "$want" ] ||
 
 # progress: rows of the forward pass, strings of check, lengths of
 # boundary, points of bench
-head -c 6000 "$t/in" >"$t/mid"; echo >>"$t/mid"
+python3 -c "print('abcb' * 1500)" >"$t/mid"   # n = 6000
 "$HS" eval 'G (a -> (b U c)) & O (X a)' --threads 2 <"$t/mid" >"$t/plain" 2>"$t/err0"
 [ -s "$t/err0" ] && { echo "FAIL eval: stderr not a terminal, yet: $(cat "$t/err0")"; fail=1; }
 HARDSOFT_PROGRESS=1 "$HS" eval 'G (a -> (b U c)) & O (X a)' --threads 2 <"$t/mid" >"$t/shown" 2>"$t/err1"

@@ -13,8 +13,8 @@ trap 'rm -rf "$t"' EXIT
 
 "$HS" compile -f tests/programs/aa_star.cr --mode hard -o "$t/p.safetensors" || fail=1
 # "a a a b" is 4 tokens (7 bytes); run and simulate agree on it
-expect "run tokens" 0 0100 "$HS" run "$t/p.safetensors" "a a a b"
-"$HS" simulate "$t/p.safetensors" -- "a a a b" >"$t/out" 2>"$t/err"
+expect "run tokens" 0 0100 "$HS" run "$t/p.safetensors" --unknown other "a a a b"
+"$HS" simulate "$t/p.safetensors" --unknown other -- "a a a b" >"$t/out" 2>"$t/err"
 grep -q "^strings: 1 (longest n = 4); positions: 4;" "$t/out" ||
   { echo "FAIL program tokens: $(head -3 "$t/out") $(cat "$t/err")"; fail=1; }
 grep -q "^decisions: 4/4 agree" "$t/out" || { echo "FAIL program decisions"; fail=1; }

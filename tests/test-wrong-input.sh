@@ -25,7 +25,7 @@ printf '\200\002}q\000' >"$t/m.pkl"
 printf 'a S b\n' >"$t/formula.txt"
 for f in real.onnx:"an ONNX graph.*ONNX Runtime" graph.bin:"an ONNX graph" m.gz:"gzip-compressed" \
          m.pt:"a zip archive (a PyTorch" m.npy:"a NumPy array" m.gguf:"a GGUF model" \
-         m.h5:"an HDF5 file" m.pkl:"a Python pickle" formula.txt:"text, not a model.*eval -f FILE"; do
+         m.h5:"an HDF5 file" m.pkl:"a Python pickle" formula.txt:"text, not a hardsoft model.*eval -f FILE"; do
   file=${f%%:*} pat=${f#*:}
   expect_err "run $file" "^hardsoft: error: .*$file: this file is $pat" "$HS" run "$t/$file" ab
 done
@@ -62,5 +62,33 @@ printf 'x = token "&&"\ny = x & !x & \n' >"$t/quoted.brasp"
 "$HS" eval -f "$t/quoted.brasp" a 2>"$t/err"
 grep -q "writes" "$t/err" && { echo "FAIL: a hint from a quoted token: $(cat "$t/err")"; fail=1; }
 expect_err "plain error" "^hardsoft: error: expected ')' at column 7$" "$HS" eval 'a & (b' ab
+
+# the table of wrong inputs every door runs (tests/wrong-inputs.tsv)
+"$HS" compile 'a S b' -o "$t/w.model"
+cp "$t/real.onnx" "$t/w.onnx"; cp "$t/formula.txt" "$t/w.text"; cp "$t/m.pt" "$t/w.zip"
+cp "$t/m.npy" "$t/w.npy"; cp "$t/m.gguf" "$t/w.gguf"; cp "$t/m.h5" "$t/w.hdf5"
+cp "$t/m.pkl" "$t/w.pickle"; cp "$t/m.gz" "$t/w.gzip"
+printf '\000\000\000\005\000\000\000\000{}' >"$t/w.bigheader"
+rows=0
+while IFS="$(printf '\t')" read -r name doors input want; do
+  case $name in ''|'#'*) continue ;; esac
+  case ",$doors," in *,cli,*) ;; *) continue ;; esac
+  rows=$((rows + 1))
+  case $input in
+    file:model) set -- eval -f "$t/w.model" ab ;;
+    file:*) set -- run "$t/w.${input#file:}" ab ;;
+    path:*) set -- export "${input#path:}" -o "$t/never.onnx" ;;
+    text:*) cp "${input#text:}" "$t/prog.txt"; set -- eval -f "$t/prog.txt" ab ;;
+    formula:*) set -- eval "${input#formula:}" ab ;;
+    tokens:*) rest=${input#tokens:}; set -- eval -f "${rest%%:*}" --mode pe "${rest#*:}" ;;
+  esac
+  "$HS" "$@" >"$t/out" 2>"$t/err"; rc=$?
+  if [ $rc != 2 ] || [ "$(wc -l <"$t/err")" != 1 ] || ! grep -Eq -- "$want" "$t/err"; then
+    echo "FAIL table $name (hardsoft $*): exit $rc, '$(cat "$t/err")' does not match '$want'"; fail=1
+  fi
+done < tests/wrong-inputs.tsv
+[ $rows -ge 10 ] || { echo "FAIL: only $rows rows of tests/wrong-inputs.tsv for the command line"; fail=1; }
+# run of a formula, not only export
+expect_err "run a formula" "'a S b' is a formula, not a model file: hardsoft eval 'a S b' runs it" "$HS" run 'a S b' ab
 [ $fail = 0 ] && echo "test-wrong-input: ok"
 exit $fail

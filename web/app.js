@@ -80,9 +80,12 @@ function bindLibrary() {
     free: M._hsweb_free,
     run: M.cwrap('hsweb_run', n, [n, n, n, s, n, n, n, n]),
     headDesc: (h, l, k) => M.UTF8ToString(M._hsweb_head_desc(h, l, k)),
+    unproven: M.cwrap('hsweb_unproven', s, [n, n, s]),
     describe: (h) => M.UTF8ToString(M._hsweb_describe(h)),
-    error: () => ({msg: M.UTF8ToString(M._hsweb_error_msg()), line: M._hsweb_error_line(),
-                   column: M._hsweb_error_column()}),
+    // the library names a limit "(limit NAME)"; the page cannot raise it
+    error: () => ({msg: (M.UTF8ToString(M._hsweb_error_msg()) + M.UTF8ToString(M._hsweb_error_hint()))
+                     .replace(/\(limit (\w+)\)/, '(the page\'s $1 limit)'),
+                   line: M._hsweb_error_line(), column: M._hsweb_error_column()}),
   };
 }
 
@@ -93,19 +96,29 @@ function withMem(bytes, fn) {
 }
 
 // The positions a view reads from the input line: bytes for a formula,
-// the program's token bytes for a program; labels to show for each.
+// the program's token bytes for a program; labels to show for each. A
+// token the program does not name is an error (as on the command line);
+// a byte no atom of a formula names gets a note (every atom is false
+// there).
 function tokenize(h, lang, line) {
-  if (lang === 'ltl') {
-    const bytes = new TextEncoder().encode(line);
-    return {bytes, labels: Array.from(bytes, (b) => String.fromCharCode(b))};
-  }
   const utf8 = new TextEncoder().encode(line);
-  const bytes = withMem(utf8.length + 1, (p) => {
+  if (lang === 'ltl') {
+    const labels = Array.from(utf8, (b) => String.fromCharCode(b));
+    const named = alphabet(h);
+    const i = named.length ? utf8.findIndex((b) => !named.includes(b)) : -1;
+    const note = i < 0 ? '' : `'${labels[i]}' (position ${i + 1}) is a byte no atom names: ` +
+      'every atom is false there';
+    return {bytes: utf8, labels, note};
+  }
+  return withMem(utf8.length + 8, (p) => {
     M.HEAPU8.set(utf8, p);
-    const n = M._hs_program_tokenize(M._hsweb_program(h), p, utf8.length, p);
-    return M.HEAPU8.slice(p, p + n);
+    const np = p + utf8.length + 4 - (p + utf8.length) % 4;
+    if (M._hs_program_encode(M._hsweb_program(h), p, utf8.length, 0, p, np,
+                             M._hsweb_error()) !== 0)
+      return {error: lib.error()};
+    const n = M.HEAPU32[np >> 2];
+    return {bytes: M.HEAPU8.slice(p, p + n), labels: line.trim() ? line.trim().split(/\s+/) : []};
   });
-  return {bytes, labels: line.trim() ? line.trim().split(/\s+/) : []};
 }
 
 // Model decisions and the logic's answer over bytes w; null on error.
@@ -132,14 +145,20 @@ function symbols(h, lang) {
     syms.push({byte: M._hs_program_other_byte(p), label: '?'});
     return syms;
   }
+  const named = alphabet(h);
+  const syms = named.map((b) => ({byte: b, label: String.fromCharCode(b)}));
+  for (const c of '#_.xyz0123456789')
+    if (!named.includes(c.charCodeAt(0))) { syms.push({byte: c.charCodeAt(0), label: c}); break; }
+  return syms;
+}
+
+// The bytes some atom of the view's formula names.
+function alphabet(h) {
   return withMem(256, (set) => {
-    M._hs_formula_alphabet(M._hs_program_formula(p), set);
-    const syms = [];
-    for (let b = 0; b < 256; b++)
-      if (M.HEAPU8[set + b]) syms.push({byte: b, label: String.fromCharCode(b)});
-    for (const c of '#_.xyz0123456789')
-      if (!M.HEAPU8[set + c.charCodeAt(0)]) { syms.push({byte: c.charCodeAt(0), label: c}); break; }
-    return syms;
+    M._hs_formula_alphabet(M._hs_program_formula(M._hsweb_program(h)), set);
+    const named = [];
+    for (let b = 0; b < 256; b++) if (M.HEAPU8[set + b]) named.push(b);
+    return named;
   });
 }
 
@@ -188,7 +207,14 @@ function show() {
   }
   $('error').hidden = true;
   $('model').textContent = lib.describe(view);
-  const {bytes, labels} = tokenize(view, st.lang, st.s);
+  const {bytes, labels, note, error} = tokenize(view, st.lang, st.s);
+  if (error) {
+    clearResults();
+    $('model').textContent = lib.describe(view);
+    showError('', error);
+    return;
+  }
+  if (note) $('input-hint').textContent = `(one position per character; ${note})`;
   if (bytes.length > RUN_MAX_N) {
     clearResults();
     $('model').textContent = lib.describe(view);
@@ -203,6 +229,10 @@ function show() {
     return;
   }
   showDecisions(labels, r);
+  // a run outside what the construction proves exact says so (as the
+  // command line's warning does)
+  const why = lib.unproven(view, bytes.length, st.prec);
+  if (why) $('agreement').textContent += `; not proven: ${why}`;
   if (window.hardsoft.firstDecisionsMs === null) window.hardsoft.firstDecisionsMs = performance.now();
   drawHeatmaps(view, bytes, labels);
   $('check').textContent = 'checking...';

@@ -22,8 +22,10 @@ typedef struct hsweb {
 } hsweb;
 
 static hs_error last;
+static char hint[96]; /* after last.msg: the language a text parses in */
 
 const char *hsweb_error_msg(void) { return last.msg; }
+const char *hsweb_error_hint(void) { return hint; }
 int hsweb_error_line(void) { return last.line; }
 int hsweb_error_column(void) { return last.column; }
 const char *hsweb_error_kind(void) { return hs_strerror(last.code); }
@@ -54,6 +56,7 @@ void hsweb_free(hsweb *h) {
 hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu) {
   int l = hs_lang_parse(lang), md = hs_mode_parse(mode);
   memset(&last, 0, sizeof last);
+  hint[0] = 0;
   hs_limits lim = hs_get_limits();
   if (lim.max_depth > WEB_MAX_DEPTH) {
     lim.max_depth = WEB_MAX_DEPTH;
@@ -65,7 +68,11 @@ hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu
   if (!h) return fail(HS_ERR_NOMEM, "out of memory"), NULL;
   hs_compile_opts o = {.mode = (hs_mode)md, .scale = mu, .sign = HS_SIGN_LAYERNORM};
   h->p = hs_program_parse(text, strlen(text), (hs_lang)l, &last);
-  if (h->p) h->m = hs_compile(hs_program_formula(h->p), &o, &last);
+  int other = h->p ? -1 : hs_lang_other(text, strlen(text), (hs_lang)l);
+  static const char *const names[] = {"a formula (LTL)", "C-RASP", "B-RASP"};
+  if (other >= 0) snprintf(hint, sizeof hint, " (it parses as %s: choose it as the language)", names[other]);
+  if (h->p && hs_program_lowered(h->p, &last) == 0)
+    h->m = hs_compile(hs_program_formula(h->p), &o, &last);
   if (h->m && hs_program_lang(h->p) != HS_LANG_LTL && hs_model_set_vocab(h->m, h->p, &last) != 0) {
     hsweb_free(h);
     return NULL;
@@ -108,6 +115,18 @@ int hsweb_run(const hsweb *h, const uint8_t *w, size_t n, const char *precision,
     if (r.attn_error[l] > *attn_error) *attn_error = r.attn_error[l];
   hs_run_result_free(&r);
   return 0;
+}
+
+/* Why the view's answer over n symbols in `precision` is not proven
+ * (hs_model_unproven), or "" when it is. The text lives until the next
+ * call. */
+const char *hsweb_unproven(const hsweb *h, size_t n, const char *precision) {
+  static char buf[512];
+  hs_precision p = HS_PREC_F32;
+  hs_score_round s, q;
+  hs_precision_parse(precision, &p, &s, &q);
+  hs_model_unproven(h->m, n, p, buf, sizeof buf);
+  return buf;
 }
 
 /* One head in words: its kind, mask, temperature law and what it attends

@@ -2,10 +2,21 @@
 #include "base/error.h"
 
 #include <stdio.h>
+#include <string.h>
+
+void hs_cut_whole(char *msg, size_t cap) {
+  size_t n = strlen(msg);
+  if (n + 1 < cap) return;
+  /* cut at the last space that leaves room for " ...": never inside a word */
+  size_t at = cap > 5 ? cap - 5 : 0;
+  while (at > 0 && msg[at] != ' ') at--;
+  memcpy(msg + at, " ...", 5);
+}
 
 int hs_verrorf(hs_error *e, hs_errcode code, const char *fmt, va_list ap) {
   if (!e) return -1;
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  hs_cut_whole(e->msg, sizeof e->msg);
   e->code = code;
   e->line = e->column = 0;
   return -1;

@@ -16,6 +16,10 @@
 int hs_errorf(hs_error *e, hs_errcode code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int hs_verrorf(hs_error *e, hs_errcode code, const char *fmt, va_list ap);
+/* A message msg that filled its buffer of cap bytes (so it was probably
+ * cut) cut again at a space, with " ..." after it: a message is never cut
+ * inside a word. hs_verrorf applies it to every message. */
+void hs_cut_whole(char *msg, size_t cap);
 /* The same at a place in a text (1-based line and column; 0: none). */
 int hs_error_at(hs_error *e, hs_errcode code, int line, int column,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

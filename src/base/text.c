@@ -9,6 +9,7 @@ int hs_text_verror(hs_error *e, hs_errcode code, int line, int column,
   /* the place is appended after the message is cut to leave room for it */
   char what[200];
   vsnprintf(what, sizeof what, fmt, ap);
+  hs_cut_whole(what, sizeof what);
   return hs_error_at(e, code, line, column, "%s at line %d, column %d", what,
                      line, column);
 }

@@ -31,6 +31,8 @@ static const char *const attention_usage =
     "  --model FILE  a saved model instead of a FORMULA (its own mode and mu)\n"
     "  -f FILE, --lang L   the formula or program in a file (see eval --help);\n"
     "                a program's STRING is one argument of space-separated tokens\n"
+    "  --unknown U   error (default) or other: a token the vocabulary does not\n"
+    "                name is refused, or read as one symbol no token names\n"
     "  --layer L     only layer L;  --head H  only head H of each layer\n"
     "  --precision f32|f64   working precision of the forward pass (f32)\n"
     "  --isa @ISAS@   kernels (default: HARDSOFT_ISA, else the best)\n"
@@ -44,30 +46,23 @@ typedef struct pic_opts {
 } pic_opts;
 
 static int pic_number(const char *opt, const char *v, int *out) {
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || errno || x < 0 || x > 1000000)
-    return cli_error("%s expects a whole number from 0 to 1000000, got '%s'", opt, v);
+  uint64_t x;
+  if (cli_whole(opt, v, &x)) return HS_EXIT_ERROR;
   *out = (int)x;
   return 0;
 }
 
 static int pic_scales(const char *v, pic_opts *p) {
-  const char *s = v;
+  char buf[1024];
+  if (!*v || strlen(v) >= sizeof buf) return cli_error("--scales needs a list of scales");
+  strcpy(buf, v);
   p->nscales = 0;
-  while (*s) {
-    char *end;
-    errno = 0;
-    double mu = strtod(s, &end);
-    if (end == s || errno || !isfinite(mu) || mu <= 0 || (*end && *end != ','))
-      return cli_error("--scales expects positive numbers separated by commas, got '%s'", v);
+  for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (p->nscales == PIC_MAX_SCALES)
       return cli_error("--scales: at most %d scales", PIC_MAX_SCALES);
-    p->scales[p->nscales++] = mu;
-    s = *end ? end + 1 : end;
+    if (cli_real("--scales", tok, &p->scales[p->nscales++])) return HS_EXIT_ERROR;
   }
-  if (p->nscales == 0) return cli_error("--scales needs a value");
+  if (p->nscales == 0) return cli_error("--scales needs a list of scales");
   return 0;
 }
 
@@ -262,15 +257,14 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   *nm = 0;
   if (p->model) {
     if (p->nscales) return cli_error("attention: --scales needs a FORMULA (a model file has its own mu)");
-    if (!(ms[0] = cli_model_load(p->model, &he)))
-      return cli_error("%s: %s", p->model, he.msg);
+    if (!(ms[0] = cli_model_load("attention", p->model))) return HS_EXIT_ERROR;
     *nm = 1;
     return 0;
   }
   if (o->mode == HS_MODE_TRUTH) return cli_error("attention: --mode truth has no attention");
   int skip;
   hs_program *prog = cli_program(o, o->file, &skip);
-  const hs_formula *f = prog ? hs_program_formula(prog) : NULL;
+  const hs_formula *f = cli_lowered(o, prog);
   if (!f) {
     hs_program_free(prog);
     return HS_EXIT_ERROR;
@@ -292,8 +286,8 @@ int cmd_attention(int argc, char **argv) {
   cli_opts o;
   int rc = pic_take(&argc, argv, &p);
   if (rc) return rc;
-  rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_PROG,
-                 attention_usage, &o);
+  rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_THREADS | O_PROG |
+                 O_UNKNOWN, attention_usage, &o);
   if (rc) { free(o.args); return rc == 1 ? 0 : rc; }
   int want = p.model || o.file ? 1 : 2;
   hs_model *ms[PIC_MAX_SCALES] = {0};
@@ -321,9 +315,13 @@ int cmd_attention(int argc, char **argv) {
     size_t n = strlen(s);
     /* a model with a vocabulary reads its STRING as tokens */
     if (nm > 0 && hs_model_vocab_size(ms[0]) > 0 &&
-        cli_as_tokens(NULL, ms[0], (const uint8_t *)s, n, &w, &n))
+        cli_as_tokens(&o, NULL, ms[0], (const uint8_t *)s, n, &w, &n))
       rc = HS_EXIT_ERROR;
-    else if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");
+    if (rc == 0 && nm > 0) cli_warn_unnamed(&o, NULL, ms[0], w ? w : (const uint8_t *)s, n);
+    for (int k = 0; rc == 0 && k < nm; k++) cli_warn_unproven(&o, ms[k], n);
+    if (rc) {
+      /* said */
+    } else if (!f) rc = cli_error("attention: cannot create a temporary file in %s", dir ? dir : "/tmp");
     else rc = pic_write(f, ms, nm, &p, &o, w ? w : (const uint8_t *)s, n);
     free(w);
     if (f && fclose(f) != 0 && rc == 0) rc = cli_error("attention: writing %s failed", tmp);

@@ -143,28 +143,20 @@ static int one_mode(const char *opt, const char *t, int k, void *out) {
   ((int *)out)[k] = m;
   return 0;
 }
+/* the numbers of a list: each checked against its option's range
+ * (src/cli/options.c) */
 static int one_scale(const char *opt, const char *t, int k, void *out) {
-  char *e;
-  double v = strtod(t, &e);
-  if (*e || !(v > 0) || !isfinite(v))
-    return cli_error("%s: '%s' is not a positive number", opt, t);
-  ((double *)out)[k] = v;
-  return 0;
+  return cli_real(opt, t, &((double *)out)[k]) ? -1 : 0;
 }
 static int one_len(const char *opt, const char *t, int k, void *out) {
-  char *e;
-  errno = 0;
-  unsigned long long v = strtoull(t, &e, 10);
-  if (*t < '0' || *t > '9' || *e || errno || v > (1ull << 32))
-    return cli_error("%s: '%s' is not a whole number up to 2^32", opt, t);
+  uint64_t v;
+  if (cli_whole(opt, t, &v)) return -1;
   ((size_t *)out)[k] = (size_t)v;
   return 0;
 }
 static int one_thread(const char *opt, const char *t, int k, void *out) {
-  char *e;
-  long v = strtol(t, &e, 10);
-  if (*e || v < 1 || v > 256 || *t < '0' || *t > '9')
-    return cli_error("%s: '%s' is not a thread count from 1 to 256", opt, t);
+  uint64_t v;
+  if (cli_whole(opt, t, &v)) return -1;
   ((int *)out)[k] = (int)v;
   return 0;
 }
@@ -261,15 +253,13 @@ static int bench_parse(int argc, char **argv, bench_opts *b) {
     } else if (IS("--threads")) { n = b->nthreads = parse_list(a, v, MAXL, one_thread, b->threads);
     } else if (IS("--skip")) { n = b->nskips = parse_list(a, v, 4, one_skip, b->skips);
     } else if (IS("--repeat")) {
-      char *e; /* not one_len: it would print a second error line */
-      unsigned long r = strtoul(v, &e, 10);
-      if (*v < '0' || *v > '9' || *e || r < 1 || r > 1000)
-        return cli_error("--repeat expects 1 to 1000, got '%s'", v);
+      uint64_t r;
+      if (cli_whole("--repeat", v, &r)) return 2;
       b->repeat = (int)r;
     } else if (IS("--error-max-n")) { if (one_len(a, v, 0, &b->error_max_n)) return 2;
     } else if (IS("--seed")) {
-      size_t s;
-      if (one_len(a, v, 0, &s)) return 2;
+      uint64_t s;
+      if (cli_whole("--seed", v, &s)) return 2;
       b->seed = s;
     } else if (IS("--sign")) {
       if (!strcmp(v, "temp")) b->sign = HS_SIGN_TEMP;
@@ -823,23 +813,32 @@ static void random_string(uint64_t *seed, uint8_t *s, size_t n,
   }
 }
 
+/* The symbols of a sweep's random strings: a program's tokens' bytes and
+ * that of every other token, or a formula's atoms and '#'; how many. */
+static int sweep_symbols(const hs_program *prog, uint8_t sym[257]) {
+  uint8_t set[256];
+  int k = 0;
+  if (hs_program_lang(prog) != HS_LANG_LTL) {
+    for (; k < hs_program_vocab_size(prog); k++) sym[k] = (uint8_t)hs_program_token_byte(prog, k);
+    sym[k++] = (uint8_t)hs_program_other_byte(prog);
+    return k;
+  }
+  hs_formula_alphabet(hs_program_formula(prog), set);
+  for (int c = 0; c < 256; c++)
+    if (set[c]) sym[k++] = (uint8_t)c;
+  sym[k++] = '#';
+  return k;
+}
+
 /* One formula or program (text: the label of its CSV rows). */
 static int sweep_program(const bench_opts *b, const hs_program *prog,
                          const char *text, FILE *csv, table *tab, int *done,
                          int total) {
   const hs_formula *f = hs_program_formula(prog);
-  uint8_t set[256], sym[257];
-  int k = 0;
-  if (hs_program_lang(prog) != HS_LANG_LTL) {
-    /* a program: its tokens' bytes and that of every other token */
-    for (; k < hs_program_vocab_size(prog); k++) sym[k] = (uint8_t)hs_program_token_byte(prog, k);
-    sym[k++] = (uint8_t)hs_program_other_byte(prog);
-  } else {
-    hs_formula_alphabet(f, set);
-    for (int c = 0; c < 256; c++)
-      if (set[c]) sym[k++] = (uint8_t)c;
-    sym[k++] = '#';
-  }
+  uint8_t sym[257];
+  hs_error le;
+  if (hs_program_lowered(prog, &le)) return cli_error("%s: %s", text, le.msg);
+  int k = sweep_symbols(prog, sym);
   char tmpl[] = "/tmp/hardsoft-bench-XXXXXX";
   char *tmpd = mkdtemp(tmpl), model_path[64], input_path[64];
   if (!tmpd) return cli_error("bench: mkdtemp failed");

@@ -5,7 +5,9 @@
  * Adversarial strings: y^n with one x at an edge position (1, 2, 3, n-2,
  * n-1 or n), for every ordered pair of distinct symbols (the formula's
  * alphabet plus one symbol no atom names), checked at those same edge
- * positions. For one-operator formulas these put the
+ * positions; and for each counting comparison the strings on which it
+ * ties exactly at the last position (hs_model_tie_string: only the sign's
+ * half unit decides there, which the one-x strings never make). For one-operator formulas these put the
  * attended position as far from the query as the string allows (the
  * witness of S, O or Y at the far left of the last position, of U, F or X
  * at the far right of the first), or make the one position that Y or X
@@ -69,10 +71,11 @@ static const char *const boundary_usage =
     "  --quiet         no prediction line and no progress on standard error\n";
 
 /* The adversarial strings of one length, in the order they are checked:
- * x at position at[shape] of y^n. */
+ * x at position at[shape] of y^n, or (tie >= 0) that tie string. */
 typedef struct bstr {
-  int x, y, shape;
+  int x, y, shape, tie;
 } bstr;
+#define BND_TIES 8
 
 typedef struct bnd bnd;
 typedef struct bwork {
@@ -82,6 +85,8 @@ typedef struct bwork {
 
 struct bnd {
   const hs_program *p;
+  const hs_model *m;
+  int ties;          /* tie families (at most BND_TIES) */
   int T;             /* runners, one per thread */
   hs_runner **run;
   uint8_t sym[257];
@@ -116,8 +121,11 @@ static int check_string(bnd *b, hs_runner *run, int i, uint8_t *s, uint8_t *trut
   size_t n = b->n, at[BND_EDGES];
   edge_positions(n, at);
   const bstr *t = &b->str[i];
-  memset(s, b->sym[t->y], n);
-  s[at[t->shape]] = b->sym[t->x];
+  if (t->tie >= 0 && !hs_model_tie_string(b->m, t->tie, n, s)) return 1; /* too short */
+  if (t->tie < 0) {
+    memset(s, b->sym[t->y], n);
+    s[at[t->shape]] = b->sym[t->x];
+  }
   hs_run_result r;
   if (hs_program_truth(b->p, s, n, truth, he) != 0 ||
       hs_runner_run(run, s, n, &r, he) != 0)
@@ -165,8 +173,9 @@ static int exact_at(bnd *b, size_t n) {
     for (int y = 0; y < b->k; y++) {
       if (x == y && n > 1) continue;
       for (int shape = 0; shape < BND_EDGES; shape++)
-        if (at[shape] < n) b->str[b->nstr++] = (bstr){x, y, shape};
+        if (at[shape] < n) b->str[b->nstr++] = (bstr){x, y, shape, -1};
     }
+  for (int k = 0; k < b->ties; k++) b->str[b->nstr++] = (bstr){0, 0, 0, k};
   atomic_store(&b->next, 0);
   atomic_store(&b->first, b->nstr);
   int T = b->T < b->nstr ? b->T : b->nstr, started = 1;
@@ -202,10 +211,8 @@ static int strip_opts(int argc, char **argv, char **args, int *na, bnd_opts *bo)
       continue;
     }
     if (i >= 2 && strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) {
-      char *e;
-      unsigned long long v = strtoull(argv[++i], &e, 10);
-      if (*e || v < 1 || v > (1ull << 30) || argv[i][0] == '-')
-        return cli_error("--max-n expects 1 to 2^30, got '%s'", argv[i]);
+      uint64_t v;
+      if (cli_whole("--max-n", argv[++i], &v)) return HS_EXIT_ERROR;
       bo->max_n = (size_t)v;
       continue;
     }
@@ -293,9 +300,13 @@ static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p
    * parallel, not the rows) */
   hs_run_opts ro = {.precision = bo->prec, .kernels = o->kt, .edges_only = 1,
                     .score_round = bo->rnd, .qkv_round = bo->qkv, .threads = 1};
-  bnd b = {.p = p, .T = o->threads > 1 ? o->threads : 1};
+  bnd b = {.p = p, .m = m, .T = o->threads > 1 ? o->threads : 1};
   alphabet(&b, p, f);
-  int maxstr = BND_EDGES * b.k * b.k;
+  size_t tn = bo->max_n < ((size_t)1 << 20) ? bo->max_n : (size_t)1 << 20;
+  uint8_t *ts = malloc(tn);
+  while (ts && b.ties < BND_TIES && hs_model_tie_string(m, b.ties, tn, ts)) b.ties++;
+  free(ts);
+  int maxstr = BND_EDGES * b.k * b.k + b.ties;
   b.run = calloc((size_t)b.T, sizeof *b.run);
   b.str = malloc((size_t)maxstr * sizeof *b.str);
   b.res = malloc((size_t)maxstr);
@@ -311,13 +322,13 @@ static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p
       bnd_free(&b);
       return cli_error("%s", he.msg);
     }
-  /* large counting coefficients end the exact region before the search
+  /* the counting comparisons' exact region can end before the search
    * does: say so before its answer (float16 storage rounds sooner still) */
   double cmax = hs_model_count_max_n(m, bo->prec == HS_PREC_F64 ? 53 : 24);
   if (cmax < (double)bo->max_n)
-    fprintf(stderr, "hardsoft: note: the counting comparisons' coefficients keep "
-            "the sign exact only up to n = %.0f in %s; beyond it the search "
-            "measures rounding\n", cmax, bo->prec == HS_PREC_F64 ? "f64" : "f32");
+    fprintf(stderr, "hardsoft: note: the counting comparisons are proven exact only up "
+            "to n = %.0f in %s; beyond it the search measures rounding\n", cmax,
+            bo->prec == HS_PREC_F64 ? "f64" : "f32");
   /* the doubling search's lengths, each k^2 * 6 strings at most on T
    * threads, one pass each (bisection adds at most log2 of the last step
    * more), and T runs held at once */
@@ -365,7 +376,7 @@ int cmd_boundary(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
-  const hs_formula *f = p ? hs_program_formula(p) : NULL;
+  const hs_formula *f = cli_lowered(&o, p);
   hs_error he;
   hs_compile_opts co = {.mode = (hs_mode)o.mode, .scale = o.scale, .sign = o.sign};
   hs_model *m = f ? hs_compile(f, &co, &he) : NULL;

@@ -23,6 +23,7 @@ enum {
   O_TRACE = 1 << 15, /* --trace */
   O_MAXTIME = 1 << 16, O_QUIET = 1 << 17, O_JSON = 1 << 18,
   O_ERRMAXN = 1 << 19, /* --error-max-n N */
+  O_UNKNOWN = 1 << 20, /* --unknown error|other */
 };
 
 typedef struct cli_opts {
@@ -52,9 +53,19 @@ typedef struct cli_opts {
   int json;        /* --json: one JSON document on standard output */
   size_t error_max_n; /* --error-max-n: longer strings run without the
                          attention error (default 4096) */
+  hs_unknown unknown; /* --unknown: what a token the vocabulary does not name is */
 } cli_opts;
 
 #define HS_MODE_TRUTH (-1)
+
+/* The numeric options (src/cli/options.c): v as option opt's whole
+ * number or real, checked against its range in the table; 0, or
+ * HS_EXIT_ERROR after one line naming the range. */
+int cli_whole(const char *opt, const char *v, uint64_t *out);
+int cli_real(const char *opt, const char *v, double *out);
+/* hardsoft --options: one line per numeric option, "NAME whole LO HI" or
+ * "NAME real >LO inf". */
+void cli_print_options(void);
 
 /* Prints "hardsoft: error: ..." on one line and returns HS_EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -71,6 +82,13 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
 /* Parses a formula, printing the error with its column. */
 hs_formula *cli_formula(const char *text);
 
+/* Once per command, on standard error: the answer at length n is outside
+ * what the construction proves exact (hs_model_unproven: mu below the
+ * model's smallest exact mu, fixed past n = mu / ln 7, counting
+ * comparisons past their exact region in the --precision, absolute
+ * positions in f32 past 2^23). It still runs. */
+void cli_warn_unproven(const cli_opts *o, const hs_model *m, size_t n);
+
 /* Refuses (one line, exit 2) a run that would need more than --max-memory.
  * Returns 0 when it fits. */
 int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n);
@@ -86,18 +104,31 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
  * or the language of the file's extension; NULL after printing the error
  * (prefixed by the file name). */
 hs_program *cli_program(const cli_opts *o, const char *file, int *skip);
+/* p's formula for hs_compile, or NULL after printing (one line, the file
+ * first when there is one) why its lowering failed: a program the
+ * interpreter runs may still not compile (hs_program_lowered). */
+const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p);
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where);
-/* hs_model_load, but a file in another format (ONNX, gzip, zip, NumPy,
- * GGUF, HDF5, pickle, text) is named as such in e->msg, with what to use. */
-hs_model *cli_model_load(const char *path, hs_error *e);
+/* hs_model_load for command cmd, or NULL after one line saying why: a
+ * file in another format (ONNX, gzip, zip, NumPy, GGUF, HDF5, pickle,
+ * text) named as such (hs_file_kind) with what to use instead, a formula
+ * given where the file goes with the command that takes it. */
+hs_model *cli_model_load(const char *cmd, const char *path);
 /* Whether input strings are token lists: --tokens, and always for C-RASP
  * and B-RASP programs. */
 int cli_tokens_default(const cli_opts *o, const hs_program *p);
 /* s[0..n) as tokens of p (or of m's vocabulary when p is NULL) into a new
- * buffer *buf of *len bytes. 0 or exit 2. */
-int cli_as_tokens(const hs_program *p, const hs_model *m, const uint8_t *s,
-                  size_t n, uint8_t **buf, size_t *len);
+ * buffer *buf of *len bytes; an unknown token is refused (one line naming
+ * it, exit 2) unless --unknown other. 0 or exit 2. */
+int cli_as_tokens(const cli_opts *o, const hs_program *p, const hs_model *m,
+                  const uint8_t *s, size_t n, uint8_t **buf, size_t *len);
+/* A formula reads bytes: once per command, a warning on standard error
+ * when w[0..n) holds a byte no atom of p's formula (or of m, when p is
+ * NULL) names, unless --unknown other. Nothing for a program or a model
+ * with a vocabulary, whose tokens cli_as_tokens checked. */
+void cli_warn_unnamed(const cli_opts *o, const hs_program *p, const hs_model *m,
+                      const uint8_t *w, size_t n);
 /* Every statement's values at every position, one line per statement. */
 int cli_trace(const hs_program *p, const uint8_t *w, size_t n);
 /* Long runs (src/cli/progress.c). cli_predict: for a string of n symbols

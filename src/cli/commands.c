@@ -27,7 +27,19 @@
   "  --lang L      ltl, crasp or brasp (default: by FILE's extension, .cr and\n" \
   "                .crasp are crasp, .brasp brasp, else ltl)\n" \
   "  --tokens      each string is a whitespace-separated list of tokens, one\n" \
-  "                output per token (always so for crasp and brasp)\n"
+  "                output per token (always so for crasp and brasp)\n" \
+  UNKNOWN_OPT
+#define UNKNOWN_OPT \
+  "  --unknown U   error (default): a token the vocabulary does not name is\n" \
+  "                refused; other: read it as one symbol no token names (and\n" \
+  "                no warning for bytes no atom of a formula names)\n"
+/* what an input string is, said first in eval --help and run --help */
+#define INPUT_RULES \
+  "A formula reads one byte per position: an atom is true where its byte is,\n" \
+  "and a byte no atom names makes every atom false (a warning says so, unless\n" \
+  "--unknown other). A program, and a model with a vocabulary, reads\n" \
+  "whitespace-separated tokens: a token it does not name is an error, unless\n" \
+  "--unknown other reads it as one symbol no token names.\n"
 #define MODE_OPTS \
   "  --mode M      hard, pe, temp, fixed or rel (default temp)\n" \
   "  --scale MU    the scale mu > 0 of pe, temp, fixed and rel (default 4)\n" \
@@ -68,53 +80,19 @@ static int print_bits(run_ctx *c, const uint8_t *bits, size_t n) {
   return 0;
 }
 
-/* Once per run, on standard error: the answer at length n is outside what
- * the construction proves exact (docs/LANGUAGE.md, "Modes"): mu below the
- * model's smallest exact mu (pe, temp, rel; --sign temp needs mu > 12),
- * fixed mode past n = mu / ln 7, counting comparisons whose coefficients
- * times n outgrow the significand (hs_model_count_max_n), or absolute
- * positions in f32 past 2^23, where neighbouring positions' scores round
- * together. It still runs. */
-static void warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
-  static int warned;
-  if (warned || !m || !hs_model_mode(m)) return;
-  const char *mode = hs_model_mode(m);
-  hs_model_info mi;
-  hs_model_get_info(m, &mi);
-  int fixed = !strcmp(mode, "fixed");
-  int absolute = fixed || !strcmp(mode, "pe") || !strcmp(mode, "temp");
-  double max_n = hs_mode_exact_max_n(HS_MODE_FIXED, mi.scale);
-  if (fixed && (double)n > max_n) {
-    warned = fprintf(stderr, "hardsoft: warning: mode fixed at mu = %g is proven exact "
-                     "only up to n = %.0f; the answer at n = %zu is not guaranteed "
-                     "(--mode pe, temp or rel are exact at every n)\n",
-                     mi.scale, max_n, n);
-  } else if (!fixed && mi.min_scale > 0 && mi.scale < mi.min_scale) {
-    warned = fprintf(stderr, "hardsoft: warning: mu = %g is below %.4g, the smallest mu "
-                     "this model is proven exact for; the answer is not guaranteed "
-                     "(use --scale %.4g or more)\n", mi.scale, mi.min_scale, mi.min_scale);
-  } else if ((double)n > hs_model_count_max_n(m, o->prec == HS_PREC_F64 ? 53 : 24)) {
-    warned = fprintf(stderr, "hardsoft: warning: at n = %zu the counting comparisons' "
-                     "coefficients pass the %s significand (exact up to n = %.0f); the "
-                     "answer is not guaranteed\n", n,
-                     o->prec == HS_PREC_F64 ? "float64" : "float32",
-                     hs_model_count_max_n(m, o->prec == HS_PREC_F64 ? 53 : 24));
-  } else if (absolute && o->prec == HS_PREC_F32 && n > ((size_t)1 << 23)) {
-    warned = fprintf(stderr, "hardsoft: warning: at n = %zu absolute positions pass "
-                     "float32's 24-bit significand; the answer is not guaranteed "
-                     "(use --precision f64 or --mode rel)\n", n);
-  }
-}
-
 static int run_bytes(run_ctx *c, const uint8_t *s, size_t n);
 
 /* One input line: as tokens (--tokens, programs) or as bytes. */
 static int run_one(const uint8_t *s, size_t n, void *ctx) {
   run_ctx *c = ctx;
-  if (!c->tokens) return run_bytes(c, s, n);
+  if (!c->tokens) {
+    cli_warn_unnamed(c->o, c->program, c->m, s, n);
+    return run_bytes(c, s, n);
+  }
   uint8_t *w;
   size_t len;
-  if (cli_as_tokens(c->program, c->m, s, n, &w, &len)) return HS_EXIT_ERROR;
+  if (cli_as_tokens(c->o, c->program, c->m, s, n, &w, &len)) return HS_EXIT_ERROR;
+  cli_warn_unnamed(c->o, c->program, c->m, w, len);
   int rc = run_bytes(c, w, len);
   free(w);
   return rc;
@@ -126,10 +104,11 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   if (c->o->trace && c->program && cli_trace(c->program, s, n)) return HS_EXIT_ERROR;
   if (!c->m) {
     uint8_t *out = malloc(n ? n : 1);
-    if (!out || (c->program ? hs_program_truth(c->program, s, n, out, &he)
-                         : hs_truth_eval(c->f, hs_formula_root(c->f), s, n, out, &he)) != 0) {
+    if (!out) return cli_error("out of memory evaluating a string of %zu symbols", n);
+    if ((c->program ? hs_program_truth(c->program, s, n, out, &he)
+                    : hs_truth_eval(c->f, hs_formula_root(c->f), s, n, out, &he)) != 0) {
       free(out);
-      return cli_error("out of memory evaluating a string of %zu symbols", n);
+      return cli_error("%s", he.msg);
     }
     int rc = c->json ? cli_json_result(c->json, c->o, s, n, out, NULL)
                      : print_bits(c, out, n);
@@ -140,7 +119,7 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   if (cli_check_memory(c->o, c->m, n) != 0) return HS_EXIT_ERROR;
   snprintf(msg, sizeof msg, "n = %zu", n);
   if (cli_predict(c->o, c->m, &c->ro, n, 1, msg) != 0) return HS_EXIT_ERROR;
-  warn_unproven(c->o, c->m, n);
+  cli_warn_unproven(c->o, c->m, n);
   cli_progress_start(&c->prog, c->o, "rows");
   int fail = hs_runner_run(c->run, s, n, &r, &he);
   cli_progress_end(&c->prog);
@@ -151,8 +130,10 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   return rc;
 }
 
-static hs_model *compile_or_report(const hs_formula *f, const cli_opts *o) {
+static hs_model *compile_or_report(const hs_program *p, const cli_opts *o) {
   hs_error he;
+  const hs_formula *f = cli_lowered(o, p);
+  if (!f) return NULL;
   hs_compile_opts co = {.mode = (hs_mode)o->mode, .scale = o->scale, .sign = o->sign};
   hs_model *m = hs_compile(f, &co, &he);
   if (!m) cli_error("%s", he.msg);
@@ -204,6 +185,7 @@ static const char *const eval_usage =
     "Prints one line per string, one character 0 or 1 per position (an empty\n"
     "line for the empty string). With no strings, reads them from standard\n"
     "input, one per line.\n"
+    INPUT_RULES
     MODE_OPTS
     "                (--mode truth evaluates the logic directly)\n"
     COMMON_RUN_OPTS
@@ -217,7 +199,7 @@ static const char *const eval_usage =
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM |
-                         O_PROG | O_TRACE | O_MAXTIME | O_QUIET | O_JSON,
+                         O_PROG | O_TRACE | O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN,
                      eval_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.nargs < 1 && !o.file) {
@@ -252,7 +234,7 @@ int cmd_eval(int argc, char **argv) {
   hs_model *m = NULL;
   rc = HS_EXIT_ERROR;
   if (p && (o.mode == HS_MODE_TRUTH ||
-            (m = compile_or_report(hs_program_formula(p), &o))))
+            (m = compile_or_report(p, &o))))
     rc = run_strings(&o, p, m, skip);
   hs_model_free(m);
   hs_program_free(p);
@@ -265,17 +247,19 @@ int cmd_eval(int argc, char **argv) {
 static const char *const run_usage =
     "usage: hardsoft run FILE [OPTIONS] [--] [STRING...]\n"
     "Runs a saved model (safetensors) like eval.\n"
+    INPUT_RULES
     COMMON_RUN_OPTS
     "  --last        print only the decision at the last position\n"
     "  --tokens      each string is a whitespace-separated list of tokens of the\n"
     "                model's vocabulary (the default for a model compiled from a\n"
     "                program); without a vocabulary a one-byte token is its byte\n"
+    UNKNOWN_OPT
     "  --json        one JSON document, as eval --json\n";
 
 int cmd_run(int argc, char **argv) {
   cli_opts o;
-  hs_error he;
-  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG | O_MAXTIME | O_QUIET | O_JSON, run_usage, &o);
+  int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG |
+                     O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
   if (o.file || o.lang >= 0) {
     cli_free(&o);
@@ -285,12 +269,8 @@ int cmd_run(int argc, char **argv) {
     cli_free(&o);
     return cli_error("run: missing FILE (see 'hardsoft run --help')");
   }
-  hs_model *m = cli_model_load(o.args[0], &he);
-  if (!m) {
-    rc = cli_error("%s: %s", o.args[0], he.msg);
-  } else {
-    rc = run_strings(&o, NULL, m, 1);
-  }
+  hs_model *m = cli_model_load("run", o.args[0]);
+  rc = m ? run_strings(&o, NULL, m, 1) : HS_EXIT_ERROR;
   hs_model_free(m);
   cli_free(&o);
   return rc;
@@ -349,7 +329,7 @@ int cmd_compile(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
-  hs_model *m = p ? compile_or_report(hs_program_formula(p), &o) : NULL;
+  hs_model *m = p ? compile_or_report(p, &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
   if (m && hs_model_set_vocab(m, p, &he) != 0) rc = cli_error("%s", he.msg);
   if (m && rc == 0 && o.out && cli_is_onnx_path(o.out)) {
@@ -415,6 +395,8 @@ typedef struct check_ctx {
   uint64_t held[64], seen[64]; /* per length: positions where the logic
                                   holds, positions */
   double t0;           /* the start, for --max-time */
+  int ties[64];        /* tie strings at each of --lengths (hs_model_tie_string) */
+  uint64_t nties;
 } check_ctx;
 
 static int check_one(const uint8_t *s, size_t n, void *ctx) {
@@ -427,7 +409,7 @@ static int check_one(const uint8_t *s, size_t n, void *ctx) {
     return cli_error("out of memory checking a string of %zu symbols", n);
   }
   hs_run_result r;
-  warn_unproven(c->o, c->m, n);
+  cli_warn_unproven(c->o, c->m, n);
   if (cli_check_memory(c->o, c->m, n) != 0) {
     free(truth);
     return HS_EXIT_ERROR;
@@ -510,6 +492,19 @@ static size_t check_longest(const cli_opts *o, size_t cap) {
   return longest;
 }
 
+/* How many tie strings of length n m has (hs_model_tie_string), at most
+ * CHECK_TIES: strings where a counting comparison's integer is 0 and only
+ * the sign's half unit decides, which random strings almost never make
+ * for large coefficients. */
+#define CHECK_TIES 8
+static int tie_families(const hs_model *m, size_t n) {
+  uint8_t *s = malloc(n ? n : 1);
+  int k = 0;
+  while (s && k < CHECK_TIES && hs_model_tie_string(m, k, n, s)) k++;
+  free(s);
+  return k;
+}
+
 /* The strings to check, their predicted time (said or refused before
  * any output), and the progress over them. */
 static int check_plan(check_ctx *c, int k) {
@@ -523,9 +518,13 @@ static int check_plan(check_ctx *c, int k) {
   double times[64 + 17];
   int np = 0;
   for (int L = 0; L <= o->max_len; L++) ns[np] = (size_t)L, times[np++] = pow(k, L);
-  for (int li = 0; li < o->nlengths; li++)
-    ns[np] = o->lengths[li], times[np++] = o->samples;
-  c->total = (uint64_t)total + (uint64_t)o->samples * (uint64_t)o->nlengths;
+  c->nties = 0;
+  for (int li = 0; li < o->nlengths; li++) {
+    c->ties[li] = tie_families(c->m, o->lengths[li]);
+    c->nties += (uint64_t)c->ties[li];
+    ns[np] = o->lengths[li], times[np++] = o->samples + c->ties[li];
+  }
+  c->total = (uint64_t)total + (uint64_t)o->samples * (uint64_t)o->nlengths + c->nties;
   char what[96];
   snprintf(what, sizeof what, "%llu string%s", (unsigned long long)c->total,
            c->total == 1 ? "" : "s");
@@ -617,6 +616,10 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
       int rc = check_one(buf, n, c);
       if (rc) { free(buf); return rc; }
     }
+    for (int k = 0; k < c->ties[li]; k++) {
+      int rc = hs_model_tie_string(c->m, k, n, buf) ? check_one(buf, n, c) : 0;
+      if (rc) { free(buf); return rc; }
+    }
     free(buf);
   }
   return 0;
@@ -633,6 +636,7 @@ static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   cJSON_AddItemToObject(doc, "symbols", cli_json_text(sym, (size_t)k));
   cJSON_AddNumberToObject(doc, "max_len", o->max_len);
   cJSON_AddNumberToObject(doc, "samples", o->samples);
+  cJSON_AddNumberToObject(doc, "tie_strings", (double)c->nties);
   cJSON *ls = cJSON_AddArrayToObject(doc, "lengths");
   cJSON *held = cJSON_AddArrayToObject(doc, "logic_true");
   size_t longest = check_longest(o, o->error_max_n);
@@ -678,6 +682,8 @@ static int print_check_summary(const check_ctx *c) {
          (unsigned long long)c->strings, c->o->max_len, c->o->samples);
   for (int i = 0; i < c->o->nlengths; i++)
     printf("%s%zu", i ? "," : " ", c->o->lengths[i]);
+  if (c->nties)
+    printf("; %llu where a counting comparison ties", (unsigned long long)c->nties);
   printf(")\npositions checked: %llu\nagreement: %llu/%llu (%.6f%%)\n",
          (unsigned long long)c->positions, (unsigned long long)c->agree,
          (unsigned long long)c->positions,
@@ -718,11 +724,6 @@ int cmd_check(int argc, char **argv) {
     cli_free(&o);
     return cli_error("check: expected one FORMULA (see 'hardsoft check --help')");
   }
-  if (o.max_len == 0 && o.samples == 0) {
-    cli_free(&o);
-    return cli_error("check: nothing to check (--max-len 0 and --samples 0): give "
-                     "--max-len 1 or more, or --samples 1 or more");
-  }
   if (o.mode == HS_MODE_TRUTH) {
     cli_free(&o);
     return cli_error("check: --mode truth compares the logic with itself; "
@@ -731,7 +732,7 @@ int cmd_check(int argc, char **argv) {
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
   const hs_formula *f = p ? hs_program_formula(p) : NULL;
-  hs_model *m = f ? compile_or_report(f, &o) : NULL;
+  hs_model *m = p ? compile_or_report(p, &o) : NULL;
   rc = HS_EXIT_ERROR;
   if (m) {
     uint8_t sym[257];
@@ -739,9 +740,9 @@ int cmd_check(int argc, char **argv) {
     hs_error he;
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
-    check_ctx c = {&o, p, f, m, hs_runner_new(m, &ro, &he), NULL, 0, 0, 0, 0, 0,
-                   hs_program_lang(p) != HS_LANG_LTL, NULL, {0}, 0, -1, {0}, {0},
-                   cli_now()};
+    check_ctx c = {.o = &o, .p = p, .f = f, .m = m, .run = hs_runner_new(m, &ro, &he),
+                   .tokens = hs_program_lang(p) != HS_LANG_LTL, .li = -1,
+                   .t0 = cli_now()};
     ro.want_attn_error = 0;
     if (c.run) c.run_fast = hs_runner_new(m, &ro, &he);
     cJSON *doc = o.json ? cJSON_CreateObject() : NULL;

@@ -28,9 +28,9 @@ int cmd_export(int argc, char **argv) {
     return cli_error("export: expected one MODEL file and -o FILE.onnx (see "
                      "'hardsoft export --help')");
   }
-  hs_model *m = cli_model_load(o.args[0], &he);
+  hs_model *m = cli_model_load("export", o.args[0]);
   if (!m)
-    rc = cli_error("%s: %s", o.args[0], he.msg);
+    rc = HS_EXIT_ERROR;
   else if (hs_model_save_onnx(m, o.out, &he) != 0)
     rc = cli_error("%s: %s", o.out, he.msg);
   hs_model_free(m);

@@ -165,6 +165,22 @@ cJSON *cli_json_model(const hs_model *m) {
   else cJSON_AddNullToObject(d, "min_exact_scale");
   const char *region = hs_model_exact_region(m);
   if (region) cJSON_AddStringToObject(d, "exact_region", region);
+  if (isfinite(hs_model_count_max_n(m, 24))) {
+    cJSON *r = cJSON_AddObjectToObject(d, "count_exact_n");
+    cJSON_AddNumberToObject(r, "f32", hs_model_count_max_n(m, 24));
+    cJSON_AddNumberToObject(r, "f64", hs_model_count_max_n(m, 53));
+  }
+  if (hs_model_vocab_size(m) > 0) {
+    /* [token, byte] pairs, as the model file keeps them, and `other` */
+    cJSON *v = cJSON_AddArrayToObject(d, "vocab");
+    for (int k = 0; v && k < hs_model_vocab_size(m); k++) {
+      cJSON *pair = cJSON_CreateArray();
+      cJSON_AddItemToArray(pair, cJSON_CreateString(hs_model_vocab_token(m, k)));
+      cJSON_AddItemToArray(pair, cJSON_CreateNumber(hs_model_vocab_byte(m, k)));
+      cJSON_AddItemToArray(v, pair);
+    }
+    cJSON_AddNumberToObject(d, "other_byte", hs_model_other_byte(m));
+  }
   int named = 0;
   for (int k = 0; k < mi.d; k++) named |= hs_model_coord_name(m, k) != NULL;
   if (named) {

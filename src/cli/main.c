@@ -46,7 +46,8 @@ static const char *const top_usage =
     "  attention FORMULA|-f FILE STRING --png OUT   picture of the attention weights\n"
     "  export FILE -o FILE.onnx   write a saved model as an ONNX graph\n"
     "\n"
-    "'hardsoft --version' prints the version and the commit it was built from.\n"
+    "'hardsoft --version' prints the version and the commit it was built from;\n"
+    "'hardsoft --options' every numeric option and its range.\n"
     "Every command also takes the input limits --max-formula-len BYTES (16 MiB),\n"
     "--max-depth N (10000 nesting levels), --max-header-mib MIB (64) and\n"
     "--max-tensors N (65536).\n"
@@ -57,42 +58,32 @@ static const char *const top_usage =
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
 
+/* The library names the limit an input passed as "(limit NAME)", the
+ * same on every door; here it becomes the option that raises it. */
+static void say_limits(char *msg, size_t cap) {
+  static const char *const lim[][2] = {
+      {"(limit max_depth)", "(--max-depth raises it)"},
+      {"(limit max_formula_len)", "(--max-formula-len raises it)"},
+      {"(limit max_header_mib)", "(--max-header-mib raises it)"},
+      {"(limit max_tensors)", "(--max-tensors raises it)"}};
+  for (size_t k = 0; k < sizeof lim / sizeof *lim; k++) {
+    char *at = strstr(msg, lim[k][0]);
+    size_t a = strlen(lim[k][0]), b = strlen(lim[k][1]), n = strlen(msg);
+    if (!at || n - a + b >= cap) continue;
+    memmove(at + b, at + a, n - (size_t)(at - msg) - a + 1);
+    memcpy(at, lim[k][1], b);
+  }
+}
+
 int cli_error(const char *fmt, ...) {
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  fputs("hardsoft: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  say_limits(msg, sizeof msg);
+  fprintf(stderr, "hardsoft: error: %s\n", msg);
   return HS_EXIT_ERROR;
-}
-
-static int parse_double(const char *opt, const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (*s == 0 || *end != 0 || errno || !isfinite(v) || v <= 0)
-    return cli_error("%s expects a positive number, got '%s'", opt, s);
-  *out = v;
-  return 0;
-}
-
-static int parse_uint_in(const char *opt, const char *s, uint64_t min,
-                         uint64_t max, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (*s < '0' || *s > '9')
-    return cli_error("%s expects a whole number, got '%s'", opt, s);
-  unsigned long long v = strtoull(s, &end, 10);
-  if (*end != 0 || errno || v < min || v > max)
-    return cli_error("%s expects a whole number from %llu to %llu, got '%s'", opt,
-                     (unsigned long long)min, (unsigned long long)max, s);
-  *out = v;
-  return 0;
-}
-
-static int parse_uint(const char *opt, const char *s, uint64_t max, uint64_t *out) {
-  return parse_uint_in(opt, s, 0, max, out);
 }
 
 static int parse_lengths(const char *s, cli_opts *o) {
@@ -103,7 +94,7 @@ static int parse_lengths(const char *s, cli_opts *o) {
   for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
     uint64_t v;
     if (o->nlengths == 64) return cli_error("--lengths: at most 64 lengths");
-    if (parse_uint("--lengths", tok, (uint64_t)1 << 32, &v)) return HS_EXIT_ERROR;
+    if (cli_whole("--lengths", tok, &v)) return HS_EXIT_ERROR;
     o->lengths[o->nlengths++] = (size_t)v;
   }
   return 0;
@@ -160,6 +151,13 @@ static size_t default_max_mem(void) {
   return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
 }
 
+void cli_warn_unproven(const cli_opts *o, const hs_model *m, size_t n) {
+  static int warned;
+  char why[512];
+  if (!warned && m && hs_model_unproven(m, n, o->prec, why, sizeof why))
+    warned = fprintf(stderr, "hardsoft: warning: %s\n", why) > 0;
+}
+
 int cli_check_memory(const cli_opts *o, const hs_model *m, size_t n) {
   size_t need = hs_model_run_bytes(m, n, o->prec, o->threads);
   if (need <= o->max_mem) return 0;
@@ -200,7 +198,7 @@ static int model_option(const argp *P, cli_opts *o) {
                        "fixed, rel%s)", v, strcmp(o->cmd, "eval") ? "" : " or truth");
   } else if (TAKES(O_SCALE, "--scale")) {
     NEEDV("--scale");
-    if (parse_double("--scale", v, &o->scale)) return HS_EXIT_ERROR;
+    if (cli_real("--scale", v, &o->scale)) return HS_EXIT_ERROR;
   } else if (TAKES(O_SIGN, "--sign")) {
     NEEDV("--sign");
     if (strcmp(v, "layernorm") == 0) o->sign = HS_SIGN_LAYERNORM;
@@ -216,11 +214,11 @@ static int model_option(const argp *P, cli_opts *o) {
     if (set_isa(v, o)) return HS_EXIT_ERROR;
   } else if (TAKES(O_THREADS, "--threads")) {
     NEEDV("--threads");
-    if (parse_uint_in("--threads", v, 1, 256, &u)) return HS_EXIT_ERROR;
+    if (cli_whole("--threads", v, &u)) return HS_EXIT_ERROR;
     o->threads = (int)u;
   } else if (TAKES(O_MAXMEM, "--max-memory")) {
     NEEDV("--max-memory");
-    if (parse_uint_in("--max-memory", v, 1, (uint64_t)1 << 40, &u)) return HS_EXIT_ERROR;
+    if (cli_whole("--max-memory", v, &u)) return HS_EXIT_ERROR;
     o->max_mem = (size_t)u * 1048576;
   } else {
     return NOT_MINE;
@@ -235,21 +233,21 @@ static int sweep_option(const argp *P, cli_opts *o) {
   uint64_t u;
   if (TAKES(O_MAXLEN, "--max-len")) {
     NEEDV("--max-len");
-    if (parse_uint("--max-len", v, 16, &u)) return HS_EXIT_ERROR;
+    if (cli_whole("--max-len", v, &u)) return HS_EXIT_ERROR;
     o->max_len = (int)u;
   } else if (TAKES(O_LENGTHS, "--lengths")) {
     NEEDV("--lengths");
     if (parse_lengths(v, o)) return HS_EXIT_ERROR;
   } else if (TAKES(O_SAMPLES, "--samples")) {
     NEEDV("--samples");
-    if (parse_uint("--samples", v, 1000000, &u)) return HS_EXIT_ERROR;
+    if (cli_whole("--samples", v, &u)) return HS_EXIT_ERROR;
     o->samples = (int)u;
   } else if (TAKES(O_SEED, "--seed")) {
     NEEDV("--seed");
-    if (parse_uint("--seed", v, UINT64_MAX, &o->seed)) return HS_EXIT_ERROR;
+    if (cli_whole("--seed", v, &o->seed)) return HS_EXIT_ERROR;
   } else if (TAKES(O_ERRMAXN, "--error-max-n")) {
     NEEDV("--error-max-n");
-    if (parse_uint("--error-max-n", v, (uint64_t)1 << 32, &u)) return HS_EXIT_ERROR;
+    if (cli_whole("--error-max-n", v, &u)) return HS_EXIT_ERROR;
     o->error_max_n = (size_t)u;
   } else {
     return NOT_MINE;
@@ -258,7 +256,8 @@ static int sweep_option(const argp *P, cli_opts *o) {
 }
 
 /* Input, output and what is shown: -o, -f, --lang, --tokens, --trace,
- * --print, --last, --max-time, --quiet, --json; NOT_MINE when the option is none of them. */
+ * --print, --last, --max-time, --quiet, --json, --unknown; NOT_MINE when
+ * the option is none of them. */
 static int io_option(const argp *P, cli_opts *o) {
   const char *v;
   if ((P->allowed & O_OUT) && (v = value_of(P->argc, P->argv, P->i, "-o"))) {
@@ -282,11 +281,16 @@ static int io_option(const argp *P, cli_opts *o) {
     o->last = 1;
   } else if (TAKES(O_MAXTIME, "--max-time")) {
     NEEDV("--max-time");
-    if (parse_double("--max-time", v, &o->max_time)) return HS_EXIT_ERROR;
+    if (cli_real("--max-time", v, &o->max_time)) return HS_EXIT_ERROR;
   } else if ((P->allowed & O_QUIET) && strcmp(P->argv[*P->i], "--quiet") == 0) {
     o->quiet = 1;
   } else if ((P->allowed & O_JSON) && strcmp(P->argv[*P->i], "--json") == 0) {
     o->json = 1;
+  } else if (TAKES(O_UNKNOWN, "--unknown")) {
+    NEEDV("--unknown");
+    if (strcmp(v, "error") == 0) o->unknown = HS_UNKNOWN_ERROR;
+    else if (strcmp(v, "other") == 0) o->unknown = HS_UNKNOWN_OTHER;
+    else return cli_error("--unknown '%s' is not error or other", v);
   } else {
     return NOT_MINE;
   }
@@ -454,8 +458,7 @@ static int take_limits(int *argc, char **argv) {
       continue;
     }
     if (i + 1 >= *argc) return cli_error("%s needs a value", a);
-    uint64_t max = is_depth ? 10000000 : is_hdr ? 4096 : (uint64_t)1 << 40;
-    if (parse_uint_in(a, argv[++i], 1, max, &v)) return HS_EXIT_ERROR;
+    if (cli_whole(a, argv[++i], &v)) return HS_EXIT_ERROR;
     if (is_len) l.max_formula_len = (size_t)v;
     if (is_depth) l.max_depth = (int)v;
     if (is_hdr) l.max_header = (size_t)v << 20;
@@ -497,6 +500,10 @@ int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     fputs(top_usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? HS_EXIT_ERROR : 0;
+  }
+  if (strcmp(argv[1], "--options") == 0) { /* the numeric options and their ranges */
+    cli_print_options();
+    return 0;
   }
   if (strcmp(argv[1], "--version") == 0) {
     if (argc > 2) return cli_error("--version takes no arguments, got '%s'", argv[2]);

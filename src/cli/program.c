@@ -87,41 +87,38 @@ static const char *prose_name(hs_lang lang) {
   return lang == HS_LANG_LTL ? "a formula" : lang == HS_LANG_CRASP ? "C-RASP" : "B-RASP";
 }
 
-/* A parse error of text in lang, made helpful in one line: the language
- * it parses in instead, or how lang spells an operator it holds. */
-static void explain(const char *text, size_t len, hs_lang lang, hs_error *e) {
-  char hint[200] = "";
-  for (int l = HS_LANG_LTL; l <= HS_LANG_BRASP && !hint[0]; l++) {
-    hs_error e2;
-    hs_program *p = l == (int)lang ? NULL : hs_program_parse(text, len, (hs_lang)l, &e2);
-    if (p)
-      snprintf(hint, sizeof hint, " (it parses as %s: add --lang %s)",
-               prose_name((hs_lang)l), hs_lang_name((hs_lang)l));
-    hs_program_free(p);
-  }
+/* The hint a parse error of text in lang gets, into hint (""  when none):
+ * the language it parses in instead (hs_lang_other), or how lang spells
+ * an operator it holds. Kept apart from the library's message, which it
+ * follows on the line, so that neither is cut. */
+static void explain(const char *text, size_t len, hs_lang lang, char *hint, size_t cap) {
+  int l = hs_lang_other(text, len, lang);
+  hint[0] = 0;
+  if (l >= 0)
+    snprintf(hint, cap, " (it parses as %s: add --lang %s)", prose_name((hs_lang)l),
+             hs_lang_name((hs_lang)l));
   for (size_t i = 0; i < sizeof spellings / sizeof *spellings && !hint[0]; i++)
     if (spellings[i].lang == lang && has_token(text, len, spellings[i].wrong))
-      snprintf(hint, sizeof hint, " (%s writes %s as '%s', not '%s')",
-               prose_name(lang),
+      snprintf(hint, cap, " (%s writes %s as '%s', not '%s')", prose_name(lang),
                spellings[i].what, spellings[i].right, spellings[i].wrong);
-  size_t n = strlen(e->msg);
-  snprintf(e->msg + n, sizeof e->msg - n, "%s", hint);
 }
 
 static hs_program *parse_explained(const char *text, size_t len, hs_lang lang,
-                                   hs_error *e) {
+                                   hs_error *e, char *hint, size_t cap) {
   hs_program *p = hs_program_parse(text, len, lang, e);
-  if (!p) explain(text, len, lang, e);
+  hint[0] = 0;
+  if (!p) explain(text, len, lang, hint, cap);
   return p;
 }
 
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where) {
   hs_error e;
-  hs_program *p = parse_explained(text, len, lang, &e);
+  char hint[200];
+  hs_program *p = parse_explained(text, len, lang, &e, hint, sizeof hint);
   if (!p) {
-    if (where) cli_error("%s: %s", where, e.msg);
-    else cli_error("%s", e.msg);
+    if (where) cli_error("%s: %s%s", where, e.msg, hint);
+    else cli_error("%s%s", e.msg, hint);
   }
   return p;
 }
@@ -132,6 +129,17 @@ static int is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Refuses (1, said) a FILE in a format no formula or program is: a model
+ * file says what runs it. */
+static int not_a_program(const char *file) {
+  const char *kind = strcmp(file, "-") ? hs_file_kind(file) : NULL;
+  if (!kind || !strcmp(kind, "text")) return 0;
+  if (!strncmp(kind, "a model file", 12))
+    return cli_error("%s: this file is %s, not a formula or program: run it with "
+                     "'hardsoft run %s'", file, kind, file), 1;
+  return cli_error("%s: this file is %s, not a formula or program", file, kind), 1;
+}
+
 hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
   if (!file) {
     *skip = 1;
@@ -139,14 +147,19 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
     const char *a = o->args[0];
     hs_lang lang = o->lang >= 0 ? (hs_lang)o->lang : HS_LANG_LTL;
     hs_error e;
-    hs_program *p = parse_explained(a, strlen(a), lang, &e);
-    if (!p && is_file(a))
-      cli_error("%s; '%s' is a file: read the program from it with -f %s", e.msg, a, a);
+    char hint[200];
+    hs_program *p = parse_explained(a, strlen(a), lang, &e, hint, sizeof hint);
+    const char *kind = !p && is_file(a) ? hs_file_kind(a) : NULL;
+    if (kind && !strncmp(kind, "a model file", 12))
+      cli_error("%s; '%s' is %s: run it with 'hardsoft run %s'", e.msg, a, kind, a);
+    else if (!p && is_file(a))
+      cli_error("%s%s; '%s' is a file: read the program from it with -f %s", e.msg, hint, a, a);
     else if (!p)
-      cli_error("%s", e.msg);
+      cli_error("%s%s", e.msg, hint);
     return p;
   }
   *skip = 0;
+  if (not_a_program(file)) return NULL;
   size_t len;
   char *text = read_all(file, &len);
   if (!text) return NULL;
@@ -157,49 +170,44 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
   return p;
 }
 
-/* What a file's first bytes say it is, for a model file that does not
- * load: the formats people keep weights in, and what to do instead. */
-static const char *file_kind(const char *path) {
-  unsigned char b[16] = {0};
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t n = fread(b, 1, sizeof b, f);
-  fclose(f);
-  const char *dot = strrchr(path, '/') ? strrchr(strrchr(path, '/'), '.') : strrchr(path, '.');
-  /* an ONNX ModelProto opens with ir_version (field 1, a small varint)
-   * and then producer_name, a graph or an opset (fields 2, 7, 8) */
-  int onnx = n >= 3 && b[0] == 0x08 && b[1] >= 1 && b[1] < 0x40 &&
-             (b[2] == 0x12 || b[2] == 0x1a || b[2] == 0x3a || b[2] == 0x42);
-  if (onnx || (dot && !strcmp(dot, ".onnx")))
-    return "an ONNX graph, not a hardsoft model: hardsoft runs the .safetensors "
-           "files 'hardsoft compile -o' writes; run an ONNX graph with ONNX Runtime";
-  if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-    return "gzip-compressed: decompress it first (gunzip)";
-  if (n >= 4 && !memcmp(b, "PK\3\4", 4))
-    return "a zip archive (a PyTorch .pt/.pth checkpoint is one), not a hardsoft "
-           "model: hardsoft runs the .safetensors files 'hardsoft compile -o' writes";
-  if (n >= 6 && !memcmp(b, "\x93NUMPY", 6))
-    return "a NumPy array (.npy), not a hardsoft model";
-  if (n >= 4 && !memcmp(b, "GGUF", 4))
-    return "a GGUF model (llama.cpp), not a hardsoft model";
-  if (n >= 8 && !memcmp(b, "\x89HDF\r\n\x1a\n", 8))
-    return "an HDF5 file (Keras .h5?), not a hardsoft model";
-  if (n >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5)
-    return "a Python pickle (an older PyTorch checkpoint?), not a hardsoft model";
-  size_t text = 0;
-  for (size_t i = 0; i < n; i++)
-    text += (b[i] >= 0x20 && b[i] < 0x7f) || b[i] == '\n' || b[i] == '\t' || b[i] == '\r';
-  if (n > 0 && text == n)
-    return "text, not a model: a formula or program in a file is read with "
-           "'hardsoft eval -f FILE'";
+const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p) {
+  hs_error e;
+  if (!p) return NULL;
+  if (hs_program_lowered(p, &e) == 0) return hs_program_formula(p);
+  if (o->file) cli_error("%s: %s", strcmp(o->file, "-") ? o->file : "standard input", e.msg);
+  else cli_error("%s", e.msg);
   return NULL;
 }
 
-hs_model *cli_model_load(const char *path, hs_error *e) {
-  hs_model *m = hs_model_load(path, e);
-  const char *kind = m ? NULL : file_kind(path);
-  if (kind) snprintf(e->msg, sizeof e->msg, "this file is %s", kind);
-  return m;
+/* What to do with a file of this kind instead of loading it as a model. */
+static const char *model_advice(const char *kind) {
+  if (!strcmp(kind, "text"))
+    return ": a formula or program in a file is read with 'hardsoft eval -f FILE'";
+  if (!strcmp(kind, "an ONNX graph"))
+    return ": hardsoft runs the .safetensors files 'hardsoft compile -o' writes; run an "
+           "ONNX graph with ONNX Runtime";
+  if (!strcmp(kind, "gzip-compressed")) return ": decompress it first (gunzip)";
+  return "";
+}
+
+hs_model *cli_model_load(const char *cmd, const char *path) {
+  hs_error e;
+  hs_model *m = hs_model_load(path, &e);
+  if (m) return m;
+  const char *kind = hs_file_kind(path);
+  if (kind && strncmp(kind, "a model file", 12))
+    return cli_error("%s: %s%s", path, e.msg, model_advice(kind)), NULL;
+  /* a formula or program where the file goes */
+  hs_program *p = e.code == HS_ERR_IO && !is_file(path)
+                      ? hs_program_parse(path, strlen(path), HS_LANG_LTL, NULL) : NULL;
+  hs_program_free(p);
+  if (p && !strcmp(cmd, "export"))
+    return cli_error("export: '%s' is a formula, not a model file: its ONNX graph is "
+                     "written by hardsoft compile '%s' -o FILE.onnx", path, path), NULL;
+  if (p)
+    return cli_error("%s: '%s' is a formula, not a model file: hardsoft eval '%s' runs it, "
+                     "hardsoft compile '%s' -o FILE saves its model", cmd, path, path, path), NULL;
+  return cli_error("%s: %s", path, e.msg), NULL;
 }
 
 int cli_tokens_default(const cli_opts *o, const hs_program *p) {
@@ -207,14 +215,40 @@ int cli_tokens_default(const cli_opts *o, const hs_program *p) {
   return p && hs_program_lang(p) != HS_LANG_LTL;
 }
 
-int cli_as_tokens(const hs_program *p, const hs_model *m, const uint8_t *s,
-                  size_t n, uint8_t **buf, size_t *len) {
+int cli_as_tokens(const cli_opts *o, const hs_program *p, const hs_model *m,
+                  const uint8_t *s, size_t n, uint8_t **buf, size_t *len) {
   uint8_t *b = malloc(n ? n : 1);
   if (!b) return cli_error("out of memory for a string of %zu bytes", n);
-  *len = p ? hs_program_tokenize(p, (const char *)s, n, b)
-           : hs_model_tokenize(m, (const char *)s, n, b);
+  hs_error e;
+  int rc = p ? hs_program_encode(p, (const char *)s, n, o->unknown, b, len, &e)
+             : hs_model_encode(m, (const char *)s, n, o->unknown, b, len, &e);
+  if (rc) {
+    free(b);
+    return cli_error("%s (--unknown other reads unknown tokens as one symbol no "
+                     "token names)", e.msg);
+  }
   *buf = b;
   return 0;
+}
+
+void cli_warn_unnamed(const cli_opts *o, const hs_program *p, const hs_model *m,
+                      const uint8_t *w, size_t n) {
+  static int warned;
+  uint8_t set[256];
+  if (warned || o->unknown == HS_UNKNOWN_OTHER) return;
+  if (p && hs_program_lang(p) != HS_LANG_LTL) return;
+  if (!p && (!m || hs_model_vocab_size(m) > 0)) return;
+  if (p) hs_formula_alphabet(hs_program_formula(p), set);
+  else hs_model_alphabet(m, set);
+  size_t i = 0, named = 0;
+  for (int b = 0; b < 256; b++) named += set[b];
+  while (i < n && set[w[i]]) i++;
+  if (i == n || named == 0) return; /* no atom: nothing reads the bytes */
+  char sym[8];
+  snprintf(sym, sizeof sym, w[i] >= 0x20 && w[i] < 0x7f ? "'%c'" : "\\x%02x", w[i]);
+  warned = fprintf(stderr, "hardsoft: warning: no atom of the formula names %s "
+                   "(position %zu): every atom is false there (--unknown other "
+                   "allows such bytes without this warning)\n", sym, i + 1) > 0;
 }
 
 int cli_trace(const hs_program *p, const uint8_t *w, size_t n) {
@@ -223,9 +257,11 @@ int cli_trace(const hs_program *p, const uint8_t *w, size_t n) {
   if (__builtin_mul_overflow((size_t)k, n, &cells) || cells > SIZE_MAX / 8)
     return cli_error("out of memory tracing a string of %zu tokens", n);
   int64_t *vals = malloc((cells ? cells : 1) * sizeof *vals);
-  if (!vals || hs_program_trace(p, w, n, vals, NULL)) {
+  hs_error e;
+  if (!vals) return cli_error("out of memory tracing a string of %zu tokens", n);
+  if (hs_program_trace(p, w, n, vals, &e)) {
     free(vals);
-    return cli_error("out of memory tracing a string of %zu tokens", n);
+    return cli_error("%s", e.msg);
   }
   for (int s = 0; s < k; s++) {
     printf("%s:", hs_program_stmt_name(p, s));

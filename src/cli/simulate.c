@@ -45,6 +45,8 @@ static const char *const simulate_usage =
     "  --isa @ISAS@   kernels (default: HARDSOFT_ISA, else\n"
     "                    the best; wasm128 only in the WebAssembly build)\n"
     "  --tokens          read STRINGs as space-separated tokens for any model\n"
+    "  --unknown U       error (default) or other: a token the vocabulary does\n"
+    "                    not name is refused, or read as one symbol no token names\n"
     "  --alphabet SYMS   random strings over these bytes (e.g. ab) instead of STRINGs\n"
     "  --lengths L1,...  their lengths (default 100,1000)\n"
     "  --samples K       strings per length (default 3; odd-numbered ones draw one\n"
@@ -365,7 +367,7 @@ static int simulate_group(sim_cfg *c, const hs_model *m, const strs *v) {
    * gamma (again after breaking ties), then both models keeping layers */
   double *passes = malloc((v->count ? v->count : 1) * sizeof *passes);
   if (!passes) return cli_error("out of memory");
-  for (size_t i = 0; i < v->count; i++) passes[i] = 4;
+  for (size_t i = 0; i < v->count; i++) passes[i] = 4, cli_warn_unproven(c->o, m, v->n[i]);
   hs_run_opts ro = {.precision = c->o->prec, .kernels = c->o->kt, .want_gaps = 1};
   snprintf(msg, sizeof msg, "%zu string%s", v->count, v->count == 1 ? "" : "s");
   int bad = v->count > 0 && v->count <= INT32_MAX &&
@@ -419,12 +421,7 @@ static int strip_own(int argc, char **argv, char **rest, int *nrest,
       c->gamma = 0;
       continue;
     }
-    char *end;
-    errno = 0;
-    double g = strtod(v, &end);
-    if (*end || errno || !isfinite(g) || !(g > 0))
-      return cli_error("--gamma expects auto or a positive number, got '%s'", v);
-    c->gamma = g;
+    if (cli_real("--gamma", v, &c->gamma)) return HS_EXIT_ERROR;
   }
   rest[*nrest] = NULL;
   return 0;
@@ -438,7 +435,6 @@ static const char *usage_error(const sim_cfg *c, const cli_opts *o, int header,
   if (random_opts && !c->alphabet)
     return "simulate: --lengths, --samples and --seed make random strings and need --alphabet";
   if (header && !c->csv) return "simulate: --header goes with --csv";
-  if (c->alphabet && o->samples < 1) return "simulate: --samples must be at least 1";
   if (o->json && c->csv) return "simulate: --json and --csv are two formats; give one";
   return NULL;
 }
@@ -455,11 +451,11 @@ static int hard_heads(const hs_model *m) {
 
 /* A model with a vocabulary (a compiled program), or --tokens, reads each
  * STRING as space-separated tokens, as run and attention do. */
-static int as_tokens(const hs_model *m, strs *v) {
+static int as_tokens(const cli_opts *o, const hs_model *m, strs *v) {
   for (size_t i = 0; i < v->count; i++) {
     uint8_t *w;
     size_t len;
-    if (cli_as_tokens(NULL, m, v->s[i], v->n[i], &w, &len)) return HS_EXIT_ERROR;
+    if (cli_as_tokens(o, NULL, m, v->s[i], v->n[i], &w, &len)) return HS_EXIT_ERROR;
     free(v->s[i]);
     v->s[i] = w;
     v->n[i] = len;
@@ -495,7 +491,7 @@ int cmd_simulate(int argc, char **argv) {
   if (rc) { free(rest); return rc; }
   cli_opts o;
   rc = cli_parse(nrest, rest, 2, O_SCALE | O_PREC | O_ISA | O_LENGTHS | O_SAMPLES | O_SEED |
-                                     O_MAXTIME | O_QUIET | O_JSON,
+                                     O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN,
                  simulate_usage, &o);
   if (rc) { free(o.args); free(rest); return rc == 1 ? 0 : rc; }
   c.o = &o;
@@ -514,8 +510,7 @@ int cmd_simulate(int argc, char **argv) {
   if (bl > sl && strcmp(name + bl - sl, ".safetensors") == 0) name[bl - sl] = 0;
   c.name = name;
 
-  hs_error he;
-  hs_model *m = cli_model_load(c.path, &he);
+  hs_model *m = cli_model_load("simulate", c.path);
   strs v = {0};
   cJSON *doc = o.json ? cJSON_CreateObject() : NULL;
   if (doc) {
@@ -530,7 +525,7 @@ int cmd_simulate(int argc, char **argv) {
     c.groups = cJSON_AddArrayToObject(doc, "groups");
   }
   if (!m) {
-    rc = cli_error("%s: %s", c.path, he.msg);
+    rc = HS_EXIT_ERROR;
   } else if (hard_heads(m) == 0) {
     rc = cli_error("%s: nothing to simulate: the model has no hard attention head "
                    "(simulate replaces hard heads by softmax)", c.path);
@@ -538,7 +533,8 @@ int cmd_simulate(int argc, char **argv) {
     rc = cli_error("simulate: --tokens reads given STRINGs; --alphabet draws symbols");
   } else if (!c.alphabet) {
     rc = cli_each_string(&o, 1, collect, &v);
-    if (rc == 0 && (c.tokens || hs_model_vocab_size(m) > 0)) rc = as_tokens(m, &v);
+    if (rc == 0 && (c.tokens || hs_model_vocab_size(m) > 0)) rc = as_tokens(&o, m, &v);
+    for (size_t i = 0; rc == 0 && i < v.count; i++) cli_warn_unnamed(&o, NULL, m, v.s[i], v.n[i]);
     if (rc == 0) {
       if (c.csv && header) printf(CSV_HEADER "\n");
       rc = simulate_group(&c, m, &v);

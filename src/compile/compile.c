@@ -80,6 +80,11 @@ static int from_prebuilt(hs_circuit *C, const hs_prebuilt *P, const hs_compile_o
 
 hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
                      hs_error *err) {
+  if (!f || !o) {
+    hs_errorf(err, HS_ERR_ARG, "hs_compile: no formula (a program whose lowering failed "
+              "has none: hs_program_lowered says why)");
+    return NULL;
+  }
   if ((unsigned)o->mode >= HS_MODE_COUNT_) {
     hs_errorf(err, HS_ERR_ARG, "unknown mode");
     return NULL;

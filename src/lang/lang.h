@@ -11,7 +11,9 @@
  * reads for it: a one-byte token is that byte (so a program over a, b, (
  * and ) also runs on plain byte strings), a longer token the next byte
  * from 0x80 up that no token uses. An input token the program never names
- * becomes `other`, a byte no token uses, which makes every atom false. */
+ * is refused, or, when the caller asks for it, read as `other`, a byte no
+ * token uses, which makes every atom false (hs_tokens_encode,
+ * src/model/tokens.c). */
 #ifndef HS_LANG_H
 #define HS_LANG_H
 
@@ -35,10 +37,6 @@ int hs_vocab_find(const hs_vocab *v, const char *tok, size_t len);
 /* A byte no token uses (the first free one from 0xFF down; 0 when all
  * 256 are used, which hs_vocab_add never allows past 255 tokens). */
 uint8_t hs_vocab_other(const hs_vocab *v);
-/* Whitespace-separated tokens of line[0..len) as bytes into out (which
- * must hold len bytes); returns how many. */
-size_t hs_vocab_tokenize(const hs_vocab *v, const char *line, size_t len,
-                         uint8_t *out);
 void hs_vocab_free(hs_vocab *v);
 
 #endif

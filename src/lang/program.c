@@ -19,29 +19,38 @@
 struct hs_program {
   hs_lang lang;
   hs_formula *f;   /* the lowering (LTL: the formula itself; C-RASP,
-                      B-RASP: the carrier of its circuit) */
+                      B-RASP: the carrier of its circuit), or NULL when
+                      the lowering failed (lower_err says why): the
+                      interpreter does not need it */
+  hs_error lower_err;
   hs_vocab vocab;  /* empty for LTL: bytes are themselves */
   void *rasp;      /* the parsed program of a RASP language, NULL for LTL */
 };
 
 /* ------------------------------------------------------------ front ends */
 
-/* Parse and lower; 0, or -1 with err filled. */
+/* Parse, then lower; 0, or -1 with err filled. A lowering that fails
+ * for a limit of its own (cases, depth, coefficients) leaves the program
+ * without a formula but whole: its interpreter runs it (--mode truth,
+ * --trace), and hs_program_lowered says why it does not compile. */
 static int rasp_parse(hs_program *p, const char *text, size_t len,
                       hs_error *err) {
   switch (p->lang) {
   case HS_LANG_CRASP:
     if (!(p->rasp = hs_crasp_parse(text, len, &p->vocab, err))) return -1;
-    p->f = hs_crasp_lower(p->rasp, &p->vocab, err);
-    return p->f ? 0 : -1;
+    p->f = hs_crasp_lower(p->rasp, &p->vocab, &p->lower_err);
+    break;
   case HS_LANG_BRASP:
     if (!(p->rasp = hs_brasp_parse(text, len, &p->vocab, err))) return -1;
-    p->f = hs_brasp_lower(p->rasp, err);
-    return p->f ? 0 : -1;
+    p->f = hs_brasp_lower(p->rasp, &p->lower_err);
+    break;
   default:
     hs_errorf(err, HS_ERR_ARG, "unknown language (ltl, crasp or brasp)");
     return -1;
   }
+  if (p->f || p->lower_err.code != HS_ERR_NOMEM) return 0;
+  *err = p->lower_err;
+  return -1;
 }
 
 static int rasp_nstmts(const hs_program *p) {
@@ -60,12 +69,15 @@ static const char *rasp_stmt_name(const hs_program *p, int k) {
   }
 }
 
+/* 0, or -1 with err filled. */
 static int rasp_eval_all(const hs_program *p, const uint8_t *w, size_t n,
-                         int64_t *vals) {
+                         int64_t *vals, hs_error *err) {
   switch (p->lang) {
-  case HS_LANG_CRASP: return hs_crasp_eval_all(p->rasp, w, n, vals);
-  case HS_LANG_BRASP: return hs_brasp_eval_all(p->rasp, w, n, vals);
-  default: return -1;
+  case HS_LANG_CRASP: return hs_crasp_eval_all(p->rasp, w, n, vals, err);
+  case HS_LANG_BRASP:
+    if (hs_brasp_eval_all(p->rasp, w, n, vals) == 0) return 0;
+    return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
+  default: return hs_errorf(err, HS_ERR_ARG, "unknown language");
   }
 }
 
@@ -150,16 +162,34 @@ hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
   else if (lang == HS_LANG_LTL)
     p->f = parse_ltl(text, len, err);
   else if (rasp_parse(p, text, len, err))
-    hs_formula_free(p->f), p->f = NULL;
-  if (!p->f) {
+    hs_formula_free(p->f), p->f = NULL, rasp_free(p);
+  if (!p->f && !p->rasp) {
     hs_program_free(p);
     return NULL;
   }
   return p;
 }
 
+int hs_lang_other(const char *text, size_t len, hs_lang lang) {
+  for (int l = HS_LANG_LTL; l <= HS_LANG_BRASP; l++) {
+    if (l == (int)lang) continue;
+    hs_error e;
+    hs_program *p = hs_program_parse(text, len, (hs_lang)l, &e);
+    hs_program_free(p);
+    if (p) return l;
+  }
+  return -1;
+}
+
 hs_lang hs_program_lang(const hs_program *p) { return p->lang; }
 const hs_formula *hs_program_formula(const hs_program *p) { return p ? p->f : NULL; }
+
+int hs_program_lowered(const hs_program *p, hs_error *err) {
+  HS_RETURN_ERROR_IF(!p, err, HS_ERR_ARG, "hs_program_lowered: NULL argument");
+  if (p->f) return 0;
+  if (err) *err = p->lower_err;
+  return -1;
+}
 
 int hs_program_nstmts(const hs_program *p) {
   if (!p) return 0;
@@ -176,11 +206,7 @@ int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
                      int64_t *vals, hs_error *err) {
   HS_RETURN_ERROR_IF(!p || (n && (!w || !vals)), err, HS_ERR_ARG,
                      "hs_program_trace: NULL argument");
-  if (p->rasp) {
-    HS_RETURN_ERROR_IF(rasp_eval_all(p, w, n, vals), err, HS_ERR_NOMEM,
-                       "out of memory running the program on %zu tokens", n);
-    return 0;
-  }
+  if (p->rasp) return rasp_eval_all(p, w, n, vals, err);
   uint8_t *out = malloc(n ? n : 1);
   if (!out) return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
   if (hs_truth_eval(p->f, p->f->root, w, n, out, err)) {
@@ -202,9 +228,10 @@ int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
   HS_RETURN_ERROR_IF(__builtin_mul_overflow(k, n, &cells) || cells > SIZE_MAX / 8,
                      err, HS_ERR_LIMIT, "a string of %zu tokens is too long for the program", n);
   int64_t *vals = malloc(cells * sizeof *vals);
-  if (!vals || rasp_eval_all(p, w, n, vals)) {
+  if (!vals) return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
+  if (rasp_eval_all(p, w, n, vals, err)) {
     free(vals);
-    return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
+    return -1;
   }
   for (size_t i = 0; i < n; i++) out[i] = vals[(k - 1) * n + i] != 0;
   free(vals);
@@ -229,21 +256,20 @@ int hs_program_other_byte(const hs_program *p) {
   return hs_vocab_other(&v);
 }
 
+int hs_program_encode(const hs_program *p, const char *line, size_t len,
+                      hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err) {
+  HS_RETURN_ERROR_IF(!p || !n || (len && (!line || !out)), err, HS_ERR_ARG,
+                     "hs_program_encode: NULL argument");
+  /* a formula names bytes: a one-byte token is its byte */
+  hs_tokens t = {p->vocab.n, p->vocab.tok, p->vocab.byte, (uint8_t)hs_program_other_byte(p),
+                 p->lang == HS_LANG_LTL};
+  return hs_tokens_encode(&t, line, len, unknown, out, n, err);
+}
+
 size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
                            uint8_t *out) {
-  if (p->lang != HS_LANG_LTL) return hs_vocab_tokenize(&p->vocab, line, len, out);
-  /* a formula names bytes: a one-byte token is its byte, anything longer
-   * a byte no atom names */
-  uint8_t other = (uint8_t)hs_program_other_byte(p);
   size_t n = 0;
-  for (size_t i = 0; i < len;) {
-    while (i < len && (line[i] == ' ' || (line[i] >= '\t' && line[i] <= '\r'))) i++;
-    size_t j = i;
-    while (j < len && !(line[j] == ' ' || (line[j] >= '\t' && line[j] <= '\r'))) j++;
-    if (j > i) out[n++] = j - i == 1 ? (uint8_t)line[i] : other;
-    i = j;
-  }
-  return n;
+  return hs_program_encode(p, line, len, HS_UNKNOWN_OTHER, out, &n, NULL) ? 0 : n;
 }
 
 int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err) {

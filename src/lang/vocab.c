@@ -41,27 +41,6 @@ uint8_t hs_vocab_other(const hs_vocab *v) {
   return 0;
 }
 
-static int space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-size_t hs_vocab_tokenize(const hs_vocab *v, const char *line, size_t len,
-                         uint8_t *out) {
-  size_t n = 0, i = 0;
-  uint8_t other = hs_vocab_other(v);
-  while (i < len) {
-    while (i < len && space(line[i])) i++;
-    size_t j = i;
-    while (j < len && !space(line[j])) j++;
-    if (j > i) {
-      int b = hs_vocab_find(v, line + i, j - i);
-      out[n++] = b >= 0 ? (uint8_t)b : other;
-    }
-    i = j;
-  }
-  return n;
-}
-
 void hs_vocab_free(hs_vocab *v) {
   for (int k = 0; k < v->n; k++) free(v->tok[k]);
   v->n = 0;

@@ -79,65 +79,27 @@ const char *hs_model_exact_region(const hs_model *m) {
   return NULL;
 }
 
-/* The coordinates written by heads reading only BOS (the 1/D counts that
- * carry a comparison's constant), marked in isconst[d]. */
-static void mark_constants(const hs_model *m, int bos, char *isconst) {
-  for (int l = 0; l < m->nlayers; l++)
-    for (int h = 0; h < m->layers[l].nheads; h++) {
-      const hs_head *H = &m->layers[l].heads[h];
-      int only_bos = H->dv == 1 && H->wv[bos] != 0;
-      for (int c = 0; c < m->d && only_bos; c++) only_bos = c == bos || H->wv[c] == 0;
-      for (int c = 0; c < m->d && only_bos; c++)
-        if (H->wo[c] != 0) isconst[c] = 1;
-    }
-}
-
-/* 2^(bits+1) / sum |coefficients| for the sign input w. In f32 the first
- * wrong sign was measured at n sum |c_t| ~ 2^26 (coefficients 10^4
- * against 9999 and 1 first fail at n = 4146), so 2^25 keeps a factor 2
- * below it. The constant c adds |c| < 2^23 (it must be a float exactly),
- * which that factor covers. */
-static double sign_max_n(const float *w, int d, int bos, const char *isconst,
-                         int bits) {
-  double coef = 0;
-  for (int c = 0; c < d; c++)
-    if (c != bos && !isconst[c]) coef += fabs(w[c]);
-  return coef > 0 ? floor(ldexp(1, bits + 1) / coef) : INFINITY;
-}
-
-double hs_model_count_max_n(const hs_model *m, int bits) {
-  int bos = -1;
-  for (int k = 0; k < m->npf; k++)
-    if (m->pf[k].kind == HS_PF_BOS) bos = m->pf[k].coord;
-  double best = INFINITY;
-  char *isconst = calloc((size_t)m->d + 1, 1);
-  if (bos < 0 || !isconst) {
-    free(isconst);
-    return best;
-  }
-  mark_constants(m, bos, isconst);
-  for (int l = 0; l < m->nlayers; l++) {
-    const hs_layer *L = &m->layers[l];
-    for (int h = 0; h < 2 * L->ln_pairs; h += 2)
-      best = fmin(best, sign_max_n(L->w1 + (size_t)h * m->d, m->d, bos, isconst, bits));
-    for (int h = 0; h < L->nheads; h++)
-      if (L->heads[h].tau_law == HS_TAU_INV_NLOGN)
-        best = fmin(best, sign_max_n(L->heads[h].wq, m->d, bos, isconst, bits));
-  }
-  free(isconst);
-  return best;
-}
-
 static void describe_region(text *t, const hs_model *m) {
   const char *region = hs_model_exact_region(m);
   if (region) put(t, "exact region: %s\n", region);
-  /* below 2^23 the coefficients, not the positions, set the f32 limit */
   double n32 = hs_model_count_max_n(m, 24);
-  if (n32 < 0x1p23)
+  if (isfinite(n32))
     put(t, "exact region of the counting comparisons: n <= %.0f in f32, n <= %.0f in "
-        "f64 (n times the sum of |coefficients| within 2^25 / 2^54: "
-        "half where float32 was first measured wrong)\n",
-        n32, fmin(hs_model_count_max_n(m, 53), 0x1p53));
+        "f64 (where the rounding of every count and product stays within the "
+        "sign's half-unit margin: docs/LANGUAGE.md, \"Exact region\")\n",
+        n32, hs_model_count_max_n(m, 53));
+}
+
+/* The vocabulary, and which byte stands for the tokens it does not name:
+ * they are refused unless the caller asks for `other` (hs_model_encode). */
+static void describe_vocab(text *t, const hs_model *m) {
+  if (m->nvocab == 0) return;
+  put(t, "vocabulary: %d token%s (byte):", m->nvocab, m->nvocab == 1 ? "" : "s");
+  for (int32_t k = 0; k < m->nvocab; k++)
+    put(t, " %s (0x%02x)", m->vocab_tok[k], m->vocab_byte[k]);
+  put(t, "\nother: byte 0x%02x stands for every token the vocabulary does not "
+      "name, when unknown tokens are allowed (they are refused otherwise)\n",
+      hs_model_other_byte(m));
 }
 
 size_t hs_model_describe(const hs_model *m, char *buf, size_t len) {
@@ -157,6 +119,7 @@ size_t hs_model_describe(const hs_model *m, char *buf, size_t len) {
   if (m->min_scale > 0) put(&t, "smallest exact mu: %.4f\n", m->min_scale);
   else if (m->min_scale < 0) put(&t, "smallest exact mu: none (depends on n)\n");
   describe_region(&t, m);
+  describe_vocab(&t, m);
   if (m->coord_names) {
     put(&t, "coordinates:\n");
     for (int c = 0; c < m->d; c++)

@@ -476,25 +476,39 @@ int hs_model_vocab_set(hs_model *m, int32_t n, const char *const *tok,
   return 0;
 }
 
+void hs_model_alphabet(const hs_model *m, uint8_t set[256]) {
+  memset(set, 0, 256);
+  for (int32_t k = 0; k < m->nvocab; k++) set[m->vocab_byte[k]] = 1;
+  if (m->nvocab > 0) return;
+  /* a column every byte shares (true, features) names nothing */
+  for (int32_t c = 0; c < m->d; c++) {
+    float v = m->embed[c];
+    int shared = 1;
+    for (int b = 1; b < 256 && shared; b++) shared = m->embed[(size_t)b * m->d + c] == v;
+    for (int b = 0; b < 256 && !shared; b++)
+      if (m->embed[(size_t)b * m->d + c] != 0) set[b] = 1;
+  }
+}
+
+int hs_model_other_byte(const hs_model *m) {
+  uint8_t set[256];
+  hs_model_alphabet(m, set);
+  int other = 255;
+  while (other > 0 && set[other]) other--;
+  return other;
+}
+
+int hs_model_encode(const hs_model *m, const char *line, size_t len, hs_unknown unknown,
+                    uint8_t *out, size_t *n, hs_error *err) {
+  HS_RETURN_ERROR_IF(!m || !n || (len && (!line || !out)), err, HS_ERR_ARG,
+                     "hs_model_encode: NULL argument");
+  hs_tokens t = {m->nvocab, m->vocab_tok, m->vocab_byte, (uint8_t)hs_model_other_byte(m),
+                 m->nvocab == 0};
+  return hs_tokens_encode(&t, line, len, unknown, out, n, err);
+}
+
 size_t hs_model_tokenize(const hs_model *m, const char *line, size_t len,
                          uint8_t *out) {
-  uint8_t used[256] = {0};
-  for (int32_t k = 0; k < m->nvocab; k++) used[m->vocab_byte[k]] = 1;
-  int other = 255;
-  while (other > 0 && used[other]) other--;
   size_t n = 0;
-  for (size_t i = 0; i < len;) {
-    while (i < len && tok_space(line[i])) i++;
-    size_t j = i;
-    while (j < len && !tok_space(line[j])) j++;
-    if (j == i) break;
-    int b = -1;
-    for (int32_t k = 0; k < m->nvocab && b < 0; k++)
-      if (strlen(m->vocab_tok[k]) == j - i && !memcmp(m->vocab_tok[k], line + i, j - i))
-        b = m->vocab_byte[k];
-    if (b < 0 && m->nvocab == 0 && j - i == 1) b = (uint8_t)line[i];
-    out[n++] = (uint8_t)(b >= 0 ? b : other);
-    i = j;
-  }
-  return n;
+  return hs_model_encode(m, line, len, HS_UNKNOWN_OTHER, out, &n, NULL) ? 0 : n;
 }

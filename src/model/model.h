@@ -180,6 +180,24 @@ int hs_model_widen(hs_model *m, int32_t extra);
  * 255). 0, or -1 (bad vocabulary or out of memory; model unchanged). */
 int hs_model_vocab_set(hs_model *m, int32_t n, const char *const *tok,
                        const uint8_t *byte);
+/* A vocabulary as the encoder reads it: n tokens tok[k] read as byte[k],
+ * or none at all (bytes = 1: one-byte tokens are themselves, as a formula
+ * reads them), and the byte `other` an unknown token becomes when that is
+ * asked for. */
+typedef struct hs_tokens {
+  int n;
+  char *const *tok;
+  const uint8_t *byte;
+  uint8_t other;
+  int bytes;
+} hs_tokens;
+/* The whitespace-separated tokens of line[0..len) as bytes into out (room
+ * for len), their count in *n; an unknown token is `other` (unknown =
+ * HS_UNKNOWN_OTHER) or an error naming it, its place, the vocabulary and,
+ * when it is known tokens run together, them (src/model/tokens.c). 0, or
+ * -1 with err filled. */
+int hs_tokens_encode(const hs_tokens *t, const char *line, size_t len,
+                     hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err);
 /* Append a positional feature. */
 int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
                     int64_t r);

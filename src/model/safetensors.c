@@ -211,6 +211,11 @@ static cJSON *build_doc(const hs_model *m, jb *b) {
   jb_num(b, doc, "bound", m->bound);
   jb_num(b, doc, "min_scale", m->min_scale);
   if (m->bound_desc) jb_str(b, doc, "bound_desc", m->bound_desc);
+  if (isfinite(hs_model_count_max_n(m, 24))) { /* for people: loading recomputes it */
+    cJSON *r = jb_add(b, doc, "count_exact_n", cJSON_CreateObject());
+    jb_num(b, r, "f32", hs_model_count_max_n(m, 24));
+    jb_num(b, r, "f64", hs_model_count_max_n(m, 53));
+  }
   if (m->coord_names) {
     cJSON *cn = jb_add(b, doc, "coord_names", cJSON_CreateArray());
     for (int32_t i = 0; cn && i < m->d; i++)
@@ -1056,7 +1061,7 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, hs_error *err) 
   for (int j = 0; j < 8; j++) hlen |= (uint64_t)buf[j] << 8 * j;
   if (hlen > hs_get_limits().max_header) {
     hs_errorf(err, HS_ERR_LIMIT, "header length %llu above the %zu MiB limit "
-         "(--max-header-mib raises it)", (unsigned long long)hlen,
+         "(limit max_header_mib)", (unsigned long long)hlen,
          hs_get_limits().max_header >> 20);
     return NULL;
   }
@@ -1099,7 +1104,7 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, hs_error *err) 
   }
   if (ne > hs_get_limits().max_tensors) {
     hs_errorf(err, HS_ERR_LIMIT, "header: %zu tensors, above the limit of %zu "
-         "(--max-tensors raises it)", ne, hs_get_limits().max_tensors);
+         "(limit max_tensors)", ne, hs_get_limits().max_tensors);
     goto out;
   }
   if (check_metadata(meta, &doc, err) || parse_doc(doc, m, err) ||
@@ -1134,8 +1139,13 @@ hs_model *hs_model_load(const char *path, hs_error *err) {
   }
   size_t size;
   unsigned char *buf = read_file(path, &size, err);
-  if (!buf) return NULL;
-  hs_model *m = load_buf(buf, size, err);
+  hs_model *m = buf ? load_buf(buf, size, err) : NULL;
   free(buf);
+  /* a file in another format fails somewhere in its "header" (or is too
+   * short for one): say what it is instead */
+  const char *kind = m || !err || err->code == HS_ERR_IO || err->code == HS_ERR_NOMEM
+                         ? NULL : hs_file_kind(path);
+  if (kind && strncmp(kind, "a model file", 12) != 0)
+    hs_errorf(err, HS_ERR_FORMAT, "this file is %s, not a hardsoft model", kind);
   return m;
 }

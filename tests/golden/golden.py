@@ -61,8 +61,9 @@ def run(args):
 
 
 def eval_lines(src_args, mode_args, strings):
-    rc, out, err = run(["eval"] + mode_args + ["--json", "--quiet", "--threads", "1"] +
-                       src_args + strings)
+    # a program's strings hold one token it does not name, read as `other`
+    rc, out, err = run(["eval"] + mode_args + ["--json", "--quiet", "--threads", "1",
+                                               "--unknown", "other"] + src_args + strings)
     if rc != 0:
         return ["eval: exit %d: %s" % (rc, err)]
     lines = []

@@ -63,8 +63,8 @@ def test_concurrent_calls_on_one_model_agree_with_one_at_a_time():
             [lambda: m.run_batch(ss)] +
             [lambda s=s: m.truth(s) for s in ss[:4]] +
             [lambda: m.attention("abcabba")] +
-            [lambda s=s: p.eval(s) for s in toks] +
-            [lambda s=s: p.truth(s) for s in toks])
+            [lambda s=s: p.eval(s, unknown="other") for s in toks] +
+            [lambda s=s: p.truth(s, unknown="other") for s in toks])
     alone = [job() for job in jobs]
     got, errors = run_threads(jobs)
     assert not errors, errors

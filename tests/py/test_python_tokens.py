@@ -35,21 +35,25 @@ def test_crasp_one_output_per_token():
     assert m.eval("a b c").tolist() == m.eval(tokens=["a", "b", "c"]).tolist() == [0, 0, 1]
     assert m.eval("  a\tb\n c ").tolist() == [0, 0, 1]          # any whitespace
     assert len(m.values("a a b b")) == 4 and len(m.truth("a a b b")) == 4
-    inputs = ["a b c", "a a b b c c", "c", "a x b"]
-    want = cli(["-f", COUNT3, "--mode", "hard"], inputs)
-    assert ["".join(map(str, m.eval(s))) for s in inputs] == want
+    inputs = ["a b c", "a a b b c c", "c", "a x b"]     # x: read as `other` on request
+    want = cli(["-f", COUNT3, "--mode", "hard", "--unknown", "other"], inputs)
+    assert ["".join(map(str, m.eval(s, unknown="other"))) for s in inputs] == want
+    with pytest.raises(hardsoft.Error, match=r"unknown token 'x' \(token 2, byte 3\)"):
+        m.eval("a x b")
+    with pytest.raises(hardsoft.Error, match="'a b' run together"):
+        m.eval("ab")
 
 
 def test_brasp_multicharacter_tokens():
     m = program(MULTI, "brasp")
     assert m.vocab == {"<p>": 128, "</p>": 129, "word": 130, '"q\\': 131}
     inputs = ["<p> word </p> </p>", "word </p> <p> </p> word", "", "unknown word"]
-    want = cli(["-f", MULTI, "--scale", "8"], inputs)
+    want = cli(["-f", MULTI, "--scale", "8", "--unknown", "other"], inputs)
     for s, w in zip(inputs, want):
-        assert "".join(map(str, m.eval(s))) == w
-        assert (m.eval(s) == m.truth(s)).all()
-        assert (m.eval(tokens=s.split()) == m.eval(s)).all()
-    b = m.run_batch(inputs + [["<p>", "word"]])
+        assert "".join(map(str, m.eval(s, unknown="other"))) == w
+        assert (m.eval(s, unknown="other") == m.truth(s, unknown="other")).all()
+        assert (m.eval(tokens=s.split(), unknown="other") == m.eval(s, unknown="other")).all()
+    b = m.run_batch(inputs + [["<p>", "word"]], unknown="other")
     assert b.lengths.tolist() == [4, 5, 0, 2, 2]
     assert ["".join(map(str, x)) for x in b.split()[:4]] == want
 
@@ -113,3 +117,47 @@ def test_package_docstring_examples():
     import doctest
     r = doctest.testmod(hardsoft, verbose=False)
     assert r.attempted >= 5 and r.failed == 0
+
+
+DYCK1 = os.path.join(ROOT, "tests", "programs", "dyck1.cr")
+
+
+def test_unknown_tokens_are_errors_unless_asked_for(tmp_path):
+    # the issue's example: "abaa" was one unknown token, read as `other`
+    m = program(DYCK1, "crasp", "pe")
+    p = tmp_path / "d.safetensors"
+    m.save(p)
+    for model in (m, hardsoft.load(p)):
+        for call in (model.eval, model.values, model.truth, model.attention, model.encode):
+            with pytest.raises(hardsoft.Error, match=r"^unknown token 'abaa' \(token 1, byte 1\): "
+                               r"not in the vocabulary \( \) \(unknown='other'"):
+                call("abaa")
+        with pytest.raises(hardsoft.Error, match=r"'\(\(\)' \(token 1, byte 1\): it is "
+                           r"'\( \( \)' run together; separate tokens by spaces"):
+            model.eval("(()")
+        with pytest.raises(hardsoft.Error, match="unknown token 'x'"):
+            model.run_batch(["( )", ["(", "x"]])
+        with pytest.raises(hardsoft.Error, match="unknown token 'x'"):
+            model.token_batch(["( x"])
+        assert model.eval("abaa", unknown="other").tolist() == [1]
+        assert model.eval("( ( )").tolist() == [0, 0, 0]
+    with pytest.raises(hardsoft.Error, match="unknown='maybe' is not 'error' or 'other'"):
+        m.eval("( )", unknown="maybe")
+    assert "other: byte 0xff stands for every token" in m.describe()
+
+
+def test_formula_models_warn_about_bytes_no_atom_names():
+    m = hardsoft.compile("a S b", mode="pe")
+    with pytest.warns(hardsoft.InputWarning, match="no atom of the formula names the byte 'c'"):
+        assert m.eval("cabba").tolist() == [0, 0, 1, 1, 1]
+    with pytest.warns(hardsoft.InputWarning, match="the byte ' '"):
+        m.truth("a b")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert m.eval("cabba", unknown="other").tolist() == [0, 0, 1, 1, 1]
+        m.eval("abba")
+        hardsoft.compile("@first", mode="pe").eval("xyz")     # no atom: nothing to warn of
+    with pytest.raises(hardsoft.Error, match=r"token 'ab' \(token 2, byte 3\) is longer than one byte"):
+        m.eval(tokens=["a", "ab"])
+    assert m.eval(tokens=["a", "ab"], unknown="other").tolist() == [0, 0]

@@ -42,7 +42,8 @@ def programs():
 def rand_inputs(model, seed, count=6, longest=40):
     """Random inputs the model reads: strings over a few bytes for a
     formula, token lists over its vocabulary plus one unknown token for a
-    program; lengths 0, 1 and random up to longest."""
+    program (read as `other`: the callers pass unknown="other"); lengths 0,
+    1 and random up to longest."""
     r = random.Random(seed)
     sym = list(model.vocab) + ["zz"] if model.reads_tokens else list("abc#x")
     lens = [0, 1] + [r.randint(2, longest) for _ in range(count - 2)]
@@ -53,10 +54,10 @@ def rand_inputs(model, seed, count=6, longest=40):
 def compare(model, module, inputs, precision):
     """Positions where the module's decision differs from the library's
     (those within NEAR of 1/2 excepted), and the near ones."""
-    ids, mask = model.token_batch(inputs)
+    ids, mask = model.token_batch(inputs, unknown="other")
     with torch.no_grad():
         v = module(ids, mask).double().numpy()
-    want = model.run_batch(inputs, precision).split("bits")
+    want = model.run_batch(inputs, precision, unknown="other").split("bits")
     bad = near = 0
     for k, w in enumerate(want):
         got = v[k, 1:len(w) + 1]
@@ -202,7 +203,8 @@ def test_onnx_export_runs_in_onnx_runtime(tmp_path):
         models.append(m)
     inputs = {}
     for k, m in enumerate(models):
-        inputs[k] = [m.encode(tokens=x) if m.reads_tokens else m.encode(x)
+        inputs[k] = [m.encode(tokens=x, unknown="other") if m.reads_tokens
+                     else m.encode(x, unknown="other")
                      for x in rand_inputs(m, 40 + k, count=5, longest=60)]
     for k, m in enumerate(models):
         got = ort_bits([paths[k]], inputs[k])
@@ -219,7 +221,7 @@ def _values_of_bytes(model, w):
     """The library's values for input bytes as the model reads them (a
     program's token bytes, given back as the tokens they stand for)."""
     names = {b: t for t, b in model.vocab.items()}
-    return model.values(tokens=[names.get(b, "zz") for b in w])
+    return model.values(tokens=[names.get(b, "zz") for b in w], unknown="other")
 
 
 def test_trained_weights_save_into_a_model_file(tmp_path):
@@ -235,7 +237,8 @@ def test_trained_weights_save_into_a_model_file(tmp_path):
     inputs = rand_inputs(m, 9, count=6, longest=30)
     bad, _ = compare(back, mod, inputs, "f32")
     assert bad == 0
-    assert (back.truth(tokens=inputs[3]) == m.truth(tokens=inputs[3])).all()
+    assert (back.truth(tokens=inputs[3], unknown="other") ==
+            m.truth(tokens=inputs[3], unknown="other")).all()
 
 
 def test_bad_module_input():

@@ -48,16 +48,17 @@ const fragment = (v) => '#' + ['lang', 'f', 'mode', 'mu', 's']
 function cli(v, mode) {
   const args = ['eval', '--lang', v.lang, v.f, '--mode', mode, '--quiet'];
   if (mode !== 'hard' && mode !== 'truth') args.push('--scale', String(v.mu));
-  return execFileSync(CLI, [...args, '--', v.s], {encoding: 'utf8'}).trim();
+  // (a byte no atom names is the page's note and the command line's warning)
+  return execFileSync(CLI, [...args, '--', v.s], {encoding: 'utf8', stdio: 'pipe'}).trim();
 }
 
-function cliError(text) {
+function cliError(text, args = [], s = 'ab') {
   try {
-    execFileSync(CLI, ['eval', text, '--quiet', '--', 'ab'], {encoding: 'utf8', stdio: 'pipe'});
+    execFileSync(CLI, ['eval', ...args, text, '--quiet', '--', s], {encoding: 'utf8', stdio: 'pipe'});
   } catch (e) {
     return e.stderr.trim();
   }
-  throw new Error(`the command line accepted '${text}'`);
+  throw new Error(`the command line accepted '${text}' on '${s}'`);
 }
 
 const MIME = {'.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
@@ -227,6 +228,55 @@ async function main() {
       assert.ok(err.includes(msg), `page says ${JSON.stringify(err)}, the command line ${JSON.stringify(msg)}`);
       assert.match(err, /column 11/);
       assert.equal(await text(page, 'decisions'), '');
+    });
+
+    // a token the program does not name: the command line's message (its
+    // --unknown hint is the command line's own)
+    for (const s of ['( ( x )', '(()'])
+      await step(`an unknown token is an error: "${s}"`, async () => {
+        await open(page, base, {lang: 'crasp', f: PROGRAMS.dyck1, mode: 'pe', mu: 4, s});
+        const err = await text(page, 'error');
+        const msg = cliError(PROGRAMS.dyck1, ['--lang', 'crasp'], s)
+          .replace(/^hardsoft: error: /, '').replace(/ \(--unknown other .*\)$/, '');
+        assert.ok(msg.startsWith('unknown token'), msg);
+        assert.ok(err.includes(msg), `page says ${JSON.stringify(err)}, the command line ${JSON.stringify(msg)}`);
+        assert.equal(await text(page, 'decisions'), '');
+      });
+
+    await step('a byte no atom names is noted', async () => {
+      await open(page, base, {lang: 'ltl', f: 'a S b', mode: 'pe', mu: 4, s: 'abca'});
+      assert.match(await text(page, 'input-hint'), /'c' \(position 3\) is a byte no atom names/);
+      assert.equal(await text(page, 'decisions'), cli({lang: 'ltl', f: 'a S b', mu: 4, s: 'abca'}, 'pe'));
+      await open(page, base, {lang: 'ltl', f: 'a S b', mode: 'pe', mu: 4, s: 'abba'});
+      assert.doesNotMatch(await text(page, 'input-hint'), /no atom/);
+    });
+
+    await step('a run past the exact region says so', async () => {
+      const f = '10000*#<(a) > 9999*#<(b) + #<(c)';
+      await open(page, base, {lang: 'ltl', f, mode: 'pe', mu: 4, s: 'abc'.repeat(30)});
+      const said = await text(page, 'agreement');
+      assert.match(said, /not proven: at n = 90 the counting comparisons pass their exact region in float32 \(n <= 69/);
+      await open(page, base, {lang: 'ltl', f, mode: 'pe', mu: 4, s: 'abc'.repeat(20)});
+      assert.doesNotMatch(await text(page, 'agreement'), /not proven/);
+    });
+
+    // the table of wrong inputs every door runs (tests/wrong-inputs.tsv)
+    const table = fs.readFileSync(path.join(__dirname, '..', 'wrong-inputs.tsv'), 'utf8')
+      .split('\n').filter((l) => l.trim() && !l.startsWith('#')).map((l) => l.split('\t'))
+      .filter(([, doors]) => doors.split(',').includes('web'));
+    await step(`the table of wrong inputs (${table.length} rows for the page)`, async () => {
+      assert.ok(table.length >= 4);
+      for (const [name, , input, want] of table) {
+        const [kind, ...rest] = input.split(':');
+        let v = {lang: 'ltl', f: rest.join(':'), mode: 'pe', mu: 4, s: 'ab'};
+        if (kind === 'text') v.f = fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8');
+        if (kind === 'tokens')
+          v = {lang: 'crasp', f: fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8'),
+               mode: 'pe', mu: 4, s: rest.slice(1).join(':')};
+        await open(page, base, v);
+        const err = await text(page, 'error');
+        assert.match(err.split('\n')[0], new RegExp(want), name);
+      }
     });
 
     await step('a malformed program shows line and column', async () => {

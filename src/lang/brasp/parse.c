@@ -206,7 +206,7 @@ static int32_t add_expr(parser *q, br_eop op, int32_t a, int32_t b) {
   e->depth = d + 1;
   if (e->depth > q->maxnest)
     return fail_at(q, q->t.line, q->t.col,
-                   "expression nested too deeply (more than %d levels)", q->maxnest);
+                   "expression nested too deeply (more than %d levels) (limit max_depth)", q->maxnest);
   return p->nex++;
 }
 
@@ -279,7 +279,7 @@ static int32_t parse_primary(parser *q) {
 static int32_t parse_not(parser *q) {
   if (q->t.k != K_NOT && q->t.k != K_LP) return parse_primary(q);
   if (++q->nest > q->maxnest)
-    return fail_at(q, q->t.line, q->t.col, "expression nested too deeply (more than %d levels)",
+    return fail_at(q, q->t.line, q->t.col, "expression nested too deeply (more than %d levels) (limit max_depth)",
                    q->maxnest);
   int32_t e;
   if (q->t.k == K_NOT) {
@@ -411,7 +411,7 @@ hs_brasp *hs_brasp_parse(const char *text, size_t len, hs_vocab *v,
   q.maxnest = lim.max_depth < BR_MAX_NEST ? lim.max_depth : BR_MAX_NEST;
   if (!text || !v) { fail_at(&q, 0, 0, "no program"); return NULL; }
   if (len > lim.max_formula_len) {
-    fail_at(&q, 1, 1, "program too long (%zu bytes, limit %zu)", len, lim.max_formula_len);
+    fail_at(&q, 1, 1, "program too long (%zu bytes, limit %zu) (limit max_formula_len)", len, lim.max_formula_len);
     return NULL;
   }
   q.p = calloc(1, sizeof *q.p);

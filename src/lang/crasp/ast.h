@@ -39,10 +39,14 @@ typedef struct cr_node {
   int is_bool;
   int line, col;
   /* |value| <= amul * n + add at every position of a string of n tokens
-   * (counts only): the parser keeps both below 2^31, so values fit in
-   * int64 for n < 2^31 and the lowered comparisons in the DAG's bounds. */
+   * (counts only), each saturated at CR_BOUND_MAX: below it, values fit in
+   * int64 for n < 2^31 and the lowering's linear forms in its integers;
+   * at it, the lowering refuses the statement, and the interpreter runs it
+   * checking every sum and product (src/lang/crasp/eval.c). */
   int64_t amul, add;
 } cr_node;
+
+#define CR_BOUND_MAX ((int64_t)1 << 31)
 
 typedef struct cr_stmt {
   char *name;

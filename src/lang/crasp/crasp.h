@@ -24,10 +24,11 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
 /* The value of every statement at every position of w[0..n) (token
  * bytes of the vocabulary): vals[k * n + i] for statement k, position i
  * (0-based, as the reference interpreter numbers them); Booleans are 0/1.
- * 0, or -1 when out of memory or n >= 2^31 (where counts could leave the
- * range the parser bounds them to). */
+ * Integers are 64-bit, every sum, difference and product checked: 0, or -1
+ * with err filled (out of memory, n >= 2^31, or a value of statement k at
+ * position i that leaves them, named). */
 int hs_crasp_eval_all(const hs_crasp *p, const uint8_t *w, size_t n,
-                      int64_t *vals);
+                      int64_t *vals, hs_error *err);
 /* Statements (assignments; imports are not statements), in order; the
  * last one is the program's value and is Boolean. */
 int hs_crasp_nstmts(const hs_crasp *p);

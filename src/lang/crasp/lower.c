@@ -52,6 +52,7 @@
 #include "base/names.h"
 #include "base/text.h"
 #include "circuit/circuit.h"
+#include "lang/compare.h"
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
 
@@ -95,6 +96,16 @@ static int fail(lower *L, const char *fmt, const char *name) {
 
 static int oom(lower *L) { return fail(L, "out of memory%s", ""); }
 
+/* The current statement's name for a message: whole up to 40 bytes, else
+ * its first 36 and "...", so that the reason after it fits whole. */
+static const char *stmt_name(const lower *L) {
+  static _Thread_local char buf[48];
+  const char *s = L->stmt ? L->stmt->name : "?";
+  if (strlen(s) <= 40) return s;
+  snprintf(buf, sizeof buf, "%.36s...", s);
+  return buf;
+}
+
 /* ------------------------------------------------------ circuit nodes */
 
 static const char *label(const lower *L, int32_t id) { return hs_prebuilt_name(L->B, id); }
@@ -118,8 +129,8 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   if (id < 0) return oom(L);
   if (d > hs_get_limits().max_depth)
     return fail(L, "statement '%s' lowers to a circuit nested too deeply (a chain "
-                "of k && or || is k deep; --max-depth raises the limit)",
-                L->stmt ? L->stmt->name : "?");
+                "of k && or || is k deep) (limit max_depth)",
+                stmt_name(L));
   return id;
 }
 
@@ -220,44 +231,41 @@ static int32_t cmp_src(lower *L, const lterm *t, int32_t nt, int64_t c, int rel)
   return src;
 }
 
-/* The node of  q REL 0  (q normalised): a count per term and 1/D, then the
- * signs the relation needs. */
+/* The node of  q REL 0  (q normalised): reduced by the gcd and folded when
+ * no string can change it (src/lang/compare.c), else a count per term and
+ * 1/D, then the signs the relation needs. */
 static int32_t mk_cmp(lower *L, const piece *q, int rel) {
   static const int flip[] = {HS_REL_GT, HS_REL_GE, HS_REL_EQ, HS_REL_NE,
                              HS_REL_LE, HS_REL_LT};
-  if (q->nt == 0) return hs_rel_holds((hs_rel)rel, q->c) ? L->T : L->F;
-  int s = q->t[0].coef < 0 ? -1 : 1; /* first coefficient positive */
-  lterm *t = malloc((size_t)q->nt * sizeof *t);
-  int *cnt = malloc((size_t)q->nt * sizeof *cnt);
-  int64_t *coef = malloc((size_t)q->nt * sizeof *coef);
+  int s = q->nt && q->t[0].coef < 0 ? -1 : 1; /* first coefficient positive */
+  size_t nt = (size_t)(q->nt ? q->nt : 1);
+  lterm *t = malloc(nt * sizeof *t);
+  int *cnt = malloc(nt * sizeof *cnt);
+  int64_t *coef = malloc(nt * sizeof *coef), c = s * q->c, g;
   int32_t out = -1, src = -1;
   hs_circuit *C = &L->B->C;
+  hs_rel r = (hs_rel)(s < 0 ? flip[rel] : rel);
   if (!t || !cnt || !coef) {
-    oom(L);
+    free(t), free(cnt), free(coef);
+    return oom(L);
+  }
+  for (int32_t k = 0; k < q->nt; k++) coef[k] = s * q->t[k].coef;
+  hs_cmp_fate fate = hs_cmp_reduce(coef, q->nt, &c, &r, &g);
+  if (fate != HS_CMP_KEEP) {
+    out = fate == HS_CMP_TRUE ? L->T : L->F;
   } else {
+    char what[96];
+    snprintf(what, sizeof what, "statement '%s', a comparison", stmt_name(L));
     for (int32_t k = 0; k < q->nt; k++) {
-      t[k] = (lterm){q->t[k].arg, s * q->t[k].coef};
-      coef[k] = t[k].coef;
+      t[k] = (lterm){q->t[k].arg, coef[k]};
       cnt[k] = hs_circuit_count(C, 1, t[k].arg, 0);
     }
-    rel = s < 0 ? flip[rel] : rel;
-    src = cmp_src(L, t, q->nt, s * q->c, rel);
+    hs_error e;
+    if (hs_cmp_fits(coef, q->nt, c, s * q->c, g, what, &e)) fail(L, "%s", e.msg);
+    else src = cmp_src(L, t, q->nt, c, r);
   }
   if (src >= 0) {
-    int r = hs_circuit_count(C, 1, -1, 0), nt = q->nt;
-    int64_t c = s * q->c;
-    switch (rel) {
-    case HS_REL_GT: out = hs_circuit_sign_of(C, src, 0, r, nt, cnt, coef, c); break;
-    case HS_REL_GE: out = hs_circuit_sign_of(C, src, 1, r, nt, cnt, coef, c); break;
-    case HS_REL_LT: out = hs_circuit_sign_of(C, src, 2, r, nt, cnt, coef, c); break;
-    case HS_REL_LE: out = hs_circuit_sign_of(C, src, 3, r, nt, cnt, coef, c); break;
-    default: {
-      int eq = rel == HS_REL_EQ;
-      int x = hs_circuit_sign_of(C, src, eq ? 1 : 0, r, nt, cnt, coef, c);
-      int y = hs_circuit_sign_of(C, src, eq ? 3 : 2, r, nt, cnt, coef, c);
-      out = hs_circuit_gate(C, eq ? HS_G_AND : HS_G_OR, x, y, src);
-    }
-    }
+    out = hs_cmp_signs(C, src, r, hs_circuit_count(C, 1, -1, 0), q->nt, cnt, coef, c);
     if (C->oom) out = oom(L);
   }
   free(t);
@@ -277,7 +285,7 @@ static void pieces_free(pieces *P) {
 static int too_many(lower *L) {
   return fail(L, "statement '%s' lowers to more than " CASES_TEXT
               " comparison cases (min, max, if and #[pred] multiply them; "
-              "split it into Boolean statements)", L->stmt->name);
+              "split it into Boolean statements)", stmt_name(L));
 }
 
 /* out = a + sign * b (b may be NULL), normalised; out->t is allocated. */
@@ -440,6 +448,10 @@ static int copy_pieces(lower *L, const pieces *X, int32_t guard, int64_t k,
 
 static int lower_count(lower *L, const cr_node *x, pieces *out) {
   int32_t b;
+  if (x->amul >= CR_BOUND_MAX || x->add >= CR_BOUND_MAX)
+    return fail(L, "statement '%.64s' has a count bounded only by A*n + B with A or B "
+                "at least 2^31, past the lowering's integers (the interpreter runs it)",
+                stmt_name(L));
   switch (x->k) {
   case CR_INT: return single(L, out, L->T, x->v, -1);
   case CR_CVAR: return copy_pieces(L, &L->pc[L->p->stmts[x->var].root], L->T, 1, out);

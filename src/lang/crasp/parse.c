@@ -42,7 +42,7 @@
 #include "lang/crasp/ast.h"
 #include "lang/ltl/formula.h"
 
-#define BOUND_MAX ((int64_t)1 << 31) /* amul and add stay below this */
+#define BOUND_MAX CR_BOUND_MAX /* integers stay below it; bounds saturate at it */
 #define PRED_MAX 65536  /* periods of pos_modK_R */
 #define SHIFT_MAX 256   /* predK: K nested Y, one layer each */
 
@@ -267,9 +267,6 @@ static int bound(parser *P, int32_t id) {
     break;
   default: return 0;
   }
-  if (am >= BOUND_MAX || ad >= BOUND_MAX)
-    return failat(P, x->line, x->col, "count expression too large (its "
-                  "coefficients and constants must stay below 2^31)");
   x->amul = am;
   x->add = ad;
   return 0;
@@ -287,8 +284,7 @@ static int32_t bin(parser *P, cr_kind k, int32_t a, int32_t b, int is_bool,
 
 static int enter(parser *P) {
   if (++P->depth > hs_get_limits().max_depth)
-    return FAIL(P, "expression nested too deeply (--max-depth raises the "
-                "limit)");
+    return FAIL(P, "expression nested too deeply (limit max_depth)");
   return 0;
 }
 
@@ -667,7 +663,7 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
   }
   if (len > hs_get_limits().max_formula_len) {
     hs_errorf(err, HS_ERR_LIMIT, "program too long (%zu bytes; the "
-             "limit is %zu, --max-formula-len raises it)", len,
+             "limit is %zu) (limit max_formula_len)", len,
              hs_get_limits().max_formula_len);
     return NULL;
   }

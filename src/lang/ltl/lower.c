@@ -20,6 +20,7 @@
  * looks. U is the mirror image. */
 #include <stdlib.h>
 
+#include "lang/compare.h"
 #include "lang/ltl/lower.h"
 
 typedef struct lw {
@@ -28,18 +29,6 @@ typedef struct lw {
   int *memo;       /* formula node -> circuit id, -1: not yet */
   hs_error *err;
 } lw;
-
-/* The comparison's sign of the given variant (hs_circuit_sign_of), D =
- * i + 1 (past), n - i + 2 (future) or n + 1 (mixed, see lower_cmp). */
-static int sign_node(lw *L, int32_t id, int variant, const int *cnt, int r) {
-  const hs_node *x = &L->f->nodes[id];
-  int64_t *coef = malloc((size_t)(x->nterms ? x->nterms : 1) * sizeof *coef);
-  if (!coef) { L->C->oom = 1; return 0; }
-  for (int t = 0; t < x->nterms; t++) coef[t] = x->terms[t].coef;
-  int at = hs_circuit_sign_of(L->C, id, variant, r, x->nterms, cnt, coef, x->c);
-  free(coef);
-  return at;
-}
 
 static int lower(lw *L, int32_t id);
 
@@ -55,42 +44,48 @@ static int lower(lw *L, int32_t id);
  * giving BOS the missing weight (fill_aux_head), and the constant by a
  * uniform head over all n + 1 positions reading the BOS indicator. The
  * sign then sees u = (sigma T + delta)/(n + 1), |u| >= 1/(2(n+1)): the same
- * bound both sign methods are built for. */
+ * bound both sign methods are built for. Every comparison is first reduced
+ * by its coefficients' gcd and folded when no string can change it
+ * (src/lang/compare.c). */
 static int lower_cmp(lw *L, int32_t id) {
   const hs_node *x = &L->f->nodes[id];
   int past = x->nterms ? x->terms[0].past : 1, mixed = 0;
   for (int t = 1; t < x->nterms; t++) mixed |= x->terms[t].past != past;
-  if (mixed && L->C->o.mode == HS_MODE_FIXED) {
+  int64_t *coef = malloc((size_t)(x->nterms ? x->nterms : 1) * sizeof *coef), c = x->c, g;
+  int *cnt = malloc((size_t)(x->nterms ? x->nterms : 1) * sizeof *cnt);
+  if (!coef || !cnt) {
+    free(coef), free(cnt);
+    L->C->oom = 1;
+    return 0;
+  }
+  for (int t = 0; t < x->nterms; t++) coef[t] = x->terms[t].coef;
+  hs_rel rel = x->rel;
+  hs_cmp_fate fate = hs_cmp_reduce(coef, x->nterms, &c, &rel, &g);
+  int out = -1, signs = 0;
+  if (fate != HS_CMP_KEEP) {
+    out = hs_circuit_add(L->C, hs_cnode_blank(fate == HS_CMP_TRUE ? HS_C_TRUE : HS_C_FALSE, id));
+  } else if (mixed && L->C->o.mode == HS_MODE_FIXED) {
     hs_errorf(L->err, HS_ERR_UNSUPPORTED, "comparisons mixing #< and #> are not available "
              "in mode fixed: they need a BOS weight growing like n, which "
              "bounded scores at a constant temperature cannot give (use pe, "
              "temp or hard)");
-    return -1;
+  } else {
+    char what[128];
+    hs_formula_print(L->f, id, what, sizeof what);
+    signs = hs_cmp_fits(coef, x->nterms, c, x->c, g, what, L->err) == 0;
   }
-  if (x->nterms == 0)
-    return hs_circuit_add(L->C, hs_cnode_blank(hs_rel_holds(x->rel, x->c) ? HS_C_TRUE : HS_C_FALSE, id));
-  int *cnt = malloc((size_t)x->nterms * sizeof *cnt);
-  if (!cnt) { L->C->oom = 1; return 0; }
-  for (int t = 0; t < x->nterms; t++) {
+  for (int t = 0; signs && t < x->nterms; t++) {
     int a = lower(L, x->terms[t].arg);
-    if (a < 0) { free(cnt); return -1; }
-    cnt[t] = mixed ? hs_circuit_count(L->C, x->terms[t].past, a, 1)
-                   : hs_circuit_count(L->C, past, a, 0);
+    if (a < 0) signs = 0;
+    else cnt[t] = mixed ? hs_circuit_count(L->C, x->terms[t].past, a, 1)
+                        : hs_circuit_count(L->C, past, a, 0);
   }
-  int r = hs_circuit_count(L->C, mixed ? 2 : past, -1, 0), out;
-  if (L->C->o.sign == HS_SIGN_TEMP) hs_circuit_add(L->C, hs_cnode_blank(HS_C_TRUE, -1)); /* keys, values */
-  switch (x->rel) {
-    case HS_REL_GT: out = sign_node(L, id, 0, cnt, r); break;
-    case HS_REL_GE: out = sign_node(L, id, 1, cnt, r); break;
-    case HS_REL_LT: out = sign_node(L, id, 2, cnt, r); break;
-    case HS_REL_LE: out = sign_node(L, id, 3, cnt, r); break;
-    case HS_REL_EQ:
-      out = hs_circuit_gate(L->C, HS_G_AND, sign_node(L, id, 1, cnt, r), sign_node(L, id, 3, cnt, r), id);
-      break;
-    default:
-      out = hs_circuit_gate(L->C, HS_G_OR, sign_node(L, id, 0, cnt, r), sign_node(L, id, 2, cnt, r), id);
-      break;
+  if (signs) {
+    int r = hs_circuit_count(L->C, mixed ? 2 : past, -1, 0);
+    if (L->C->o.sign == HS_SIGN_TEMP) hs_circuit_add(L->C, hs_cnode_blank(HS_C_TRUE, -1)); /* keys, values */
+    out = hs_cmp_signs(L->C, id, rel, r, x->nterms, cnt, coef, c);
   }
+  free(coef);
   free(cnt);
   return out;
 }

@@ -313,7 +313,7 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
   d++;
   if (d > hs_get_limits().max_depth)
     return fail(p, col(pos), "formula nested too deeply at column %d (the "
-                "limit is %d levels; --max-depth raises it)", col(pos), hs_get_limits().max_depth);
+                "limit is %d levels) (limit max_depth)", col(pos), hs_get_limits().max_depth);
   int32_t found = hs_formula_find(f, n);
   if (found != -1) return found >= 0 ? found : oom(p);
   if ((size_t)f->count >= p->depthcap) {
@@ -354,7 +354,7 @@ static NOINLINE int enter(parser *p, int cost) {
   p->nest += cost;
   if (p->nest > hs_get_limits().max_depth)
     return fail(p, col(p->tok.pos), "formula nested too deeply at column %d "
-                "(the limit is %d levels; --max-depth raises it)", col(p->tok.pos),
+                "(the limit is %d levels) (limit max_depth)", col(p->tok.pos),
                 hs_get_limits().max_depth);
   return 0;
 }
@@ -492,7 +492,12 @@ static NOINLINE int32_t finish_cmp(parser *p, acc *A, hs_rel rel, size_t start) 
   return id;
 }
 
-static NOINLINE int fail_rel(parser *p) {
+static NOINLINE int fail_rel(parser *p, const acc *A, size_t start) {
+  /* a bare number where a formula goes: meant as a symbol, most likely */
+  if (A->n == 0 && p->cur.s[start] >= '0' && p->cur.s[start] <= '9')
+    return fail(p, col(start), "a number at column %d where a formula goes: digits are "
+                "the integers of counting comparisons (#<(a) > 1); the symbol %c is "
+                "written '%c'", col(start), p->cur.s[start], p->cur.s[start]);
   return fail(p, col(p->tok.pos), "counting comparison needs a relation (<, "
               "<=, =, !=, >=, >) at column %d", col(p->tok.pos));
 }
@@ -508,7 +513,7 @@ static int32_t parse_cmp(parser *p) {
   int32_t id = -1;
   if (parse_term(p, &A, 1) == 0) {
     int r = rels[p->tok.k];
-    if (!r) fail_rel(p);
+    if (!r) fail_rel(p, &A, start);
     else if (next(p) == 0 && parse_term(p, &A, -1) == 0)
       id = finish_cmp(p, &A, (hs_rel)(r - 1), start);
   }
@@ -691,8 +696,8 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
     return NULL;
   }
   if (n > hs_get_limits().max_formula_len) {
-    fail(p, 0, "formula too long (%zu bytes; the limit is %zu, "
-         "--max-formula-len raises it)", n, hs_get_limits().max_formula_len);
+    fail(p, 0, "formula too long (%zu bytes; the limit is %zu) "
+         "(limit max_formula_len)", n, hs_get_limits().max_formula_len);
     return NULL;
   }
   P.f = calloc(1, sizeof *P.f);

@@ -25,10 +25,11 @@ The library is $HARDSOFT_LIB when that is set, else the copy inside the
 package (pip install .), the checkout's build/ (after make) or the prefix
 of make install (see hardsoft._lib).
 """
-from .model import Batch, Error, LayerAttention, Model, compile, load, version
+from .model import (Batch, Error, InputWarning, LayerAttention, Model, UnprovenWarning, compile,
+                    load, version)
 
-__all__ = ["Batch", "Error", "LayerAttention", "Model", "compile", "load", "version",
-           "plot_attention"]
+__all__ = ["Batch", "Error", "InputWarning", "LayerAttention", "Model", "UnprovenWarning",
+           "compile", "load", "version", "plot_attention"]
 
 
 def __getattr__(name):

@@ -22,6 +22,12 @@ class HsError(C.Structure):
                 ("code", C.c_int)]
 
 
+class HsLimits(C.Structure):
+    # include/hardsoft.h, struct hs_limits
+    _fields_ = [("max_formula_len", C.c_size_t), ("max_depth", C.c_int),
+                ("max_header", C.c_size_t), ("max_tensors", C.c_size_t)]
+
+
 class HsCompileOpts(C.Structure):
     _fields_ = [("mode", C.c_int), ("scale", C.c_double), ("sign", C.c_int)]
 
@@ -171,6 +177,19 @@ _PROTOS.update({
     "hs_model_vocab_token": (C.c_char_p, [P, C.c_int]),
     "hs_model_vocab_byte": (C.c_int, [P, C.c_int]),
     "hs_model_tokenize": (C.c_size_t, [P, C.c_char_p, C.c_size_t, BYTES]),
+    "hs_model_encode": (C.c_int, [P, C.c_char_p, C.c_size_t, C.c_int, BYTES,
+                                  C.POINTER(C.c_size_t), C.POINTER(HsError)]),
+    "hs_model_alphabet": (None, [P, BYTES]),
+    "hs_model_other_byte": (C.c_int, [P]),
+    "hs_model_count_max_n": (C.c_double, [P, C.c_int]),
+    "hs_program_lowered": (C.c_int, [P, C.POINTER(HsError)]),
+    "hs_lang_other": (C.c_int, [C.c_char_p, C.c_size_t, C.c_int]),
+    "hs_file_kind": (C.c_char_p, [C.c_char_p]),
+    "hs_get_limits": (HsLimits, []),
+    "hs_set_limits": (None, [C.POINTER(HsLimits)]),
+    "hs_model_exact_region": (C.c_char_p, [P]),
+    "hs_model_unproven": (C.c_size_t, [P, C.c_size_t, C.c_int, C.c_char_p, C.c_size_t]),
+    "hs_model_tie_string": (C.c_int, [P, C.c_int, C.c_size_t, BYTES]),
     "hs_model_set_vocab": (C.c_int, [P, P, C.POINTER(HsError)]),
     "hs_forward_batch": (C.c_int, [P, C.c_size_t, C.POINTER(BYTES),
                                    C.POINTER(C.c_size_t), C.POINTER(HsRunOpts),
@@ -204,12 +223,21 @@ def lib() -> C.CDLL:  # noqa: F811 (wraps the loader above)
         return _ready
 
 
+# The call whose argument raises each limit the library names "(limit NAME)"
+RAISED_BY = {"max_depth": "hardsoft.compile", "max_formula_len": "hardsoft.compile",
+             "max_header_mib": "hardsoft.load", "max_tensors": "hardsoft.load"}
+
+
 def fail(err: Optional["HsError"] = None, prefix: str = "") -> Exception:
     """The one place a library error becomes a Python exception: err is the
     HsError the call filled (message, code, line, column); prefix (e.g. a
-    path) goes before the message. Returns the hardsoft.Error for the
-    caller to raise."""
+    path) goes before the message. A limit the input passed, which the
+    library names "(limit NAME)", becomes the argument that raises it
+    (RAISED_BY). Returns the hardsoft.Error for the caller to raise."""
     from .model import Error
     if err is None:
         return Error(prefix + "libhardsoft failed without a message", 0, 0)
-    return Error(prefix + err.msg.decode("utf-8", "replace"), err.column, err.line)
+    msg = err.msg.decode("utf-8", "replace")
+    for name, call in RAISED_BY.items():
+        msg = msg.replace("(limit %s)" % name, "(%s(..., %s=...) raises it)" % (call, name))
+    return Error(prefix + msg, err.column, err.line)

@@ -6,15 +6,21 @@ byte per position: "cabba" is five positions. A program model (C-RASP,
 B-RASP, or any model whose file carries a vocabulary) reads tokens: a
 string is split at whitespace, as `hardsoft run --tokens` does ("a a b"
 is three positions, "<p> word </p>" three as well), or the tokens are
-given as a list (tokens=[...]). A token the program does not name is read
-as one symbol no token uses.
+given as a list (tokens=[...]). A token the program does not name is an
+error (hardsoft.Error naming it) unless the call says unknown="other":
+then it is read as one symbol no token uses. A formula model reads every
+byte, and a byte no atom names makes every atom false: allowed, but
+warned about (InputWarning) unless unknown="other".
 """
+import contextlib
 import ctypes as C
 import json
 import math
 import os
 import struct
+import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -27,6 +33,7 @@ SIGNS = {"layernorm": 0, "temp": 1}
 LANGS = {"ltl": 0, "crasp": 1, "brasp": 2}   # hs_lang of the program API
 PRECISIONS = {"f32": 0, "f64": 1}
 PRECISION_NAMES = ("f32", "f64", "f16", "bf16", "f16s", "bf16s")
+UNKNOWN = {"error": 0, "other": 1}   # hs_unknown
 
 Text = Union[str, bytes, bytearray, memoryview]
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -46,6 +53,26 @@ class Error(ValueError):
         self.message, self.column, self.line = message, column, line
 
 
+class UnprovenWarning(UserWarning):
+    """A run outside what the model's construction proves exact (the
+    library's hs_model_unproven: mu below the smallest exact mu, mode fixed
+    past n = mu / ln 7, counting comparisons past their exact region in
+    the run's precision, absolute positions past 2^23 in f32). It still
+    runs; the answer is not guaranteed."""
+
+
+class InputWarning(UserWarning):
+    """An input a formula model reads, but maybe not as meant: a byte no atom
+    of the formula names (every atom is false there). unknown="other" says
+    it is meant."""
+
+
+def _unknown(unknown: str) -> int:
+    if not isinstance(unknown, str) or unknown not in UNKNOWN:
+        raise Error("unknown=%r is not 'error' or 'other'" % (unknown,))
+    return UNKNOWN[unknown]
+
+
 def _bytes(s: Any, what: str = "input string") -> bytes:
     """A string of symbols as bytes: str is encoded as UTF-8 (one position
     per byte, as the command line takes its arguments)."""
@@ -54,6 +81,16 @@ def _bytes(s: Any, what: str = "input string") -> bytes:
     if isinstance(s, (bytes, bytearray, memoryview)):
         return bytes(s)
     raise Error("%s must be str or bytes, not %s" % (what, type(s).__name__))
+
+
+def _outside() -> int:
+    """warnings.warn's stacklevel naming the first caller outside this
+    package (the user's line)."""
+    f, level = sys._getframe(1), 1
+    here = os.path.dirname(os.path.abspath(__file__))
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
 
 
 def _buf(s: bytes):
@@ -202,11 +239,27 @@ class Model:
         return self.lang not in ("ltl", None) or _lib.lib().hs_model_vocab_size(self._ptr) > 0
 
     def info(self) -> Dict[str, Any]:
-        """mode, scale, d, layers, heads, out_coord, bound, min_scale, formula."""
-        i = self._info()
+        """mode, scale, d, layers, heads, out_coord, bound, min_scale, formula,
+        exact_region (in words, or None) and count_exact_n (the largest n at
+        which the counting comparisons are proven exact, {"f32": n, "f64": n};
+        None without comparisons)."""
+        i, lib = self._info(), _lib.lib()
+        region = lib.hs_model_exact_region(self._ptr)
+        n32 = lib.hs_model_count_max_n(self._ptr, 24)
+        counts = None if math.isinf(n32) else {
+            "f32": int(n32), "f64": int(lib.hs_model_count_max_n(self._ptr, 53))}
         return {"mode": i.mode.decode(), "scale": i.scale, "d": i.d,
                 "layers": i.nlayers, "heads": i.nheads, "out_coord": i.out_coord,
-                "bound": i.bound, "min_scale": i.min_scale, "formula": self.formula}
+                "bound": i.bound, "min_scale": i.min_scale, "formula": self.formula,
+                "exact_region": region.decode() if region is not None else None,
+                "count_exact_n": counts}
+
+    def _warn_unproven(self, n: int, o: "_lib.HsRunOpts") -> None:
+        """UnprovenWarning when a run over n symbols in o's precision is
+        outside what the model proves exact."""
+        buf = C.create_string_buffer(512)
+        if _lib.lib().hs_model_unproven(self._ptr, n, o.precision, buf, len(buf)):
+            warnings.warn(buf.value.decode(), UnprovenWarning, stacklevel=_outside())
 
     def head_info(self, layer: int, head: int) -> Dict[str, Any]:
         """One head: kind, target, mask, tau law and constant, relative
@@ -235,10 +288,16 @@ class Model:
             self.formula, i.mode.decode(), i.scale, i.d, i.nlayers, i.nheads)
 
     # ---------------------------------------------------------- input
-    def encode(self, s: Optional[Text] = None, tokens: Tokens = None) -> bytes:
+    def encode(self, s: Optional[Text] = None, tokens: Tokens = None,
+               unknown: str = "error") -> bytes:
         """The bytes the model reads for s (or for the token list), one per
         position: a program model's tokens as their bytes, a formula
-        model's string as it is."""
+        model's string as it is. A token the vocabulary does not name (a
+        formula's token longer than one byte) raises Error naming it,
+        unless unknown="other": then it is the one byte no token uses. A
+        formula model warns (InputWarning) about a byte no atom names,
+        unless unknown="other"."""
+        u = _unknown(unknown)
         if (s is None) == (tokens is None):
             raise Error("give the input as a string or as tokens=[...], not %s"
                         % ("both" if s is not None else "neither"))
@@ -249,20 +308,39 @@ class Model:
             for k, t in enumerate(toks):
                 if not t or any(c in b" \t\n\v\f\r" for c in t):
                     raise Error("token %d (%r) is empty or holds whitespace" % (k, t))
-            if not self.reads_tokens:
-                for k, t in enumerate(toks):
-                    if len(t) != 1:
-                        raise Error("token %d (%r): a formula model reads one byte "
-                                    "per position" % (k, t))
-                return b"".join(toks)
-            line = b" ".join(toks)
+            w = self._encode_line(b" ".join(toks), u)
         else:
-            line = _bytes(s)
-            if not self.reads_tokens:
-                return line
-        out = (C.c_uint8 * max(len(line), 1))()
-        n = _lib.lib().hs_model_tokenize(self._ptr, line, len(line), out)
-        return bytes(out[:n])
+            w = _bytes(s)
+            if self.reads_tokens:
+                w = self._encode_line(w, u)
+        if not self.reads_tokens and not u:
+            self._warn_unnamed(w)
+        return w
+
+    def _encode_line(self, line: bytes, unknown: int) -> bytes:
+        out, n, err = (C.c_uint8 * max(len(line), 1))(), C.c_size_t(), _lib.HsError()
+        if _lib.lib().hs_model_encode(self._ptr, line, len(line), unknown, out,
+                                      C.byref(n), C.byref(err)) != 0:
+            e = _lib.fail(err)
+            e.args = (e.message + " (unknown='other' reads unknown tokens as one "
+                      "symbol no token names)",)
+            e.message = e.args[0]
+            raise e
+        return bytes(out[:n.value])
+
+    def _warn_unnamed(self, w: bytes) -> None:
+        if getattr(self, "_alphabet", None) is None:
+            set_ = (C.c_uint8 * 256)()
+            _lib.lib().hs_model_alphabet(self._ptr, set_)
+            self._alphabet = bytes(set_)
+        if not any(self._alphabet):
+            return                       # no atom: nothing reads the bytes
+        bad = sorted({b for b in w if not self._alphabet[b]})
+        if bad:
+            sym = "'%c'" % bad[0] if 32 <= bad[0] < 127 else "\\x%02x" % bad[0]
+            warnings.warn("no atom of the formula names the byte %s: every atom is "
+                          "false there (unknown='other' allows such bytes without "
+                          "this warning)" % sym, InputWarning, stacklevel=_outside())
 
     def labels(self, s: Optional[Text] = None, tokens: Tokens = None) -> List[str]:
         """Axis labels of the positions 1..n: each token (program models)
@@ -277,30 +355,30 @@ class Model:
 
     # ---------------------------------------------------------- running
     def eval(self, s: Union[Text, Sequence[Text], None] = None, precision: str = "f32",
-             *, tokens: Tokens = None):
+             *, tokens: Tokens = None, unknown: str = "error"):
         """The model's decision (0/1, numpy uint8) at positions 1..n of s
         (or of tokens=[...]); a list of arrays for a list of strings (run
-        in one library call, see run_batch)."""
+        in one library call, see run_batch). unknown: see encode."""
         if isinstance(s, (list, tuple)):
-            return self.run_batch(s, precision).split("bits")
-        return self._forward(self.encode(s, tokens), precision)[0]
+            return self.run_batch(s, precision, unknown=unknown).split("bits")
+        return self._forward(self.encode(s, tokens, unknown), precision)[0]
 
     def values(self, s: Optional[Text] = None, precision: str = "f32", *,
-               tokens: Tokens = None) -> np.ndarray:
+               tokens: Tokens = None, unknown: str = "error") -> np.ndarray:
         """The output coordinate (float64) at positions 1..n: the decision
         is value > 1/2."""
-        return self._forward(self.encode(s, tokens), precision)[1]
+        return self._forward(self.encode(s, tokens, unknown), precision)[1]
 
     def run_batch(self, strings: Sequence[Union[Text, Sequence[Text]]],
-                  precision: str = "f32") -> Batch:
+                  precision: str = "f32", *, unknown: str = "error") -> Batch:
         """Many inputs in one library call (hs_forward_batch: the weights
         are prepared once): each item a string, or a list of tokens.
         Returns a Batch: the decisions and values end to end and each
         input's length."""
         if isinstance(strings, (str, bytes)) or not isinstance(strings, (list, tuple)):
             raise Error("run_batch takes a list of strings, not %s" % type(strings).__name__)
-        enc = [self.encode(tokens=x) if isinstance(x, (list, tuple)) else self.encode(x)
-               for x in strings]
+        enc = [self.encode(tokens=x, unknown=unknown) if isinstance(x, (list, tuple))
+               else self.encode(x, unknown=unknown) for x in strings]
         lens = np.array([len(w) for w in enc], dtype=np.int64)
         total = int(lens.sum())
         flat = _buf(b"".join(enc))
@@ -313,6 +391,7 @@ class Model:
         bits = np.zeros(max(total, 1), dtype=np.uint8)
         vals = np.zeros(max(total, 1), dtype=np.float64)
         o, err = _run_opts(precision), _lib.HsError()
+        self._warn_unproven(int(lens.max()) if len(lens) else 0, o)
         if _lib.lib().hs_forward_batch(self._ptr, len(enc), ptrs, clens, C.byref(o),
                                        bits.ctypes.data_as(_lib.BYTES),
                                        vals.ctypes.data_as(C.POINTER(C.c_double)),
@@ -324,6 +403,7 @@ class Model:
         lib, n = _lib.lib(), len(w)
         o, r = _run_opts(precision), _lib.HsRunResult()
         err = _lib.HsError()
+        self._warn_unproven(n, o)
         if lib.hs_forward(self._ptr, _buf(w), n, C.byref(o), C.byref(r), C.byref(err)) != 0:
             raise _lib.fail(err)
         try:
@@ -334,13 +414,13 @@ class Model:
         return bits.astype(np.uint8), vals
 
     def truth(self, s: Union[Text, Sequence[Text], None] = None, *,
-              tokens: Tokens = None):
+              tokens: Tokens = None, unknown: str = "error"):
         """The logic's own answer (0/1, numpy uint8) at positions 1..n: the
         formula's evaluator or the program's interpreter, no transformer
         involved; a list of arrays for a list of strings."""
         if isinstance(s, (list, tuple)):
-            return [self.truth(x) for x in s]
-        w, lib = self.encode(s, tokens), _lib.lib()
+            return [self.truth(x, unknown=unknown) for x in s]
+        w, lib = self.encode(s, tokens, unknown), _lib.lib()
         if self._formula is None and self._program is None:
             if self.formula is None or self.reads_tokens:
                 raise Error("this model carries neither a formula nor its program's "
@@ -358,15 +438,16 @@ class Model:
         return np.frombuffer(out, dtype=np.uint8)[:len(w)].copy()
 
     def attention(self, s: Optional[Text] = None, precision: str = "f32", *,
-                  tokens: Tokens = None) -> List[LayerAttention]:
+                  tokens: Tokens = None, unknown: str = "error") -> List[LayerAttention]:
         """Per layer, the attention weights every head uses over s (see
         LayerAttention): computed by the C library (hs_attention) from the
         residual stream the forward pass keeps; O(n^2) memory per head,
         n at most 4096."""
-        w, lib = self.encode(s, tokens), _lib.lib()
+        w, lib = self.encode(s, tokens, unknown), _lib.lib()
         labels = ["BOS"] + self.labels(s, tokens)
         n, out = len(w), []
         o = _run_opts(precision)
+        self._warn_unproven(n, o)
         msg = _lib.HsError()
         for layer in range(self.nlayers):
             nh = lib.hs_model_layer_nheads(self._ptr, layer)
@@ -435,19 +516,21 @@ class Model:
         import torch
         return torch.tensor([256] + list(_bytes(s)), dtype=torch.int64)
 
-    def ids(self, s: Optional[Text] = None, tokens: Tokens = None):
+    def ids(self, s: Optional[Text] = None, tokens: Tokens = None,
+            unknown: str = "error"):
         """The LongTensor of ids to_torch's module takes for the input s
         (or tokens) as this model reads it: BOS (256), then one id per
         position."""
         import torch
-        return torch.tensor([256] + list(self.encode(s, tokens)), dtype=torch.int64)
+        return torch.tensor([256] + list(self.encode(s, tokens, unknown)), dtype=torch.int64)
 
-    def token_batch(self, strings: Sequence[Union[Text, Sequence[Text]]]):
+    def token_batch(self, strings: Sequence[Union[Text, Sequence[Text]]],
+                    unknown: str = "error"):
         """(ids [B, L], mask [B, L]) for to_torch's module: each input's
         ids padded after its end, mask True on BOS and the symbols."""
         from .torch_nn import pad
-        return pad([self.ids(tokens=x) if isinstance(x, (list, tuple)) else self.ids(x)
-                    for x in strings])
+        return pad([self.ids(tokens=x, unknown=unknown) if isinstance(x, (list, tuple))
+                    else self.ids(x, unknown=unknown) for x in strings])
 
 
 def _parse_ltl(text: Text) -> int:
@@ -475,19 +558,67 @@ def _parse_program(text: Text, lang: str):
     if not p:
         raise _lib.fail(err)
     f = lib.hs_program_formula(p)
-    if not f:
+    if not f:       # it parsed, but its lowering hit a limit of its own
+        lib.hs_program_lowered(p, C.byref(err))
         lib.hs_program_free(p)
-        raise Error("the %s program has no formula to compile" % lang)
+        raise _lib.fail(err)
     return f, p
 
 
+@contextlib.contextmanager
+def _limits(**kw: Optional[int]):
+    """The library's input limits (hs_limits) set for one call and put back:
+    max_formula_len (bytes), max_depth (levels), max_header_mib, max_tensors.
+    The limits are process-wide: a call that raises one should not run
+    beside another that relies on the default."""
+    lib = _lib.lib()
+    old = lib.hs_get_limits()
+    new = _lib.HsLimits(old.max_formula_len, old.max_depth, old.max_header, old.max_tensors)
+    for name, v in kw.items():
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise Error("%s must be a whole number of at least 1, got %r" % (name, v))
+        if name == "max_header_mib":
+            new.max_header = v << 20
+        else:
+            setattr(new, name, v)
+    lib.hs_set_limits(C.byref(new))
+    try:
+        yield
+    finally:
+        lib.hs_set_limits(C.byref(old))
+
+
+def _other_language(text: Text, lang: str) -> str:
+    """The hint a parse error in the wrong language gets: the language it
+    parses in (hs_lang_other), as compile's lang= argument."""
+    t = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    other = _lib.lib().hs_lang_other(t, len(t), LANGS[lang])
+    names = {0: ("a formula", "ltl"), 1: ("C-RASP", "crasp"), 2: ("B-RASP", "brasp")}
+    return " (it parses as %s: pass lang=%r)" % names[other] if other in names else ""
+
+
+def _looks_like_model(text: Text) -> bool:
+    b = text.encode("utf-8", "replace") if isinstance(text, str) else bytes(text)
+    return len(b) >= 9 and b[8:9] == b"{" and b[5:8] == b"\0\0\0"
+
+
 def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl",
-            sign: str = "layernorm") -> Model:
+            sign: str = "layernorm", *, max_depth: Optional[int] = None,
+            max_formula_len: Optional[int] = None) -> Model:
     """Compile a formula (lang "ltl") or a C-RASP / B-RASP program (lang
     "crasp", "brasp"; docs/LANGUAGE.md) into a transformer in one of the
     modes hard, pe, temp, fixed, rel at scale mu > 0. sign: how counting
     comparisons get their sign, "layernorm" or "temp". A program model
-    keeps the program's vocabulary (its inputs are tokens)."""
+    keeps the program's vocabulary (its inputs are tokens). max_depth and
+    max_formula_len raise the parser's limits (10000 levels, 16 MiB) for
+    this call."""
+    with _limits(max_depth=max_depth, max_formula_len=max_formula_len):
+        return _compile(text, mode, scale, lang, sign)
+
+
+def _compile(text: Text, mode: str, scale: float, lang: str, sign: str) -> Model:
     lib = _lib.lib()
     if not isinstance(mode, str) or mode not in MODES:
         raise Error("mode '%s' is not a mode (expected hard, pe, temp, fixed or rel)" % (mode,))
@@ -502,10 +633,20 @@ def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl
     if not (math.isfinite(mu) and mu > 0):
         raise Error("scale must be a positive number, got %r" % (scale,))
     program = None
-    if lang == "ltl":
-        f = _parse_ltl(text)
-    else:
-        f, program = _parse_program(text, lang)
+    if isinstance(text, (str, bytes, bytearray, memoryview)) and _looks_like_model(text):
+        raise Error("this text is a model file (safetensors), not a formula or program: "
+                    "hardsoft.load(path) reads it")
+    try:
+        if lang == "ltl":
+            f = _parse_ltl(text)
+        else:
+            f, program = _parse_program(text, lang)
+    except Error as e:
+        hint = _other_language(text, lang) if e.line or e.column else ""
+        if hint:
+            e.message += hint
+            e.args = (e.message,)
+        raise
     o = _lib.HsCompileOpts(lib.hs_mode_parse(mode.encode()), mu, SIGNS[sign])
     msg = _lib.HsError()
     m = lib.hs_compile(f, C.byref(o), C.byref(msg))
@@ -522,20 +663,41 @@ def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl
     return Model(m, src, lang, sign, formula=f, program=program)
 
 
-def load(path: PathLike) -> Model:
+# What to do with a file of this kind (hs_file_kind) instead of loading it
+_LOAD_ADVICE = {
+    "text": ": a formula or program is compiled with hardsoft.compile(open(path).read())",
+    "an ONNX graph": ": hardsoft.load reads the .safetensors files Model.save and "
+                     "hardsoft compile -o write; run an ONNX graph with onnxruntime",
+    "gzip-compressed": ": decompress it first (gzip.open)",
+}
+
+
+def load(path: PathLike, *, max_header_mib: Optional[int] = None,
+         max_tensors: Optional[int] = None) -> Model:
     """Load a model file (safetensors) written by Model.save or
     `hardsoft compile -o`. A program model saved by Model.save gets its
     program back (for truth); one written by the command line has its
-    vocabulary but not its source."""
+    vocabulary but not its source. A file of another kind (text, ONNX,
+    zip, npy, GGUF, ...) is named as such. max_header_mib and max_tensors
+    raise the loader's limits (64 MiB, 65536) for this call."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise Error("path must be str, bytes or os.PathLike, not %s" % type(path).__name__)
     msg = _lib.HsError()
     p = os.fsencode(path)
     if b"\0" in p:
         raise Error("path contains a NUL byte")
-    m = _lib.lib().hs_model_load(p, C.byref(msg))
+    with _limits(max_header_mib=max_header_mib, max_tensors=max_tensors):
+        m = _lib.lib().hs_model_load(p, C.byref(msg))
     if not m:
-        raise _lib.fail(msg, "%s: " % os.fsdecode(p))
+        kind = _lib.lib().hs_file_kind(p)
+        kind = kind.decode() if kind is not None else None
+        if kind is None and not os.path.exists(p) and _parses(path):
+            raise Error("%r is a formula, not a model file: hardsoft.compile(%r) compiles it"
+                        % (os.fsdecode(p), os.fsdecode(p)))
+        e = _lib.fail(msg, "%s: " % os.fsdecode(p))
+        e.message += _LOAD_ADVICE.get(kind, "")
+        e.args = (e.message,)
+        raise e
     model = Model(m, lang=None)
     meta = _meta_read(os.fsdecode(p))
     src, lang = meta.get(_META_SOURCE), meta.get(_META_LANG)
@@ -543,6 +705,15 @@ def load(path: PathLike) -> Model:
         model._formula, model._program = _parse_program(src, lang)
         model.source, model.lang = src, lang
     return model
+
+
+def _parses(text: PathLike) -> bool:
+    """Whether text parses as a formula (a formula given where a path goes)."""
+    t = os.fsencode(text)
+    f = _lib.lib().hs_formula_parse(t, None)
+    if f:
+        _lib.lib().hs_formula_free(f)
+    return bool(f)
 
 
 def _meta_read(path: str) -> Dict[str, Any]:
