@@ -616,11 +616,12 @@ HS_API int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err
 /* ------------------------------------------------------------ programs */
 
 /* A program in one of the front-end languages (docs/LANGUAGE.md): an LTL
- * formula, a C-RASP program or a B-RASP program. Every language is parsed,
- * interpreted directly (its own ground truth) and lowered (a formula to
- * itself, C-RASP and B-RASP straight into the compiler's circuit), which
+ * formula, a C-RASP program, a B-RASP program or a regular expression.
+ * Every language is parsed, interpreted directly (its own ground truth;
+ * a regular expression by its minimal automaton) and lowered (a formula
+ * to itself, the others straight into the compiler's circuit), which
  * hs_compile turns into a model in any mode. */
-typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP } hs_lang;
+typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP, HS_LANG_REGEX } hs_lang;
 typedef struct hs_program hs_program;
 
 /* "ltl", "crasp", "brasp" -> the language; -1 for anything else. */
