@@ -22,6 +22,7 @@ enum {
   O_PROG = 1 << 14,  /* -f FILE, --lang L, --tokens */
   O_TRACE = 1 << 15, /* --trace */
   O_MAXTIME = 1 << 16, O_QUIET = 1 << 17, O_JSON = 1 << 18,
+  O_EXPLAIN = 1 << 19, /* --explain */
 };
 
 typedef struct cli_opts {
@@ -44,6 +45,8 @@ typedef struct cli_opts {
   int nargs;
   const char *file; /* -f FILE: the program (or formula) in a file */
   int lang;         /* --lang: hs_lang, or -1 (from the extension) */
+  const char *alphabet; /* --alphabet: a regular expression's extra symbols */
+  int explain;      /* --explain */
   int tokens;       /* --tokens */
   int trace;        /* --trace */
   double max_time; /* --max-time: refuse a run predicted to take longer (0: none) */
@@ -79,6 +82,9 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
 hs_program *cli_program(const cli_opts *o, const char *file, int *skip);
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where);
+/* The same with a regular expression's --alphabet (NULL: none). */
+hs_program *cli_program_text_in(const char *text, size_t len, hs_lang lang,
+                                const char *alphabet, const char *where);
 /* hs_model_load, but a file in another format (ONNX, gzip, zip, NumPy,
  * GGUF, HDF5, pickle, text) is named as such in e->msg, with what to use. */
 hs_model *cli_model_load(const char *path, hs_error *e);

@@ -23,10 +23,13 @@
   "                (progress shows only when standard error is a terminal)\n"
 #define PROG_OPTS \
   "  -f FILE       read the formula or program from FILE (- : standard input)\n" \
-  "  --lang L      ltl, crasp or brasp (default: by FILE's extension, .cr and\n" \
-  "                .crasp are crasp, .brasp brasp, else ltl)\n" \
+  "  --lang L      ltl, crasp, brasp or regex (default: by FILE's extension,\n" \
+  "                .cr and .crasp are crasp, .brasp brasp, .re regex, else ltl)\n" \
+  "  --alphabet S  a regular expression's symbols beyond those it names,\n" \
+  "                written as in a class (abc, a-z, \"<p>\"): what ., [^...]\n" \
+  "                and ~ range over\n" \
   "  --tokens      each string is a whitespace-separated list of tokens, one\n" \
-  "                output per token (always so for crasp and brasp)\n"
+  "                output per token (always so for programs and expressions)\n"
 #define MODE_OPTS \
   "  --mode M      hard, pe, temp, fixed or rel (default temp)\n" \
   "  --scale MU    the scale mu > 0 of pe, temp, fixed and rel (default 4)\n" \
@@ -276,9 +279,9 @@ int cmd_run(int argc, char **argv) {
   hs_error he;
   int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG | O_MAXTIME | O_QUIET | O_JSON, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
-  if (o.file || o.lang >= 0) {
+  if (o.file || o.lang >= 0 || o.alphabet) {
     cli_free(&o);
-    return cli_error("run: -f and --lang are for programs; run takes a model FILE");
+    return cli_error("run: -f, --lang and --alphabet are for programs; run takes a model FILE");
   }
   if (o.nargs < 1) {
     cli_free(&o);
@@ -304,13 +307,18 @@ static const char *const compile_usage =
     "--print describes it (layers, heads, widths, temperature law, bound).\n"
     "A program's vocabulary is saved in the model (hardsoft run reads it).\n"
     MODE_OPTS
-    "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
+    "  -f FILE, --lang L, --alphabet S   the formula or program in a file (see\n"
+    "                eval --help)\n"
     "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
     "                (FILE ending in .onnx: an ONNX graph, docs/ONNX.md)\n"
     "  --print       describe the model on standard output\n"
     "  --json        with --print: the description as one JSON document (mode,\n"
     "                scale, layers and heads with kind, mask, dk, dv, tau law,\n"
-    "                bound, smallest exact mu, coordinates)\n";
+    "                bound, smallest exact mu, coordinates)\n"
+    "  --explain     what the front end found first: for a regular expression\n"
+    "                its automaton, monoid, class with a witness, and the size\n"
+    "                of the construction (alone: also the model's size, and\n"
+    "                exit 0 when the expression is refused)\n";
 
 /* The text is the library's (hs_model_describe), so the CLI and the
  * Python package print the same description. */
@@ -326,12 +334,48 @@ void cli_describe_model(FILE *f, const hs_model *m) {
   free(buf);
 }
 
+/* compile --explain: the front end's findings, and alone (no -o, no
+ * --print) the model's size, or the refusal as part of the answer. */
+static int explain(const cli_opts *o, const hs_program *p) {
+  size_t n = hs_program_explain(p, NULL, 0);
+  char *buf = malloc(n + 1);
+  if (!buf) return cli_error("out of memory");
+  hs_program_explain(p, buf, n + 1);
+  if (n == 0) printf("language: %s (nothing to explain beyond compile --print)\n",
+                     hs_lang_name(hs_program_lang(p)));
+  fputs(buf, stdout);
+  free(buf);
+  if (o->out || o->print) return 0;
+  hs_error he;
+  hs_compile_opts co = {.mode = (hs_mode)o->mode, .scale = o->scale, .sign = o->sign};
+  hs_model *m = hs_compile(hs_program_formula(p), &co, &he);
+  if (m) {
+    hs_model_info i;
+    hs_model_get_info(m, &i);
+    printf("model (mode %s): %d layers, %d heads, width %d\n", i.mode, i.nlayers,
+           i.nheads, i.d);
+  } else if (he.code != HS_ERR_UNSUPPORTED) {
+    return cli_error("%s", he.msg);
+  }
+  hs_model_free(m);
+  return 0;
+}
+
 int cmd_compile(int argc, char **argv) {
   cli_opts o;
   hs_error he;
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG | O_JSON,
+  int rc = cli_parse(argc, argv, 2,
+                     O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG | O_JSON | O_EXPLAIN,
                      compile_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.explain && !o.out && !o.print && o.nargs == (o.file ? 0 : 1) && o.mode != HS_MODE_TRUTH) {
+    int skip;
+    hs_program *p = cli_program(&o, o.file, &skip);
+    rc = p ? explain(&o, p) : HS_EXIT_ERROR;
+    hs_program_free(p);
+    cli_free(&o);
+    return rc;
+  }
   if (o.nargs != (o.file ? 0 : 1) || (!o.out && !o.print)) {
     cli_free(&o);
     return cli_error("compile: expected one FORMULA and -o FILE or --print "
@@ -348,6 +392,7 @@ int cmd_compile(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
+  if (p && o.explain && !o.json) explain(&o, p);
   hs_model *m = p ? compile_or_report(hs_program_formula(p), &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
   if (m && hs_model_set_vocab(m, p, &he) != 0) rc = cli_error("%s", he.msg);
@@ -380,7 +425,8 @@ static const char *const check_usage =
     "disagreement. A program is compared with its own interpreter, on strings\n"
     "of its tokens plus one token it does not name.\n"
     MODE_OPTS
-    "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
+    "  -f FILE, --lang L, --alphabet S   the formula or program in a file (see\n"
+    "                eval --help)\n"
     COMMON_RUN_OPTS
     "  --max-len N       exhaustive up to this length (default 6, at most 16)\n"
     "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"

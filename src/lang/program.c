@@ -14,6 +14,7 @@
 #include "lang/crasp/crasp.h"
 #include "lang/lang.h"
 #include "lang/ltl/formula.h"
+#include "lang/regex/regex.h"
 #include "model/model.h"
 
 struct hs_program {
@@ -26,8 +27,9 @@ struct hs_program {
 
 /* ------------------------------------------------------------ front ends */
 
-/* Parse and lower; 0, or -1 with err filled. */
-static int rasp_parse(hs_program *p, const char *text, size_t len,
+/* Parse and lower; 0, or -1 with err filled. alphabet: a regular
+ * expression's --alphabet (NULL: none). */
+static int rasp_parse(hs_program *p, const char *text, size_t len, const char *alphabet,
                       hs_error *err) {
   switch (p->lang) {
   case HS_LANG_CRASP:
@@ -37,6 +39,10 @@ static int rasp_parse(hs_program *p, const char *text, size_t len,
   case HS_LANG_BRASP:
     if (!(p->rasp = hs_brasp_parse(text, len, &p->vocab, err))) return -1;
     p->f = hs_brasp_lower(p->rasp, err);
+    return p->f ? 0 : -1;
+  case HS_LANG_REGEX:
+    if (!(p->rasp = hs_regex_parse(text, len, alphabet, &p->vocab, err))) return -1;
+    p->f = hs_regex_lower(p->rasp, err);
     return p->f ? 0 : -1;
   default:
     hs_errorf(err, HS_ERR_ARG, "unknown language (ltl, crasp or brasp)");
@@ -48,6 +54,7 @@ static int rasp_nstmts(const hs_program *p) {
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_nstmts(p->rasp);
   case HS_LANG_BRASP: return hs_brasp_nstmts(p->rasp);
+  case HS_LANG_REGEX: return 2;
   default: return 0;
   }
 }
@@ -56,6 +63,7 @@ static const char *rasp_stmt_name(const hs_program *p, int k) {
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_stmt_name(p->rasp, k);
   case HS_LANG_BRASP: return hs_brasp_stmt_name(p->rasp, k);
+  case HS_LANG_REGEX: return k == 0 ? "state" : k == 1 ? "accept" : NULL;
   default: return NULL;
   }
 }
@@ -65,6 +73,7 @@ static int rasp_eval_all(const hs_program *p, const uint8_t *w, size_t n,
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_eval_all(p->rasp, w, n, vals);
   case HS_LANG_BRASP: return hs_brasp_eval_all(p->rasp, w, n, vals);
+  case HS_LANG_REGEX: return hs_regex_eval_all(p->rasp, w, n, vals);
   default: return -1;
   }
 }
@@ -73,6 +82,7 @@ static void rasp_free(hs_program *p) {
   switch (p->lang) {
   case HS_LANG_CRASP: hs_crasp_free(p->rasp); break;
   case HS_LANG_BRASP: hs_brasp_free(p->rasp); break;
+  case HS_LANG_REGEX: hs_regex_free(p->rasp); break;
   default: break;
   }
   p->rasp = NULL;
@@ -80,16 +90,16 @@ static void rasp_free(hs_program *p) {
 
 /* ------------------------------------------------------------ programs */
 
-static const char *const names[] = {"ltl", "crasp", "brasp"};
+static const char *const names[] = {"ltl", "crasp", "brasp", "regex"};
 
 int hs_lang_parse(const char *name) {
-  for (int k = 0; name && k < 3; k++)
+  for (int k = 0; name && k < 4; k++)
     if (!strcmp(name, names[k])) return k;
   return -1;
 }
 
 const char *hs_lang_name(hs_lang lang) {
-  return (int)lang >= 0 && lang <= HS_LANG_BRASP ? names[lang] : "unknown";
+  return (int)lang >= 0 && lang <= HS_LANG_REGEX ? names[lang] : "unknown";
 }
 
 static int ends_with(const char *s, const char *suf) {
@@ -101,6 +111,7 @@ hs_lang hs_lang_from_path(const char *path) {
   if (!path) return HS_LANG_LTL;
   if (ends_with(path, ".cr") || ends_with(path, ".crasp")) return HS_LANG_CRASP;
   if (ends_with(path, ".brasp")) return HS_LANG_BRASP;
+  if (ends_with(path, ".re")) return HS_LANG_REGEX;
   return HS_LANG_LTL;
 }
 
@@ -130,8 +141,8 @@ static hs_formula *parse_ltl(const char *text, size_t len, hs_error *err) {
   return f;
 }
 
-hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
-                             hs_error *err) {
+static hs_program *program_parse(const char *text, size_t len, hs_lang lang,
+                                 const char *alphabet, hs_error *err) {
   hs_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
@@ -145,17 +156,32 @@ hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
     return NULL;
   }
   p->lang = lang;
-  if ((int)lang < HS_LANG_LTL || lang > HS_LANG_BRASP)
+  if ((int)lang < HS_LANG_LTL || lang > HS_LANG_REGEX)
     hs_errorf(err, HS_ERR_ARG, "unknown language %d", (int)lang);
   else if (lang == HS_LANG_LTL)
     p->f = parse_ltl(text, len, err);
-  else if (rasp_parse(p, text, len, err))
+  else if (rasp_parse(p, text, len, alphabet, err))
     hs_formula_free(p->f), p->f = NULL;
   if (!p->f) {
     hs_program_free(p);
     return NULL;
   }
   return p;
+}
+
+hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
+                             hs_error *err) {
+  return program_parse(text, len, lang, NULL, err);
+}
+
+hs_program *hs_program_parse_regex(const char *text, size_t len, const char *alphabet,
+                                   hs_error *err) {
+  return program_parse(text, len, HS_LANG_REGEX, alphabet, err);
+}
+
+size_t hs_program_explain(const hs_program *p, char *buf, size_t len) {
+  if (buf && len) buf[0] = 0;
+  return p && p->lang == HS_LANG_REGEX ? hs_regex_explain(p->rasp, buf, len) : 0;
 }
 
 hs_lang hs_program_lang(const hs_program *p) { return p->lang; }
