@@ -394,6 +394,13 @@ static int classify_monoid(const rx_dfa *d, const rx_monoid *M, rx_class *c) {
   } else if (m < 0) {
     c->cls = RX_QUASI_APERIODIC;
     if (word_of(M, first, &c->u, &c->nu) || witness(d, M, first, c)) rc = -1;
+    /* the least modulus: d = s always works (eta(A^(k s)) = eta(A^s)) */
+    for (c->modulus = 1; !rc && c->modulus < c->stable; c->modulus++) {
+      int32_t *u = NULL, nu, e = group_word(M, aper, c->modulus, &u, &nu);
+      free(u);
+      if (e == -1) rc = -1;
+      if (e == -2) break; /* no group at multiples of this d */
+    }
   } else {
     c->cls = RX_NEITHER;
     m = group_word(M, aper, c->stable, &c->u, &c->nu);

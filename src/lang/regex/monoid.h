@@ -28,6 +28,10 @@ typedef struct rx_class {
                         aperiodic element (every element, star-free) */
   int32_t stable;    /* s: the least s >= 1 with eta(A^s) = eta(A^2s) */
   int32_t stable_size; /* elements of eta(A^s) */
+  int32_t modulus;   /* quasi-aperiodic: the least d >= 1 such that every
+                        word whose length is a positive multiple of d maps
+                        to an aperiodic element (d <= s): positions mod d
+                        are all a construction needs */
   /* Not star-free: for words x, u, z (symbol numbers), x u^k z is in the
    * language iff pattern[k mod period] (period > 1 the least period).
    * RX_NEITHER: |u| is a multiple of stable. */

@@ -155,7 +155,7 @@ static void refusal(hs_regex *r, const char *why) {
   case RX_QUASI_APERIODIC:
     say(&o, "not compiled: quasi-aperiodic, expressible with @mod(%d, r) position "
         "predicates (docs/LANGUAGE.md, \"Regular expressions\", writes one by hand); the "
-        "automatic construction is past a limit: %s", c->stable, why);
+        "automatic construction is past a limit: %s", c->modulus, why);
     break;
   case RX_STAR_FREE:
     say(&o, "not compiled: star-free, but its construction is past a limit: %s", why);
@@ -197,11 +197,11 @@ hs_formula *hs_regex_lower(hs_regex *r, hs_error *err) {
   } else if (!rc && r->cls.cls == RX_QUASI_APERIODIC) {
     rx_dfa tagged;
     memset(&tagged, 0, sizeof tagged);
-    rc = rx_tagged(&r->dfa, r->cls.stable, &tagged);
+    rc = rx_tagged(&r->dfa, r->cls.modulus, &tagged);
     if (rc > 0)
       snprintf(why, sizeof why, "the automaton reading positions mod %d has more than "
-               "%d states", r->cls.stable, RX_MAX_STATES);
-    if (!rc) rc = build(r, &tagged, r->cls.stable, f, why, sizeof why);
+               "%d states", r->cls.modulus, RX_MAX_STATES);
+    if (!rc) rc = build(r, &tagged, r->cls.modulus, f, why, sizeof why);
     rx_dfa_free(&tagged);
   } else if (!rc) {
     rc = 1;
@@ -234,8 +234,9 @@ static void explain_class(out *o, const hs_regex *r) {
         "i mod d = r, not without them\n  witness of a counter: ");
     witness(o, r, 200);
     say(o, "\n  stable length s = %d: the words of length %d map to %d element%s, no group "
-        "among them, so positions mod %d see all the counting\n", c->stable, c->stable,
-        c->stable_size, c->stable_size == 1 ? "" : "s", c->stable);
+        "among them; every word whose length is a multiple of %d maps to an aperiodic "
+        "element, so positions mod %d see all the counting\n", c->stable, c->stable,
+        c->stable_size, c->stable_size == 1 ? "" : "s", c->modulus, c->modulus);
     return;
   case RX_NEITHER:
     say(o, "class: not quasi-aperiodic (neither star-free nor first-order with modular "
@@ -272,7 +273,7 @@ size_t hs_regex_explain(const hs_regex *r, char *buf, size_t len) {
     say(&o, "construction: a cascade of %d reset level%s (holonomy: %d image sets in %d "
         "classes, %d letters%s); circuit: %d nodes, %d attention heads\n", r->info.levels,
         r->info.levels == 1 ? "" : "s", r->info.sets, r->info.classes, r->info.letters,
-        r->modulus > 1 ? ", each symbol with its position mod s" : "", r->info.nodes,
+        r->modulus > 1 ? ", each symbol with its position mod d" : "", r->info.nodes,
         r->info.heads);
   } else if (r->lowered < 0) {
     say(&o, "%s\n", r->refuse);
