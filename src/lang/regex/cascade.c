@@ -534,12 +534,17 @@ typedef struct cas {
   em E;
   hol H;
   const rx_dfa *d;
-  int32_t *letter;       /* [L]: the letter's node */
+  int32_t *symf;         /* [K]: the symbol's node */
+  uint8_t *pick;         /* [K] scratch: the symbols of a letter set */
+  int32_t *tmp;          /* [K] scratch */
   int32_t *vid, *vlev, nv;
   int32_t *Lv, *Ls;      /* [nv]: level = v at i, at i - 1 */
   int32_t *init;         /* [levels + 1]: the initial value, -1 none */
   uint8_t *c0;           /* [tile slots]: on the initial chain */
   uint8_t *r1;           /* [levels + 1][L]: resets level at i = 1 */
+  uint8_t *top;          /* [levels + 1][L]: resets level anywhere (below Q) */
+  uint8_t *mark, *seen;  /* [nv][L], [nv] scratch: letters per value */
+  int32_t *vs;           /* [nv] scratch: the values one pair resets */
   int32_t *slots, *scratch;
   lists terms, in, yin, acc; /* per value; per set; per set; one list */
 } cas;
@@ -562,15 +567,15 @@ static int32_t base_letter(cas *c, const hs_vocab *v, int32_t sym, int32_t *atom
   return other;
 }
 
-/* The node of each letter: the OR of its symbols, a symbol being its
- * token (or the other token) at the positions of its residue. */
+/* Each symbol's node: its token (or the other token) at the positions
+ * of its residue. */
 static int letters_of(cas *c, const hs_vocab *v, int32_t mod) {
   em *e = &c->E;
-  const hol *H = &c->H;
-  int32_t k = c->d->k, *symf = malloc((size_t)k * sizeof *symf),
-          *tmp = malloc((size_t)k * sizeof *tmp), *atoms = malloc(((size_t)v->n + 1) * sizeof *atoms);
-  c->letter = malloc((size_t)H->L * sizeof *c->letter);
-  int rc = symf && tmp && atoms && c->letter ? 0 : -1;
+  int32_t k = c->d->k, *atoms = malloc(((size_t)v->n + 1) * sizeof *atoms);
+  c->symf = malloc((size_t)k * sizeof *c->symf);
+  c->pick = malloc((size_t)k);
+  c->tmp = malloc((size_t)k * sizeof *c->tmp);
+  int rc = atoms && c->symf && c->pick && c->tmp ? 0 : -1;
   for (int32_t s = 0; !rc && s < k; s++) {
     int32_t f = base_letter(c, v, s / mod, atoms);
     if (mod > 1) {
@@ -581,18 +586,28 @@ static int letters_of(cas *c, const hs_vocab *v, int32_t mod) {
       g.g = HS_G_NONBOS, g.a = feat;
       f = g_bin(e, HS_G_AND, f, feat < 0 ? -1 : add(e, g, "@mod(%d,%d)", mod, s % mod));
     }
-    symf[s] = f;
+    c->symf[s] = f;
   }
-  for (int32_t l = 0; !rc && l < H->L; l++) {
-    int32_t m = 0;
-    for (int32_t s = 0; s < k; s++)
-      if (H->lsym[s] == l) tmp[m++] = symf[s];
-    c->letter[l] = many(e, HS_G_OR, tmp, m);
-  }
-  free(symf);
-  free(tmp);
   free(atoms);
   return rc || e->failed ? -1 : 0;
+}
+
+/* The node of a set of letters (in[l] != 0): exactly one symbol holds at
+ * each position, so it is the OR of its symbols or the NOT of the OR of
+ * the others, whichever is final first (the other token, a NOT itself,
+ * is often better named by its complement). */
+static int32_t letter_set(cas *c, const uint8_t *in) {
+  em *e = &c->E;
+  int32_t k = c->d->k, m = 0, mc = 0;
+  for (int32_t s = 0; s < k; s++) c->pick[s] = in[c->H.lsym[s]] != 0;
+  for (int32_t s = 0; s < k; s++)
+    if (c->pick[s]) c->tmp[m++] = c->symf[s];
+  int32_t yes = many(e, HS_G_OR, c->tmp, m);
+  for (int32_t s = 0; s < k; s++)
+    if (!c->pick[s]) c->tmp[mc++] = c->symf[s];
+  int32_t no = g_not(e, many(e, HS_G_OR, c->tmp, mc));
+  if (yes < 0 || no < 0) return -1;
+  return e->rdy[no] < e->rdy[yes] ? no : yes;
 }
 
 static int all_in(const hol *H, int32_t p, const uint8_t *acc) {
@@ -601,21 +616,30 @@ static int all_in(const hol *H, int32_t p, const uint8_t *acc) {
   return 1;
 }
 
-/* The reset terms the pair (p, slot j) adds below it: letter ∧ the
- * pair at i - 1 (yin: p in the chain at i - 1, and Ls its value), or
- * letter ∧ [i = 1] on the initial chain. j < 0: below Q, the letter
- * alone. */
+/* The reset terms the pair (p, slot j) adds below it: for each value v,
+ * the letters resetting to v ∧ the pair at i - 1 (yin: p in the chain
+ * at i - 1, and Ls its value), and the same letters ∧ [i = 1] on the
+ * initial chain. j < 0: below Q, the letters alone. */
 static int pair_resets(cas *c, int32_t p, int32_t j, int32_t yin, int32_t ls) {
   em *e = &c->E;
-  for (int32_t l = 0; l < c->H.L; l++) {
+  int32_t L = c->H.L, nv = 0, *vs = c->vs;
+  for (int32_t l = 0; l < L; l++) {
     int32_t m = resets(&c->H, l, p, j, c->slots);
-    if (!m) continue;
-    int32_t now = j < 0 ? c->letter[l] : and3(e, c->letter[l], yin, ls);
-    int32_t first = j >= 0 && c->c0[j] ? g_bin(e, HS_G_AND, c->letter[l], e->first) : e->F;
     for (int32_t i = 0; i < m; i++) {
       int32_t v = c->vid[c->slots[i]];
-      if (push_id(e, &c->terms, v, now) || push_id(e, &c->terms, v, first)) return -1;
+      if (j < 0) c->top[(size_t)c->vlev[v] * (size_t)L + (size_t)l] = 1;
+      if (!c->mark[(size_t)v * (size_t)L + (size_t)l]++ && !c->seen[v]++) vs[nv++] = v;
     }
+  }
+  for (int32_t i = 0; i < nv && !e->failed; i++) {
+    int32_t v = vs[i];
+    uint8_t *in = c->mark + (size_t)v * (size_t)L;
+    int32_t set = letter_set(c, in);
+    int32_t now = j < 0 ? set : and3(e, set, yin, ls);
+    int32_t first = j >= 0 && c->c0[j] ? g_bin(e, HS_G_AND, set, e->first) : e->F;
+    if (push_id(e, &c->terms, v, now) || push_id(e, &c->terms, v, first)) break;
+    memset(in, 0, (size_t)L);
+    c->seen[v] = 0;
   }
   return e->failed ? -1 : 0;
 }
@@ -625,13 +649,13 @@ static int pair_resets(cas *c, int32_t p, int32_t j, int32_t yin, int32_t ls) {
  * letter resets the level there. */
 static int level_heads(cas *c, int32_t h) {
   em *e = &c->E;
-  int32_t nall = 1, *all, nr = 0;
+  int32_t nall = 1, *all;
   for (int32_t v = 0; v < c->nv; v++)
     if (c->vlev[v] == h) nall += c->terms.n[v];
   if (!(all = malloc((size_t)(nall + c->H.L) * sizeof *all))) return -1;
-  for (int32_t l = 0; l < c->H.L; l++)
-    if (c->r1[(size_t)h * (size_t)c->H.L + (size_t)l]) all[nr++] = c->letter[l];
-  int32_t keep = g_bin(e, HS_G_AND, e->first, g_not(e, many(e, HS_G_OR, all, nr)));
+  uint8_t *kept = c->r1 + (size_t)h * (size_t)c->H.L; /* the letters not resetting h */
+  for (int32_t l = 0; l < c->H.L; l++) kept[l] = !kept[l];
+  int32_t keep = g_bin(e, HS_G_AND, e->first, letter_set(c, kept));
   int32_t init = c->init[h], m = 0;
   all[m++] = e->first;
   for (int32_t v = 0; v < c->nv; v++)
@@ -639,7 +663,8 @@ static int level_heads(cas *c, int32_t h) {
       if (init < 0) init = v;
       for (int32_t t = 0; t < c->terms.n[v]; t++) all[m++] = c->terms.v[v][t];
     }
-  int32_t sel = many(e, HS_G_OR, all, m);
+  int32_t sel = many(e, HS_G_OR, all, m), always = 1;
+  for (int32_t l = 0; l < c->H.L; l++) always &= c->top[(size_t)h * (size_t)c->H.L + (size_t)l];
   for (int32_t v = 0; v < c->nv && !e->failed; v++) {
     if (c->vlev[v] != h) continue;
     if (v == init && push_id(e, &c->terms, v, keep)) break;
@@ -648,8 +673,9 @@ static int level_heads(cas *c, int32_t h) {
     m = 0;
     for (int32_t t = 0; t < c->terms.n[v]; t++) all[m++] = c->terms.v[v][t];
     int32_t val = many(e, HS_G_OR, all, m);
-    c->Lv[v] = last(e, sel, val, 0, name);
-    c->Ls[v] = last(e, sel, val, 1, name);
+    /* every letter resets the level: its value is the reset's, at i */
+    c->Lv[v] = always ? val : last(e, sel, val, 0, name);
+    c->Ls[v] = last(e, always ? e->T : sel, val, 1, name);
   }
   free(all);
   return e->failed ? -1 : 0;
@@ -697,7 +723,8 @@ static int initial(cas *c) {
   c->init = malloc(((size_t)levels + 1) * sizeof *c->init);
   c->c0 = calloc((size_t)ntile + 1, 1);
   c->r1 = calloc(((size_t)levels + 1) * (size_t)H->L, 1);
-  if (!t || !c->init || !c->c0 || !c->r1) { free(t); return -1; }
+  c->top = calloc(((size_t)levels + 1) * (size_t)H->L, 1);
+  if (!t || !c->init || !c->c0 || !c->r1 || !c->top) { free(t); return -1; }
   for (int32_t h = 0; h <= levels; h++) c->init[h] = -1;
   put(t, 0);
   int32_t q0 = lookup_set(H, t), m = down(H, 0, q0, c->slots);
@@ -728,6 +755,10 @@ static int cas_alloc(cas *c) {
   c->slots = malloc(((size_t)H->nsets + 1) * sizeof *c->slots);
   if (!c->vid || !c->vlev || !c->Lv || !c->Ls || !c->slots) return -1;
   if ((c->nv = values(H, c->vid, c->vlev)) < 0) return -1;
+  c->mark = calloc((size_t)c->nv * (size_t)H->L + 1, 1);
+  c->seen = calloc((size_t)c->nv + 1, 1);
+  c->vs = malloc(((size_t)c->nv + 1) * sizeof *c->vs);
+  if (!c->mark || !c->seen || !c->vs) return -1;
   if (lists_init(&c->terms, c->nv) || lists_init(&c->in, H->nsets) ||
       lists_init(&c->yin, H->nsets) || lists_init(&c->acc, 1))
     return -1;
@@ -739,8 +770,8 @@ static void cas_free(cas *c) {
   lists_free(&c->in, c->H.nsets);
   lists_free(&c->yin, c->H.nsets);
   lists_free(&c->acc, 1);
-  free(c->letter); free(c->vid); free(c->vlev); free(c->Lv); free(c->Ls);
-  free(c->init); free(c->c0); free(c->r1); free(c->slots); free(c->E.rdy);
+  free(c->symf); free(c->pick); free(c->tmp); free(c->mark); free(c->seen); free(c->vs); free(c->vid); free(c->vlev); free(c->Lv); free(c->Ls);
+  free(c->init); free(c->c0); free(c->r1); free(c->top); free(c->slots); free(c->E.rdy);
   hol_free(&c->H);
 }
 
