@@ -372,8 +372,9 @@ check-notebook: deps-check lib $(BUILD)/node/node_modules/onnxruntime-node
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/py/notebook.sh
 
 check-exhaustive: deps-check
-	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive
+	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive $(BUILD)/tests/test-regex
 	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-exp-exhaustive
+	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-regex
 
 # The documentation's Python examples import the package from the source
 # tree, which loads the plain build/libhardsoft.so (a sanitizer library
