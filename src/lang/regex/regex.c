@@ -149,8 +149,8 @@ static void refusal(hs_regex *r, const char *why) {
   case RX_NEITHER:
     say(&o, "not compiled: not quasi-aperiodic, ");
     witness(&o, r, 12);
-    say(&o, ", |u| a multiple of the stable length %d: no masked hard-attention "
-        "transformer, so no hardsoft mode, recognizes it (compile --explain)", c->stable);
+    say(&o, ", |u| a multiple of the stable length %d: outside FO[<, MOD], all that "
+        "masked hard attention with position features computes (compile --explain)", c->stable);
     break;
   case RX_QUASI_APERIODIC:
     say(&o, "not compiled: quasi-aperiodic, expressible with @mod(%d, r) position "
@@ -243,11 +243,14 @@ static void explain_class(out *o, const hs_regex *r) {
         "predicates)\n  witness of a group: ");
     witness(o, r, 200);
     say(o, "\n  |u| = %d is a multiple of the stable length s = %d: positions mod any d cannot "
-        "tell these strings apart, and membership counts u's modulo %d\n  theorem: masked "
-        "hard-attention transformers recognize exactly the star-free languages, and with "
-        "periodic position features (@mod) exactly FO[<, MOD] (Yang, Chiang and Angluin "
-        "2024), which holds no language with a group in its stable semigroup (Barrington, "
-        "Compton, Straubing and Therien 1992): no hardsoft mode recognizes it\n",
+        "tell these strings apart, and membership counts u's modulo %d\n  theorem: a regular "
+        "language is first-order with modular predicates iff its stable semigroup holds no "
+        "group (Barrington, Compton, Straubing and Therien 1992), and masked hard-attention "
+        "transformers recognize exactly the star-free languages, with position features of "
+        "finite image (such as @mod) exactly those of FO[<, MOD] (Yang, Chiang and Angluin "
+        "2024): no model built of heads that select positions, as every construction here "
+        "is, recognizes it; counting heads reach some such languages as properties of the "
+        "whole string (docs/LANGUAGE.md, \"Regular expressions\")\n",
         c->nu, c->stable, c->period);
     return;
   default:
@@ -271,10 +274,10 @@ size_t hs_regex_explain(const hs_regex *r, char *buf, size_t len) {
   explain_class(&o, r);
   if (r->lowered > 0) {
     say(&o, "construction: a cascade of %d reset level%s (holonomy: %d image sets in %d "
-        "classes, %d letters%s); circuit: %d nodes, %d attention heads\n", r->info.levels,
+        "classes, %d letters%s); circuit: %d nodes, %d attention head%s\n", r->info.levels,
         r->info.levels == 1 ? "" : "s", r->info.sets, r->info.classes, r->info.letters,
         r->modulus > 1 ? ", each symbol with its position mod d" : "", r->info.nodes,
-        r->info.heads);
+        r->info.heads, r->info.heads == 1 ? "" : "s");
   } else if (r->lowered < 0) {
     say(&o, "%s\n", r->refuse);
   }
