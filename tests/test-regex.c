@@ -6,10 +6,13 @@
  * classifier's own (the witness's words run through the automaton, the
  * stable length and the groups of eta(A^s) by enumerating words); the
  * compiled models (hard and pe) agree with the automaton at every position
- * of every string up to length 8 over the literature's expressions, and
+ * of every string up to length 8 over the literature's expressions
+ * (the .re files of examples/tasks, each also of the class its file states), and
  * 300 random expressions over three letters agree or are refused with a
  * class and witness that check; the limits refuse in one line. */
 #include "common.h"
+
+#include <dirent.h>
 
 #include "lang/regex/ast.h"
 #include "lang/regex/dfa.h"
@@ -454,32 +457,45 @@ static void test_refusal(void **state) {
 
 /* ------------------------------------------------- compiled = automaton */
 
-/* The literature's expressions (examples/tasks/ holds them with their
- * sources); those the theory allows compile, and must agree. */
-#define DYCK1 "(\\(\\)|\\[\\])*"
-#define DYCK2 "(\\(" DYCK1 "\\)|\\[" DYCK1 "\\])*"
-static const struct task { const char *name, *text, *alphabet; } tasks[] = {
-  {"D1", "(ab)*", NULL},
-  {"D2", "(a(ab)*b)*", NULL},
-  {"D3", "(a(a(ab)*b)*b)*", NULL},
-  {"D4", "(a(a(a(ab)*b)*b)*b)*", NULL},
-  {"aa*bb*cc*dd*ee*", "aa*bb*cc*dd*ee*", NULL},
-  {"tomita1", "1*", "01"},
-  {"tomita2", "(10)*", "01"},
-  {"tomita4", "~(.*000.*)", "01"},
-  {"tomita7", "0*1*0*1*", NULL},
-  {"first", "1(0|1)*", "01"},
-  {"even-pairs", "a(a|b)*a | b(a|b)*b | a | b", NULL},
-  {"repeat-01", "(01)*", NULL},
-  {"dyck-2-3", "(\\(" DYCK2 "\\)|\\[" DYCK2 "\\])*", NULL},
-  {"L3", "a+b+a+", NULL},
-  {"L4", "a+b+a+b+", NULL},
-  {"L8", "(a+b+){4}", NULL},
-  {"L12", "(a+b+){6}", NULL},
-  {"flip-flop", "(w0(i(0|1)|r0)*|w1(i(0|1)|r1)*)*", NULL},
-  {"(aa)*", "(aa)*", NULL},
-  {"tomita3", "~((.*0|()) 1(11)* 0(00)* (1.*|()))", "01"},
-};
+/* The literature's expressions: the .re files of examples/tasks, each with its
+ * class on a "# class:" line. */
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The task files' paths (sorted); *n of them. */
+static char **task_files(int *n) {
+  char dir[1024], *slash;
+  snprintf(dir, sizeof dir, "%s", __FILE__);
+  slash = strrchr(dir, '/');
+  snprintf(slash ? slash + 1 : dir, sizeof dir - (size_t)(slash ? slash + 1 - dir : 0),
+           "../examples/tasks");
+  DIR *d = opendir(dir);
+  if (!d) fail_msg("cannot open %s", dir);
+  char **names = malloc(64 * sizeof *names);
+  struct dirent *e;
+  *n = 0;
+  while ((e = readdir(d)) && *n < 64) {
+    size_t l = strlen(e->d_name);
+    if (l < 4 || strcmp(e->d_name + l - 3, ".re")) continue;
+    names[*n] = malloc(strlen(dir) + l + 2);
+    sprintf(names[(*n)++], "%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)*n, sizeof *names, cmp_name);
+  return names;
+}
+
+static rx_cls class_line(const char *text, const char *path) {
+  static const char *const names[] = {"star-free", "quasi-aperiodic", "not quasi-aperiodic"};
+  const char *c = strstr(text, "# class: ");
+  if (!c) fail_msg("%s: no '# class:' line", path);
+  c += 9;
+  for (int k = 2; k >= 0; k--)
+    if (!strncmp(c, names[k], strlen(names[k])) && c[strlen(names[k])] == '\n') return (rx_cls)k;
+  fail_msg("%s: unknown class", path);
+  return RX_UNKNOWN;
+}
 
 /* maxlen over the tokens, shorter with the other token too. */
 static void agree_modes(const char *name, const char *text, const char *alphabet, int maxlen,
@@ -498,18 +514,34 @@ static void agree_modes(const char *name, const char *text, const char *alphabet
   hs_program_free(p);
 }
 
-/* Up to length 8 over the tokens (HARDSOFT_EXHAUSTIVE; else 8 for two
- * or three tokens and 6 for more), 4 with the other token. */
+/* Every task: the class its file states, checked by brute force;
+ * those that compile agree up to length 8 over the tokens
+ * (HARDSOFT_EXHAUSTIVE; else 8 for two or three tokens and 6 for more),
+ * 4 with the other token (6). */
 static void test_tasks_agree(void **state) {
   (void)state;
-  int full = getenv("HARDSOFT_EXHAUSTIVE") != NULL;
-  for (size_t i = 0; i < sizeof tasks / sizeof *tasks; i++) {
-    hs_program *p = parse_program(tasks[i].text, tasks[i].alphabet);
-    int k = hs_program_vocab_size(p);
-    hs_program_free(p);
-    agree_modes(tasks[i].name, tasks[i].text, tasks[i].alphabet, full || k <= 3 ? 8 : 6,
-                full ? 6 : 4);
+  int full = getenv("HARDSOFT_EXHAUSTIVE") != NULL, n;
+  char **files = task_files(&n);
+  assert_true(n >= 20);
+  for (int i = 0; i < n; i++) {
+    char *text = hs_test_read_text(files[i]);
+    rx x;
+    rx_load(&x, text, NULL);
+    x.text = files[i];
+    if (x.c.cls != class_line(text, files[i]))
+      fail_msg("%s: class %d, the file says %d", files[i], x.c.cls, class_line(text, files[i]));
+    check_class(&x);
+    rx_unload(&x);
+    if (class_line(text, files[i]) != RX_NEITHER) {
+      hs_program *p = parse_program(text, NULL);
+      int k = hs_program_vocab_size(p);
+      hs_program_free(p);
+      agree_modes(files[i], text, NULL, full || k <= 3 ? 8 : 6, full ? 6 : 4);
+    }
+    free(text);
+    free(files[i]);
   }
+  free(files);
 }
 
 /* A random expression over a, b, c (every operator, . and classes). */
