@@ -19,7 +19,7 @@ typedef enum rx_cls {
 /* The most elements, and element-states (elements times states), a
  * monoid may have before the class is left unknown. */
 #define RX_MAX_MONOID (1 << 18)
-#define RX_MAX_CELLS ((int64_t)1 << 24)
+#define RX_MAX_CELLS ((int64_t)1 << 22)
 
 typedef struct rx_class {
   rx_cls cls;
