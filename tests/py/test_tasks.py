@@ -95,3 +95,21 @@ def test_task(path):
         for m in models:
             got = list(m.eval(tokens=w))
             assert got == want, "%s (%s) on %s: %s, reference %s" % (name, m.mode, w, got, want)
+
+
+def test_table_smoke(tmp_path):
+    """examples/tasks/table.py writes the CSV and Markdown table (two
+    tasks, --quick): a compiled task agrees everywhere, a refused one has
+    its witness and no numbers."""
+    subprocess.run([sys.executable, os.path.join(TASKS, "table.py"), str(tmp_path), "--quick",
+                    "--tasks", "kneedeep-l3,parity", "--log2", "10"], check=True,
+                   capture_output=True, env=dict(os.environ, BUILD=BUILD))
+    with open(tmp_path / "tasks.csv", encoding="utf-8") as f:
+        rows = {r["file"]: r for r in __import__("csv").DictReader(f)}
+    l3, parity = rows["kneedeep-l3.re"], rows["parity.re"]
+    assert l3["class"] == "star-free" and l3["pe_agree_2^10"] == "1.000000"
+    assert l3["rel_agree_2^10"] == "1.000000" and int(l3["pe_members_2^10"]) > 0
+    assert float(l3["pe_seconds_2^16"]) > 0 and l3["layers"].isdigit()
+    assert parity["class"] == "not quasi-aperiodic" and "u = " in parity["witness"]
+    assert "pe_agree_2^10" not in parity or not parity["pe_agree_2^10"]
+    assert "| L3 | regular expression | star-free |" in (tmp_path / "tasks.md").read_text()
