@@ -37,8 +37,14 @@ endif
 # ends, src/compile, src/model, src/run, src/base), except the command line
 # (src/cli/); every .c in simd/ is a kernel, the WebAssembly SIMD128 ones
 # (*-wasm128*.c) only in the SIMD128 wasm library (see web below).
+# The AVX2/AVX-512 kernels only where the compiler targets x86: on any
+# other target (aarch64) the library is built from the rest, and
+# simd/dispatch.c leaves those ISAs' table rows out.
+TARGET_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+X86_TARGET  := $(filter x86_64 i386 i486 i586 i686,$(TARGET_ARCH))
 WASM128_SRC = $(sort $(wildcard simd/*-wasm128*.c))
-SIMD_SRC = $(filter-out $(WASM128_SRC),$(sort $(wildcard simd/*.c)))
+X86_SRC  = $(sort $(wildcard simd/*-avx2*.c simd/*-avx512*.c))
+SIMD_SRC = $(filter-out $(WASM128_SRC) $(if $(X86_TARGET),,$(X86_SRC)),$(sort $(wildcard simd/*.c)))
 ALL_SRC  = $(sort $(shell find src -name '*.c' -not -path 'src/python/*'))
 CLI_SRC  = $(filter src/cli/%,$(ALL_SRC))
 LIB_SRC  = $(filter-out src/cli/%,$(ALL_SRC))
@@ -428,6 +434,8 @@ COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 # PREFIX/bin/hardsoft as ../share/hardsoft
 DATADIR = $(DESTDIR)$(PREFIX)/share/hardsoft
 DATA    = bench/formulas.txt bench/peers/forward.py tests/onnx/ort-run.js
+# the README and every page of docs/, side by side in DOCDIR
+DOCS    = README.md LICENSE $(sort $(wildcard docs/*.md))
 install: lib cli
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(MAN1DIR) $(DOCDIR)
@@ -440,8 +448,7 @@ install: lib cli
 	install -m 644 include/hardsoft/kernels.h $(DESTDIR)$(PREFIX)/include/hardsoft/
 	install -m 755 $(BUILD)/hardsoft $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/hardsoft.1 $(MAN1DIR)/
-	install -m 644 docs/LANGUAGE.md README.md LICENSE $(DOCDIR)/
-	install -m 644 docs/ONNX.md $(DOCDIR)/
+	install -m 644 $(DOCS) $(DOCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/hardsoft.pc.in \
 	  > $(LIBDIR)/pkgconfig/hardsoft.pc
 	install -d $(PYDIR)
@@ -455,8 +462,7 @@ uninstall:
 	  $(LIBDIR)/libhardsoft.so.$(VERSION) $(LIBDIR)/pkgconfig/hardsoft.pc \
 	  $(DESTDIR)$(PREFIX)/include/hardsoft.h $(DESTDIR)$(PREFIX)/include/hardsoft/kernels.h \
 	  $(DESTDIR)$(PREFIX)/bin/hardsoft \
-	  $(MAN1DIR)/hardsoft.1 $(DOCDIR)/LANGUAGE.md $(DOCDIR)/README.md $(DOCDIR)/LICENSE
-	rm -f $(DOCDIR)/ONNX.md
+	  $(MAN1DIR)/hardsoft.1 $(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
 	-rmdir $(DOCDIR) $(DESTDIR)$(PREFIX)/include/hardsoft 2>/dev/null
 	rm -f $(addprefix $(PYDIR)/,$(notdir $(PY_SRC)))
 	rm -rf $(PYDIR)/__pycache__

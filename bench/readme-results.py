@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: MIT
 """Copies the headline of results/REPORT.md (section "Headline": the
 commit the results were measured at, the default path beside the dense
-path per ISA, hardsoft against the peers), its targets (section "Targets")
-and the kernel targets of results/kernels.md into README.md between the
-markers <!-- results:begin --> and <!-- results:end -->, so the README
-quotes the suite's own files, never numbers typed by hand.
+path per ISA, hardsoft against the peers) into README.md between the
+markers <!-- results:begin --> and <!-- results:end -->, with how many of
+its targets (section "Targets") and of the kernel targets of
+results/kernels.md are met, missed or not measured and a link to each
+table, so the README quotes the suite's own files, never numbers typed by
+hand, and stays short.
 
 usage: readme-results.py RESULTS_DIR README"""
 import os
+import re
 import sys
 
 
@@ -31,6 +34,19 @@ def section(path, start):
     return "\n".join(out).strip()
 
 
+def tally(table):
+    """'41 met, 2 missed': the rows of a targets table by their status, the
+    last bold cell of a row."""
+    counts = {}
+    for line in table.splitlines():
+        found = re.findall(r"\|\s*\*\*([^*|]+)\*\*\s*(?=\|)", line)
+        if found:
+            counts[found[-1]] = counts.get(found[-1], 0) + 1
+    if not counts:
+        return "none listed"
+    return ", ".join(f"{n} {s}" for s, n in sorted(counts.items(), key=lambda c: -c[1]))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -48,15 +64,17 @@ def main():
         if must not in headline:
             sys.exit(f"readme-results.py: error: {report}: the headline lacks "
                      f"'{must}' (regenerate it with bench/report)")
+    here = os.path.dirname(os.path.abspath(readme))
+    rel = {f: os.path.relpath(f, here) for f in (report, kernels)}
     body = ["From `results/REPORT.md` (the forward pass; provenance, scaling, "
             "accuracy against μ and the precision boundary are there):", "",
             headline, "",
-            "Every forward-pass target, each stated by what it compares, from the "
-            "same run (`results/REPORT.md`, section Targets; the sections before it "
-            "show the runs):", "",
-            section(report, "Targets"), "",
-            "From `results/kernels.md` (kernel microbenchmarks against oneDNN, "
-            "XNNPACK, Sleef and glibc):", "", section(kernels, "Targets")]
+            "The targets, each stated by what it compares: for the forward pass "
+            f"{tally(section(report, 'Targets'))} "
+            f"([{rel[report]}, section Targets]({rel[report]}#targets)); for the kernels, "
+            "against oneDNN, XNNPACK, Sleef and glibc, "
+            f"{tally(section(kernels, 'Targets'))} "
+            f"([{rel[kernels]}, section Targets]({rel[kernels]}#targets))."]
     with open(readme, encoding="utf-8") as f:
         text = f.read()
     b, e = "<!-- results:begin -->", "<!-- results:end -->"

@@ -588,8 +588,8 @@ HS_API size_t hs_model_run_bytes(const hs_model *m, size_t n, hs_precision prec,
  * eval of a depth-3 formula at n = 65536 on one thread, hard, temp and
  * rel, predicted 2 s against 1.3 to 1.7 s of CPU time; boundary searches
  * over single-symbol strings predicted 2 to 9 times their CPU time, the
- * prediction of one command varying up to 5 times between calls (README,
- * "Long runs"). */
+ * prediction of one command varying up to 5 times between calls
+ * (docs/CLI.md, "Long runs"). */
 typedef struct hs_run_cost { double per_pos, per_pair; size_t calib_n; } hs_run_cost;
 /* 0, or -1 with err filled (out of memory). o->progress is not called. */
 HS_API int hs_run_cost_measure(const hs_model *m, const hs_run_opts *o, size_t n_target,

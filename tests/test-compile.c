@@ -420,7 +420,7 @@ static void test_reported_bound(void **state) {
 /* Whether a formula reads a BOS-weighted count (comparisons mixing #< and
  * #>): its BOS score ln(n + 1 - i) or ln i is a query coordinate and the
  * score itself, which f16 / bf16 round either way (the weights then miss
- * n + 1; README). */
+ * n + 1; docs/HOW-IT-WORKS.md, "Two kinds of low precision"). */
 static int mixed_counts(const hs_formula *f) {
   for (int i = 0; i < f->count; i++) {
     const hs_node *x = &f->nodes[i];

@@ -1,12 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The documentation: every `$ command` example of README.md and docs/*.md,
-# run and compared with what the document shows (tests/docs_test.py); no
-# file of the repository refers to anything outside it; the man page
-# renders without warnings.
+# run and compared with what the document shows (tests/docs_test.py); every
+# relative link and anchor of the Markdown pages resolves
+# (tests/docs_links.py); README.md stays a first page of at most 300
+# lines, the detail in docs/; no file of the repository refers to anything
+# outside it; the man page renders without warnings.
 set -u
 fail=0
 "${PYTHON:-/usr/bin/python3}" tests/docs_test.py . || fail=1
+"${PYTHON:-/usr/bin/python3}" tests/docs_links.py . || fail=1
+lines=$(wc -l < README.md)
+[ "$lines" -le 300 ] ||
+  { echo "FAIL README.md has $lines lines, more than 300: move the detail into docs/"; fail=1; }
 # (the pattern is split so that this file does not match itself)
 outside='\.\./'"shared|SPEC\.md|SPEC "'§'
 if git rev-parse --git-dir >/dev/null 2>&1; then

@@ -5,7 +5,8 @@
 # PREFIX/bin/hardsoft, run from an empty directory, finds its formulas and
 # the numpy peer there (not in the source tree or the current directory).
 # A peer whose own dependency is missing says so in one line with how to
-# get it (exit 2), for NumPy, PyTorch and onnxruntime-node. make uninstall
+# get it (exit 2), for NumPy, PyTorch and onnxruntime-node. The README
+# and every page of docs/ go to PREFIX/share/doc/hardsoft. make uninstall
 # removes it all again. (-o lib -o cli: the build under test is installed
 # as it is, never rebuilt with other flags.)
 set -u
@@ -21,6 +22,11 @@ make -s --no-print-directory install -o lib -o cli BUILD="$BUILD" PREFIX="$t/p" 
 HS=$t/p/bin/hardsoft
 for f in bench/formulas.txt bench/peers/forward.py tests/onnx/ort-run.js; do
   cmp -s "$f" "$t/p/share/hardsoft/$f" || { echo "FAIL install: $f not in share/hardsoft"; fail=1; }
+done
+# the documentation: the README and every page it links in docs/
+for f in README.md docs/*.md; do
+  cmp -s "$f" "$t/p/share/doc/hardsoft/${f##*/}" ||
+    { echo "FAIL install: $f not in share/doc/hardsoft"; fail=1; }
 done
 mkdir "$t/elsewhere"
 cd "$t/elsewhere" || exit 1

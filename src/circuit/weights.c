@@ -207,7 +207,8 @@ hs_pf_kind hs_weight_feature(const hs_circuit *B, const hs_cnode *n) {
  *     so no mu is involved. In float, future counts meet BOS (its copy
  *     after n) last, so every key before its block weighs exactly 1;
  *     past counts meet BOS first, so every key weighs the rounded 1/w
- *     and the sums carry that rounding (measured harmless: see README).
+ *     and the sums carry that rounding (measured harmless: see
+ *     docs/HOW-IT-WORKS.md, "Mixed comparisons").
  *   sign: q_i = u_i - K [i = 0], k_j = v_j = [j >= 1]; the non-BOS keys
  *     (m of them, 1 <= m <= n) score u_i / tau, BOS 0, so the output
  *     m e^{u/tau} / (1 + m e^{u/tau}) is within (n+1)^{1 - mu/4} of [u > 0]

@@ -5,8 +5,8 @@ online on every formula (sweep-skip-suite.csv), the growth of a S b to
 n = 2^20 (sweep-growth.csv, sweep-growth-stopped.txt), hard beside pe and
 f64 beside f32 (sweep-hardf64.csv), the depth-6 aims (sweep-depth6.csv),
 the default and dense paths per ISA (sweep-paths.csv); each from small
-synthetic CSVs, each also absent. And bench/readme-results.py carrying the
-rows into the README."""
+synthetic CSVs, each also absent. And bench/readme-results.py counting the
+rows by status into the README, with a link to them."""
 import math
 import os
 import subprocess
@@ -202,10 +202,13 @@ def test_commands_listed(tmp_path):
     assert 'growth_limit=${HS_BENCH_GROWTH_LIMIT:-60}' in cmds
 
 
-def test_readme_carries_the_rows(tmp_path):
-    run(tmp_path, {"sweep-depth6.csv": [row(DEPTH6, 0.5, n=65536, mu=4)],
-                   "sweep-growth.csv": growth(1.0)})
-    (tmp_path / "kernels.md").write_text("# k\n\n## Targets\n\n| t |\n", encoding="utf-8")
+def test_readme_counts_the_targets(tmp_path):
+    report = run(tmp_path, {"sweep-depth6.csv": [row(DEPTH6, 0.5, n=65536, mu=4)],
+                            "sweep-growth.csv": growth(1.0)})
+    (tmp_path / "kernels.md").write_text(
+        "# k\n\n## Targets\n\n| t | status | m |\n|---|---|---|\n| a | **met** | x |\n"
+        "| b | **missed** | y |\n| c | **missed** | z |\n\n## softmax\n\n| d | **met** |\n",
+        encoding="utf-8")
     readme = tmp_path / "README.md"
     readme.write_text("x\n<!-- results:begin -->\nold\n<!-- results:end -->\n",
                       encoding="utf-8")
@@ -214,6 +217,17 @@ def test_readme_carries_the_rows(tmp_path):
     assert r.returncode == 0, r.stderr
     text = readme.read_text(encoding="utf-8")
     assert "issue" not in text.lower()
-    assert line(text, "<= 0.56 s (5x under 2.8 s)").endswith("| **met** |")
-    assert line(text, "t(n=262144) / t(n=16384)").endswith("| 50.00× | **met** |")
-    assert line(text, "auto <= 1.05x online").endswith("| **not measured** |")
+    # the rows stay in the report; the README counts them and links there
+    targets = section(report, "## Targets")
+    assert line(targets, "<= 0.56 s (5x under 2.8 s)").endswith("| **met** |")
+    assert line(targets, "t(n=262144) / t(n=16384)").endswith("| 50.00× | **met** |")
+    assert line(targets, "auto <= 1.05x online").endswith("| **not measured** |")
+    assert "<= 0.56 s (5x under 2.8 s)" not in text
+    rows = targets.splitlines()
+    met = sum(l.endswith("| **met** |") for l in rows)
+    unmeasured = sum(l.endswith("| **not measured** |") for l in rows)
+    assert met and unmeasured and met + unmeasured == sum(l.endswith("** |") for l in rows)
+    forward = text.split("for the forward pass ", 1)[1].split(" (", 1)[0]
+    assert sorted(forward.split(", ")) == sorted([f"{met} met", f"{unmeasured} not measured"])
+    assert "(REPORT.md#targets)" in text
+    assert "Sleef and glibc, 2 missed, 1 met ([kernels.md, section Targets](kernels.md#targets))" in text
