@@ -56,6 +56,10 @@ printf 'a+\n  (b|c\n' > "$t/bad.re"
 expect_err "syntax" "bad.re: '(' is not closed: expected ')' at line 2, column 3" "$HS" eval -f "$t/bad.re" a
 expect_err "inline" "nothing to repeat before '\*' at line 1, column 1" "$HS" eval --lang regex '*a' a
 expect_err "lang" "expected ltl, crasp, brasp or regex" "$HS" eval --lang perl a a
+# symbols written together are one token: a hint says how to write them
+"$HS" eval --lang regex 'a+ b+ a+' --mode truth aaba > "$t/out" 2>"$t/err"
+[ "$(cat "$t/out")" = 0 ] && grep -q "hint: the input 'aaba' is one token.*'a a b a'" "$t/err" ||
+  { echo "FAIL glued hint: $(cat "$t/err")"; fail=1; }
 # a formula that is a regular expression is told so
 expect_err "hint" "(it parses as a regular expression: add --lang regex)" "$HS" eval '(aa)*' a
 # the vocabulary travels with the model
