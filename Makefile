@@ -440,10 +440,11 @@ check-notebook: deps-check lib $(BUILD)/node/node_modules/onnxruntime-node
 
 check-exhaustive: deps-check
 	$(MAKE) --no-print-directory $(BUILD)/tests/test-exp-exhaustive $(BUILD)/tests/test-lowering \
-	  $(BUILD)/tests/test-compare
+	  $(BUILD)/tests/test-compare $(BUILD)/tests/test-regex
 	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-exp-exhaustive
 	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-lowering
 	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-compare
+	HARDSOFT_EXHAUSTIVE=1 $(BUILD)/tests/test-regex
 
 # The documentation's Python examples import the package from the source
 # tree, which loads the plain build/libhardsoft.so (a sanitizer library

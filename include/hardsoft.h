@@ -675,18 +675,19 @@ HS_API int hs_model_save_onnx(const hs_model *m, const char *path, hs_error *err
 /* ------------------------------------------------------------ programs */
 
 /* A program in one of the front-end languages (docs/LANGUAGE.md): an LTL
- * formula, a C-RASP program or a B-RASP program. Every language is parsed,
- * interpreted directly (its own ground truth) and lowered (a formula to
- * itself, C-RASP and B-RASP straight into the compiler's circuit), which
+ * formula, a C-RASP program, a B-RASP program or a regular expression.
+ * Every language is parsed, interpreted directly (its own ground truth;
+ * a regular expression by its minimal automaton) and lowered (a formula
+ * to itself, the others straight into the compiler's circuit), which
  * hs_compile turns into a model in any mode. */
-typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP } hs_lang;
+typedef enum hs_lang { HS_LANG_LTL, HS_LANG_CRASP, HS_LANG_BRASP, HS_LANG_REGEX } hs_lang;
 typedef struct hs_program hs_program;
 
-/* "ltl", "crasp", "brasp" -> the language; -1 for anything else. */
+/* "ltl", "crasp", "brasp", "regex" -> the language; -1 for anything else. */
 HS_API int hs_lang_parse(const char *name);
 HS_API const char *hs_lang_name(hs_lang lang);
 /* By the file name's extension: .cr and .crasp are C-RASP, .brasp B-RASP,
- * anything else (or NULL) LTL. */
+ * .re a regular expression, anything else (or NULL) LTL. */
 HS_API hs_lang hs_lang_from_path(const char *path);
 
 /* Parse text[0..len) (need not be NUL-terminated) in lang. NULL on error
@@ -706,6 +707,17 @@ HS_API int hs_lang_other(const char *text, size_t len, hs_lang lang);
  * pickle (...)", "text"; NULL when it cannot be read or is none of these.
  * hs_model_load names it in its error for a file that is not a model. */
 HS_API const char *hs_file_kind(const char *path);
+/* A regular expression over the symbols it names plus those of alphabet
+ * (NULL: none; symbols written as in a class without brackets, "abc",
+ * "a-z", "\"<p>\" x"), which `.`, [^...] and ~ range over. */
+HS_API hs_program *hs_program_parse_regex(const char *text, size_t len,
+                                          const char *alphabet, hs_error *err);
+/* What the front end found about the program, for people: for a regular
+ * expression its alphabet, minimal automaton and transition monoid, its
+ * class with a witness a reader can check, and the size of what was built
+ * or why nothing was; "" for the other languages. snprintf style: returns
+ * the length of the whole text. */
+HS_API size_t hs_program_explain(const hs_program *p, char *buf, size_t len);
 HS_API void hs_program_free(hs_program *p);
 HS_API hs_lang hs_program_lang(const hs_program *p);
 /* The lowering (owned by the program), for hs_compile: the formula itself

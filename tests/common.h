@@ -168,4 +168,19 @@ static inline size_t recut(hs_rng *r, size_t ns, const size_t *seg, int join, si
 }
 
 
+/* The whole file at path, NUL-terminated (the test fails when it cannot
+ * be read). */
+static inline char *hs_test_read_text(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) fail_msg("cannot open %s", path);
+  fseek(fp, 0, SEEK_END);
+  long len = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  char *s = malloc((size_t)len + 1);
+  assert_true(s && fread(s, 1, (size_t)len, fp) == (size_t)len);
+  s[len] = 0;
+  fclose(fp);
+  return s;
+}
+
 #endif

@@ -32,19 +32,6 @@ typedef struct prog {
   int nsym;
 } prog;
 
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) fail_msg("cannot open %s", path);
-  fseek(fp, 0, SEEK_END);
-  long len = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *s = malloc((size_t)len + 1);
-  assert_true(fread(s, 1, (size_t)len, fp) == (size_t)len);
-  s[len] = 0;
-  fclose(fp);
-  return s;
-}
-
 static void programs_dir(char *path, size_t len) {
   snprintf(path, len, "%s", __FILE__);
   char *slash = strrchr(path, '/');
@@ -64,7 +51,7 @@ static void load(prog *g, const char *name) {
   programs_dir(path, sizeof path);
   snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", name);
   snprintf(g->name, sizeof g->name, "%s", name);
-  g->text = slurp(path);
+  g->text = hs_test_read_text(path);
   memset(&g->v, 0, sizeof g->v);
   g->p = parse_text(g->text, &g->v);
   g->nsym = 0;

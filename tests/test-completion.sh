@@ -52,7 +52,7 @@ expect "eval program options" "--threads --tokens --trace " hardsoft eval -f x -
 expect "-f file" "$t/model.safetensors " hardsoft eval -f "$t/mo"
 expect "bench -f file" "$t/model.safetensors " hardsoft bench -f "$t/mo"
 expect "--latex file" "$t/model.safetensors " hardsoft bench --latex "$t/mo"
-expect "lang" "brasp crasp ltl " hardsoft eval -f x --lang ""
+expect "lang" "brasp crasp ltl regex " hardsoft eval -f x --lang ""
 expect "bench isas" "avx2 avx512 neon numpy openblas ort scalar torch wasm128 " "$hs_abs" bench --isas ""
 expect "bench isas list" "scalar,torch " hardsoft bench --isas scalar,to
 expect "bench modes list" "pe,temp " hardsoft bench --modes pe,te

@@ -4,7 +4,7 @@
  * `make check-sanitize`) keeps every bug the fuzzers found fixed:
  *   tests/fuzz/crashes/fuzz-<target>-<name>   regression inputs
  *   tests/fuzz/corpus-<target>/...            the seed corpora
- * <target> is parse, model, input or crasp. A crash input whose name ends in
+ * <target> is parse, model, input, brasp, crasp or regex. A crash input whose name ends in
  * ".open" is a known bug in a file this test's owner does not own (see
  * tests/fuzz/README.md); it is skipped, not failed, until it is fixed and
  * renamed. A failure aborts (the targets' checks call abort()) or is
@@ -17,13 +17,14 @@
 #include "fuzz/targets.h"
 #include "fuzz/target-brasp.h"
 #include "fuzz/target-crasp.h"
+#include "fuzz/target-regex.h"
 
 typedef int (*target_fn)(const uint8_t *, size_t);
 
 static const struct { const char *name; target_fn fn; } targets[] = {
     {"parse", hs_fuzz_parse}, {"model", hs_fuzz_model}, {"input", hs_fuzz_input},
     {"brasp", hs_fuzz_brasp},
-    {"crasp", hs_fuzz_crasp}};
+    {"crasp", hs_fuzz_crasp}, {"regex", hs_fuzz_regex}};
 
 static const char *fuzz_dir(void) {
   const char *d = getenv("HS_FUZZ_DIR");
@@ -114,8 +115,8 @@ static void test_crashes(void **state) {
         goto next;
       }
     }
-    fail_msg("%s/%s: name must start with fuzz-parse-, fuzz-model-, fuzz-brasp- or "
-             "fuzz-input-", dir, nm);
+    fail_msg("%s/%s: name must start with fuzz-parse-, fuzz-model-, fuzz-brasp-, "
+             "fuzz-crasp-, fuzz-regex- or fuzz-input-", dir, nm);
   next:
     free(names[i]);
   }

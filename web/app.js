@@ -18,6 +18,12 @@ const EXAMPLES = [
     'a = token "a"\nb = token "b"\nb_before = rightmost j < i : b ? true : false\n' +
     'bad = !a & !b | a & b_before\never_bad = rightmost j <= i : bad ? true : false\n' +
     'ok = !ever_bad'},
+  {name: 'a+ b+ a+: L3 of Knee-Deep (regex)', lang: 'regex', f: 'a+ b+ a+', s: 'a a b a a b'},
+  {name: 'Dyck-1 of depth <= 2: D2 of Bhattamishra et al. (regex)', lang: 'regex',
+    f: '(a(ab)*b)*', s: 'a a b a b b a b'},
+  {name: 'flip-flop: reads return the last write (regex)', lang: 'regex',
+    f: '(w0(i(0|1)|r0)*|w1(i(0|1)|r1)*)*', s: 'w 1 i 0 r 1 w 0 r 0 r 1'},
+  {name: '(aa)*, through @mod(2, r) (regex)', lang: 'regex', f: '(aa)*', s: 'a a a a a'},
 ];
 const DEFAULTS = {lang: 'ltl', f: 'a S b', mode: 'temp', mu: '4', s: 'aabaa', prec: 'f32'};
 const PRECISIONS = ['f32', 'f16', 'bf16', 'f16s', 'bf16s'];
@@ -61,7 +67,7 @@ function controlsToState() {
 }
 
 function stateToControls(st) {
-  $('lang').value = ['ltl', 'crasp', 'brasp'].includes(st.lang) ? st.lang : 'ltl';
+  $('lang').value = ['ltl', 'crasp', 'brasp', 'regex'].includes(st.lang) ? st.lang : 'ltl';
   $('text').value = st.f;
   $('mode').value = ['hard', 'pe', 'temp', 'fixed', 'rel'].includes(st.mode) ? st.mode : 'temp';
   // the number holds the exact mu of the address, the slider its nearest step

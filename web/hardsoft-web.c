@@ -51,7 +51,7 @@ void hsweb_free(hsweb *h) {
  * formula is refused with a message instead of overflowing the stack. */
 #define WEB_MAX_DEPTH 1000
 
-/* Parse `text` in lang ("ltl", "crasp", "brasp") and compile it in mode
+/* Parse `text` in lang ("ltl", "crasp", "brasp", "regex") and compile it in mode
  * ("hard", "pe", ...) at scale mu; NULL with the error kept. */
 hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu) {
   int l = hs_lang_parse(lang), md = hs_mode_parse(mode);
@@ -62,7 +62,7 @@ hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu
     lim.max_depth = WEB_MAX_DEPTH;
     hs_set_limits(&lim);
   }
-  if (l < 0) return fail(HS_ERR_ARG, "unknown language (expected ltl, crasp or brasp)"), NULL;
+  if (l < 0) return fail(HS_ERR_ARG, "unknown language (expected ltl, crasp, brasp or regex)"), NULL;
   if (md < 0) return fail(HS_ERR_ARG, "unknown mode (expected hard, pe, temp, fixed or rel)"), NULL;
   hsweb *h = calloc(1, sizeof *h);
   if (!h) return fail(HS_ERR_NOMEM, "out of memory"), NULL;
@@ -77,11 +77,15 @@ hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu
     hsweb_free(h);
     return NULL;
   }
-  if (h->m) {
-    size_t len = hs_model_describe(h->m, NULL, 0) + 1;
+  if (h->m) { /* a regular expression's class and witness, then the model */
+    size_t ex = hs_program_explain(h->p, NULL, 0), len = ex + hs_model_describe(h->m, NULL, 0) + 1;
     h->describe = malloc(len);
-    if (h->describe) hs_model_describe(h->m, h->describe, len);
-    else fail(HS_ERR_NOMEM, "out of memory");
+    if (h->describe) {
+      hs_program_explain(h->p, h->describe, ex + 1);
+      hs_model_describe(h->m, h->describe + ex, len - ex);
+    } else {
+      fail(HS_ERR_NOMEM, "out of memory");
+    }
   }
   if (!h->describe) {
     hsweb_free(h);

@@ -24,6 +24,7 @@ enum {
   O_MAXTIME = 1 << 16, O_QUIET = 1 << 17, O_JSON = 1 << 18,
   O_ERRMAXN = 1 << 19, /* --error-max-n N */
   O_UNKNOWN = 1 << 20, /* --unknown error|other */
+  O_EXPLAIN = 1 << 21, /* --explain */
 };
 
 typedef struct cli_opts {
@@ -46,6 +47,8 @@ typedef struct cli_opts {
   int nargs;
   const char *file; /* -f FILE: the program (or formula) in a file */
   int lang;         /* --lang: hs_lang, or -1 (from the extension) */
+  const char *alphabet; /* --alphabet: a regular expression's extra symbols */
+  int explain;      /* --explain */
   int tokens;       /* --tokens */
   int trace;        /* --trace */
   double max_time; /* --max-time: refuse a run predicted to take longer (0: none) */
@@ -115,6 +118,9 @@ hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
  * text) named as such (hs_file_kind) with what to use instead, a formula
  * given where the file goes with the command that takes it. */
 hs_model *cli_model_load(const char *cmd, const char *path);
+/* The same with a regular expression's --alphabet (NULL: none). */
+hs_program *cli_program_text_in(const char *text, size_t len, hs_lang lang,
+                                const char *alphabet, const char *where);
 /* Whether input strings are token lists: --tokens, and always for C-RASP
  * and B-RASP programs. */
 int cli_tokens_default(const cli_opts *o, const hs_program *p);

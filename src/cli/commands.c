@@ -24,10 +24,13 @@
   "                (progress shows only when standard error is a terminal)\n"
 #define PROG_OPTS \
   "  -f FILE       read the formula or program from FILE (- : standard input)\n" \
-  "  --lang L      ltl, crasp or brasp (default: by FILE's extension, .cr and\n" \
-  "                .crasp are crasp, .brasp brasp, else ltl)\n" \
+  "  --lang L      ltl, crasp, brasp or regex (default: by FILE's extension,\n" \
+  "                .cr and .crasp are crasp, .brasp brasp, .re regex, else ltl)\n" \
+  "  --alphabet S  a regular expression's symbols beyond those it names,\n" \
+  "                written as in a class (abc, a-z, \"<p>\"): what ., [^...]\n" \
+  "                and ~ range over\n" \
   "  --tokens      each string is a whitespace-separated list of tokens, one\n" \
-  "                output per token (always so for crasp and brasp)\n" \
+  "                output per token (always so for programs and expressions)\n" \
   UNKNOWN_OPT
 #define UNKNOWN_OPT \
   "  --unknown U   error (default): a token the vocabulary does not name is\n" \
@@ -196,6 +199,36 @@ static const char *const eval_usage =
     "  --json        one JSON document: formula, mode, and per string its\n"
     "                input, n, bits and (from a model) the output values\n";
 
+/* A regular expression reads tokens, but its symbols are often single
+ * characters: an input string like "aab" is one token the expression
+ * does not name. Say so once when an input is several such symbols
+ * written together. */
+static void hint_glued_tokens(const cli_opts *o, const hs_program *p, int skip) {
+  if (hs_program_lang(p) != HS_LANG_REGEX) return;
+  for (int i = skip; i < o->nargs; i++) {
+    const char *s = o->args[i];
+    size_t n = strlen(s), k = 0;
+    if (n < 2 || strpbrk(s, " \t")) continue;
+    for (; k < n; k++) {
+      int named = 0;
+      for (int t = 0; t < hs_program_vocab_size(p) && !named; t++)
+        named = !strncmp(hs_program_token(p, t), s + k, 1) && hs_program_token(p, t)[1] == 0;
+      if (!named) break;
+    }
+    if (k < n) continue;
+    char spaced[80];
+    size_t m = 0;
+    for (k = 0; k < n && m + 5 < sizeof spaced; k++) {
+      if (k) spaced[m++] = ' ';
+      spaced[m++] = s[k];
+    }
+    snprintf(spaced + m, sizeof spaced - m, "%s", k < n ? " ..." : "");
+    fprintf(stderr, "hardsoft: hint: the input '%s' is one token, which the expression "
+            "does not name; tokens are separated by spaces: '%s'\n", s, spaced);
+    return;
+  }
+}
+
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM |
@@ -231,6 +264,7 @@ int cmd_eval(int argc, char **argv) {
       }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
+  if (p) hint_glued_tokens(&o, p, skip);
   hs_model *m = NULL;
   rc = HS_EXIT_ERROR;
   if (p && (o.mode == HS_MODE_TRUTH ||
@@ -261,9 +295,9 @@ int cmd_run(int argc, char **argv) {
   int rc = cli_parse(argc, argv, 2, O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM | O_PROG |
                      O_MAXTIME | O_QUIET | O_JSON | O_UNKNOWN, run_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
-  if (o.file || o.lang >= 0) {
+  if (o.file || o.lang >= 0 || o.alphabet) {
     cli_free(&o);
-    return cli_error("run: -f and --lang are for programs; run takes a model FILE");
+    return cli_error("run: -f, --lang and --alphabet are for programs; run takes a model FILE");
   }
   if (o.nargs < 1) {
     cli_free(&o);
@@ -285,13 +319,18 @@ static const char *const compile_usage =
     "--print describes it (layers, heads, widths, temperature law, bound).\n"
     "A program's vocabulary is saved in the model (hardsoft run reads it).\n"
     MODE_OPTS
-    "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
+    "  -f FILE, --lang L, --alphabet S   the formula or program in a file (see\n"
+    "                eval --help)\n"
     "  -o FILE       write the model (atomically: FILE appears complete or not at all)\n"
     "                (FILE ending in .onnx: an ONNX graph, docs/ONNX.md)\n"
     "  --print       describe the model on standard output\n"
     "  --json        with --print: the description as one JSON document (mode,\n"
     "                scale, layers and heads with kind, mask, dk, dv, tau law,\n"
-    "                bound, smallest exact mu, coordinates)\n";
+    "                bound, smallest exact mu, coordinates)\n"
+    "  --explain     what the front end found first: for a regular expression\n"
+    "                its automaton, monoid, class with a witness, and the size\n"
+    "                of the construction (alone: also the model's size, and\n"
+    "                exit 0 when the expression is refused)\n";
 
 /* The text is the library's (hs_model_describe), so the CLI and the
  * Python package print the same description. */
@@ -307,12 +346,48 @@ void cli_describe_model(FILE *f, const hs_model *m) {
   free(buf);
 }
 
+/* compile --explain: the front end's findings, and alone (no -o, no
+ * --print) the model's size, or the refusal as part of the answer. */
+static int explain(const cli_opts *o, const hs_program *p) {
+  size_t n = hs_program_explain(p, NULL, 0);
+  char *buf = malloc(n + 1);
+  if (!buf) return cli_error("out of memory");
+  hs_program_explain(p, buf, n + 1);
+  if (n == 0) printf("language: %s (nothing to explain beyond compile --print)\n",
+                     hs_lang_name(hs_program_lang(p)));
+  fputs(buf, stdout);
+  free(buf);
+  if (o->out || o->print) return 0;
+  hs_error he;
+  hs_compile_opts co = {.mode = (hs_mode)o->mode, .scale = o->scale, .sign = o->sign};
+  hs_model *m = hs_compile(hs_program_formula(p), &co, &he);
+  if (m) {
+    hs_model_info i;
+    hs_model_get_info(m, &i);
+    printf("model (mode %s): %d layers, %d heads, width %d\n", i.mode, i.nlayers,
+           i.nheads, i.d);
+  } else if (he.code != HS_ERR_UNSUPPORTED) {
+    return cli_error("%s", he.msg);
+  }
+  hs_model_free(m);
+  return 0;
+}
+
 int cmd_compile(int argc, char **argv) {
   cli_opts o;
   hs_error he;
-  int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG | O_JSON,
+  int rc = cli_parse(argc, argv, 2,
+                     O_MODE | O_SCALE | O_SIGN | O_OUT | O_PRINT | O_PROG | O_JSON | O_EXPLAIN,
                      compile_usage, &o);
   if (rc) { cli_free(&o); return rc == 1 ? 0 : rc; }
+  if (o.explain && !o.out && !o.print && o.nargs == (o.file ? 0 : 1) && o.mode != HS_MODE_TRUTH) {
+    int skip;
+    hs_program *p = cli_program(&o, o.file, &skip);
+    rc = p ? explain(&o, p) : HS_EXIT_ERROR;
+    hs_program_free(p);
+    cli_free(&o);
+    return rc;
+  }
   if (o.nargs != (o.file ? 0 : 1) || (!o.out && !o.print)) {
     cli_free(&o);
     return cli_error("compile: expected one FORMULA and -o FILE or --print "
@@ -329,6 +404,7 @@ int cmd_compile(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
+  if (p && o.explain && !o.json) explain(&o, p);
   hs_model *m = p ? compile_or_report(p, &o) : NULL;
   rc = m ? 0 : HS_EXIT_ERROR;
   if (m && hs_model_set_vocab(m, p, &he) != 0) rc = cli_error("%s", he.msg);
@@ -363,7 +439,8 @@ static const char *const check_usage =
     "or favour one symbol; for counting models, two in four walk near balance\n"
     "between two symbols (docs/CHOICES.md).\n"
     MODE_OPTS
-    "  -f FILE, --lang L   the formula or program in a file (see eval --help)\n"
+    "  -f FILE, --lang L, --alphabet S   the formula or program in a file (see\n"
+    "                eval --help)\n"
     COMMON_RUN_OPTS
     "  --max-len N       exhaustive up to this length (default 6, at most 16)\n"
     "  --lengths L1,...  lengths of the random strings (default 100,1000)\n"

@@ -26,10 +26,11 @@
 static const char *const top_usage =
     "usage: hardsoft COMMAND [OPTIONS] [--] [ARGS...]\n"
     "\n"
-    "A FORMULA (LTL with counting) is given inline, or with -f FILE a formula\n"
-    "or a C-RASP or B-RASP program is read from FILE (- : standard input; the\n"
-    "language by its extension, .cr/.crasp or .brasp, or --lang ltl|crasp|brasp;\n"
-    "--tokens: strings are token lists, as always for programs).\n"
+    "A FORMULA (LTL with counting) is given inline, or with -f FILE a formula,\n"
+    "a C-RASP or B-RASP program or a regular expression is read from FILE\n"
+    "(- : standard input; the language by its extension, .cr/.crasp, .brasp or\n"
+    ".re, or --lang ltl|crasp|brasp|regex; --tokens: strings are token lists,\n"
+    "as always for programs).\n"
     "\n"
     "commands:\n"
     "  eval FORMULA|-f FILE [STRING...]   print each position's truth value (0/1)\n"
@@ -270,7 +271,12 @@ static int io_option(const argp *P, cli_opts *o) {
   } else if (TAKES(O_PROG, "--lang")) {
     NEEDV("--lang");
     if ((o->lang = hs_lang_parse(v)) < 0)
-      return cli_error("--lang '%s' is not a language (expected ltl, crasp or brasp)", v);
+      return cli_error("--lang '%s' is not a language (expected ltl, crasp, brasp or regex)", v);
+  } else if (TAKES(O_PROG, "--alphabet")) {
+    NEEDV("--alphabet");
+    o->alphabet = v;
+  } else if ((P->allowed & O_EXPLAIN) && strcmp(P->argv[*P->i], "--explain") == 0) {
+    o->explain = 1;
   } else if ((P->allowed & O_PROG) && strcmp(P->argv[*P->i], "--tokens") == 0) {
     o->tokens = 1;
   } else if ((P->allowed & O_TRACE) && strcmp(P->argv[*P->i], "--trace") == 0) {

@@ -84,7 +84,22 @@ static int has_token(const char *text, size_t len, const char *tok) {
 }
 
 static const char *prose_name(hs_lang lang) {
-  return lang == HS_LANG_LTL ? "a formula" : lang == HS_LANG_CRASP ? "C-RASP" : "B-RASP";
+  return lang == HS_LANG_LTL     ? "a formula"
+         : lang == HS_LANG_CRASP ? "C-RASP"
+         : lang == HS_LANG_BRASP ? "B-RASP"
+                                 : "a regular expression";
+}
+
+/* A formula that fails to parse but holds an operator only regular
+ * expressions have ((aa)*, [ab]+, a{2}) was meant as one. */
+static int looks_regex(const char *text, size_t len) {
+  hs_error e;
+  if (!memchr(text, '*', len) && !memchr(text, '+', len) && !memchr(text, '[', len) &&
+      !memchr(text, '{', len) && !memchr(text, '?', len))
+    return 0;
+  hs_program *p = hs_program_parse(text, len, HS_LANG_REGEX, &e);
+  hs_program_free(p);
+  return p != NULL;
 }
 
 /* The hint a parse error of text in lang gets, into hint (""  when none):
@@ -97,6 +112,8 @@ static void explain(const char *text, size_t len, hs_lang lang, char *hint, size
   if (l >= 0)
     snprintf(hint, cap, " (it parses as %s: add --lang %s)", prose_name((hs_lang)l),
              hs_lang_name((hs_lang)l));
+  if (!hint[0] && lang == HS_LANG_LTL && looks_regex(text, len))
+    snprintf(hint, cap, " (it parses as %s: add --lang regex)", prose_name(HS_LANG_REGEX));
   for (size_t i = 0; i < sizeof spellings / sizeof *spellings && !hint[0]; i++)
     if (spellings[i].lang == lang && has_token(text, len, spellings[i].wrong))
       snprintf(hint, cap, " (%s writes %s as '%s', not '%s')", prose_name(lang),
@@ -104,18 +121,26 @@ static void explain(const char *text, size_t len, hs_lang lang, char *hint, size
 }
 
 static hs_program *parse_explained(const char *text, size_t len, hs_lang lang,
-                                   hs_error *e, char *hint, size_t cap) {
-  hs_program *p = hs_program_parse(text, len, lang, e);
+                                   const char *alphabet, hs_error *e, char *hint,
+                                   size_t cap) {
+  hs_program *p = lang == HS_LANG_REGEX ? hs_program_parse_regex(text, len, alphabet, e)
+                                        : hs_program_parse(text, len, lang, e);
   hint[0] = 0;
-  if (!p) explain(text, len, lang, hint, cap);
+  if (!p && !(lang == HS_LANG_REGEX && e->code != HS_ERR_PARSE))
+    explain(text, len, lang, hint, cap);
   return p;
 }
 
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where) {
+  return cli_program_text_in(text, len, lang, NULL, where);
+}
+
+hs_program *cli_program_text_in(const char *text, size_t len, hs_lang lang,
+                                const char *alphabet, const char *where) {
   hs_error e;
   char hint[200];
-  hs_program *p = parse_explained(text, len, lang, &e, hint, sizeof hint);
+  hs_program *p = parse_explained(text, len, lang, alphabet, &e, hint, sizeof hint);
   if (!p) {
     if (where) cli_error("%s: %s%s", where, e.msg, hint);
     else cli_error("%s%s", e.msg, hint);
@@ -147,8 +172,10 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
     const char *a = o->args[0];
     hs_lang lang = o->lang >= 0 ? (hs_lang)o->lang : HS_LANG_LTL;
     hs_error e;
+    if (o->alphabet && lang != HS_LANG_REGEX)
+      return cli_error("--alphabet is for regular expressions (--lang regex)"), NULL;
     char hint[200];
-    hs_program *p = parse_explained(a, strlen(a), lang, &e, hint, sizeof hint);
+    hs_program *p = parse_explained(a, strlen(a), lang, o->alphabet, &e, hint, sizeof hint);
     const char *kind = !p && is_file(a) ? hs_file_kind(a) : NULL;
     if (kind && !strncmp(kind, "a model file", 12))
       cli_error("%s; '%s' is %s: run it with 'hardsoft run %s'", e.msg, a, kind, a);
@@ -164,8 +191,12 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
   char *text = read_all(file, &len);
   if (!text) return NULL;
   hs_lang lang = o->lang >= 0 ? (hs_lang)o->lang : hs_lang_from_path(file);
-  hs_program *p = cli_program_text(text, len, lang,
-                                   strcmp(file, "-") ? file : "standard input");
+  if (o->alphabet && lang != HS_LANG_REGEX) {
+    free(text);
+    return cli_error("--alphabet is for regular expressions (--lang regex)"), NULL;
+  }
+  hs_program *p = cli_program_text_in(text, len, lang, o->alphabet,
+                                      strcmp(file, "-") ? file : "standard input");
   free(text);
   return p;
 }

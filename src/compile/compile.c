@@ -89,6 +89,10 @@ hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
     hs_errorf(err, HS_ERR_ARG, "unknown mode");
     return NULL;
   }
+  if (f->refuse) {
+    hs_errorf(err, HS_ERR_UNSUPPORTED, "%s", f->refuse);
+    return NULL;
+  }
   if (o->mode != HS_MODE_HARD && !(o->scale > 0 && isfinite(o->scale))) {
     hs_errorf(err, HS_ERR_ARG, "--scale must be a positive number (got %g)", o->scale);
     return NULL;

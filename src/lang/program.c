@@ -14,6 +14,7 @@
 #include "lang/crasp/crasp.h"
 #include "lang/lang.h"
 #include "lang/ltl/formula.h"
+#include "lang/regex/regex.h"
 #include "model/model.h"
 
 struct hs_program {
@@ -32,8 +33,9 @@ struct hs_program {
 /* Parse, then lower; 0, or -1 with err filled. A lowering that fails
  * for a limit of its own (cases, depth, coefficients) leaves the program
  * without a formula but whole: its interpreter runs it (--mode truth,
- * --trace), and hs_program_lowered says why it does not compile. */
-static int rasp_parse(hs_program *p, const char *text, size_t len,
+ * --trace), and hs_program_lowered says why it does not compile.
+ * alphabet: a regular expression's --alphabet (NULL: none). */
+static int rasp_parse(hs_program *p, const char *text, size_t len, const char *alphabet,
                       hs_error *err) {
   switch (p->lang) {
   case HS_LANG_CRASP:
@@ -43,6 +45,10 @@ static int rasp_parse(hs_program *p, const char *text, size_t len,
   case HS_LANG_BRASP:
     if (!(p->rasp = hs_brasp_parse(text, len, &p->vocab, err))) return -1;
     p->f = hs_brasp_lower(p->rasp, &p->lower_err);
+    break;
+  case HS_LANG_REGEX:
+    if (!(p->rasp = hs_regex_parse(text, len, alphabet, &p->vocab, err))) return -1;
+    p->f = hs_regex_lower(p->rasp, &p->lower_err);
     break;
   default:
     hs_errorf(err, HS_ERR_ARG, "unknown language (ltl, crasp or brasp)");
@@ -57,6 +63,7 @@ static int rasp_nstmts(const hs_program *p) {
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_nstmts(p->rasp);
   case HS_LANG_BRASP: return hs_brasp_nstmts(p->rasp);
+  case HS_LANG_REGEX: return 2;
   default: return 0;
   }
 }
@@ -65,6 +72,7 @@ static const char *rasp_stmt_name(const hs_program *p, int k) {
   switch (p->lang) {
   case HS_LANG_CRASP: return hs_crasp_stmt_name(p->rasp, k);
   case HS_LANG_BRASP: return hs_brasp_stmt_name(p->rasp, k);
+  case HS_LANG_REGEX: return k == 0 ? "state" : k == 1 ? "accept" : NULL;
   default: return NULL;
   }
 }
@@ -77,6 +85,9 @@ static int rasp_eval_all(const hs_program *p, const uint8_t *w, size_t n,
   case HS_LANG_BRASP:
     if (hs_brasp_eval_all(p->rasp, w, n, vals) == 0) return 0;
     return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
+  case HS_LANG_REGEX:
+    if (hs_regex_eval_all(p->rasp, w, n, vals) == 0) return 0;
+    return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the expression on %zu symbols", n);
   default: return hs_errorf(err, HS_ERR_ARG, "unknown language");
   }
 }
@@ -85,6 +96,7 @@ static void rasp_free(hs_program *p) {
   switch (p->lang) {
   case HS_LANG_CRASP: hs_crasp_free(p->rasp); break;
   case HS_LANG_BRASP: hs_brasp_free(p->rasp); break;
+  case HS_LANG_REGEX: hs_regex_free(p->rasp); break;
   default: break;
   }
   p->rasp = NULL;
@@ -92,16 +104,16 @@ static void rasp_free(hs_program *p) {
 
 /* ------------------------------------------------------------ programs */
 
-static const char *const names[] = {"ltl", "crasp", "brasp"};
+static const char *const names[] = {"ltl", "crasp", "brasp", "regex"};
 
 int hs_lang_parse(const char *name) {
-  for (int k = 0; name && k < 3; k++)
+  for (int k = 0; name && k < 4; k++)
     if (!strcmp(name, names[k])) return k;
   return -1;
 }
 
 const char *hs_lang_name(hs_lang lang) {
-  return (int)lang >= 0 && lang <= HS_LANG_BRASP ? names[lang] : "unknown";
+  return (int)lang >= 0 && lang <= HS_LANG_REGEX ? names[lang] : "unknown";
 }
 
 static int ends_with(const char *s, const char *suf) {
@@ -113,6 +125,7 @@ hs_lang hs_lang_from_path(const char *path) {
   if (!path) return HS_LANG_LTL;
   if (ends_with(path, ".cr") || ends_with(path, ".crasp")) return HS_LANG_CRASP;
   if (ends_with(path, ".brasp")) return HS_LANG_BRASP;
+  if (ends_with(path, ".re")) return HS_LANG_REGEX;
   return HS_LANG_LTL;
 }
 
@@ -142,8 +155,8 @@ static hs_formula *parse_ltl(const char *text, size_t len, hs_error *err) {
   return f;
 }
 
-hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
-                             hs_error *err) {
+static hs_program *program_parse(const char *text, size_t len, hs_lang lang,
+                                 const char *alphabet, hs_error *err) {
   hs_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
@@ -157,11 +170,11 @@ hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
     return NULL;
   }
   p->lang = lang;
-  if ((int)lang < HS_LANG_LTL || lang > HS_LANG_BRASP)
+  if ((int)lang < HS_LANG_LTL || lang > HS_LANG_REGEX)
     hs_errorf(err, HS_ERR_ARG, "unknown language %d", (int)lang);
   else if (lang == HS_LANG_LTL)
     p->f = parse_ltl(text, len, err);
-  else if (rasp_parse(p, text, len, err))
+  else if (rasp_parse(p, text, len, alphabet, err))
     hs_formula_free(p->f), p->f = NULL, rasp_free(p);
   if (!p->f && !p->rasp) {
     hs_program_free(p);
@@ -179,6 +192,21 @@ int hs_lang_other(const char *text, size_t len, hs_lang lang) {
     if (p) return l;
   }
   return -1;
+}
+
+hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
+                             hs_error *err) {
+  return program_parse(text, len, lang, NULL, err);
+}
+
+hs_program *hs_program_parse_regex(const char *text, size_t len, const char *alphabet,
+                                   hs_error *err) {
+  return program_parse(text, len, HS_LANG_REGEX, alphabet, err);
+}
+
+size_t hs_program_explain(const hs_program *p, char *buf, size_t len) {
+  if (buf && len) buf[0] = 0;
+  return p && p->lang == HS_LANG_REGEX ? hs_regex_explain(p->rasp, buf, len) : 0;
 }
 
 hs_lang hs_program_lang(const hs_program *p) { return p->lang; }

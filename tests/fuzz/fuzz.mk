@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # libFuzzer targets (included by the Makefile). See tests/fuzz/README.md.
-#   make fuzz-build                 build $(BUILD)/fuzz/fuzz-{parse,model,input,brasp}
+#   make fuzz-build                 build $(BUILD)/fuzz/fuzz-{parse,model,input,brasp,crasp,regex}
 #   make fuzz [FUZZ_SECONDS=60]     run each target (on a copy of its seed
 #                                   corpus); fails if any target crashed
 #   FUZZ_TARGETS="parse input"      a subset; FUZZ_PARALLEL=1 runs them at once
@@ -8,7 +8,7 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= parse model input crasp brasp
+FUZZ_TARGETS ?= parse model input crasp brasp regex
 FUZZ_PARALLEL ?= 0
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
@@ -43,5 +43,6 @@ $(FUZZ_DIR)/libhardsoft-fuzz.a: $(FUZZ_OBJ)
 $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/targets.h tests/fuzz/target-brasp.h $(FUZZ_DIR)/libhardsoft-fuzz.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libhardsoft-fuzz.a $(LIBS)
 
-# fuzz-crasp keeps its logic in its own header
+# fuzz-crasp and fuzz-regex keep their logic in their own headers
 $(FUZZ_DIR)/fuzz-crasp: tests/fuzz/target-crasp.h
+$(FUZZ_DIR)/fuzz-regex: tests/fuzz/target-regex.h

@@ -40,6 +40,8 @@ const VIEWS = [
   {lang: 'crasp', f: PROGRAMS.dyck1, mode: 'temp', mu: 4, s: '( ) ( ( )'},
   {lang: 'brasp', f: PROGRAMS.astarbstar, mode: 'hard', mu: 4, s: 'a a b b a'},
   {lang: 'brasp', f: PROGRAMS.astarbstar, mode: 'temp', mu: 4, s: 'a b b'},
+  {lang: 'regex', f: 'a+ b+ a+', mode: 'pe', mu: 8, s: 'a a b a a', expect: '00011'},
+  {lang: 'regex', f: '(aa)*', mode: 'rel', mu: 8, s: 'a a a a a', expect: '01010'},
 ];
 
 const fragment = (v) => '#' + ['lang', 'f', 'mode', 'mu', 's']

@@ -191,6 +191,7 @@ void hs_formula_free(hs_formula *f) {
   free(f->nodes);
   free(f->text);
   free(f->tab);
+  free(f->refuse);
   hs_prebuilt_free(f->pre);
   free(f);
 }

@@ -70,6 +70,10 @@ typedef struct hs_formula {
    * B-RASP): hs_compile compiles this, and the formula has no nodes (root
    * -1). */
   struct hs_prebuilt *pre;
+  /* Why the front end built nothing to compile (a regular language
+   * outside the classes it compiles): hs_compile refuses with this line.
+   * NULL otherwise. */
+  char *refuse;
 } hs_formula;
 
 

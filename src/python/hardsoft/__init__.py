@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""hardsoft: compile temporal logic (LTL with past, counting) and C-RASP /
-B-RASP programs into transformers, run them, look at their attention,
+"""hardsoft: compile temporal logic (LTL with past, counting), C-RASP /
+B-RASP programs and regular expressions into transformers, run them, look at their attention,
 train them in PyTorch. A thin ctypes layer over libhardsoft (the C
 library of include/hardsoft.h); NumPy arrays in and out; PyTorch and
 matplotlib only when asked for (Model.to_torch, plot_attention).
@@ -13,7 +13,7 @@ matplotlib only when asked for (Model.to_torch, plot_attention).
     >>> p.eval("a b a")
     array([1, 0, 1], dtype=uint8)
 
-Calls: compile, load, version, plot_attention; Model.eval / values /
+Calls: compile, explain, load, version, plot_attention; Model.eval / values /
 truth / attention / run_batch (a string, a list of them, or tokens=[...]),
 Model.save / save_onnx, Model.to_torch (a trainable torch.nn.Module,
 hardsoft.torch_nn), Model.vocab / reads_tokens / encode / ids /
@@ -26,10 +26,10 @@ package (pip install .), the checkout's build/ (after make) or the prefix
 of make install (see hardsoft._lib).
 """
 from .model import (Batch, Error, InputWarning, LayerAttention, Model, UnprovenWarning, compile,
-                    load, version)
+                    explain, load, version)
 
 __all__ = ["Batch", "Error", "InputWarning", "LayerAttention", "Model", "UnprovenWarning",
-           "compile", "load", "version", "plot_attention"]
+           "compile", "explain", "load", "version", "plot_attention"]
 
 
 def __getattr__(name):

@@ -101,6 +101,9 @@ _OPTIONAL = {
     "hs_program_formula": (P, [P]),
     "hs_program_truth": (C.c_int, [P, BYTES, C.c_size_t, BYTES, C.POINTER(HsError)]),
     "hs_program_free": (None, [P]),
+    # regular expressions (lang "regex")
+    "hs_program_parse_regex": (P, [C.c_char_p, C.c_size_t, C.c_char_p, C.POINTER(HsError)]),
+    "hs_program_explain": (C.c_size_t, [P, C.c_char_p, C.c_size_t]),
 }
 
 

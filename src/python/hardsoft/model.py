@@ -30,7 +30,7 @@ from . import _lib
 
 MODES = ("hard", "pe", "temp", "fixed", "rel")
 SIGNS = {"layernorm": 0, "temp": 1}
-LANGS = {"ltl": 0, "crasp": 1, "brasp": 2}   # hs_lang of the program API
+LANGS = {"ltl": 0, "crasp": 1, "brasp": 2, "regex": 3}   # hs_lang of the program API
 PRECISIONS = {"f32": 0, "f64": 1}
 PRECISION_NAMES = ("f32", "f64", "f16", "bf16", "f16s", "bf16s")
 UNKNOWN = {"error": 0, "other": 1}   # hs_unknown
@@ -41,6 +41,7 @@ PathLike = Union[str, bytes, "os.PathLike[str]"]
 # __metadata__ keys Model.save adds to a program model's file so that
 # load() can rebuild its ground truth (the library ignores other keys)
 _META_SOURCE, _META_LANG = "hardsoft_program", "hardsoft_lang"
+_META_ALPHABET = "hardsoft_alphabet"   # a regular expression's --alphabet
 
 
 class Error(ValueError):
@@ -165,8 +166,9 @@ class Model:
     during each call).
 
     Attributes: source (the text compiled, None for a loaded model
-    without it), lang ("ltl", "crasp", "brasp"; None when a loaded file
-    does not say), sign."""
+    without it), lang ("ltl", "crasp", "brasp", "regex"; None when a
+    loaded file does not say), sign, alphabet (a regular expression's
+    extra symbols, or None)."""
 
     def __init__(self, ptr: int, source: Optional[str] = None, lang: Optional[str] = "ltl",
                  sign: str = "layernorm", formula: Optional[int] = None,
@@ -174,6 +176,7 @@ class Model:
         self._ptr = ptr
         self._formula, self._program = formula, program
         self.source, self.lang, self.sign = source, lang, sign
+        self.alphabet: Optional[str] = None
 
     def __del__(self):
         lib = _lib._lib
@@ -474,7 +477,20 @@ class Model:
         if _lib.lib().hs_model_save(self._ptr, p, C.byref(msg)) != 0:
             raise _lib.fail(msg, "%s: " % os.fsdecode(p))
         if self._program is not None and self.source is not None:
-            _meta_add(os.fsdecode(p), {_META_SOURCE: self.source, _META_LANG: self.lang})
+            _meta_add(os.fsdecode(p), self._meta())
+
+    def _meta(self) -> Dict[str, str]:
+        """What a file needs to give the program back on load."""
+        meta = {_META_SOURCE: self.source, _META_LANG: self.lang}
+        if self.alphabet is not None:
+            meta[_META_ALPHABET] = self.alphabet
+        return meta
+
+    def explain(self) -> str:
+        """What the front end found (`hardsoft compile --explain`): for a
+        regular expression its automaton, monoid, class and witness, and
+        the construction's size; "" for other languages."""
+        return _explain(self._program) if self._program is not None else ""
 
     def save_onnx(self, path: PathLike) -> None:
         """Write the library's own ONNX graph of the model (`hardsoft
@@ -504,7 +520,7 @@ class Model:
             meta = {k: v for k, v in _meta_read(path).items() if k == "vocab"}
         module = torch_module.make_module(doc, t, dtype, hard_tau=hard_tau)
         if self._program is not None and self.source is not None:
-            meta.update({_META_SOURCE: self.source, _META_LANG: self.lang})
+            meta.update(self._meta())
         module.file_meta = meta     # written back by module.save
         return module
 
@@ -545,16 +561,24 @@ def _parse_ltl(text: Text) -> int:
     return f
 
 
-def _parse_program(text: Text, lang: str):
-    """(formula, program) of a C-RASP / B-RASP program, by the program API
-    when the loaded library has it."""
-    if not _lib.has("hs_program_parse"):
+def _parse_program(text: Text, lang: str, alphabet: Optional[Text] = None):
+    """(formula, program) of a C-RASP / B-RASP program or a regular
+    expression (with its alphabet), by the program API when the loaded
+    library has it."""
+    call = "hs_program_parse_regex" if lang == "regex" else "hs_program_parse"
+    if not _lib.has(call):
         raise Error("language '%s' is not in this build of libhardsoft (only "
                     "ltl is)" % lang)
     t = _bytes(text, "program")
     err = _lib.HsError()
     lib = _lib.lib()
-    p = lib.hs_program_parse(t, len(t), LANGS[lang], C.byref(err))
+    if lang == "regex":
+        a = None if alphabet is None else _bytes(alphabet, "alphabet")
+        if a is not None and b"\0" in a:
+            raise Error("the alphabet contains a NUL byte")
+        p = lib.hs_program_parse_regex(t, len(t), a, C.byref(err))
+    else:
+        p = lib.hs_program_parse(t, len(t), LANGS[lang], C.byref(err))
     if not p:
         raise _lib.fail(err)
     f = lib.hs_program_formula(p)
@@ -605,27 +629,33 @@ def _looks_like_model(text: Text) -> bool:
 
 
 def compile(text: Text, mode: str = "temp", scale: float = 4.0, lang: str = "ltl",
-            sign: str = "layernorm", *, max_depth: Optional[int] = None,
-            max_formula_len: Optional[int] = None) -> Model:
-    """Compile a formula (lang "ltl") or a C-RASP / B-RASP program (lang
-    "crasp", "brasp"; docs/LANGUAGE.md) into a transformer in one of the
-    modes hard, pe, temp, fixed, rel at scale mu > 0. sign: how counting
-    comparisons get their sign, "layernorm" or "temp". A program model
-    keeps the program's vocabulary (its inputs are tokens). max_depth and
-    max_formula_len raise the parser's limits (10000 levels, 16 MiB) for
-    this call."""
+            sign: str = "layernorm", alphabet: Optional[Text] = None, *,
+            max_depth: Optional[int] = None, max_formula_len: Optional[int] = None) -> Model:
+    """Compile a formula (lang "ltl"), a C-RASP / B-RASP program (lang
+    "crasp", "brasp") or a regular expression (lang "regex", over the
+    symbols it names plus `alphabet`; docs/LANGUAGE.md) into a
+    transformer in one of the modes hard, pe, temp, fixed, rel at scale
+    mu > 0. sign: how counting comparisons get their sign, "layernorm" or
+    "temp". A program model keeps the program's vocabulary (its inputs
+    are tokens). A regular language outside the classes hardsoft
+    compiles raises Error with its witness (hardsoft.explain says more).
+    max_depth and max_formula_len raise the parser's limits (10000
+    levels, 16 MiB) for this call."""
     with _limits(max_depth=max_depth, max_formula_len=max_formula_len):
-        return _compile(text, mode, scale, lang, sign)
+        return _compile(text, mode, scale, lang, sign, alphabet)
 
 
-def _compile(text: Text, mode: str, scale: float, lang: str, sign: str) -> Model:
+def _compile(text: Text, mode: str, scale: float, lang: str, sign: str,
+             alphabet: Optional[Text]) -> Model:
     lib = _lib.lib()
     if not isinstance(mode, str) or mode not in MODES:
         raise Error("mode '%s' is not a mode (expected hard, pe, temp, fixed or rel)" % (mode,))
     if not isinstance(sign, str) or sign not in SIGNS:
         raise Error("sign '%s' is not layernorm or temp" % (sign,))
     if not isinstance(lang, str) or lang not in LANGS:
-        raise Error("language '%s' is not ltl, crasp or brasp" % (lang,))
+        raise Error("language '%s' is not ltl, crasp, brasp or regex" % (lang,))
+    if alphabet is not None and lang != "regex":
+        raise Error("alphabet is for regular expressions (lang \"regex\")")
     try:
         mu = float(scale)
     except (TypeError, ValueError):
@@ -640,7 +670,7 @@ def _compile(text: Text, mode: str, scale: float, lang: str, sign: str) -> Model
         if lang == "ltl":
             f = _parse_ltl(text)
         else:
-            f, program = _parse_program(text, lang)
+            f, program = _parse_program(text, lang, alphabet)
     except Error as e:
         hint = _other_language(text, lang) if e.line or e.column else ""
         if hint:
@@ -660,7 +690,32 @@ def _compile(text: Text, mode: str, scale: float, lang: str, sign: str) -> Model
         else:
             lib.hs_formula_free(f)
         raise _lib.fail(msg)
-    return Model(m, src, lang, sign, formula=f, program=program)
+    model = Model(m, src, lang, sign, formula=f, program=program)
+    if alphabet is not None:
+        model.alphabet = alphabet if isinstance(alphabet, str) else _bytes(alphabet).decode()
+    return model
+
+
+def _explain(program: int) -> str:
+    lib = _lib.lib()
+    n = lib.hs_program_explain(program, None, 0)
+    buf = C.create_string_buffer(n + 1)
+    lib.hs_program_explain(program, buf, n + 1)
+    return buf.value.decode("utf-8", "replace")
+
+
+def explain(text: Text, lang: str = "regex", alphabet: Optional[Text] = None) -> str:
+    """What the front end finds in a program without compiling it (as
+    `hardsoft compile --explain`): for a regular expression its minimal
+    automaton, transition monoid, class with a witness a reader can check,
+    and the size of the construction or why there is none."""
+    if not isinstance(lang, str) or lang not in LANGS or lang == "ltl":
+        raise Error("explain takes a program language (crasp, brasp or regex), not %r" % (lang,))
+    f, program = _parse_program(text, lang, alphabet)
+    try:
+        return _explain(program)
+    finally:
+        _lib.lib().hs_program_free(program)
 
 
 # What to do with a file of this kind (hs_file_kind) instead of loading it
@@ -701,9 +756,10 @@ def load(path: PathLike, *, max_header_mib: Optional[int] = None,
     model = Model(m, lang=None)
     meta = _meta_read(os.fsdecode(p))
     src, lang = meta.get(_META_SOURCE), meta.get(_META_LANG)
-    if isinstance(src, str) and lang in ("crasp", "brasp"):
-        model._formula, model._program = _parse_program(src, lang)
-        model.source, model.lang = src, lang
+    alphabet = meta.get(_META_ALPHABET) if lang == "regex" else None
+    if isinstance(src, str) and lang in ("crasp", "brasp", "regex"):
+        model._formula, model._program = _parse_program(src, lang, alphabet)
+        model.source, model.lang, model.alphabet = src, lang, alphabet
     return model
 
 

@@ -1,0 +1,2 @@
+# (aa)*: quasi-aperiodic, compiled through @mod(2, r)
+(aa)*
