@@ -83,17 +83,17 @@ def test_task(path):
     else:
         models = [hardsoft.compile(text, lang=lang, mode=m, scale=16) for m in ("hard", "pe")]
     if models:
-        truths = [list(models[0].truth(tokens=w)) for w in inputs]
+        truths = [list(models[0].truth(tokens=w, unknown="other")) for w in inputs]
     else:   # no model: the automaton through the command line
         r = subprocess.run([os.path.join(BUILD, "hardsoft"), "eval", "-f", path, "--mode",
-                            "truth", "--"] + [" ".join(w) for w in inputs],
+                            "truth", "--unknown", "other", "--"] + [" ".join(w) for w in inputs],
                            capture_output=True, text=True, check=True)
         truths = [[int(c) for c in line] for line in r.stdout.split("\n")[:len(inputs)]]
     for w, truth in zip(inputs, truths):
         want = ref(w)
         assert truth == want, "%s: truth on %s: %s, reference %s" % (name, w, truth, want)
         for m in models:
-            got = list(m.eval(tokens=w))
+            got = list(m.eval(tokens=w, unknown="other"))
             assert got == want, "%s (%s) on %s: %s, reference %s" % (name, m.mode, w, got, want)
 
 
