@@ -21,8 +21,8 @@ sampler per task below) with one token changed at a random place in the
 last quarter (possibly to "x", a token no task names, read with
 --unknown other), so the answer is 1 at many positions and changes for
 good after the change. A run the command line predicts to take more than
---max-time seconds (600) is left out with the longer lengths: counting
-heads (C-RASP tasks) cost O(n^2) a layer. --quick: n up to 2^12,
+--max-time seconds (600) is left out with the longer lengths (with the
+present build none is: every task runs to 2^20). --quick: n up to 2^12,
 boundary up to 1024, for a smoke run. Tasks the theory refuses get their
 class and witness and no numbers. --check: exit 1 (naming them) when a
 compiled task disagrees with its reference at some position or a length
@@ -340,7 +340,7 @@ def main():
     if a.quick:
         a.log2, a.boundary_max_n = [k for k in a.log2 if k <= 12] or [10], 1024
     os.makedirs(a.outdir, exist_ok=True)
-    # the regular expressions first: the C-RASP tasks' counting heads are O(n^2)
+    # the regular expressions first, then the C-RASP programs
     files = sorted((os.path.join(HERE, f) for f in os.listdir(HERE)
                     if f.endswith((".re", ".cr"))), key=lambda f: (f.endswith(".cr"), f))
     if a.tasks:
