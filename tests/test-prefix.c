@@ -143,6 +143,7 @@ static void test_edited(void **state) {
   hs_run_result_free(&a);
   same_as_kernel(m, HS_PREC_F32, HS_SKIP_ONLINE, s, n, 1, "values 0.75");
   hs_model_free(m);
+  hs_formula_free(f);
   /* BOS's key 1 and the others' 0, W_q = 0: every score 0 . k = 0 */
   m = majority(&f);
   H = &m->layers[0].heads[0];
