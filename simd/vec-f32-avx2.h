@@ -8,7 +8,9 @@
  *     lanes, the rest +0; reads nothing past p[n-1]), vf_store_tail;
  *   vf_add, vf_sub, vf_mul, vf_max, vf_min (max/min: NaN in b gives NaN),
  *   vf_fma(a, b, c) = a*b + c (fused where the ISA has FMA);
- *   vf_hmax, vf_hsum: horizontal, in a fixed order;
+ *   vf_hmax, vf_hsum: horizontal, in a fixed order; vf_hsum4(a, b, c,
+ *     d, r): the four sums into r[0..4), each in a fixed order (the
+ *     ISA may choose one other than vf_hsum's);
  *   vf_cmpgt, vf_cmplt, vf_cmple, vf_cmpeq (false when either lane is
  *   NaN), vf_isnan, vmask_or, vmask_any, vmask_bits (bit i = lane i),
  *   vf_select(m, a_if_true, b_else);
@@ -80,6 +82,12 @@ static inline float vf_hsum(vf v) {
   m = _mm_add_ps(m, _mm_movehl_ps(m, m));
   m = _mm_add_ss(m, _mm_movehdup_ps(m));
   return _mm_cvtss_f32(m);
+}
+/* the sums of a, b, c, d into r[0..4) by two hadds and a fold of the
+ * halves: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) */
+static inline void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+  _mm_storeu_ps(r, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
 }
 
 static inline vmask vf_cmpgt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }

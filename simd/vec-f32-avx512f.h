@@ -44,6 +44,9 @@ static inline vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
  * then within the 128-bit lane */
 static inline float vf_hmax(vf v) { return _mm512_reduce_max_ps(v); }
 static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
+static inline void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  r[0] = vf_hsum(a), r[1] = vf_hsum(b), r[2] = vf_hsum(c), r[3] = vf_hsum(d);
+}
 
 static inline vmask vf_cmpgt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
 static inline vmask vf_cmplt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }

@@ -68,6 +68,9 @@ HS_ALWAYS_INLINE float vf_hsum(vf v) {
   const float32x2_t h = vadd_f32(vget_low_f32(v), vget_high_f32(v));
   return vget_lane_f32(h, 0) + vget_lane_f32(h, 1);
 }
+HS_ALWAYS_INLINE void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  r[0] = vf_hsum(a), r[1] = vf_hsum(b), r[2] = vf_hsum(c), r[3] = vf_hsum(d);
+}
 HS_ALWAYS_INLINE float vf_hmax(vf v) {
   const float32x2_t lo = vget_low_f32(v), hi = vget_high_f32(v);
   const float32x2_t h = vbsl_f32(vcgt_f32(lo, hi), lo, hi);

@@ -81,6 +81,9 @@ HS_ALWAYS_INLINE float vf_hsum(vf v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
 }
+HS_ALWAYS_INLINE void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  r[0] = vf_hsum(a), r[1] = vf_hsum(b), r[2] = vf_hsum(c), r[3] = vf_hsum(d);
+}
 HS_ALWAYS_INLINE float vf_hmax(vf v) {
   v = vf_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = vf_max(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
