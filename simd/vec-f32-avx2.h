@@ -12,7 +12,8 @@
  *     d, r): the four sums into r[0..4), each in a fixed order (the
  *     ISA may choose one other than vf_hsum's);
  *   vf_cmpgt, vf_cmplt, vf_cmple, vf_cmpeq (false when either lane is
- *   NaN), vf_isnan, vmask_or, vmask_any, vmask_bits (bit i = lane i),
+ *   NaN), vf_isnan, vf_isunord(a, b) (a or b NaN), vmask_or, vmask_any,
+ *   vmask_bits (bit i = lane i),
  *   vf_select(m, a_if_true, b_else);
  *   vf_exp2_bits(p, kb): p * 2^k where kb = k + 1.5*2^23 as the rr2-p5
  *     magic-bias add leaves it, by adding k << 23 to p's bits (exact when
@@ -21,6 +22,7 @@
  *     it beside its user, where a set1 of a loaded float may be hoisted);
  *   vmask_first(n): lanes 0 .. n-1 (n <= VF_LANES); vf_load_masked(p, m):
  *     the lanes of m from p, +0 in the others, which are not read;
+ *     vf_load_masked_or(p, m, fill): the same with fill's lanes for +0;
  *   vf_first(x): x in lane 0, +0 in the others (from a register: a
  *     masked load of a value just stored cannot be forwarded, and measured
  *     5% slower in the attention tile);
@@ -95,6 +97,7 @@ static inline vmask vf_cmplt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ
 static inline vmask vf_cmple(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 static inline vmask vf_cmpeq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vmask vf_isnan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+static inline vmask vf_isunord(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
 static inline vmask vmask_or(vmask a, vmask b) { return _mm256_or_ps(a, b); }
 static inline int vmask_any(vmask m) { return _mm256_movemask_ps(m) != 0; }
 static inline unsigned vmask_bits(vmask m) { return (unsigned)_mm256_movemask_ps(m); }
@@ -102,6 +105,9 @@ static inline vf vf_select(vmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, 
 static inline vmask vmask_first(size_t n) { return _mm256_castsi256_ps(vf_tail_mask_(n)); }
 static inline vf vf_load_masked(const float *p, vmask m) {
   return _mm256_maskload_ps(p, _mm256_castps_si256(m));
+}
+static inline vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return _mm256_blendv_ps(fill, vf_load_masked(p, m), m);
 }
 
 static inline vf vf_exp2_bits(vf p, vf kb) {

@@ -53,12 +53,16 @@ static inline vmask vf_cmplt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_
 static inline vmask vf_cmple(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
 static inline vmask vf_cmpeq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static inline vmask vf_isnan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+static inline vmask vf_isunord(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
 static inline vmask vmask_or(vmask a, vmask b) { return (vmask)(a | b); }
 static inline int vmask_any(vmask m) { return m != 0; }
 static inline unsigned vmask_bits(vmask m) { return (unsigned)m; }
 static inline vf vf_select(vmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
 static inline vmask vmask_first(size_t n) { return (__mmask16)((1u << n) - 1u); }
 static inline vf vf_load_masked(const float *p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
+static inline vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return _mm512_mask_loadu_ps(fill, m, p);
+}
 
 /* by the exponent add, not vscalefps: an unmasked vscalefps on the
  * lanes the caller then discards (-inf and NaN there) measured 2x slower

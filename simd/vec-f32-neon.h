@@ -87,6 +87,7 @@ HS_ALWAYS_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
   return vbslq_f32(m, a_if_true, b_else);
 }
 HS_ALWAYS_INLINE vmask vmask_or(vmask a, vmask b) { return vorrq_u32(a, b); }
+HS_ALWAYS_INLINE vmask vf_isunord(vf a, vf b) { return vmask_or(vf_isnan(a), vf_isnan(b)); }
 HS_ALWAYS_INLINE int vmask_any(vmask m) { return vmaxvq_u32(m) != 0; }
 HS_ALWAYS_INLINE unsigned vmask_bits(vmask m) {
   static const uint32_t bit[4] = {1, 2, 4, 8};
@@ -106,6 +107,9 @@ HS_ALWAYS_INLINE vf vf_load_masked(const float *p, vmask m) {
   if (b & 4) r = vld1q_lane_f32(p + 2, r, 2);
   if (b & 8) r = vld1q_lane_f32(p + 3, r, 3);
   return r;
+}
+HS_ALWAYS_INLINE vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return vf_select(m, vf_load_masked(p, m), fill);
 }
 
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *

@@ -99,6 +99,7 @@ HS_ALWAYS_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
   return wasm_v128_bitselect(a_if_true, b_else, m);
 }
 HS_ALWAYS_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
+HS_ALWAYS_INLINE vmask vf_isunord(vf a, vf b) { return vmask_or(vf_isnan(a), vf_isnan(b)); }
 HS_ALWAYS_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
 HS_ALWAYS_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(m); }
 /* lanes 0 .. n-1 (n <= VF_LANES) */
@@ -111,6 +112,9 @@ HS_ALWAYS_INLINE vf vf_load_masked(const float *p, vmask m) {
   const unsigned b = vmask_bits(m);
   return wasm_f32x4_make(b & 1 ? p[0] : 0.0f, b & 2 ? p[1] : 0.0f, b & 4 ? p[2] : 0.0f,
                          b & 8 ? p[3] : 0.0f);
+}
+HS_ALWAYS_INLINE vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return vf_select(m, vf_load_masked(p, m), fill);
 }
 
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
