@@ -26,6 +26,12 @@
  *   vf_first(x): x in lane 0, +0 in the others (from a register: a
  *     masked load of a value just stored cannot be forwarded, and measured
  *     5% slower in the attention tile);
+ *   VF_REGS: the vector registers the ISA has (16 or 32), for a body's
+ *     choice of how many accumulators to keep;
+ *   vf_mul_flush(e, thr, r): e < thr ? +0 : e * r (softmax's last pass);
+ *   vfd: double lanes holding a vf's sum exactly: vfd_zero,
+ *     vfd_add(s, a) (a's lanes widened and added, low half first),
+ *     vfd_hsum (horizontal, in a fixed order);
  *   vi: int32 lanes, for positions: vi_iota(b) = b, b+1, ... (wrapping
  *     as two's complement), vi_set1, vi_add (wrapping), vf_from_vi (the
  *     conversion to float, rounding to nearest even).
@@ -122,5 +128,22 @@ static inline vi vi_iota(int32_t base) {
 static inline vi vi_set1(int32_t x) { return _mm256_set1_epi32(x); }
 static inline vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
 static inline vf vf_from_vi(vi a) { return _mm256_cvtepi32_ps(a); }
+
+/* softmax's pieces: y = e < thr ? +0 : e * r, and float lanes added
+ * exactly into doubles (each half widened, low half first) */
+#define VF_REGS 16
+static inline vf vf_mul_flush(vf e, vf thr, vf r) {
+  return _mm256_mul_ps(_mm256_andnot_ps(_mm256_cmp_ps(e, thr, _CMP_LT_OQ), e), r);
+}
+typedef __m256d vfd;
+static inline vfd vfd_zero(void) { return _mm256_setzero_pd(); }
+static inline vfd vfd_add(vfd s, vf a) {
+  s = _mm256_add_pd(s, _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
+  return _mm256_add_pd(s, _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+}
+static inline double vfd_hsum(vfd s) {
+  __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
 
 #endif

@@ -81,4 +81,18 @@ static inline vi vi_set1(int32_t x) { return _mm512_set1_epi32(x); }
 static inline vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
 static inline vf vf_from_vi(vi a) { return _mm512_cvtepi32_ps(a); }
 
+#define VF_REGS 32
+/* e >= thr (or unordered) multiplied, the others +0 */
+static inline vf vf_mul_flush(vf e, vf thr, vf r) {
+  return _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(e, thr, _CMP_NLT_UQ), e, r);
+}
+typedef __m512d vfd;
+static inline vfd vfd_zero(void) { return _mm512_setzero_pd(); }
+static inline vfd vfd_add(vfd s, vf a) {
+  s = _mm512_add_pd(s, _mm512_cvtps_pd(_mm512_castps512_ps256(a)));
+  return _mm512_add_pd(
+      s, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1))));
+}
+static inline double vfd_hsum(vfd s) { return _mm512_reduce_add_pd(s); }
+
 #endif

@@ -130,4 +130,16 @@ HS_ALWAYS_INLINE vi vi_set1(int32_t x) { return vdupq_n_s32(x); }
 HS_ALWAYS_INLINE vi vi_add(vi a, vi b) { return vaddq_s32(a, b); }
 HS_ALWAYS_INLINE vf vf_from_vi(vi a) { return vcvtq_f32_s32(a); }
 
+#define VF_REGS 32
+HS_ALWAYS_INLINE vf vf_mul_flush(vf e, vf thr, vf r) {
+  return vmulq_f32(vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(e), vcltq_f32(e, thr))), r);
+}
+typedef float64x2_t vfd;
+HS_ALWAYS_INLINE vfd vfd_zero(void) { return vdupq_n_f64(0.0); }
+HS_ALWAYS_INLINE vfd vfd_add(vfd s, vf a) {
+  s = vaddq_f64(s, vcvt_f64_f32(vget_low_f32(a)));
+  return vaddq_f64(s, vcvt_high_f64_f32(a));
+}
+HS_ALWAYS_INLINE double vfd_hsum(vfd s) { return vgetq_lane_f64(s, 0) + vgetq_lane_f64(s, 1); }
+
 #endif

@@ -133,4 +133,18 @@ HS_ALWAYS_INLINE vi vi_set1(int32_t x) { return wasm_i32x4_splat(x); }
 HS_ALWAYS_INLINE vi vi_add(vi a, vi b) { return wasm_i32x4_add(a, b); }
 HS_ALWAYS_INLINE vf vf_from_vi(vi a) { return wasm_f32x4_convert_i32x4(a); }
 
+#define VF_REGS 16
+HS_ALWAYS_INLINE vf vf_mul_flush(vf e, vf thr, vf r) {
+  return wasm_f32x4_mul(wasm_v128_andnot(e, wasm_f32x4_lt(e, thr)), r);
+}
+typedef v128_t vfd;
+HS_ALWAYS_INLINE vfd vfd_zero(void) { return wasm_f64x2_splat(0.0); }
+HS_ALWAYS_INLINE vfd vfd_add(vfd s, vf a) {
+  s = wasm_f64x2_add(s, wasm_f64x2_promote_low_f32x4(a));
+  return wasm_f64x2_add(s, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(a, a, 2, 3, 0, 1)));
+}
+HS_ALWAYS_INLINE double vfd_hsum(vfd s) {
+  return wasm_f64x2_extract_lane(s, 0) + wasm_f64x2_extract_lane(s, 1);
+}
+
 #endif
