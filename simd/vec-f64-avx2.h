@@ -21,6 +21,9 @@
  *   vd_hmax, vd_hsum (horizontal, each ISA in one fixed order), vd_hsum4(a,
  *     b, c, d, r) (the four sums into r[0..4), each in a fixed order,
  *     not necessarily vd_hsum's);
+ *   vd_pow2_bits(vn) (vn's bits shifted left by 52: 2^n when its low
+ *     mantissa bits hold n + 1023, the rr2 exp's magic bias),
+ *   vd_mul_unless_lt(x, cut, a, b) (x < cut ? +0 : a * b; NaN x: a * b);
  *   vd_spread(e, w, part) (w in {1, 2, 4}, w <= VD_LANES, part <
  *     w, both constants): lane i is e's lane part * VD_LANES / w + i / w,
  *     the weights of VD_LANES / w keys each repeated over its w columns.
@@ -110,6 +113,15 @@ static inline void vd_hsum4(vd a, vd b, vd c, vd d, double *r) {
   const __m256d h01 = _mm256_hadd_pd(a, b), h23 = _mm256_hadd_pd(c, d);
   _mm256_storeu_pd(r, _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
                                     _mm256_permute2f128_pd(h01, h23, 0x31)));
+}
+
+/* the rr2 exp's pieces: vn's bits shifted left by 52 (2^n when its low
+ * mantissa bits hold n + 1023), and x < cut ? +0 : a * b (NaN x: a * b) */
+static inline vd vd_pow2_bits(vd vn) {
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(vn), 52));
+}
+static inline vd vd_mul_unless_lt(vd x, vd cut, vd a, vd b) {
+  return _mm256_andnot_pd(_mm256_cmp_pd(x, cut, _CMP_LT_OQ), _mm256_mul_pd(a, b));
 }
 
 #endif

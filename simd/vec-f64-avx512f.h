@@ -67,4 +67,12 @@ static inline void vd_hsum4(vd a, vd b, vd c, vd d, double *r) {
   r[0] = vd_hsum(a), r[1] = vd_hsum(b), r[2] = vd_hsum(c), r[3] = vd_hsum(d);
 }
 
+static inline vd vd_pow2_bits(vd vn) {
+  return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_castpd_si512(vn), 52));
+}
+static inline vd vd_mul_unless_lt(vd x, vd cut, vd a, vd b) {
+  const __mmask8 under = _mm512_cmp_pd_mask(x, cut, _CMP_LT_OQ);
+  return _mm512_maskz_mul_pd((__mmask8)~under, a, b);
+}
+
 #endif

@@ -91,4 +91,9 @@ HS_ALWAYS_INLINE vd vd_pow2_bits(vd vn) {
   return vreinterpretq_f64_u64(vshlq_n_u64(vreinterpretq_u64_f64(vn), 52));
 }
 
+HS_ALWAYS_INLINE vd vd_mul_unless_lt(vd x, vd cut, vd a, vd b) {
+  return vreinterpretq_f64_u64(
+      vbicq_u64(vreinterpretq_u64_f64(vmulq_f64(a, b)), vcltq_f64(x, cut)));
+}
+
 #endif
