@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Every C function under src/ (outside src/run/, the forward pass with its
-templates) is at most 80 lines, its signature and closing brace included.
+templates) and simd/ (the kernels, always_inline ones included) is at most
+80 lines, its signature and closing brace included.
 
 Usage: function_length.py [--max N] [FILE...] (default: the files under
-src/). Prints each longer function as FILE:LINE: NAME is N lines; exits 1
+src/ and simd/). Prints each longer function as FILE:LINE: NAME is N lines; exits 1
 when there is one. Functions are found the way the code is written: a
 definition starts at column 0 and its body's braces balance back to depth
 0; comments, strings and character constants are blanked first so their
@@ -66,7 +67,8 @@ def main(argv):
     if argv[:1] == ['--max']:
         limit, argv = int(argv[1]), argv[2:]
     files = [pathlib.Path(a) for a in argv] or sorted(
-        p for p in pathlib.Path('src').rglob('*.[ch]') if 'run' not in p.parts[1:2])
+        p for p in pathlib.Path('src').rglob('*.[ch]') if 'run' not in p.parts[1:2]) + sorted(
+        pathlib.Path('simd').rglob('*.[ch]'))
     long = []
     for path in files:
         for name, first, n in functions(path.read_text(errors='replace')):
