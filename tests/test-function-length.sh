@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# No function under src/ is longer than 80 lines
+# No function under src/ or simd/ is longer than 80 lines
 # (tests/function_length.py). First the check itself is shown to catch an
 # 81-line function and to pass an 80-line one, braces in strings and
 # comments included, so a broken check cannot pass silently.
