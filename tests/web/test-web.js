@@ -273,7 +273,8 @@ async function main() {
         let v = {lang: 'ltl', f: rest.join(':'), mode: 'pe', mu: 4, s: 'ab'};
         if (kind === 'text') v.f = fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8');
         if (kind === 'tokens')
-          v = {lang: 'crasp', f: fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8'),
+          v = {lang: {'.cr': 'crasp', '.re': 'regex'}[path.extname(rest[0])] || 'brasp',
+               f: fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8'),
                mode: 'pe', mu: 4, s: rest.slice(1).join(':')};
         await open(page, base, v);
         const err = await text(page, 'error');
