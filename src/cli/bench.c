@@ -129,6 +129,7 @@ static int parse_list(const char *opt, const char *v, int max,
   char buf[1024], *p = buf, *tok;
   int k = 0;
   if (strlen(v) >= sizeof buf || !*v) return cli_error("%s: bad list '%s'", opt, v), -1;
+  if (cli_list(opt, v)) return -1;
   strcpy(buf, v);
   while ((tok = split_next(&p))) {
     if (k == max) return cli_error("%s: at most %d values", opt, max), -1;
