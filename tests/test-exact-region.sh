@@ -4,8 +4,9 @@
 # compile --print (text and --json) and in the model file; warned about by
 # eval in every mode and sign (hard with --sign temp among them), run of a
 # saved model, check and simulate, exactly past it and not before; check
-# and boundary draw strings that tie exactly; comparisons reduced by the
-# gcd and folded. Run from the repository root with BUILD set (tests/run.sh
+# and boundary draw strings that tie exactly, and check finds none wrong
+# inside the region (the tie-string scan); comparisons reduced by the gcd
+# and folded. Run from the repository root with BUILD set (tests/run.sh
 # does).
 set -u
 HS=${BUILD:-build}/hardsoft
@@ -61,6 +62,32 @@ grep -q "at n = 500 the counting comparisons pass" "$t/err" || { echo "FAIL chec
 grep -q '^"1531\*#<(a) <= 1530\*#<(b)",pe,4,f32,[0-9]*,[0-9][0-9]*,' "$t/out" ||
   { echo "FAIL boundary found no failing tie: $(cat "$t/out")"; fail=1; }
 grep -q "proven exact only up to n = 548 in f32" "$t/err" || { echo "FAIL boundary note: $(cat "$t/err")"; fail=1; }
+
+# the tie-string scan on the command line: p*#<(a) REL q*#<(b), coefficients
+# up to 10^4, every mode and sign (the relation cycles): check at the
+# region compile --print states (6144 at most; fixed mode's own n <= mu /
+# ln 7 too) agrees on the strings that tie exactly, without a warning
+rels="< <= = != >= >"
+i=0; ties=0
+for pq in 10000:9999 2048:2049 918:1530 3001:2999 40:41 7:9973; do
+  i=$((i + 1)); p=${pq%:*} q=${pq#*:}
+  for m in hard pe temp rel fixed; do
+    for s in layernorm temp; do
+      i=$((i + 1)); rel=$(echo $rels | cut -d' ' -f$((i % 6 + 1)))
+      mu=16; [ $m = fixed ] && mu=64
+      G="$p*#<(a) $rel $q*#<(b)"
+      r=$("$HS" compile "$G" --mode $m --sign $s --scale $mu --print |
+          sed -n 's/^exact region of the counting comparisons: n <= \([0-9]*\) in f32.*/\1/p')
+      [ $m = fixed ] && [ "$r" -gt 32 ] && r=32
+      [ "$r" -gt 6144 ] && r=6144
+      "$HS" check "$G" --mode $m --sign $s --scale $mu --max-len 0 --lengths "$r" --samples 1 >"$t/out" 2>"$t/err" &&
+        [ ! -s "$t/err" ] || { echo "FAIL tie scan '$G' $m $s at n = $r: $(grep -m1 disagree "$t/out") $(cat "$t/err")"; fail=1; }
+      k=$(sed -n 's/^strings: .*; \([0-9]*\) where a counting comparison ties)/\1/p' "$t/out")
+      ties=$((ties + ${k:-0}))
+    done
+  done
+done
+[ $ties -ge 20 ] || { echo "FAIL tie scan: only $ties tie strings inside the regions"; fail=1; }
 
 # reduced and folded on the command line too
 "$HS" compile '10000*#<(a) > 10000*#<(b)' --print | grep -q "n <= 838860 in f32" ||
