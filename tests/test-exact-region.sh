@@ -89,6 +89,13 @@ for pq in 10000:9999 2048:2049 918:1530 3001:2999 40:41 7:9973; do
 done
 [ $ties -ge 20 ] || { echo "FAIL tie scan: only $ties tie strings inside the regions"; fail=1; }
 
+# bench says which rows pass the region (they measure rounding), once a model
+"$HS" bench --formula "$F" --modes pe,hard --lengths 64,256 --repeat 1 --isas scalar >/dev/null 2>"$t/err"
+[ "$(grep -c "^hardsoft: note: '10000\*#<(a) > 9999\*#<(b) + #<(c)', mode \(pe\|hard\): the counting comparisons are proven exact only up to n = 69 in f32; the rows past it" "$t/err")" = 2 ] ||
+  { echo "FAIL bench note: $(cat "$t/err")"; fail=1; }
+"$HS" bench --formula "$F" --modes pe --lengths 64 --repeat 1 --isas scalar >/dev/null 2>"$t/err"
+[ -s "$t/err" ] && { echo "FAIL bench noted inside the region: $(cat "$t/err")"; fail=1; }
+
 # reduced and folded on the command line too
 "$HS" compile '10000*#<(a) > 10000*#<(b)' --print | grep -q "n <= 838860 in f32" ||
   { echo "FAIL gcd: the region of #<(a) > #<(b)"; fail=1; }
