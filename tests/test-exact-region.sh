@@ -3,11 +3,11 @@
 # The counting comparisons' exact region on the command line: stated by
 # compile --print (text and --json) and in the model file; warned about by
 # eval in every mode and sign (hard with --sign temp among them), run of a
-# saved model, check and simulate, exactly past it and not before; check
-# and boundary draw strings that tie exactly, and check finds none wrong
-# inside the region (the tie-string scan); comparisons reduced by the gcd
-# and folded. Run from the repository root with BUILD set (tests/run.sh
-# does).
+# saved model, check, simulate and attention, exactly past it and not
+# before; bench notes it; check and boundary draw strings that tie
+# exactly, and check finds none wrong inside the region (the tie-string
+# scan); comparisons reduced by the gcd and folded. Run from the
+# repository root with BUILD set (tests/run.sh does).
 set -u
 HS=${BUILD:-build}/hardsoft
 fail=0
@@ -49,6 +49,10 @@ expect "run" 0 - "$HS" run "$t/h.safetensors" --last "$(abc 4146)"
 grep -q "at n = 4146 the counting comparisons pass" "$t/err" || { echo "FAIL run: no warning"; fail=1; }
 "$HS" simulate "$t/h.safetensors" "$(abc 100)" >/dev/null 2>"$t/err"
 grep -q "at n = 100 the counting comparisons pass" "$t/err" || { echo "FAIL simulate: no warning"; fail=1; }
+"$HS" attention "$F" "$(abc 100)" --mode pe --png "$t/a.png" 2>"$t/err"
+grep -q "at n = 100 the counting comparisons pass" "$t/err" || { echo "FAIL attention: no warning"; fail=1; }
+"$HS" attention "$F" "$(abc 69)" --mode pe --png "$t/a.png" 2>"$t/err"
+[ -s "$t/err" ] && { echo "FAIL attention warned inside the region: $(cat "$t/err")"; fail=1; }
 expect "f64 proven" 0 - "$HS" eval "$F" --mode hard --precision f64 --last "$(abc 4146)"
 [ -s "$t/err" ] && { echo "FAIL f64 warned: $(cat "$t/err")"; fail=1; }
 
