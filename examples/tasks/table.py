@@ -191,7 +191,8 @@ def agreement(path, mode, scale, tokens, ref, n, r, a):
     """(fraction of positions agreeing, positions in the language), or
     None when the run is predicted to take more than --max-time."""
     w = sample(os.path.splitext(os.path.basename(path))[0], tokens, n, r)
-    args = ["eval", "-f", path, "--mode", mode, "--scale", str(scale), "--quiet",
+    # (the sample's one token no task names, "x", is read as other on request)
+    args = ["eval", "-f", path, "--mode", mode, "--scale", str(scale), "--quiet", "--unknown", "other",
             "--threads", str(a.threads), "--max-time", str(a.max_time)]
     p = subprocess.run([HS] + args, input=" ".join(w) + "\n", capture_output=True, text=True)
     if p.returncode != 0 and "predicted" in p.stderr:

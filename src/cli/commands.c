@@ -199,36 +199,6 @@ static const char *const eval_usage =
     "  --json        one JSON document: formula, mode, and per string its\n"
     "                input, n, bits and (from a model) the output values\n";
 
-/* A regular expression reads tokens, but its symbols are often single
- * characters: an input string like "aab" is one token the expression
- * does not name. Say so once when an input is several such symbols
- * written together. */
-static void hint_glued_tokens(const cli_opts *o, const hs_program *p, int skip) {
-  if (hs_program_lang(p) != HS_LANG_REGEX) return;
-  for (int i = skip; i < o->nargs; i++) {
-    const char *s = o->args[i];
-    size_t n = strlen(s), k = 0;
-    if (n < 2 || strpbrk(s, " \t")) continue;
-    for (; k < n; k++) {
-      int named = 0;
-      for (int t = 0; t < hs_program_vocab_size(p) && !named; t++)
-        named = !strncmp(hs_program_token(p, t), s + k, 1) && hs_program_token(p, t)[1] == 0;
-      if (!named) break;
-    }
-    if (k < n) continue;
-    char spaced[80];
-    size_t m = 0;
-    for (k = 0; k < n && m + 5 < sizeof spaced; k++) {
-      if (k) spaced[m++] = ' ';
-      spaced[m++] = s[k];
-    }
-    snprintf(spaced + m, sizeof spaced - m, "%s", k < n ? " ..." : "");
-    fprintf(stderr, "hardsoft: hint: the input '%s' is one token, which the expression "
-            "does not name; tokens are separated by spaces: '%s'\n", s, spaced);
-    return;
-  }
-}
-
 int cmd_eval(int argc, char **argv) {
   cli_opts o;
   int rc = cli_parse(argc, argv, 2, O_MODE | O_SCALE | O_SIGN | O_PREC | O_ISA | O_LAST | O_THREADS | O_MAXMEM |
@@ -264,7 +234,6 @@ int cmd_eval(int argc, char **argv) {
       }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
-  if (p) hint_glued_tokens(&o, p, skip);
   hs_model *m = NULL;
   rc = HS_EXIT_ERROR;
   if (p && (o.mode == HS_MODE_TRUTH ||
@@ -693,6 +662,7 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
       int rc = check_one(buf, n, c);
       if (rc) { free(buf); return rc; }
     }
+    c->li = -1; /* "logic true at random positions" counts the random strings only */
     for (int k = 0; k < c->ties[li]; k++) {
       int rc = hs_model_tie_string(c->m, k, n, buf) ? check_one(buf, n, c) : 0;
       if (rc) { free(buf); return rc; }

@@ -4,9 +4,9 @@ program interpreter) equals the reference function written from the
 paper's definition (examples/tasks/reference.py), and what the theory
 allows compiles and agrees with it in hard and pe mode at every position:
 every string up to a length (the string count kept near 2000) over the
-task's tokens and one other, and 20 longer ones (random, and members
-glued together); what it does not allow is refused with the class the
-file states."""
+task's tokens and one other (read as other on request: unknown="other"),
+and 20 longer ones (random, and members glued together); what it does
+not allow is refused with the class the file states."""
 import glob
 import itertools
 import os
@@ -83,17 +83,17 @@ def test_task(path):
     else:
         models = [hardsoft.compile(text, lang=lang, mode=m, scale=16) for m in ("hard", "pe")]
     if models:
-        truths = [list(models[0].truth(tokens=w)) for w in inputs]
+        truths = [list(models[0].truth(tokens=w, unknown="other")) for w in inputs]
     else:   # no model: the automaton through the command line
         r = subprocess.run([os.path.join(BUILD, "hardsoft"), "eval", "-f", path, "--mode",
-                            "truth", "--"] + [" ".join(w) for w in inputs],
+                            "truth", "--unknown", "other", "--"] + [" ".join(w) for w in inputs],
                            capture_output=True, text=True, check=True)
         truths = [[int(c) for c in line] for line in r.stdout.split("\n")[:len(inputs)]]
     for w, truth in zip(inputs, truths):
         want = ref(w)
         assert truth == want, "%s: truth on %s: %s, reference %s" % (name, w, truth, want)
         for m in models:
-            got = list(m.eval(tokens=w))
+            got = list(m.eval(tokens=w, unknown="other"))
             assert got == want, "%s (%s) on %s: %s, reference %s" % (name, m.mode, w, got, want)
 
 
