@@ -697,8 +697,10 @@ HS_API hs_lang hs_lang_from_path(const char *path);
 HS_API hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,
                                     hs_error *err);
 /* The first language other than `lang` (LTL, C-RASP, B-RASP in that
- * order) in which text[0..len) parses, or -1: the hint a parse error in
- * the wrong language gets on every door. */
+ * order) in which text[0..len) parses, else HS_LANG_REGEX for a formula
+ * that parses as a regular expression and holds an operator only those
+ * have (* + [ { ?), or -1: the hint a parse error in the wrong language
+ * gets on every door. */
 HS_API int hs_lang_other(const char *text, size_t len, hs_lang lang);
 /* What the first bytes of the file at path say it is, for a file given
  * where another kind was wanted: "a model file (safetensors)", "an ONNX

@@ -74,6 +74,48 @@ HS_ALWAYS_INLINE void orow_init(orow *o, const float *q, size_t dk, size_t dv,
   if (v1) run[0] = 0;
 }
 
+/* The block when dv == 1 with contiguous values (o->v1) and the max m
+ * finite: the weights never leave registers, vacc += e * v lane-wise (one
+ * FMA per VF_LANES keys). */
+HS_ALWAYS_INLINE void orow_block_v1(size_t nb, const float *sb, const float *vb, vf vm,
+                                    vf *vsum_io, vf *vacc_io) {
+  vf vsum = *vsum_io, vacc = *vacc_io, bsum = vf_zero();
+  int poison; /* a NaN score: sum and acc become NaN */
+  vf nan = vf_zero(), a1 = vf_zero();
+  size_t g = 0;
+  for (; g + 2 * VF_LANES <= nb; g += 2 * VF_LANES) {
+    ONLINE_V1_CONSTS
+    const vf x0 = vf_sub(vf_loadu(sb + g), vm);
+    const vf x1 = vf_sub(vf_loadu(sb + g + VF_LANES), vm);
+    const vf e0 = ONLINE_EXP_NONAN_V1(x0);
+    const vf e1 = ONLINE_EXP_NONAN_V1(x1);
+    /* x <= 0 or NaN: nan is NaN iff some x is */
+    nan = vf_add(nan, vf_add(x0, x1));
+    bsum = vf_add(bsum, vf_add(e0, e1));
+    vacc = vf_fma(e0, vf_loadu(vb + g), vacc);
+    a1 = vf_fma(e1, vf_loadu(vb + g + VF_LANES), a1);
+  }
+  for (; g < nb; g += VF_LANES) {
+    /* lanes >= nb hold -inf scores (weight 0) and read no value */
+    const vf x = vf_sub(vf_loadu(sb + g), vm);
+    const vf e = ONLINE_EXP_NONAN(x);
+    nan = vf_add(nan, x);
+    bsum = vf_add(bsum, e);
+    const vf vv = nb - g >= VF_LANES ? vf_loadu(vb + g) : vf_load_tail(vb + g, nb - g);
+    a1 = vf_fma(e, vv, a1);
+  }
+  vacc = vf_add(vacc, a1);
+  poison = vmask_any(vf_isnan(nan));
+  if (ONLINE_POISON_SETS_SUM && poison) bsum = vf_set1(NAN);
+  vsum = vf_add(vsum, bsum);
+  if (poison) {
+    if (!ONLINE_POISON_SETS_SUM) vsum = vf_add(vsum, vf_set1(NAN));
+    vacc = vf_add(vacc, vf_set1(NAN));
+  }
+  *vsum_io = vsum;
+  *vacc_io = vacc;
+}
+
 /* Folds one block into o: sb = its nb scores (lanes up to nb rounded up
  * to VF_LANES readable, -inf past nb), bm = their max, eb = a BLK-float
  * buffer, vb = the block's first value row. */
@@ -110,39 +152,7 @@ HS_ALWAYS_INLINE void orow_block(orow *o, size_t nb, float bm, const float *sb,
   vf bsum = vf_zero();
   int poison; /* a NaN score: sum and acc become NaN */
   if (m != INFINITY && o->v1) {
-    /* dv == 1, contiguous values: the weights never leave registers,
-     * vacc += e * v lane-wise (one FMA per VF_LANES keys) */
-    vf nan = vf_zero(), a1 = vf_zero();
-    size_t g = 0;
-    for (; g + 2 * VF_LANES <= nb; g += 2 * VF_LANES) {
-      ONLINE_V1_CONSTS
-      const vf x0 = vf_sub(vf_loadu(sb + g), vm);
-      const vf x1 = vf_sub(vf_loadu(sb + g + VF_LANES), vm);
-      const vf e0 = ONLINE_EXP_NONAN_V1(x0);
-      const vf e1 = ONLINE_EXP_NONAN_V1(x1);
-      /* x <= 0 or NaN: nan is NaN iff some x is */
-      nan = vf_add(nan, vf_add(x0, x1));
-      bsum = vf_add(bsum, vf_add(e0, e1));
-      vacc = vf_fma(e0, vf_loadu(vb + g), vacc);
-      a1 = vf_fma(e1, vf_loadu(vb + g + VF_LANES), a1);
-    }
-    for (; g < nb; g += VF_LANES) {
-      /* lanes >= nb hold -inf scores (weight 0) and read no value */
-      const vf x = vf_sub(vf_loadu(sb + g), vm);
-      const vf e = ONLINE_EXP_NONAN(x);
-      nan = vf_add(nan, x);
-      bsum = vf_add(bsum, e);
-      const vf vv = nb - g >= VF_LANES ? vf_loadu(vb + g) : vf_load_tail(vb + g, nb - g);
-      a1 = vf_fma(e, vv, a1);
-    }
-    vacc = vf_add(vacc, a1);
-    poison = vmask_any(vf_isnan(nan));
-    if (ONLINE_POISON_SETS_SUM && poison) bsum = vf_set1(NAN);
-    vsum = vf_add(vsum, bsum);
-    if (poison) {
-      if (!ONLINE_POISON_SETS_SUM) vsum = vf_add(vsum, vf_set1(NAN));
-      vacc = vf_add(vacc, vf_set1(NAN));
-    }
+    orow_block_v1(nb, sb, vb, vm, &vsum, &vacc);
     goto out;
   }
   if (m != INFINITY) {

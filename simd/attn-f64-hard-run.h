@@ -11,7 +11,8 @@
  *                                     sb (-inf past nb, up to the scan's
  *                                     group), returning their maximum
  *                                     (NaN skipped; -inf for none);
- * then define hb_scan (below), vectorized per ISA.
+ * and after including the ISA's f64 vocabulary (vec-f64-<isa>.h), over
+ * which hb_scan (below) is written.
  *
  * Per block of BLK keys: the scores, their maximum bm, then one of two
  * things.
@@ -29,11 +30,6 @@
 
 #include <string.h>
 
-/* Keys of sb[0..nb) at bm: how many, the first and the last; and the
- * largest score below bm (-inf when none). Defined by the ISA's file. */
-static void hb_scan(const double *sb, size_t nb, double bm, size_t *cnt,
-                    size_t *first, size_t *last, double *below);
-
 /* Fold the tie mask m of the group starting at key g (bit i: key g + i
  * scores the maximum) into the count, first and last. */
 static inline void hb_ties(unsigned m, size_t g, size_t *c, size_t *f, size_t *l) {
@@ -41,6 +37,28 @@ static inline void hb_ties(unsigned m, size_t g, size_t *c, size_t *f, size_t *l
   if (*c == 0) *f = g + (size_t)__builtin_ctz(m);
   *l = g + 31 - (size_t)__builtin_clz(m);
   *c += (size_t)__builtin_popcount(m);
+}
+
+/* Keys of sb[0..nb) at bm: how many, the first and the last; and the
+ * largest score below bm (-inf when none). sb holds -inf past nb up to a
+ * whole vector: below anything but a -inf maximum, and masked off the
+ * ties. */
+static void hb_scan(const double *sb, size_t nb, double bm, size_t *cnt,
+                    size_t *first, size_t *last, double *below) {
+  const vd vb = vd_set1(bm), ninf = vd_set1(-INFINITY);
+  vd lo = ninf;
+  size_t c = 0, f = 0, l = 0;
+  for (size_t g = 0; g < nb; g += VD_LANES) {
+    const vd s = vd_loadu(sb + g);
+    lo = vd_max(vd_select(vd_cmpgt(vb, s), s, ninf), lo);
+    unsigned m = vdmask_bits(vd_cmpeq(s, vb));
+    if (nb - g < VD_LANES) m &= (1u << (nb - g)) - 1;
+    hb_ties(m, g, &c, &f, &l);
+  }
+  *cnt = c;
+  *first = f;
+  *last = l;
+  *below = vd_hmax(lo);
 }
 
 void HB_KERNEL(size_t n, size_t dk, size_t dv, const double *q,

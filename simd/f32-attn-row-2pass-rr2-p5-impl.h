@@ -103,6 +103,30 @@ static inline float block_value1(size_t nb, const float *e, const float *v) {
     }                                                                       \
   }
 
+/* A block's weights with the fixed max m (vm) into eb, their lane sums
+ * returned: e = exp(s - m) for a finite m, else (m = +inf) 1 for the +inf
+ * scores and 0 for the others. */
+HS_ALWAYS_INLINE vf hs_2pass_weights(size_t nb, const float *sb, float *eb, vf vm,
+                                     int finite) {
+  vf bsum = vf_zero();
+  if (finite) {
+    /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
+     * cutoff and for the -inf lanes */
+    for (size_t g = 0; g < nb; g += VF_LANES) {
+      const vf e = hs_vexpminus_rr2_p5(vf_sub(vf_loadu(sb + g), vm));
+      vf_storeu(eb + g, e);
+      bsum = vf_add(bsum, e);
+    }
+  } else {
+    for (size_t g = 0; g < nb; g += VF_LANES) {
+      const vf e = vf_select(vf_cmpeq(vf_loadu(sb + g), vm), vf_set1(1.0f), vf_zero());
+      vf_storeu(eb + g, e);
+      bsum = vf_add(bsum, e);
+    }
+  }
+  return bsum;
+}
+
 HS_ALWAYS_INLINE void hs_2pass_core(
     size_t nr, const size_t *nseg_, const size_t *const *seg_, size_t dk, size_t dv,
     const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
@@ -158,25 +182,7 @@ HS_ALWAYS_INLINE void hs_2pass_core(
       if (!keep)
         hs_2pass_scores(nb, k + j0 * ldk, ldk, &qd[r], sb, dk, bias, slope,
                         d0r + (int64_t)j0);
-      vf bsum = vf_zero();
-      if (m[r] != INFINITY) {
-        /* x = s - m <= 0 (no NaN: pass 1 found none); e = +0 below the
-         * cutoff and for the -inf lanes */
-        for (size_t g = 0; g < nb; g += VF_LANES) {
-          const vf e = hs_vexpminus_rr2_p5(vf_sub(vf_loadu(sb + g), vm));
-          vf_storeu(eb + g, e);
-          bsum = vf_add(bsum, e);
-        }
-      } else {
-        /* max = +inf: the +inf scores take weight 1, others 0 */
-        for (size_t g = 0; g < nb; g += VF_LANES) {
-          const vf e = vf_select(vf_cmpeq(vf_loadu(sb + g), vm), vf_set1(1.0f),
-                                 vf_zero());
-          vf_storeu(eb + g, e);
-          bsum = vf_add(bsum, e);
-        }
-      }
-      sm = vf_add(sm, bsum);
+      sm = vf_add(sm, hs_2pass_weights(nb, sb, eb, vm, m[r] != INFINITY));
       /* run += sum_j eb[j] v_j */
       if (DK) r1 += block_value1(nb, eb, v + j0);
       else block_values_dv(nb, eb, v + j0 * ldv, ldv, dv, run);

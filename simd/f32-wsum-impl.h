@@ -9,13 +9,12 @@
 #ifndef HS_F32_WSUM_IMPL_H
 #define HS_F32_WSUM_IMPL_H
 
-/* total + sum_{j<n} w[j] * v_j[0..VF_LANES), or its first `live` lanes
- * (live < VF_LANES: the rest read as 0) */
-static inline vf hs_f32_wsum_chunk_impl(size_t n, const float *w, const float *v,
-                                        size_t ldv, size_t live, vf total) {
-#define HS_WSUM_LD(j) \
-  (live == VF_LANES ? vf_loadu(v + (j) * ldv) : vf_load_tail(v + (j) * ldv, live))
-#define HS_WSUM_STEP(a, j) a = vf_fma(vf_set1(w[j]), HS_WSUM_LD(j), a)
+/* total + sum_{j<n} w[j] * v_j[0..VF_LANES), or (full == 0) its lanes of
+ * m, the others read as 0; full a constant in each call, m made once */
+HS_ALWAYS_INLINE vf hs_f32_wsum_chunk_impl(size_t n, const float *w, const float *v,
+                                           size_t ldv, int full, vmask m, vf total) {
+#define HS_WSUM_LD(j) (full ? vf_loadu(v + (j) * ldv) : vf_load_masked(v + (j) * ldv, m))
+#define HS_WSUM_STEP(a, j) a = vf_fma(vf_load1(w + (j)), HS_WSUM_LD(j), a)
   for (size_t j0 = 0; j0 < n; j0 += 64) {
     const size_t j1 = n - j0 < 64 ? n : j0 + 64;
     vf a0 = vf_zero(), a1 = a0, a2 = a0, a3 = a0;
@@ -33,17 +32,18 @@ static inline vf hs_f32_wsum_chunk_impl(size_t n, const float *w, const float *v
   return total;
 }
 
-static inline void hs_f32_wsum_impl(size_t n, size_t d, const float *w,
-                                    const float *v, size_t ldv, float *acc) {
+HS_ALWAYS_INLINE void hs_f32_wsum_impl(size_t n, size_t d, const float *w,
+                                      const float *v, size_t ldv, float *acc) {
   size_t c = 0;
+  const vmask none = vmask_first(0);
   for (; c + VF_LANES <= d; c += VF_LANES)
-    vf_storeu(acc + c, hs_f32_wsum_chunk_impl(n, w, v + c, ldv, VF_LANES,
-                                              vf_loadu(acc + c)));
-  if (c < d)
+    vf_storeu(acc + c, hs_f32_wsum_chunk_impl(n, w, v + c, ldv, 1, none, vf_loadu(acc + c)));
+  if (c < d) {
+    const vmask m = vmask_first(d - c);
     vf_store_tail(acc + c,
-                  hs_f32_wsum_chunk_impl(n, w, v + c, ldv, d - c,
-                                         vf_load_tail(acc + c, d - c)),
+                  hs_f32_wsum_chunk_impl(n, w, v + c, ldv, 0, m, vf_load_masked(acc + c, m)),
                   d - c);
+  }
 }
 
 #endif

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #include <math.h>
 
+#include "vec-f64-avx2.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -43,24 +44,3 @@ static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
 
 #define HB_KERNEL hs_f64_attn_hard_ukernel__avx2
 #include "attn-f64-hard-run.h"
-
-static void hb_scan(const double *sb, size_t nb, double bm, size_t *cnt,
-                    size_t *first, size_t *last, double *below) {
-  const __m256d vb = _mm256_set1_pd(bm), ninf = _mm256_set1_pd(-INFINITY);
-  __m256d lo = ninf;
-  size_t c = 0, f = 0, l = 0;
-  for (size_t g = 0; g < nb; g += 4) {
-    __m256d s = _mm256_load_pd(sb + g);
-    /* lanes past nb hold -inf: below anything but a -inf maximum, and
-     * masked off the ties */
-    lo = _mm256_max_pd(_mm256_blendv_pd(ninf, s, _mm256_cmp_pd(s, vb, _CMP_LT_OQ)), lo);
-    unsigned m = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(s, vb, _CMP_EQ_OQ));
-    if (nb - g < 4) m &= (1u << (nb - g)) - 1;
-    hb_ties(m, g, &c, &f, &l);
-  }
-  *cnt = c;
-  *first = f;
-  *last = l;
-  __m128d h = _mm_max_pd(_mm256_castpd256_pd128(lo), _mm256_extractf128_pd(lo, 1));
-  *below = _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
-}

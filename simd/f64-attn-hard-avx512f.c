@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #include <math.h>
 
+#include "vec-f64-avx512f.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -49,23 +50,3 @@ static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
 
 #define HB_KERNEL hs_f64_attn_hard_ukernel__avx512f
 #include "attn-f64-hard-run.h"
-
-static void hb_scan(const double *sb, size_t nb, double bm, size_t *cnt,
-                    size_t *first, size_t *last, double *below) {
-  const __m512d vb = _mm512_set1_pd(bm), ninf = _mm512_set1_pd(-INFINITY);
-  __m512d lo = ninf;
-  size_t c = 0, f = 0, l = 0;
-  for (size_t g = 0; g < nb; g += 8) {
-    __m512d s = _mm512_load_pd(sb + g);
-    /* lanes past nb hold -inf: below anything but a -inf maximum, and
-     * masked off the ties */
-    lo = _mm512_mask_max_pd(lo, _mm512_cmp_pd_mask(s, vb, _CMP_LT_OQ), s, lo);
-    unsigned m = (unsigned)_mm512_cmp_pd_mask(s, vb, _CMP_EQ_OQ);
-    if (nb - g < 8) m &= (1u << (nb - g)) - 1;
-    hb_ties(m, g, &c, &f, &l);
-  }
-  *cnt = c;
-  *first = f;
-  *last = l;
-  *below = _mm512_reduce_max_pd(lo);
-}

@@ -129,7 +129,7 @@ static double hsum4(__m256d x) {
  * (f64_attn_rows_2pass). */
 #define HS_F64_LANES
 #define HS_F64_LANE_DKS(X) X(1) X(2) X(4)
-static inline vd hs_vd_exp(vd x) { return hs_f64_exp_below_avx2(x, HS_F64_WEIGHT_CUT); }
+static inline vd hs_vd_exp(vd x) { return hs_f64_vexp_below(x, HS_F64_WEIGHT_CUT); }
 static inline vd qc_dk(const double *q, int DK, double inv_tau) {
   double t[4];
   for (int i = 0; i < 4; i++) t[i] = q[i % DK] * inv_tau;
@@ -217,7 +217,7 @@ void hs_f64_attn_row_2pass_ukernel__avx2_rr2_p11(
       for (size_t g = 0; g < nb; g += 4) {
         __m256d s = _mm256_load_pd(sb + g), e;
         if (m != INFINITY) /* s - m <= 0, no NaN; +0 below the cutoff, -inf */
-          e = hs_f64_exp_below_avx2(_mm256_sub_pd(s, vm), HS_F64_WEIGHT_CUT);
+          e = hs_f64_vexp_below(_mm256_sub_pd(s, vm), HS_F64_WEIGHT_CUT);
         else /* max = +inf: the +inf scores take weight 1, others 0 */
           e = _mm256_and_pd(_mm256_cmp_pd(s, vm, _CMP_EQ_OQ), _mm256_set1_pd(1.0));
         _mm256_store_pd(sb + g, e);

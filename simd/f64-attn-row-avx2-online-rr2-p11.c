@@ -16,7 +16,7 @@
 #define BLK 256
 #include "attn-f64-blocks-avx2.h"
 
-#define ONLINE_EXP(x) hs_f64_exp_avx2(x)
+#define ONLINE_EXP(x) hs_f64_vexp(x)
 #define ONLINE_SCORES_CONTIG(nb, k, qc, DK, sb) block_scores_contig256(nb, k, qc, DK, sb)
 #include "f64-attn-row-online-rr2-p11-impl.h"
 

@@ -100,7 +100,7 @@ static double pass1(const qdesc *o, size_t nseg, const size_t *seg,
  * takes several rows by stage (f64_attn_rows_2pass). */
 #define HS_F64_LANES
 #define HS_F64_LANE_DKS(X) X(1) X(2) X(4) X(8)
-static inline vd hs_vd_exp(vd x) { return hs_f64_exp_below_avx512(x, HS_F64_WEIGHT_CUT); }
+static inline vd hs_vd_exp(vd x) { return hs_f64_vexp_below(x, HS_F64_WEIGHT_CUT); }
 static inline vd qc_dk(const double *q, int DK, double inv_tau) {
   double t[8];
   for (int i = 0; i < 8; i++) t[i] = q[i % DK] * inv_tau;
@@ -147,7 +147,7 @@ void hs_f64_attn_row_2pass_ukernel__avx512f_rr2_p11(
       for (size_t g = 0; g < nb8; g += 8) {
         __m512d s = _mm512_load_pd(sb + g), e;
         if (m != INFINITY) /* s - m <= 0, no NaN; +0 below the cutoff, -inf */
-          e = hs_f64_exp_below_avx512(_mm512_sub_pd(s, vm), HS_F64_WEIGHT_CUT);
+          e = hs_f64_vexp_below(_mm512_sub_pd(s, vm), HS_F64_WEIGHT_CUT);
         else /* max = +inf: the +inf scores take weight 1, others 0 */
           e = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(s, vm, _CMP_EQ_OQ), _mm512_set1_pd(1.0));
         _mm512_store_pd(sb + g, e);

@@ -23,7 +23,7 @@ online_scores_contig(size_t nb, const double *k, vd qc, int DK, double *sb) {
   int nan = 0;
   return block_scores_contig(nb, k, qc, DK, sb, &nan);
 }
-#define ONLINE_EXP(x) hs_f64_exp_avx512(x)
+#define ONLINE_EXP(x) hs_f64_vexp(x)
 #define ONLINE_SCORES_CONTIG online_scores_contig
 #include "f64-attn-row-online-rr2-p11-impl.h"
 

@@ -102,6 +102,28 @@ HS_ALWAYS_INLINE void hs_f64_online_packed(
   *bsum = bs;
 }
 
+/* lane i: q[i mod DK] * inv_tau */
+HS_ALWAYS_INLINE vd hs_f64_online_qc(const double *q, int DK, double inv_tau) {
+  double t[VD_LANES];
+  for (int i = 0; i < VD_LANES; i++) t[i] = q[i % DK] * inv_tau;
+  return vd_loadu(t);
+}
+
+/* The packed value sums (W columns, a0..a3) into run: lane i holds column
+ * i mod W; the registers, then the lanes of a column, each by pairs
+ * (log2(VD_LANES) levels in all). */
+HS_ALWAYS_INLINE void hs_f64_online_fold(int W, vd a0, vd a1, vd a2, vd a3, double *run) {
+  if (W == 1) run[0] += vd_hsum(a0);
+  if (W > 1) {
+    _Alignas(64) double t[8]; /* VD_LANES <= 8 of them used */
+    vd_storeu(t, W == 2 ? vd_add(a0, a1) : vd_add(vd_add(a0, a1), vd_add(a2, a3)));
+    for (int c = 0; c < W; c++) {
+      const int P = VD_LANES / W; /* lanes per column: 2 or 4 */
+      run[c] += P == 2 ? t[c] + t[c + W] : (t[c] + t[c + 2 * W]) + (t[c + W] + t[c + 3 * W]);
+    }
+  }
+}
+
 HS_ALWAYS_INLINE void hs_f64_online_run(
     size_t n, size_t dk, size_t dv, const double *q, const double *k, size_t ldk,
     const double *v, size_t ldv, double inv_tau, hs_f64_online *st, double *acc) {
@@ -110,17 +132,11 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
   hs_f64_q4_init(&q4, q, dk, inv_tau);
   /* contiguous keys of dk 1, 2, 4: lane i of qc = q[i mod dk] * inv_tau */
   const int DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4) ? (int)dk : 0;
-  vd qc = vd_zero();
-  if (DK) {
-    double t[VD_LANES];
-    for (int i = 0; i < VD_LANES; i++) t[i] = q[i % DK] * inv_tau;
-    qc = vd_loadu(t);
-  }
+  const vd qc = DK ? hs_f64_online_qc(q, DK, inv_tau) : vd_zero();
   /* contiguous values of dv 1, 2, 4 (several keys a register): the value
    * sums lane-wise in vacc, folded into acc at the end */
   const int W = ldv == dv && (dv == 1 || ((dv == 2 || dv == 4) && dv < VD_LANES)) ? (int)dv : 0;
-  _Alignas(64) double run[HS_ATTN_MAX_D];
-  _Alignas(64) double sb[BLK];
+  _Alignas(64) double run[HS_ATTN_MAX_D], sb[BLK];
   for (size_t c = 0; c < HS_ATTN_MAX_D; c++) run[c] = c < dv ? acc[c] : 0.0;
   double m = st->max;
   /* running sum per lane; lane 0 starts at the caller's sum */
@@ -185,18 +201,7 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
   }
   st->max = m;
   st->sum = vd_hsum(vsum);
-  if (W == 1) run[0] += vd_hsum(vacc[0]);
-  if (W > 1) {
-    /* lane i holds column i mod W: the registers, then the lanes of a
-     * column, each by pairs (log2(VD_LANES) levels in all) */
-    _Alignas(64) double t[8]; /* VD_LANES <= 8 of them used */
-    vd_storeu(t, W == 2 ? vd_add(vacc[0], vacc[1])
-                        : vd_add(vd_add(vacc[0], vacc[1]), vd_add(vacc[2], vacc[3])));
-    for (int c = 0; c < W; c++) {
-      const int P = VD_LANES / W; /* lanes per column: 2 or 4 */
-      run[c] += P == 2 ? t[c] + t[c + W] : (t[c] + t[c + 2 * W]) + (t[c + W] + t[c + 3 * W]);
-    }
-  }
+  hs_f64_online_fold(W, vacc[0], vacc[1], vacc[2], vacc[3], run);
   for (size_t c = 0; c < dv; c++) acc[c] = run[c];
 }
 

@@ -72,67 +72,34 @@ static inline double hs_f64_exp_scalar(double x) {
   return hs_f64_exp_below_scalar(x, HS_F64_CUTOFF);
 }
 
-#ifdef __AVX2__
-#include <immintrin.h>
-static inline __m256d hs_f64_exp_below_avx2(__m256d x, double cut) {
-  const __m256d magic = _mm256_set1_pd(HS_F64_MAGIC);
+#ifdef VD_LANES
+/* The same steps over the f64 vector vocabulary (a vec-f64-<isa>.h
+ * included before this header), fused where the ISA has FMA. */
+HS_ALWAYS_INLINE vd hs_f64_vexp_below(vd x, double cut) {
+  const vd magic = vd_set1(HS_F64_MAGIC);
   /* n + magic; s = 2^n */
-  __m256d vn = _mm256_fmadd_pd(x, _mm256_set1_pd(HS_F64_LOG2E), magic);
-  __m256d s = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(vn), 52));
-  vn = _mm256_sub_pd(vn, magic);
+  vd vn = vd_fma(x, vd_set1(HS_F64_LOG2E), magic);
+  const vd s = vd_pow2_bits(vn);
+  vn = vd_sub(vn, magic);
   /* |t| <= ln2/2 */
-  __m256d t = _mm256_fmadd_pd(vn, _mm256_set1_pd(HS_F64_MLN2HI), x);
-  t = _mm256_fmadd_pd(vn, _mm256_set1_pd(HS_F64_MLN2LO), t);
+  vd t = vd_fma(vn, vd_set1(HS_F64_MLN2HI), x);
+  t = vd_fma(vn, vd_set1(HS_F64_MLN2LO), t);
   /* p = exp(t) */
-  __m256d p = _mm256_fmadd_pd(_mm256_set1_pd(HS_F64_C11), t, _mm256_set1_pd(HS_F64_C10));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C9));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C8));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C7));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C6));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C5));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C4));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C3));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(HS_F64_C2));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(1.0));
-  p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(1.0));
-  /* s * exp(t); x < cutoff (ordered: NaN stays) gives +0 */
-  return _mm256_andnot_pd(_mm256_cmp_pd(x, _mm256_set1_pd(cut), _CMP_LT_OQ),
-                          _mm256_mul_pd(s, p));
+  vd p = vd_fma(vd_set1(HS_F64_C11), t, vd_set1(HS_F64_C10));
+  p = vd_fma(p, t, vd_set1(HS_F64_C9));
+  p = vd_fma(p, t, vd_set1(HS_F64_C8));
+  p = vd_fma(p, t, vd_set1(HS_F64_C7));
+  p = vd_fma(p, t, vd_set1(HS_F64_C6));
+  p = vd_fma(p, t, vd_set1(HS_F64_C5));
+  p = vd_fma(p, t, vd_set1(HS_F64_C4));
+  p = vd_fma(p, t, vd_set1(HS_F64_C3));
+  p = vd_fma(p, t, vd_set1(HS_F64_C2));
+  p = vd_fma(p, t, vd_set1(1.0));
+  p = vd_fma(p, t, vd_set1(1.0));
+  /* s * exp(t); x < cut (ordered: NaN stays) gives +0 */
+  return vd_mul_unless_lt(x, vd_set1(cut), s, p);
 }
-static inline __m256d hs_f64_exp_avx2(__m256d x) {
-  return hs_f64_exp_below_avx2(x, HS_F64_CUTOFF);
-}
-#endif
-
-#ifdef __AVX512F__
-static inline __m512d hs_f64_exp_below_avx512(__m512d x, double cut) {
-  const __m512d magic = _mm512_set1_pd(HS_F64_MAGIC);
-  /* n + magic; s = 2^n */
-  __m512d vn = _mm512_fmadd_pd(x, _mm512_set1_pd(HS_F64_LOG2E), magic);
-  __m512d s = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_castpd_si512(vn), 52));
-  vn = _mm512_sub_pd(vn, magic);
-  /* |t| <= ln2/2 */
-  __m512d t = _mm512_fmadd_pd(vn, _mm512_set1_pd(HS_F64_MLN2HI), x);
-  t = _mm512_fmadd_pd(vn, _mm512_set1_pd(HS_F64_MLN2LO), t);
-  /* p = exp(t) */
-  __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(HS_F64_C11), t, _mm512_set1_pd(HS_F64_C10));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C9));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C8));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C7));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C6));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C5));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C4));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C3));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(HS_F64_C2));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(1.0));
-  p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(1.0));
-  /* s * exp(t); x < cutoff gives +0 */
-  __mmask8 under = _mm512_cmp_pd_mask(x, _mm512_set1_pd(cut), _CMP_LT_OQ);
-  return _mm512_maskz_mul_pd((__mmask8)~under, s, p);
-}
-static inline __m512d hs_f64_exp_avx512(__m512d x) {
-  return hs_f64_exp_below_avx512(x, HS_F64_CUTOFF);
-}
+HS_ALWAYS_INLINE vd hs_f64_vexp(vd x) { return hs_f64_vexp_below(x, HS_F64_CUTOFF); }
 #endif
 
 #endif

@@ -5,7 +5,7 @@
  * and the error bound, (k + 1) u sum_c |x_ic a_rc|, u = 2^-53).
  * f64_gemm and f64_gemm_pk. */
 #include "vec-f64-avx512f.h"
-#include "gemm-vec-f64.h"
+#include "vec-f64-as-vf.h"
 #include "gemm-panel-impl.h"
 
 HS_DEFINE_GEMM(hs_f64_gemm_ukernel__avx512f_1x8)

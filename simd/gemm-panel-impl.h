@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Batch of gemv, Y = X A^T, written once over the vector vocabulary for
  * both precisions (HS_GEMM_T: float, or double over vec-f64 through
- * gemm-vec-f64.h). A is read in panels of HS_GEMM_NR outputs, one line of
+ * vec-f64-as-vf.h). A is read in panels of HS_GEMM_NR outputs, one line of
  * HS_GEMM_NR entries per input c: packed once with the weights
  * (f32_gemm_pk, hs_f32_gemm_pack), or for f32_gemm one block of
  * HS_GEMM_KC inputs at a time transposed into at[] per call (zero past m).

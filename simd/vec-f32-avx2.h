@@ -8,9 +8,12 @@
  *     lanes, the rest +0; reads nothing past p[n-1]), vf_store_tail;
  *   vf_add, vf_sub, vf_mul, vf_max, vf_min (max/min: NaN in b gives NaN),
  *   vf_fma(a, b, c) = a*b + c (fused where the ISA has FMA);
- *   vf_hmax, vf_hsum: horizontal, in a fixed order;
+ *   vf_hmax, vf_hsum: horizontal, in a fixed order; vf_hsum4(a, b, c,
+ *     d, r): the four sums into r[0..4), each in a fixed order (the
+ *     ISA may choose one other than vf_hsum's);
  *   vf_cmpgt, vf_cmplt, vf_cmple, vf_cmpeq (false when either lane is
- *   NaN), vf_isnan, vmask_or, vmask_any, vmask_bits (bit i = lane i),
+ *   NaN), vf_isnan, vf_isunord(a, b) (a or b NaN), vmask_or, vmask_any,
+ *   vmask_bits (bit i = lane i),
  *   vf_select(m, a_if_true, b_else);
  *   vf_exp2_bits(p, kb): p * 2^k where kb = k + 1.5*2^23 as the rr2-p5
  *     magic-bias add leaves it, by adding k << 23 to p's bits (exact when
@@ -19,9 +22,16 @@
  *     it beside its user, where a set1 of a loaded float may be hoisted);
  *   vmask_first(n): lanes 0 .. n-1 (n <= VF_LANES); vf_load_masked(p, m):
  *     the lanes of m from p, +0 in the others, which are not read;
+ *     vf_load_masked_or(p, m, fill): the same with fill's lanes for +0;
  *   vf_first(x): x in lane 0, +0 in the others (from a register: a
  *     masked load of a value just stored cannot be forwarded, and measured
  *     5% slower in the attention tile);
+ *   VF_REGS: the vector registers the ISA has (16 or 32), for a body's
+ *     choice of how many accumulators to keep;
+ *   vf_mul_flush(e, thr, r): e < thr ? +0 : e * r (softmax's last pass);
+ *   vfd: double lanes holding a vf's sum exactly: vfd_zero,
+ *     vfd_add(s, a) (a's lanes widened and added, low half first),
+ *     vfd_hsum (horizontal, in a fixed order);
  *   vi: int32 lanes, for positions: vi_iota(b) = b, b+1, ... (wrapping
  *     as two's complement), vi_set1, vi_add (wrapping), vf_from_vi (the
  *     conversion to float, rounding to nearest even).
@@ -81,12 +91,19 @@ static inline float vf_hsum(vf v) {
   m = _mm_add_ss(m, _mm_movehdup_ps(m));
   return _mm_cvtss_f32(m);
 }
+/* the sums of a, b, c, d into r[0..4) by two hadds and a fold of the
+ * halves: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) */
+static inline void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+  _mm_storeu_ps(r, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
 
 static inline vmask vf_cmpgt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 static inline vmask vf_cmplt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static inline vmask vf_cmple(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 static inline vmask vf_cmpeq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vmask vf_isnan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+static inline vmask vf_isunord(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
 static inline vmask vmask_or(vmask a, vmask b) { return _mm256_or_ps(a, b); }
 static inline int vmask_any(vmask m) { return _mm256_movemask_ps(m) != 0; }
 static inline unsigned vmask_bits(vmask m) { return (unsigned)_mm256_movemask_ps(m); }
@@ -94,6 +111,9 @@ static inline vf vf_select(vmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, 
 static inline vmask vmask_first(size_t n) { return _mm256_castsi256_ps(vf_tail_mask_(n)); }
 static inline vf vf_load_masked(const float *p, vmask m) {
   return _mm256_maskload_ps(p, _mm256_castps_si256(m));
+}
+static inline vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return _mm256_blendv_ps(fill, vf_load_masked(p, m), m);
 }
 
 static inline vf vf_exp2_bits(vf p, vf kb) {
@@ -108,5 +128,22 @@ static inline vi vi_iota(int32_t base) {
 static inline vi vi_set1(int32_t x) { return _mm256_set1_epi32(x); }
 static inline vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
 static inline vf vf_from_vi(vi a) { return _mm256_cvtepi32_ps(a); }
+
+/* softmax's pieces: y = e < thr ? +0 : e * r, and float lanes added
+ * exactly into doubles (each half widened, low half first) */
+#define VF_REGS 16
+static inline vf vf_mul_flush(vf e, vf thr, vf r) {
+  return _mm256_mul_ps(_mm256_andnot_ps(_mm256_cmp_ps(e, thr, _CMP_LT_OQ), e), r);
+}
+typedef __m256d vfd;
+static inline vfd vfd_zero(void) { return _mm256_setzero_pd(); }
+static inline vfd vfd_add(vfd s, vf a) {
+  s = _mm256_add_pd(s, _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
+  return _mm256_add_pd(s, _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+}
+static inline double vfd_hsum(vfd s) {
+  __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
 
 #endif

@@ -44,18 +44,25 @@ static inline vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
  * then within the 128-bit lane */
 static inline float vf_hmax(vf v) { return _mm512_reduce_max_ps(v); }
 static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
+static inline void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  r[0] = vf_hsum(a), r[1] = vf_hsum(b), r[2] = vf_hsum(c), r[3] = vf_hsum(d);
+}
 
 static inline vmask vf_cmpgt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
 static inline vmask vf_cmplt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 static inline vmask vf_cmple(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
 static inline vmask vf_cmpeq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static inline vmask vf_isnan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+static inline vmask vf_isunord(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
 static inline vmask vmask_or(vmask a, vmask b) { return (vmask)(a | b); }
 static inline int vmask_any(vmask m) { return m != 0; }
 static inline unsigned vmask_bits(vmask m) { return (unsigned)m; }
 static inline vf vf_select(vmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
 static inline vmask vmask_first(size_t n) { return (__mmask16)((1u << n) - 1u); }
 static inline vf vf_load_masked(const float *p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
+static inline vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return _mm512_mask_loadu_ps(fill, m, p);
+}
 
 /* by the exponent add, not vscalefps: an unmasked vscalefps on the
  * lanes the caller then discards (-inf and NaN there) measured 2x slower
@@ -73,5 +80,19 @@ static inline vi vi_iota(int32_t base) {
 static inline vi vi_set1(int32_t x) { return _mm512_set1_epi32(x); }
 static inline vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
 static inline vf vf_from_vi(vi a) { return _mm512_cvtepi32_ps(a); }
+
+#define VF_REGS 32
+/* e >= thr (or unordered) multiplied, the others +0 */
+static inline vf vf_mul_flush(vf e, vf thr, vf r) {
+  return _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(e, thr, _CMP_NLT_UQ), e, r);
+}
+typedef __m512d vfd;
+static inline vfd vfd_zero(void) { return _mm512_setzero_pd(); }
+static inline vfd vfd_add(vfd s, vf a) {
+  s = _mm512_add_pd(s, _mm512_cvtps_pd(_mm512_castps512_ps256(a)));
+  return _mm512_add_pd(
+      s, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1))));
+}
+static inline double vfd_hsum(vfd s) { return _mm512_reduce_add_pd(s); }
 
 #endif

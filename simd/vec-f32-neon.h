@@ -68,6 +68,9 @@ HS_ALWAYS_INLINE float vf_hsum(vf v) {
   const float32x2_t h = vadd_f32(vget_low_f32(v), vget_high_f32(v));
   return vget_lane_f32(h, 0) + vget_lane_f32(h, 1);
 }
+HS_ALWAYS_INLINE void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  r[0] = vf_hsum(a), r[1] = vf_hsum(b), r[2] = vf_hsum(c), r[3] = vf_hsum(d);
+}
 HS_ALWAYS_INLINE float vf_hmax(vf v) {
   const float32x2_t lo = vget_low_f32(v), hi = vget_high_f32(v);
   const float32x2_t h = vbsl_f32(vcgt_f32(lo, hi), lo, hi);
@@ -84,6 +87,7 @@ HS_ALWAYS_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
   return vbslq_f32(m, a_if_true, b_else);
 }
 HS_ALWAYS_INLINE vmask vmask_or(vmask a, vmask b) { return vorrq_u32(a, b); }
+HS_ALWAYS_INLINE vmask vf_isunord(vf a, vf b) { return vmask_or(vf_isnan(a), vf_isnan(b)); }
 HS_ALWAYS_INLINE int vmask_any(vmask m) { return vmaxvq_u32(m) != 0; }
 HS_ALWAYS_INLINE unsigned vmask_bits(vmask m) {
   static const uint32_t bit[4] = {1, 2, 4, 8};
@@ -104,6 +108,9 @@ HS_ALWAYS_INLINE vf vf_load_masked(const float *p, vmask m) {
   if (b & 8) r = vld1q_lane_f32(p + 3, r, 3);
   return r;
 }
+HS_ALWAYS_INLINE vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return vf_select(m, vf_load_masked(p, m), fill);
+}
 
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
  * 2^23, the magic-bias rounding of the rr2 exp): k << 23 added to p's bits,
@@ -122,5 +129,17 @@ HS_ALWAYS_INLINE vi vi_iota(int32_t base) {
 HS_ALWAYS_INLINE vi vi_set1(int32_t x) { return vdupq_n_s32(x); }
 HS_ALWAYS_INLINE vi vi_add(vi a, vi b) { return vaddq_s32(a, b); }
 HS_ALWAYS_INLINE vf vf_from_vi(vi a) { return vcvtq_f32_s32(a); }
+
+#define VF_REGS 32
+HS_ALWAYS_INLINE vf vf_mul_flush(vf e, vf thr, vf r) {
+  return vmulq_f32(vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(e), vcltq_f32(e, thr))), r);
+}
+typedef float64x2_t vfd;
+HS_ALWAYS_INLINE vfd vfd_zero(void) { return vdupq_n_f64(0.0); }
+HS_ALWAYS_INLINE vfd vfd_add(vfd s, vf a) {
+  s = vaddq_f64(s, vcvt_f64_f32(vget_low_f32(a)));
+  return vaddq_f64(s, vcvt_high_f64_f32(a));
+}
+HS_ALWAYS_INLINE double vfd_hsum(vfd s) { return vgetq_lane_f64(s, 0) + vgetq_lane_f64(s, 1); }
 
 #endif

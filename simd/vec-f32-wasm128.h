@@ -81,6 +81,9 @@ HS_ALWAYS_INLINE float vf_hsum(vf v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
 }
+HS_ALWAYS_INLINE void vf_hsum4(vf a, vf b, vf c, vf d, float *r) {
+  r[0] = vf_hsum(a), r[1] = vf_hsum(b), r[2] = vf_hsum(c), r[3] = vf_hsum(d);
+}
 HS_ALWAYS_INLINE float vf_hmax(vf v) {
   v = vf_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = vf_max(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
@@ -96,6 +99,7 @@ HS_ALWAYS_INLINE vf vf_select(vmask m, vf a_if_true, vf b_else) {
   return wasm_v128_bitselect(a_if_true, b_else, m);
 }
 HS_ALWAYS_INLINE vmask vmask_or(vmask a, vmask b) { return wasm_v128_or(a, b); }
+HS_ALWAYS_INLINE vmask vf_isunord(vf a, vf b) { return vmask_or(vf_isnan(a), vf_isnan(b)); }
 HS_ALWAYS_INLINE int vmask_any(vmask m) { return wasm_v128_any_true(m); }
 HS_ALWAYS_INLINE unsigned vmask_bits(vmask m) { return (unsigned)wasm_i32x4_bitmask(m); }
 /* lanes 0 .. n-1 (n <= VF_LANES) */
@@ -108,6 +112,9 @@ HS_ALWAYS_INLINE vf vf_load_masked(const float *p, vmask m) {
   const unsigned b = vmask_bits(m);
   return wasm_f32x4_make(b & 1 ? p[0] : 0.0f, b & 2 ? p[1] : 0.0f, b & 4 ? p[2] : 0.0f,
                          b & 8 ? p[3] : 0.0f);
+}
+HS_ALWAYS_INLINE vf vf_load_masked_or(const float *p, vmask m, vf fill) {
+  return vf_select(m, vf_load_masked(p, m), fill);
 }
 
 /* p * 2^k, k the integer in the low mantissa bits of k_biased (k + 1.5 *
@@ -125,5 +132,19 @@ HS_ALWAYS_INLINE vi vi_iota(int32_t base) {
 HS_ALWAYS_INLINE vi vi_set1(int32_t x) { return wasm_i32x4_splat(x); }
 HS_ALWAYS_INLINE vi vi_add(vi a, vi b) { return wasm_i32x4_add(a, b); }
 HS_ALWAYS_INLINE vf vf_from_vi(vi a) { return wasm_f32x4_convert_i32x4(a); }
+
+#define VF_REGS 16
+HS_ALWAYS_INLINE vf vf_mul_flush(vf e, vf thr, vf r) {
+  return wasm_f32x4_mul(wasm_v128_andnot(e, wasm_f32x4_lt(e, thr)), r);
+}
+typedef v128_t vfd;
+HS_ALWAYS_INLINE vfd vfd_zero(void) { return wasm_f64x2_splat(0.0); }
+HS_ALWAYS_INLINE vfd vfd_add(vfd s, vf a) {
+  s = wasm_f64x2_add(s, wasm_f64x2_promote_low_f32x4(a));
+  return wasm_f64x2_add(s, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(a, a, 2, 3, 0, 1)));
+}
+HS_ALWAYS_INLINE double vfd_hsum(vfd s) {
+  return wasm_f64x2_extract_lane(s, 0) + wasm_f64x2_extract_lane(s, 1);
+}
 
 #endif

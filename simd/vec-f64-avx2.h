@@ -6,7 +6,10 @@
  *   vd_zero, vd_set1, vd_first(x) (lane 0: x, the others +0),
  *   vd_iota(x) (lane i: x + i), vd_load_tail and
  *     vd_store_tail (lanes 0..n-1, 1 <= n <= VD_LANES; the load's other
- *     lanes +0; nothing past p[n-1] read or written);
+ *     lanes +0; nothing past p[n-1] read or written); vdmask_first(n)
+ *     (lanes 0..n-1, n < VD_LANES) and vd_load_masked(p, m) (the lanes
+ *     of m from p, +0 in the others, which are not read): a tail's mask
+ *     made once for many loads;
  *   vd_add, vd_sub, vd_mul, vd_abs (each rounded once, no fusing);
  *   vd_loadu, vd_storeu (VD_LANES lanes), vd_fma(a, b, c) = a*b + c
  *     rounded once;
@@ -15,7 +18,12 @@
  *   vd_cmpgt, vd_cmpge, vd_cmple (false when either lane is NaN),
  *   vd_select(m, a_if_true, b_else), vdmask_bits (bit i: lane i);
  *   vd_cmpeq (false on NaN), vd_isnan, vdmask_or;
- *   vd_hmax, vd_hsum (horizontal, each ISA in one fixed order);
+ *   vd_hmax, vd_hsum (horizontal, each ISA in one fixed order), vd_hsum4(a,
+ *     b, c, d, r) (the four sums into r[0..4), each in a fixed order,
+ *     not necessarily vd_hsum's);
+ *   vd_pow2_bits(vn) (vn's bits shifted left by 52: 2^n when its low
+ *     mantissa bits hold n + 1023, the rr2 exp's magic bias),
+ *   vd_mul_unless_lt(x, cut, a, b) (x < cut ? +0 : a * b; NaN x: a * b);
  *   vd_spread(e, w, part) (w in {1, 2, 4}, w <= VD_LANES, part <
  *     w, both constants): lane i is e's lane part * VD_LANES / w + i / w,
  *     the weights of VD_LANES / w keys each repeated over its w columns.
@@ -56,6 +64,11 @@ static inline void vd_store_tail(double *p, vd x, size_t n) {
   else
     _mm256_maskstore_pd(p, vd_tail_mask_(n), x);
 }
+/* the mask of lanes 0..n-1 (n < VD_LANES) once, for many loads */
+static inline vdmask vdmask_first(size_t n) { return _mm256_castsi256_pd(vd_tail_mask_(n)); }
+static inline vd vd_load_masked(const double *p, vdmask m) {
+  return _mm256_maskload_pd(p, _mm256_castpd_si256(m));
+}
 
 static inline vd vd_add(vd a, vd b) { return _mm256_add_pd(a, b); }
 static inline vd vd_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
@@ -93,6 +106,22 @@ static inline double vd_hmax(vd a) {
 static inline double vd_hsum(vd a) {
   __m128d h = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
   return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+/* the sums of a, b, c, d into r[0..4) by two hadds and a fold of the
+ * halves: (l0 + l1) + (l2 + l3) */
+static inline void vd_hsum4(vd a, vd b, vd c, vd d, double *r) {
+  const __m256d h01 = _mm256_hadd_pd(a, b), h23 = _mm256_hadd_pd(c, d);
+  _mm256_storeu_pd(r, _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                                    _mm256_permute2f128_pd(h01, h23, 0x31)));
+}
+
+/* the rr2 exp's pieces: vn's bits shifted left by 52 (2^n when its low
+ * mantissa bits hold n + 1023), and x < cut ? +0 : a * b (NaN x: a * b) */
+static inline vd vd_pow2_bits(vd vn) {
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(vn), 52));
+}
+static inline vd vd_mul_unless_lt(vd x, vd cut, vd a, vd b) {
+  return _mm256_andnot_pd(_mm256_cmp_pd(x, cut, _CMP_LT_OQ), _mm256_mul_pd(a, b));
 }
 
 #endif

@@ -31,6 +31,8 @@ static inline vd vd_load_tail(const double *p, size_t n) {
 static inline void vd_store_tail(double *p, vd x, size_t n) {
   _mm512_mask_storeu_pd(p, (__mmask8)((1u << n) - 1u), x);
 }
+static inline vdmask vdmask_first(size_t n) { return (__mmask8)((1u << n) - 1u); }
+static inline vd vd_load_masked(const double *p, vdmask m) { return _mm512_maskz_loadu_pd(m, p); }
 
 static inline vd vd_add(vd a, vd b) { return _mm512_add_pd(a, b); }
 static inline vd vd_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
@@ -61,5 +63,16 @@ HS_ALWAYS_INLINE vd vd_spread(vd e, int w, int part) {
  * quarters, then pairs) */
 static inline double vd_hmax(vd a) { return _mm512_reduce_max_pd(a); }
 static inline double vd_hsum(vd a) { return _mm512_reduce_add_pd(a); }
+static inline void vd_hsum4(vd a, vd b, vd c, vd d, double *r) {
+  r[0] = vd_hsum(a), r[1] = vd_hsum(b), r[2] = vd_hsum(c), r[3] = vd_hsum(d);
+}
+
+static inline vd vd_pow2_bits(vd vn) {
+  return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_castpd_si512(vn), 52));
+}
+static inline vd vd_mul_unless_lt(vd x, vd cut, vd a, vd b) {
+  const __mmask8 under = _mm512_cmp_pd_mask(x, cut, _CMP_LT_OQ);
+  return _mm512_maskz_mul_pd((__mmask8)~under, a, b);
+}
 
 #endif

@@ -41,6 +41,15 @@ HS_ALWAYS_INLINE void vd_store_tail(double *p, vd x, size_t n) {
   else
     vst1q_lane_f64(p, x, 0);
 }
+HS_ALWAYS_INLINE vdmask vdmask_first(size_t n) {
+  return vcombine_u64(vdup_n_u64(n > 0 ? ~(uint64_t)0 : 0), vdup_n_u64(n > 1 ? ~(uint64_t)0 : 0));
+}
+HS_ALWAYS_INLINE vd vd_load_masked(const double *p, vdmask m) {
+  vd r = vdupq_n_f64(0.0);
+  if (vgetq_lane_u64(m, 0)) r = vld1q_lane_f64(p, r, 0);
+  if (vgetq_lane_u64(m, 1)) r = vld1q_lane_f64(p + 1, r, 1);
+  return r;
+}
 
 HS_ALWAYS_INLINE vd vd_add(vd a, vd b) { return vaddq_f64(a, b); }
 HS_ALWAYS_INLINE vd vd_sub(vd a, vd b) { return vsubq_f64(a, b); }
@@ -75,8 +84,16 @@ HS_ALWAYS_INLINE double vd_hmax(vd a) {
   return x > y ? x : y;
 }
 HS_ALWAYS_INLINE double vd_hsum(vd a) { return vgetq_lane_f64(a, 0) + vgetq_lane_f64(a, 1); }
+HS_ALWAYS_INLINE void vd_hsum4(vd a, vd b, vd c, vd d, double *r) {
+  r[0] = vd_hsum(a), r[1] = vd_hsum(b), r[2] = vd_hsum(c), r[3] = vd_hsum(d);
+}
 HS_ALWAYS_INLINE vd vd_pow2_bits(vd vn) {
   return vreinterpretq_f64_u64(vshlq_n_u64(vreinterpretq_u64_f64(vn), 52));
+}
+
+HS_ALWAYS_INLINE vd vd_mul_unless_lt(vd x, vd cut, vd a, vd b) {
+  return vreinterpretq_f64_u64(
+      vbicq_u64(vreinterpretq_u64_f64(vmulq_f64(a, b)), vcltq_f64(x, cut)));
 }
 
 #endif

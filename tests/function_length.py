@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""Every C function under src/ (outside src/run/, the forward pass with its
-templates) is at most 80 lines, its signature and closing brace included.
+"""Every C function under src/ and simd/ is at most 80 lines, its
+signature and closing brace included; the forward pass's templates
+(src/run/, a name written FN(name) there, one definition per precision)
+are named by name, always_inline kernels by theirs.
 
 Usage: function_length.py [--max N] [FILE...] (default: the files under
-src/). Prints each longer function as FILE:LINE: NAME is N lines; exits 1
+src/ and simd/). Prints each longer function as FILE:LINE: NAME is N lines; exits 1
 when there is one. Functions are found the way the code is written: a
 definition starts at column 0 and its body's braces balance back to depth
 0; comments, strings and character constants are blanked first so their
@@ -30,6 +32,8 @@ def definition(head):
     sig = sig[:sig.find('{')]
     # __attribute__((always_inline)) and the like are not the name
     sig = ATTRIBUTE.sub(' ', sig)
+    # src/run's templates: FN(name) is the name
+    sig = re.sub(r'\bFN\s*\(\s*(\w+)\s*\)', r'\1', sig)
     m = re.search(r'(\w+)\s*\((.*)\)\s*$', sig)
     if not m or '=' in sig[:m.start()] or re.match(r'\s*(typedef|struct|enum|union)\b[^(]*$', sig):
         return None
@@ -66,7 +70,7 @@ def main(argv):
     if argv[:1] == ['--max']:
         limit, argv = int(argv[1]), argv[2:]
     files = [pathlib.Path(a) for a in argv] or sorted(
-        p for p in pathlib.Path('src').rglob('*.[ch]') if 'run' not in p.parts[1:2])
+        pathlib.Path('src').rglob('*.[ch]')) + sorted(pathlib.Path('simd').rglob('*.[ch]'))
     long = []
     for path in files:
         for name, first, n in functions(path.read_text(errors='replace')):

@@ -168,6 +168,18 @@ m cmp-ge-as-gt src/lang/compare.c \
   'case HS_REL_GE: return hs_circuit_sign_of(C, src, 1,' 'case HS_REL_GE: return hs_circuit_sign_of(C, src, 0,' \
   test-lowering
 
+m region-too-wide src/model/region.c \
+  'double gamma = k * eps / (1 - k * eps);' 'double gamma = k * eps / (1 - k * eps) / 16;' \
+  test-compare test-exact-region.sh
+m regex-lang-unnamed src/lang/program.c \
+  'return regex_meant(text, len, lang) ? HS_LANG_REGEX : -1;' 'return -1;' \
+  test-wrong-input.sh test-regex.sh
+m list-empty-item src/cli/options.c \
+  '&& !strstr(v, ",,")) return 0;' ') return 0;' \
+  test-options.sh
+m bench-no-region-note src/cli/bench.c 'note_unproven(b, m, text);' '(void)note_unproven;' \
+  test-exact-region.sh
+
 names() { printf '%s' "$MUTANTS" | while IFS= read -r line; do printf '%s\n' "${line%%"$(printf '\037')"*}"; done; }
 if [ "${1:-}" = --list ]; then names; exit 0; fi
 for want in "$@"; do

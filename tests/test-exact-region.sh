@@ -3,10 +3,11 @@
 # The counting comparisons' exact region on the command line: stated by
 # compile --print (text and --json) and in the model file; warned about by
 # eval in every mode and sign (hard with --sign temp among them), run of a
-# saved model, check and simulate, exactly past it and not before; check
-# and boundary draw strings that tie exactly; comparisons reduced by the
-# gcd and folded. Run from the repository root with BUILD set (tests/run.sh
-# does).
+# saved model, check, simulate and attention, exactly past it and not
+# before; bench notes it; check and boundary draw strings that tie
+# exactly, and check finds none wrong inside the region (the tie-string
+# scan); comparisons reduced by the gcd and folded. Run from the
+# repository root with BUILD set (tests/run.sh does).
 set -u
 HS=${BUILD:-build}/hardsoft
 fail=0
@@ -48,6 +49,10 @@ expect "run" 0 - "$HS" run "$t/h.safetensors" --last "$(abc 4146)"
 grep -q "at n = 4146 the counting comparisons pass" "$t/err" || { echo "FAIL run: no warning"; fail=1; }
 "$HS" simulate "$t/h.safetensors" "$(abc 100)" >/dev/null 2>"$t/err"
 grep -q "at n = 100 the counting comparisons pass" "$t/err" || { echo "FAIL simulate: no warning"; fail=1; }
+"$HS" attention "$F" "$(abc 100)" --mode pe --png "$t/a.png" 2>"$t/err"
+grep -q "at n = 100 the counting comparisons pass" "$t/err" || { echo "FAIL attention: no warning"; fail=1; }
+"$HS" attention "$F" "$(abc 69)" --mode pe --png "$t/a.png" 2>"$t/err"
+[ -s "$t/err" ] && { echo "FAIL attention warned inside the region: $(cat "$t/err")"; fail=1; }
 expect "f64 proven" 0 - "$HS" eval "$F" --mode hard --precision f64 --last "$(abc 4146)"
 [ -s "$t/err" ] && { echo "FAIL f64 warned: $(cat "$t/err")"; fail=1; }
 
@@ -61,6 +66,39 @@ grep -q "at n = 500 the counting comparisons pass" "$t/err" || { echo "FAIL chec
 grep -q '^"1531\*#<(a) <= 1530\*#<(b)",pe,4,f32,[0-9]*,[0-9][0-9]*,' "$t/out" ||
   { echo "FAIL boundary found no failing tie: $(cat "$t/out")"; fail=1; }
 grep -q "proven exact only up to n = 548 in f32" "$t/err" || { echo "FAIL boundary note: $(cat "$t/err")"; fail=1; }
+
+# the tie-string scan on the command line: p*#<(a) REL q*#<(b), coefficients
+# up to 10^4, every mode and sign (the relation cycles): check at the
+# region compile --print states (6144 at most; fixed mode's own n <= mu /
+# ln 7 too) agrees on the strings that tie exactly, without a warning
+rels="< <= = != >= >"
+i=0; ties=0
+for pq in 10000:9999 2048:2049 918:1530 3001:2999 40:41 7:9973; do
+  i=$((i + 1)); p=${pq%:*} q=${pq#*:}
+  for m in hard pe temp rel fixed; do
+    for s in layernorm temp; do
+      i=$((i + 1)); rel=$(echo $rels | cut -d' ' -f$((i % 6 + 1)))
+      mu=16; [ $m = fixed ] && mu=64
+      G="$p*#<(a) $rel $q*#<(b)"
+      r=$("$HS" compile "$G" --mode $m --sign $s --scale $mu --print |
+          sed -n 's/^exact region of the counting comparisons: n <= \([0-9]*\) in f32.*/\1/p')
+      [ $m = fixed ] && [ "$r" -gt 32 ] && r=32
+      [ "$r" -gt 6144 ] && r=6144
+      "$HS" check "$G" --mode $m --sign $s --scale $mu --max-len 0 --lengths "$r" --samples 1 >"$t/out" 2>"$t/err" &&
+        [ ! -s "$t/err" ] || { echo "FAIL tie scan '$G' $m $s at n = $r: $(grep -m1 disagree "$t/out") $(cat "$t/err")"; fail=1; }
+      k=$(sed -n 's/^strings: .*; \([0-9]*\) where a counting comparison ties)/\1/p' "$t/out")
+      ties=$((ties + ${k:-0}))
+    done
+  done
+done
+[ $ties -ge 20 ] || { echo "FAIL tie scan: only $ties tie strings inside the regions"; fail=1; }
+
+# bench says which rows pass the region (they measure rounding), once a model
+"$HS" bench --formula "$F" --modes pe,hard --lengths 64,256 --repeat 1 --isas scalar >/dev/null 2>"$t/err"
+[ "$(grep -c "^hardsoft: note: '10000\*#<(a) > 9999\*#<(b) + #<(c)', mode \(pe\|hard\): the counting comparisons are proven exact only up to n = 69 in f32; the rows past it" "$t/err")" = 2 ] ||
+  { echo "FAIL bench note: $(cat "$t/err")"; fail=1; }
+"$HS" bench --formula "$F" --modes pe --lengths 64 --repeat 1 --isas scalar >/dev/null 2>"$t/err"
+[ -s "$t/err" ] && { echo "FAIL bench noted inside the region: $(cat "$t/err")"; fail=1; }
 
 # reduced and folded on the command line too
 "$HS" compile '10000*#<(a) > 10000*#<(b)' --print | grep -q "n <= 838860 in f32" ||

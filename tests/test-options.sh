@@ -6,9 +6,9 @@
 # itself checked against --help by test-completion.sh), a value below the
 # range, above it, or not a number is refused in one line naming the
 # option and its range, before anything runs (--lengths 0 once ran and
-# reported agreement); the bounds themselves are taken. Every numeric
-# option the completion leaves to be typed is in the table, and the man
-# page points to --options.
+# reported agreement); the bounds themselves are taken; a list with an
+# empty item is refused. Every numeric option the completion leaves to be
+# typed is in the table, and the man page points to --options.
 set -u
 HS=${BUILD:-build}/hardsoft
 fail=0
@@ -59,6 +59,11 @@ done <"$t/table"
 refused --lengths "a whole number from 1 to" "$HS" check a --lengths 100,0
 refused --lengths "a whole number from 1 to" "$HS" bench --lengths 64,0
 refused --scales "a number above 0" "$HS" attention a ab --scales 1,-2 --png "$t/x.png"
+# no empty item in a list, on every parser of lists (it was dropped silently)
+refused --lengths "a list of values separated by single commas, got '4,'" "$HS" check a --lengths 4,
+refused --lengths "a list of values separated by single commas, got ',4'" "$HS" bench --lengths ,4
+refused --modes "a list of values separated by single commas" "$HS" bench --modes pe,,hard
+refused --scales "a list of values separated by single commas" "$HS" attention a ab --scales 4,,8 --png "$t/x.png"
 # the case: check --lengths 0 no longer runs
 refused --lengths "a whole number from 1 to 4294967296" "$HS" check 'a S b' --lengths 0
 # every numeric option the completion leaves to be typed is in the table

@@ -14,7 +14,9 @@
  *   (keys counted, the kernel's bits); keys that score through W_k while
  *   W_q = 0 (q = 0) take the prefix sums.
  * Two values (test_few, test_two_groups): the decisions and, within
- * 1e-5, the values and stream of the kernel. */
+ * 1e-5, the values and stream of the kernel. The golden corpus's sources
+ * in every mode (test_corpus): the decisions of --skip online, and the
+ * same bits on 1 to 4 threads. */
 #include "formulas.h"
 
 #include "model/model.h"
@@ -141,6 +143,7 @@ static void test_edited(void **state) {
   hs_run_result_free(&a);
   same_as_kernel(m, HS_PREC_F32, HS_SKIP_ONLINE, s, n, 1, "values 0.75");
   hs_model_free(m);
+  hs_formula_free(f);
   /* BOS's key 1 and the others' 0, W_q = 0: every score 0 . k = 0 */
   m = majority(&f);
   H = &m->layers[0].heads[0];
@@ -259,12 +262,114 @@ static void test_two_groups(void **state) {
   free(s);
 }
 
+/* m on s (n symbols): AUTO on 1, 2, 3 and 4 threads gives the same bits
+ * (values and decisions) as on one, and the decisions of ONLINE, which
+ * runs the kernels on every head. */
+static void corpus_one(const hs_model *m, const uint8_t *s, size_t n, const char *what) {
+  hs_run_result one, ref;
+  run(m, HS_PREC_F32, HS_SKIP_AUTO, 1, s, n, &one);
+  run(m, HS_PREC_F32, HS_SKIP_ONLINE, 1, s, n, &ref);
+  for (size_t i = 0; i < n; i++)
+    if (one.bits[i] != ref.bits[i])
+      fail_msg("%s n = %zu position %zu: auto %d (%.9g), online %d (%.9g)", what, n, i + 1,
+               one.bits[i], one.values[i], ref.bits[i], ref.values[i]);
+  for (int th = 2; th <= 4; th++) {
+    hs_run_result got;
+    run(m, HS_PREC_F32, HS_SKIP_AUTO, th, s, n, &got);
+    if (memcmp(got.values, one.values, n * sizeof(double)) || memcmp(got.bits, one.bits, n))
+      fail_msg("%s n = %zu: %d threads differ from one", what, n, th);
+    hs_run_result_free(&got);
+  }
+  hs_run_result_free(&one);
+  hs_run_result_free(&ref);
+}
+
+/* Source f (its bytes sym[0..k)) in every mode, and with the temperature
+ * sign when it counts: corpus_one on random strings over sym, of length
+ * 300 and, for a source that counts, 4500 (two key blocks); fixed mode
+ * at 30 alone (exact only up to its n). */
+static void corpus_source(const hs_formula *f, const uint8_t *sym, int k, int counts,
+                          const char *name, hs_rng *r, uint8_t *s) {
+  for (int c = 0; c < 2 * HS_MODE_COUNT_; c++) {
+    hs_compile_opts co = {.mode = (hs_mode)(c % HS_MODE_COUNT_), .scale = 16,
+                          .sign = c < HS_MODE_COUNT_ ? HS_SIGN_LAYERNORM : HS_SIGN_TEMP};
+    if (co.sign == HS_SIGN_TEMP && !counts) break;
+    hs_error e;
+    hs_model *m = hs_compile(f, &co, &e);
+    if (!m) continue;
+    char what[700];
+    snprintf(what, sizeof what, "'%s' %s sign %s", name, hs_mode_name(co.mode),
+             co.sign == HS_SIGN_TEMP ? "temp" : "layernorm");
+    size_t lens[2] = {co.mode == HS_MODE_FIXED ? 30 : 300, counts ? 4500 : 0};
+    for (int li = 0; li < 2 && lens[li] && (li == 0 || co.mode != HS_MODE_FIXED); li++) {
+      int fav = hs_rng_next(r) % 2 ? (int)(hs_rng_next(r) % (uint64_t)k) : -1;
+      for (size_t i = 0; i < lens[li]; i++) {
+        uint64_t x = hs_rng_next(r);
+        s[i] = fav >= 0 && x % 4 ? sym[fav] : sym[(x >> 8) % (uint64_t)k];
+      }
+      corpus_one(m, s, lens[li], what);
+    }
+    hs_model_free(m);
+  }
+}
+
+/* The golden corpus's sources (tests/golden/golden.py): every formula of
+ * tests/formulas.txt and bench/formulas.txt, every program of
+ * tests/programs/ that compiles, in every mode: corpus_one. */
+static void test_corpus(void **state) {
+  (void)state;
+  static const char *const progs[] = {
+      "aa_star.cr", "contains_ab.cr", "copy4.cr", "count3.cr", "dyck1.cr", "increment.cr",
+      "longtok.cr", "minmax.cr", "shifts.cr", "ab-star.brasp", "deep.brasp",
+      "dyck2.brasp", "first-last.brasp", "mask-none.brasp", "query-score.brasp",
+      "since.brasp", "even-a.re", "parity.re"};
+  static const uint8_t ltl[4] = {'a', 'b', 'c', '#'};
+  hs_rng r = {41};
+  uint8_t *s = malloc(4500);
+  const suite *S = the_suite();
+  setenv("HARDSOFT_FORMULAS", "bench/formulas.txt", 1);
+  suite B = load_suite();
+  int sources = 0;
+  for (int fi = 0; fi < S->n + B.n; fi++) {
+    const char *line = fi < S->n ? S->line[fi] : B.line[fi - S->n];
+    hs_error e;
+    hs_formula *f = hs_formula_parse(line, &e);
+    if (!f) fail_msg("'%s': %s", line, e.msg);
+    corpus_source(f, ltl, 4, strchr(line, '#') != NULL, line, &r, s);
+    hs_formula_free(f);
+    sources++;
+  }
+  for (size_t k = 0; k < sizeof progs / sizeof *progs; k++) {
+    char path[128], text[1 << 14];
+    snprintf(path, sizeof path, "tests/programs/%s", progs[k]);
+    FILE *fp = fopen(path, "r");
+    if (!fp) fail_msg("cannot open %s (run from the repository root)", path);
+    size_t len = fread(text, 1, sizeof text, fp);
+    fclose(fp);
+    hs_error e;
+    hs_program *p = hs_program_parse(text, len, hs_lang_from_path(path), &e);
+    if (!p) fail_msg("%s: %s", path, e.msg);
+    uint8_t sym[64];
+    int nv = hs_program_vocab_size(p), ns = 0;
+    for (int t = 0; t < nv && ns < 63; t++) sym[ns++] = (uint8_t)hs_program_token_byte(p, t);
+    sym[ns++] = (uint8_t)hs_program_other_byte(p);
+    if (hs_program_formula(p))
+      corpus_source(hs_program_formula(p), sym, ns, hs_program_lang(p) == HS_LANG_CRASP,
+                    progs[k], &r, s), sources++;
+    hs_program_free(p);
+  }
+  printf("  %d sources\n", sources);
+  free_suite(&B);
+  free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_counts),
       cmocka_unit_test(test_edited),
       cmocka_unit_test(test_few),
       cmocka_unit_test(test_two_groups),
+      cmocka_unit_test(test_corpus),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,13 +24,15 @@ done
 expect "last" 0 "1" "$HS" eval --lang regex 'a+ b+ a+' --mode pe --last "a b a"
 # a .re file, a token of several bytes, and a token it does not name
 printf '# a paragraph: <p>, then words, then </p>\n"<p>" w+ "</p>"\n' > "$t/para.re"
-expect "file" 0 "0001${nl}0000" "$HS" eval -f "$t/para.re" --mode rel --scale 16 \
-  --unknown other "<p> w w </p>" "<p> x w </p>"
-expect_err "unknown" "unknown token 'x' (token 2, byte 5): not in the vocabulary <p> w </p>" \
+expect "file" 0 "0001${nl}0000" "$HS" eval -f "$t/para.re" --mode rel --scale 16 --unknown other \
+  "<p> w w </p>" "<p> x w </p>"
+expect_err "unknown token" "unknown token 'x' (token 2, byte 5): not in the vocabulary <p> w </p>" \
   "$HS" eval -f "$t/para.re" --mode rel --scale 16 "<p> x w </p>"
 # --alphabet: what . and [^...] range over
 expect "alphabet" 0 "0${nl}1${nl}1${nl}0" "$HS" eval --lang regex '[^a]' --alphabet 'a-c' --mode truth \
   --unknown other a b c d
+expect_err "outside the alphabet" "unknown token 'd' (token 1, byte 1): not in the vocabulary a b c" \
+  "$HS" eval --lang regex '[^a]' --alphabet 'a-c' --mode truth d
 expect_err "alphabet ltl" "--alphabet is for regular expressions" "$HS" eval 'a' --alphabet b a
 expect_err "alphabet error" "--alphabet: range c-a runs backwards at column 1" \
   "$HS" eval --lang regex a --alphabet 'c-a' a
@@ -59,8 +61,8 @@ printf 'a+\n  (b|c\n' > "$t/bad.re"
 expect_err "syntax" "bad.re: '(' is not closed: expected ')' at line 2, column 3" "$HS" eval -f "$t/bad.re" a
 expect_err "inline" "nothing to repeat before '\*' at line 1, column 1" "$HS" eval --lang regex '*a' a
 expect_err "lang" "expected ltl, crasp, brasp or regex" "$HS" eval --lang perl a a
-# symbols written together are one token: the error says how to write them
-expect_err "glued" "unknown token 'aaba' (token 1, byte 1): it is 'a a b a' run together" \
+# symbols written together are one token: refused, saying how to write them
+expect_err "glued" "unknown token 'aaba' (token 1, byte 1): it is 'a a b a' run together; separate tokens by spaces" \
   "$HS" eval --lang regex 'a+ b+ a+' --mode truth aaba
 # a formula that is a regular expression is told so
 expect_err "hint" "(it parses as a regular expression: add --lang regex)" "$HS" eval '(aa)*' a

@@ -69,7 +69,7 @@ hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu
   hs_compile_opts o = {.mode = (hs_mode)md, .scale = mu, .sign = HS_SIGN_LAYERNORM};
   h->p = hs_program_parse(text, strlen(text), (hs_lang)l, &last);
   int other = h->p ? -1 : hs_lang_other(text, strlen(text), (hs_lang)l);
-  static const char *const names[] = {"a formula (LTL)", "C-RASP", "B-RASP"};
+  static const char *const names[] = {"a formula (LTL)", "C-RASP", "B-RASP", "a regular expression"};
   if (other >= 0) snprintf(hint, sizeof hint, " (it parses as %s: choose it as the language)", names[other]);
   if (h->p && hs_program_lowered(h->p, &last) == 0)
     h->m = hs_compile(hs_program_formula(h->p), &o, &last);

@@ -12,14 +12,15 @@ from .plots import NODATA, Plotter
 from .reading import ReportError, package_version
 from .sections import (accuracy, boundary, boundary_formulas, counting, counting_scale, custom,
                        depth, hard_f64, headline, phases, programs, provenance, quoted, repeats,
-                       roofline, scaling, simulate, skipping, suite, targets, threads, widths)
+                       roofline, scaling, simulate, skipping, suite, targets, tasks, threads,
+                       widths)
 
 # the sections of REPORT.md, in order
 SECTIONS = [provenance.write, headline.write, scaling.write, accuracy.write, suite.write,
             boundary.write, boundary.write_rel_time, quoted.write, quoted.write_hyperfine,
             simulate.write, counting.write, threads.write, widths.write, skipping.write,
             phases.write, roofline.write, hard_f64.write, depth.write, programs.write,
-            counting_scale.write, boundary_formulas.write, custom.write, repeats.write,
+            counting_scale.write, boundary_formulas.write, tasks.write, custom.write, repeats.write,
             targets.write]
 # a folder of a user's own CSVs only (no file of the suite): these
 CUSTOM_ONLY = [provenance.write, custom.write, repeats.write]

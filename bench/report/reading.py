@@ -227,6 +227,8 @@ class Data:
         # bench/compare-kernels.sh: the kernel rows against the last published
         self.kernels_compare = read_json(os.path.join(d, "kernels-compare.json"))
         self.hyperfine = read_text(os.path.join(d, "hyperfine.md"))
+        # examples/tasks/table.py: the literature's tasks
+        self.tasks_md = read_text(os.path.join(d, "tasks.md"))
         # `hardsoft info` of the run (the machine's ID, its ISAs)
         self.info = read_text(os.path.join(d, "info.txt"))
         # CSVs of `hardsoft bench` and `hardsoft boundary` under other names

@@ -40,7 +40,7 @@ VARIANTS = {
         long_online="128", acc_n="16,32", big_n="64,128", mid_n="32,64", count_n="16,64",
         sim_n="16,32", n_depth6=256, rep_t=1, rep_s=1, blong=1024, paths_n4=256, paths_n8=512,
         growth_n="64,1024", growth_big=4096, rep_g=1, suite_n=256, hf_n=256, rep_ss=1,
-        prog_n="16,64", count_scale=[2 ** 10, 2 ** 11], fmax=64,
+        prog_n="16,64", count_scale=[2 ** 10, 2 ** 11], fmax=64, tasks_quick=True,
         env={"HS_BENCH_MIN_TIME": "0.001", "HS_BENCH_REPS": "1", "HS_BENCH_MAX_N": "256",
              "HS_HYPERFINE_LENGTHS": "64", "HS_HYPERFINE_RUNS": "3",
              "HS_COMPARE_ROUNDS": "1", "HS_COMPARE_CONFIRM": "1"}),
@@ -290,6 +290,17 @@ def tool_tasks(v):
              "aabcabbacabbbaacabbcaaab", "--png", "{OUT}"])], kind="file")]
 
 
+def tasks_table_task(v):
+    """The literature's tasks (examples/tasks/): class, model size,
+    agreement with each task's reference function at n = 2^10 ... 2^20 in
+    pe and rel, the f16/bf16 boundary and the time at 2^16, as tasks.csv
+    and tasks.md (examples/tasks/table.py; --quick in the smoke run)."""
+    quick = ["--quick"] if v.get("tasks_quick") else []
+    return Task("tasks", "tasks", "tasks", True, [Step(
+        ["{PYTHON}", "examples/tasks/table.py", "{PART}", "--threads", "1", *quick],
+        env={"BUILD": "{BUILD}"})], kind="dir")
+
+
 def programs_task(v):
     return Task("programs", "programs", "sweep-programs.csv", False, [bench(
         "-f", "tests/programs/dyck1.cr", "--lang", "crasp", "--modes", "hard,pe,temp",
@@ -303,6 +314,7 @@ def tasks(variant="default"):
     return (t[:3] + scaling_tasks(v) + accuracy_tasks(v) + boundary_tasks(v)
             + simulate_tasks(v) + counting_tasks(v) + timing_tasks(v)
             + [programs_task(v)] + counting_scale_tasks(v) + boundary_formula_tasks(v)
+            + [tasks_table_task(v)]
             + t[3:])
 
 

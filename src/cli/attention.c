@@ -55,6 +55,7 @@ static int pic_number(const char *opt, const char *v, int *out) {
 static int pic_scales(const char *v, pic_opts *p) {
   char buf[1024];
   if (!*v || strlen(v) >= sizeof buf) return cli_error("--scales needs a list of scales");
+  if (cli_list("--scales", v)) return HS_EXIT_ERROR;
   strcpy(buf, v);
   p->nscales = 0;
   for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

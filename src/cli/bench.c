@@ -129,6 +129,7 @@ static int parse_list(const char *opt, const char *v, int max,
   char buf[1024], *p = buf, *tok;
   int k = 0;
   if (strlen(v) >= sizeof buf || !*v) return cli_error("%s: bad list '%s'", opt, v), -1;
+  if (cli_list(opt, v)) return -1;
   strcpy(buf, v);
   while ((tok = split_next(&p))) {
     if (k == max) return cli_error("%s: at most %d values", opt, max), -1;
@@ -831,6 +832,21 @@ static int sweep_symbols(const hs_program *prog, uint8_t sym[257]) {
 }
 
 /* One formula or program (text: the label of its CSV rows). */
+/* A row past the counting comparisons' exact region measures rounding,
+ * not the construction: say so once per model, as boundary does. */
+static void note_unproven(const bench_opts *b, const hs_model *m, const char *text) {
+  size_t longest = 0;
+  for (int li = 0; li < b->nlengths; li++) longest = b->lengths[li] > longest ? b->lengths[li] : longest;
+  for (int pi = 0; pi < b->nprecs; pi++) {
+    int f64 = b->precs[pi] == HS_PREC_F64;
+    double cmax = hs_model_count_max_n(m, f64 ? 53 : 24);
+    if (cmax < (double)longest)
+      fprintf(stderr, "hardsoft: note: '%s', mode %s: the counting comparisons are proven exact "
+              "only up to n = %.0f in %s; the rows past it measure rounding\n", text,
+              hs_model_mode(m), cmax, f64 ? "f64" : "f32");
+  }
+}
+
 static int sweep_program(const bench_opts *b, const hs_program *prog,
                          const char *text, FILE *csv, table *tab, int *done,
                          int total) {
@@ -853,6 +869,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
       hs_model *m = hs_compile(f, &co, &he);
       if (!m) { rc = cli_error("%s: %s", text, he.msg); break; }
       if (hs_model_save(m, model_path, &he)) rc = cli_error("%s", he.msg);
+      note_unproven(b, m, text);
       for (int li = 0; li < b->nlengths && !rc; li++) {
         size_t n = b->lengths[li];
         uint8_t *s = malloc(n + 1), *truth = malloc(n + 1);

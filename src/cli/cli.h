@@ -66,6 +66,8 @@ typedef struct cli_opts {
  * HS_EXIT_ERROR after one line naming the range. */
 int cli_whole(const char *opt, const char *v, uint64_t *out);
 int cli_real(const char *opt, const char *v, double *out);
+/* A comma list has no empty item ("4,", ",4", "4,,8"): 0, or the error. */
+int cli_list(const char *opt, const char *v);
 /* hardsoft --options: one line per numeric option, "NAME whole LO HI" or
  * "NAME real >LO inf". */
 void cli_print_options(void);

@@ -662,6 +662,7 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
       int rc = check_one(buf, n, c);
       if (rc) { free(buf); return rc; }
     }
+    c->li = -1; /* "logic true at random positions" counts the random strings only */
     for (int k = 0; k < c->ties[li]; k++) {
       int rc = hs_model_tie_string(c->m, k, n, buf) ? check_one(buf, n, c) : 0;
       if (rc) { free(buf); return rc; }

@@ -90,6 +90,7 @@ int cli_error(const char *fmt, ...) {
 static int parse_lengths(const char *s, cli_opts *o) {
   char buf[1024];
   if (strlen(s) >= sizeof buf) return cli_error("--lengths: list too long");
+  if (cli_list("--lengths", s)) return HS_EXIT_ERROR;
   strcpy(buf, s);
   o->nlengths = 0;
   for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {

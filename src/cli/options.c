@@ -66,6 +66,12 @@ int cli_whole(const char *opt, const char *v, uint64_t *out) {
                    (unsigned long long)o->lo, (unsigned long long)o->hi, o->what, v);
 }
 
+int cli_list(const char *opt, const char *v) {
+  size_t n = strlen(v);
+  if (n && v[0] != ',' && v[n - 1] != ',' && !strstr(v, ",,")) return 0;
+  return cli_error("%s expects a list of values separated by single commas, got '%s'", opt, v);
+}
+
 int cli_real(const char *opt, const char *v, double *out) {
   const num_opt *o = find(opt);
   char *end;

@@ -90,18 +90,6 @@ static const char *prose_name(hs_lang lang) {
                                  : "a regular expression";
 }
 
-/* A formula that fails to parse but holds an operator only regular
- * expressions have ((aa)*, [ab]+, a{2}) was meant as one. */
-static int looks_regex(const char *text, size_t len) {
-  hs_error e;
-  if (!memchr(text, '*', len) && !memchr(text, '+', len) && !memchr(text, '[', len) &&
-      !memchr(text, '{', len) && !memchr(text, '?', len))
-    return 0;
-  hs_program *p = hs_program_parse(text, len, HS_LANG_REGEX, &e);
-  hs_program_free(p);
-  return p != NULL;
-}
-
 /* The hint a parse error of text in lang gets, into hint (""  when none):
  * the language it parses in instead (hs_lang_other), or how lang spells
  * an operator it holds. Kept apart from the library's message, which it
@@ -112,8 +100,6 @@ static void explain(const char *text, size_t len, hs_lang lang, char *hint, size
   if (l >= 0)
     snprintf(hint, cap, " (it parses as %s: add --lang %s)", prose_name((hs_lang)l),
              hs_lang_name((hs_lang)l));
-  if (!hint[0] && lang == HS_LANG_LTL && looks_regex(text, len))
-    snprintf(hint, cap, " (it parses as %s: add --lang regex)", prose_name(HS_LANG_REGEX));
   for (size_t i = 0; i < sizeof spellings / sizeof *spellings && !hint[0]; i++)
     if (spellings[i].lang == lang && has_token(text, len, spellings[i].wrong))
       snprintf(hint, cap, " (%s writes %s as '%s', not '%s')", prose_name(lang),

@@ -183,6 +183,20 @@ static hs_program *program_parse(const char *text, size_t len, hs_lang lang,
   return p;
 }
 
+/* Nearly any short text is a regular expression ("a b", "x = y"), so a
+ * text is said to be one only when it holds an operator only regular
+ * expressions have ((aa)*, [ab]+, a{2}, a?) and was given as a formula. */
+static int regex_meant(const char *text, size_t len, hs_lang lang) {
+  if (lang != HS_LANG_LTL || !(memchr(text, '*', len) || memchr(text, '+', len) ||
+                               memchr(text, '[', len) || memchr(text, '{', len) ||
+                               memchr(text, '?', len)))
+    return 0;
+  hs_error e;
+  hs_program *p = hs_program_parse(text, len, HS_LANG_REGEX, &e);
+  hs_program_free(p);
+  return p != NULL;
+}
+
 int hs_lang_other(const char *text, size_t len, hs_lang lang) {
   for (int l = HS_LANG_LTL; l <= HS_LANG_BRASP; l++) {
     if (l == (int)lang) continue;
@@ -191,7 +205,7 @@ int hs_lang_other(const char *text, size_t len, hs_lang lang) {
     hs_program_free(p);
     if (p) return l;
   }
-  return -1;
+  return regex_meant(text, len, lang) ? HS_LANG_REGEX : -1;
 }
 
 hs_program *hs_program_parse(const char *text, size_t len, hs_lang lang,

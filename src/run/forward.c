@@ -16,9 +16,11 @@
 #include "base/error.h"
 #include "model/model.h"
 #include "hardsoft/kernels.h"
+#include "run/buffers.h"
 #include "run/phase.h"
 #include "run/pool.h"
 #include "run/round-bits.h"
+#include "run/rows.h"
 
 /* x rounded to nearest even with an 11-bit (f16: 5-bit exponent, max
  * 65504, subnormals below 2^-14) or 8-bit (bf16: float's exponent)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Heads whose keys take a few values, by prefix sums (hs_run_opts.skip
  * AUTO), written once for REAL = float and double; included by
- * forward-impl.h after its job type and row helpers.
+ * forward-impl.h after the job type and the softmax rows.
  *
  * A head whose keys k_j take at most HS_FEW_MAX distinct vectors
  * kappa_1.., kappa_G (compared by value) scores key j of row i as

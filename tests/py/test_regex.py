@@ -111,10 +111,13 @@ def test_precedence():
 def test_compile_eval_truth(mode):
     m = hardsoft.compile(r"a+ b+ a+", lang="regex", mode=mode, scale=16)
     assert m.lang == "regex" and m.reads_tokens
-    for s in ["a a b a", "a b", "a b a b", "b", "a x a"]:
-        assert list(m.eval(s, unknown="other")) == list(m.truth(s, unknown="other"))
+    for s in ["a a b a", "a b", "a b a b", "b"]:
+        assert list(m.eval(s)) == list(m.truth(s))
+    # a token outside the alphabet is refused unless asked for; then it
+    # puts the prefix it ends, and every longer one, out
     with pytest.raises(hardsoft.Error, match="unknown token 'x'"):
         m.eval("a x a")
+    assert list(m.eval("a x a", unknown="other")) == list(m.truth("a x a", unknown="other")) == [0, 0, 0]
     assert list(m.eval("a a b a a")) == [0, 0, 0, 1, 1]
 
 
@@ -144,3 +147,5 @@ def test_alphabet_saved(tmp_path):
     assert back.lang == "regex" and back.alphabet == "a-c"
     assert list(back.truth("b c a d", unknown="other")) == [1, 1, 0, 0]
     assert list(back.eval("b c a d", unknown="other")) == [1, 1, 0, 0]
+    with pytest.raises(hardsoft.Error, match="unknown token 'd'"):
+        back.eval("b c a d")

@@ -4,9 +4,9 @@ program interpreter) equals the reference function written from the
 paper's definition (examples/tasks/reference.py), and what the theory
 allows compiles and agrees with it in hard and pe mode at every position:
 every string up to a length (the string count kept near 2000) over the
-task's tokens and one other, and 20 longer ones (random, and members
-glued together); what it does not allow is refused with the class the
-file states."""
+task's tokens and one other (read as other on request: unknown="other"),
+and 20 longer ones (random, and members glued together); what it does
+not allow is refused with the class the file states."""
 import glob
 import itertools
 import os

@@ -54,7 +54,7 @@ def attempt(what, tmp):
         return hardsoft.compile(arg)
     program, _, s = arg.partition(":")
     with open(os.path.join(ROOT, program), encoding="utf-8") as f:
-        lang = "crasp" if program.endswith(".cr") else "brasp"
+        lang = {".cr": "crasp", ".re": "regex"}.get(os.path.splitext(program)[1], "brasp")
         return hardsoft.compile(f.read(), lang=lang, mode="pe").eval(s)
 
 

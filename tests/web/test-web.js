@@ -262,6 +262,48 @@ async function main() {
       assert.doesNotMatch(await text(page, 'agreement'), /not proven/);
     });
 
+    // the tie-string scan on the page (its sign is layer norm's): p*#<(a)
+    // REL q*#<(b) on the library's tie strings (hs_model_tie_string's
+    // families: a prefix that puts p'#a - q'#b at t = 0 or +-1, filler no
+    // atom names, then periods (a^q' b^p')* that keep it there), up to the
+    // region the page's model text states (and fixed mode's own n <= mu /
+    // ln 7): every position agrees with the logic and nothing is unproven
+    await step('the tie-string scan inside the stated region', async () => {
+      const rels = ['<', '<=', '=', '!=', '>=', '>'];
+      const gcd = (x, y) => (y ? gcd(y, x % y) : x);
+      const tie = (p, q, t, n) => {
+        const g = gcd(p, q), a = p / g, b = q / g;
+        let pp = 0;
+        while (pp < b && ((a * pp - t) % b + b) % b) pp++;
+        let pq = (a * pp - t) / b;
+        while (pq < 0) pp += b, pq += a;
+        if (pp + pq > n) return null;
+        const s = 'a'.repeat(pp) + 'b'.repeat(pq) + 'c'.repeat((n - pp - pq) % (a + b));
+        return (s + ('a'.repeat(b) + 'b'.repeat(a)).repeat(Math.ceil(n / (a + b)))).slice(0, n);
+      };
+      let strings = 0, i = 0;
+      for (const [p, q] of [[918, 1530], [40, 41], [3001, 2999], [2999, 3001], [10000, 9999]])
+        for (const mode of ['hard', 'pe', 'temp', 'rel', 'fixed']) {
+          const f = `${p}*#<(a) ${rels[i++ % 6]} ${q}*#<(b)`, mu = mode === 'fixed' ? 64 : 16;
+          await open(page, base, {lang: 'ltl', f, mode, mu, s: 'ab'});
+          const stated = (await text(page, 'model')).match(/exact region of the counting comparisons: n <= (\d+) in f32/);
+          assert.ok(stated, `${f}: the page states no region`);
+          let n = Math.min(Number(stated[1]), 4096);
+          if (mode === 'fixed') n = Math.min(n, Math.floor(mu / Math.log(7)));
+          for (const t of [0, 1, -1]) {
+            const s = tie(p, q, t, n);
+            if (!s) continue;
+            await open(page, base, {lang: 'ltl', f, mode, mu, s});
+            const said = await text(page, 'agreement');
+            assert.match(said, new RegExp(`^${n} of ${n} positions agree`), `${f} ${mode} t = ${t} at n = ${n}`);
+            assert.doesNotMatch(said, /not proven/, `${f} ${mode} at n = ${n}`);
+            strings++;
+          }
+        }
+      assert.ok(strings >= 40, `only ${strings} tie strings inside the stated regions`);
+      console.log(`     ${strings} tie strings`);
+    });
+
     // the table of wrong inputs every door runs (tests/wrong-inputs.tsv)
     const table = fs.readFileSync(path.join(__dirname, '..', 'wrong-inputs.tsv'), 'utf8')
       .split('\n').filter((l) => l.trim() && !l.startsWith('#')).map((l) => l.split('\t'))
@@ -273,7 +315,8 @@ async function main() {
         let v = {lang: 'ltl', f: rest.join(':'), mode: 'pe', mu: 4, s: 'ab'};
         if (kind === 'text') v.f = fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8');
         if (kind === 'tokens')
-          v = {lang: 'crasp', f: fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8'),
+          v = {lang: {'.cr': 'crasp', '.re': 'regex'}[path.extname(rest[0])] || 'brasp',
+               f: fs.readFileSync(path.join(__dirname, '..', '..', rest[0]), 'utf8'),
                mode: 'pe', mu: 4, s: rest.slice(1).join(':')};
         await open(page, base, v);
         const err = await text(page, 'error');

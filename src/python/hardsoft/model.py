@@ -619,7 +619,8 @@ def _other_language(text: Text, lang: str) -> str:
     parses in (hs_lang_other), as compile's lang= argument."""
     t = text.encode("utf-8") if isinstance(text, str) else bytes(text)
     other = _lib.lib().hs_lang_other(t, len(t), LANGS[lang])
-    names = {0: ("a formula", "ltl"), 1: ("C-RASP", "crasp"), 2: ("B-RASP", "brasp")}
+    names = {0: ("a formula", "ltl"), 1: ("C-RASP", "crasp"), 2: ("B-RASP", "brasp"),
+             3: ("a regular expression", "regex")}
     return " (it parses as %s: pass lang=%r)" % names[other] if other in names else ""
 
 

@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* f32 dot product written once over the vector vocabulary (vec-f32-*.h,
+/* Dot product written once over the vector vocabulary, for both
+ * precisions (vec-f32-<isa>.h, or vec-f64-<isa>.h then vec-f64-as-vf.h,
  * included first): 4 accumulators of VF_LANES lanes hide the latency of
  * vf_fma, the tail is one zero-filled vector. With a fused vf_fma each
  * lane adds n/(4 VF_LANES) products, then a 2-level tree of the registers
  * and log2(VF_LANES) levels of vf_hsum:
- *   |dot - dot*| <= (n/(4 VF_LANES) + 2 + log2 VF_LANES) u sum_i |a_i b_i|;
- * without one (wasm128) each product rounds once more: + u, u = 2^-24. */
-#ifndef HS_F32_DOT_IMPL_H
-#define HS_F32_DOT_IMPL_H
+ *   |dot - dot*| <= (n/(4 VF_LANES) + 2 + log2 VF_LANES) u sum_i |a_i b_i|,
+ * u = 2^-24 (f32) or 2^-53 (f64); without a fused one (wasm128) each
+ * product rounds once more: + u. */
+#ifndef HS_DOT_IMPL_H
+#define HS_DOT_IMPL_H
 
-static inline float hs_f32_dot_impl(size_t n, const float *a, const float *b) {
+#ifndef HS_VF_T
+#define HS_VF_T float
+#endif
+
+static inline HS_VF_T hs_dot_impl(size_t n, const HS_VF_T *a, const HS_VF_T *b) {
   vf s0 = vf_zero(), s1 = s0, s2 = s0, s3 = s0;
   size_t i = 0;
   for (; i + 4 * VF_LANES <= n; i += 4 * VF_LANES) {
