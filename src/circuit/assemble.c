@@ -104,8 +104,11 @@ static int has_temp_sign(const hs_model *m) {
 double hs_model_bound_at(const hs_model *m, size_t n) {
   /* the temporal bound grows with n (fixed) or is constant; the sign's
    * shrinks, so its worst length is n = 1 */
-  double b = hs_bound_at(m->mode, m->scale, n);
-  if (m->mode && strcmp(m->mode, "hard") && has_temp_sign(m)) {
+  int mode = m->mode ? hs_mode_parse(m->mode) : HS_MODE_HARD;
+  /* a mode this library does not name (a model file from elsewhere):
+   * bounded like pe, as the construction of every soft mode but fixed */
+  double b = hs_bound_at(mode < 0 ? HS_MODE_PE : (hs_mode)mode, m->scale, n);
+  if (mode != HS_MODE_HARD && has_temp_sign(m)) {
     double s = hs_sign_bound(m->scale, 1);
     if (s > b) b = s;
   }
@@ -128,7 +131,7 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
              heads ? "hard attention: exact, no bound needed"
                    : "no attention: exact");
   } else if (B->o.mode == HS_MODE_FIXED) {
-    m->bound = hs_bound_at("fixed", B->o.scale, 1);
+    m->bound = hs_bound_at(HS_MODE_FIXED, B->o.scale, 1);
     m->min_scale = -1;
     snprintf(buf, sizeof buf,
              "weight off target <= S/(1+S), S = 2e^{-mu/n}/(1-e^{-mu/n}); "
@@ -137,7 +140,7 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
              B->o.scale / ln7);
   } else {
     double mu = B->o.mode == HS_MODE_REL ? (double)(float)B->o.scale : B->o.scale;
-    m->bound = hs_bound_at("pe", mu, 1);
+    m->bound = hs_bound_at(HS_MODE_PE, mu, 1);
     m->min_scale = ln7;
     snprintf(buf, sizeof buf,
              "weight off target <= S/(1+S), S = 2e^{-mu}/(1-e^{-mu}) = %.3g "

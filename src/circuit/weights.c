@@ -165,10 +165,10 @@ static int head_scores(const hs_circuit *B, const hs_cnode *n, term t[3]) {
 
 static double series(double mu) { return 2 * exp(-mu) / -expm1(-mu); }
 
-double hs_bound_at(const char *mode, double scale, size_t n) {
-  if (!mode || strcmp(mode, "hard") == 0) return 0;
+double hs_bound_at(hs_mode mode, double scale, size_t n) {
+  if (mode == HS_MODE_HARD) return 0;
   double mu = scale;
-  if (strcmp(mode, "fixed") == 0) mu = scale / (double)(n ? n : 1);
+  if (mode == HS_MODE_FIXED) mu = scale / (double)(n ? n : 1);
   if (!(mu > 0)) return 1;
   double S = series(mu);
   return S / (1 + S);
