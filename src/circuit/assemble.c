@@ -115,11 +115,9 @@ double hs_model_bound_at(const hs_model *m, size_t n) {
   return b;
 }
 
-static void describe(hs_circuit *B, hs_model *m, int root) {
-  m->out_coord = B->c[root].coord;
-  m->formula = hs_cstrdup(B->source ? B->source : "");
-  m->mode = hs_cstrdup(hs_mode_name(B->o.mode));
-  m->scale = B->o.mode == HS_MODE_HARD ? 0 : B->o.scale;
+/* The bound in words (m->bound_desc), the bound and the smallest exact mu;
+ * -1 when out of memory. */
+static int describe_bound(const hs_circuit *B, hs_model *m) {
   int heads = 0;
   for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
   char buf[1024];
@@ -165,8 +163,14 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
     if (m->min_scale < 12) m->min_scale = 12;
   }
   m->bound_desc = hs_cstrdup(buf);
+  return m->bound_desc ? 0 : -1;
+}
+
+/* A name for every coordinate; -1 when out of memory. */
+static int name_coords(const hs_circuit *B, hs_model *m) {
+  char buf[1024];
   m->coord_names = calloc((size_t)m->d, sizeof *m->coord_names);
-  if (!m->coord_names) return;
+  if (!m->coord_names) return -1;
   for (int k = 0; k < m->npf; k++) {
     const hs_posfeat *p = &m->pf[k];
     if (p->kind == HS_PF_MOD)
@@ -174,26 +178,37 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
                (long long)p->r);
     else
       snprintf(buf, sizeof buf, "feature %s", hs_pf_kind_name(p->kind));
-    m->coord_names[p->coord] = hs_cstrdup(buf);
+    if (!(m->coord_names[p->coord] = hs_cstrdup(buf))) return -1;
   }
   for (int i = 0; i < B->n; i++) {
     const hs_cnode *n = &B->c[i];
     char nm[400];
     hs_circuit_name(B, i, nm, sizeof nm);
-    if (n->kind != HS_C_PF) m->coord_names[n->coord] = hs_cstrdup(nm);
+    if (n->kind != HS_C_PF && !(m->coord_names[n->coord] = hs_cstrdup(nm))) return -1;
     if (n->scratch >= 0) {
       snprintf(buf, sizeof buf, "attention output for %s", nm);
-      m->coord_names[n->scratch] = hs_cstrdup(buf);
+      if (!(m->coord_names[n->scratch] = hs_cstrdup(buf))) return -1;
     }
   }
+  return 0;
+}
+
+/* The metadata people read: the source, the mode, the bound, the names;
+ * -1 when out of memory (the model then incomplete). */
+static int describe(const hs_circuit *B, hs_model *m, int root) {
+  m->out_coord = B->c[root].coord;
+  m->scale = B->o.mode == HS_MODE_HARD ? 0 : B->o.scale;
+  m->formula = hs_cstrdup(B->source ? B->source : "");
+  m->mode = hs_cstrdup(hs_mode_name(B->o.mode));
+  if (!m->formula || !m->mode) return -1;
+  return describe_bound(B, m) || name_coords(B, m) ? -1 : 0;
 }
 
 hs_model *hs_circuit_assemble(hs_circuit *B, int root) {
   hs_model *m = NULL;
-  if (build_model(B, &m) != 0 || B->oom) {
+  if (build_model(B, &m) != 0 || B->oom || describe(B, m, root) != 0) {
     hs_model_free(m);
     return NULL;
   }
-  describe(B, m, root);
   return m;
 }

@@ -242,6 +242,7 @@ static int32_t parse_vector(parser *q) {
     if (next(q)) return -1;
     if (q->t.k != K_STR) return expect(q, K_STR, "a \"quoted\" token after 'token'");
     int b = hs_vocab_add(q->v, q->sbuf, strlen(q->sbuf));
+    if (b == HS_VOCAB_NOMEM) return oom_at(q, q->t.line, q->t.col);
     if (b < 0)
       return fail_at(q, q->t.line, q->t.col, "too many distinct tokens (at most 255)");
     if (next(q) || (e = add_expr(q, BR_TOK, -1, -1)) < 0) return -1;

@@ -382,6 +382,7 @@ static int32_t parse_primary(parser *P) {
   switch (t.k) {
   case K_STR: {
     int b = hs_vocab_add(P->vocab, P->s + t.pos + 1, t.len - 2);
+    if (b == HS_VOCAB_NOMEM) return oom(P);
     if (b < 0) return FAIL(P, "too many distinct tokens (at most 255)");
     if ((id = node(P, CR_TOK, 1, line, col)) < 0) return -1;
     P->p->nodes[id].v = b;
