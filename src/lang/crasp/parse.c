@@ -706,7 +706,3 @@ int hs_crasp_nstmts(const hs_crasp *p) { return p ? p->nstmts : 0; }
 const char *hs_crasp_stmt_name(const hs_crasp *p, int k) {
   return p && k >= 0 && k < p->nstmts ? p->stmts[k].name : NULL;
 }
-
-int hs_crasp_stmt_is_bool(const hs_crasp *p, int k) {
-  return p && k >= 0 && k < p->nstmts ? p->stmts[k].is_bool : 0;
-}
