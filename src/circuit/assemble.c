@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Circuit -> model: the embedding, the positional features, every layer's
- * heads and ReLU units (weights.c) in the sublayers the schedule chose,
- * then the metadata people read: the bound in words, the smallest exact
- * mu, a name for every coordinate. */
+/* Circuit -> model, the stages after the schedule (hs_compile runs them):
+ * the embedding and the positional features, every layer's heads and
+ * ReLU units (weights.c) in the sublayers the schedule chose, then the
+ * metadata people read: the bound in words, the smallest exact mu, a name
+ * for every coordinate. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include "circuit/circuit.h"
 
-static int build_layer(hs_circuit *B, hs_model *m, int l) {
+int hs_circuit_layer(const hs_circuit *B, hs_model *m, int l) {
   hs_layer *L = &m->layers[l];
   int d = m->d, nh = 0, nu = 0, lnp = 0;
   hs_unit u[2];
@@ -57,14 +58,11 @@ static int build_layer(hs_circuit *B, hs_model *m, int l) {
   return 0;
 }
 
-static int build_model(hs_circuit *B, hs_model **out) {
-  if (hs_circuit_coords(B) != 0) return -1;
-  int nlayers = hs_circuit_schedule(B);
+hs_model *hs_circuit_embedding(const hs_circuit *B, int nlayers) {
   hs_model *m = hs_model_new(B->d, nlayers);
-  if (!m) return -1;
-  *out = m;
+  if (!m) return NULL;
   int d = B->d;
-  /* embedding: atoms and true are 1 on their symbols, everything 0 at BOS */
+  /* atoms and true are 1 on their symbols, everything 0 at BOS */
   for (int i = 0; i < B->n; i++) {
     const hs_cnode *n = &B->c[i];
     for (int s = 0; s < 256; s++)
@@ -75,17 +73,17 @@ static int build_model(hs_circuit *B, hs_model **out) {
   for (int k = 0; k < HS_PF_COUNT_; k++) npf += B->pf_coord[k] >= 0;
   npf += B->nmods;
   m->pf = calloc((size_t)npf, sizeof *m->pf);
-  if (!m->pf) return -1;
+  if (!m->pf) {
+    hs_model_free(m);
+    return NULL;
+  }
   for (int k = 0; k < HS_PF_COUNT_; k++)
     if (B->pf_coord[k] >= 0 && k != HS_PF_MOD)
       m->pf[m->npf++] = (hs_posfeat){(hs_pf_kind)k, B->pf_coord[k], 0, 0};
   for (int k = 0; k < B->nmods; k++)
     m->pf[m->npf++] =
         (hs_posfeat){HS_PF_MOD, B->mods[k].coord, B->mods[k].k, B->mods[k].r};
-
-  for (int l = 0; l < nlayers; l++)
-    if (build_layer(B, m, l) != 0) return -1;
-  return 0;
+  return m;
 }
 
 /* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1. */
@@ -193,22 +191,11 @@ static int name_coords(const hs_circuit *B, hs_model *m) {
   return 0;
 }
 
-/* The metadata people read: the source, the mode, the bound, the names;
- * -1 when out of memory (the model then incomplete). */
-static int describe(const hs_circuit *B, hs_model *m, int root) {
+int hs_circuit_describe(const hs_circuit *B, hs_model *m, int root) {
   m->out_coord = B->c[root].coord;
   m->scale = B->o.mode == HS_MODE_HARD ? 0 : B->o.scale;
   m->formula = hs_cstrdup(B->source ? B->source : "");
   m->mode = hs_cstrdup(hs_mode_name(B->o.mode));
   if (!m->formula || !m->mode) return -1;
   return describe_bound(B, m) || name_coords(B, m) ? -1 : 0;
-}
-
-hs_model *hs_circuit_assemble(hs_circuit *B, int root) {
-  hs_model *m = NULL;
-  if (build_model(B, &m) != 0 || B->oom || describe(B, m, root) != 0) {
-    hs_model_free(m);
-    return NULL;
-  }
-  return m;
 }
