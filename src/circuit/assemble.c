@@ -86,33 +86,6 @@ hs_model *hs_circuit_embedding(const hs_circuit *B, int nlayers) {
   return m;
 }
 
-/* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1. */
-double hs_sign_bound(double mu, size_t n) {
-  double b = pow((double)(n ? n : 1) + 1, 1 - mu / 4);
-  return b < 1 ? b : 1;
-}
-
-static int has_temp_sign(const hs_model *m) {
-  for (int l = 0; l < m->nlayers; l++)
-    for (int h = 0; h < m->layers[l].nheads; h++)
-      if (m->layers[l].heads[h].tau_law == HS_TAU_INV_NLOGN) return 1;
-  return 0;
-}
-
-double hs_model_bound_at(const hs_model *m, size_t n) {
-  /* the temporal bound grows with n (fixed) or is constant; the sign's
-   * shrinks, so its worst length is n = 1 */
-  int mode = m->mode ? hs_mode_parse(m->mode) : HS_MODE_HARD;
-  /* a mode this library does not name (a model file from elsewhere):
-   * bounded like pe, as the construction of every soft mode but fixed */
-  double b = hs_bound_at(mode < 0 ? HS_MODE_PE : (hs_mode)mode, m->scale, n);
-  if (mode != HS_MODE_HARD && has_temp_sign(m)) {
-    double s = hs_sign_bound(m->scale, 1);
-    if (s > b) b = s;
-  }
-  return b;
-}
-
 /* The bound in words (m->bound_desc), the bound and the smallest exact mu;
  * -1 when out of memory. */
 static int describe_bound(const hs_circuit *B, hs_model *m) {
@@ -151,7 +124,7 @@ static int describe_bound(const hs_circuit *B, hs_model *m) {
                mu);
     }
   }
-  if (has_temp_sign(m) && B->o.mode != HS_MODE_FIXED) {
+  if (hs_model_has_temp_sign(m) && B->o.mode != HS_MODE_FIXED) {
     size_t at = strlen(buf);
     snprintf(buf + at, sizeof buf - at,
              "; counting signs by softmax at tau = 1/(mu n ln(n+1)): weight "

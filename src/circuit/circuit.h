@@ -178,8 +178,6 @@ void hs_ln_sign_units(const hs_circuit *B, const hs_cnode *n, hs_layer *L,
 int hs_fill_head(const hs_circuit *B, const hs_cnode *n, hs_head *H, int d);
 int hs_fill_aux_head(const hs_circuit *B, const hs_cnode *n, hs_head *H, int d);
 hs_pf_kind hs_weight_feature(const hs_circuit *B, const hs_cnode *n);
-/* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1. */
-double hs_sign_bound(double mu, size_t n);
 
 /* ---- check.c */
 /* Whether the circuit compiles exactly: every comparison's coefficients
