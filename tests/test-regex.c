@@ -497,27 +497,60 @@ static rx_cls class_line(const char *text, const char *path) {
   return RX_UNKNOWN;
 }
 
-/* maxlen over the tokens, shorter with the other token too. */
+/* Hard and pe (mu = 4) at every string up to maxlen over the tokens,
+ * maxlen_other with the other token too; when rest > 0 also temp, fixed
+ * and rel (mu = 16: fixed is exact while n <= mu / ln 7 = 8.2) up to
+ * rest, rest - 1 with the other token. */
 static void agree_modes(const char *name, const char *text, const char *alphabet, int maxlen,
-                        int maxlen_other) {
-  static const hs_mode modes[] = {HS_MODE_HARD, HS_MODE_PE};
+                        int maxlen_other, int rest) {
+  static const hs_mode modes[] = {HS_MODE_HARD, HS_MODE_PE, HS_MODE_TEMP, HS_MODE_FIXED,
+                                  HS_MODE_REL};
   hs_program *p = parse_program(text, alphabet);
   uint8_t sym[257];
-  for (int i = 0; i < 2; i++) {
-    hs_model *m = compile_in(p, modes[i], 4, name);
+  for (int i = 0; i < (rest > 0 ? 5 : 2); i++) {
+    hs_model *m = compile_in(p, modes[i], i < 2 ? 4 : 16, name);
     char what[160];
     snprintf(what, sizeof what, "%s (%s)", name, hs_mode_name(modes[i]));
-    agree_all(p, m, what, sym, symbols(p, sym, 0), maxlen);
-    agree_all(p, m, what, sym, symbols(p, sym, 1), maxlen_other);
+    agree_all(p, m, what, sym, symbols(p, sym, 0), i < 2 ? maxlen : rest);
+    agree_all(p, m, what, sym, symbols(p, sym, 1), i < 2 ? maxlen_other : rest - 1);
+    hs_model_free(m);
+  }
+  hs_program_free(p);
+}
+
+/* A language outside FO[<, MOD]: compiling refuses in every mode with
+ * one line holding the class and the witness as compile --explain
+ * prints it (the line may cut long words short with "..."). */
+static void expect_refused(const char *name, const char *text, const char *alphabet) {
+  static const hs_mode modes[] = {HS_MODE_HARD, HS_MODE_PE, HS_MODE_TEMP, HS_MODE_FIXED,
+                                  HS_MODE_REL};
+  hs_program *p = parse_program(text, alphabet);
+  char buf[8192], *w = NULL, *end;
+  hs_program_explain(p, buf, sizeof buf);
+  if (!(w = strstr(buf, "iff k mod ")) || !(end = strstr(w, ")\n")))
+    fail_msg("%s: no witness in the explanation: %s", name, buf);
+  *end = 0;
+  for (int i = 0; i < 5; i++) {
+    hs_error e;
+    hs_compile_opts o = {.mode = modes[i], .scale = 16};
+    hs_model *m = hs_compile(hs_program_formula(p), &o, &e);
+    const char *g = m ? NULL : strstr(e.msg, "iff k mod ");
+    size_t k = 0;
+    while (g && w[k] && g[k] == w[k]) k++;
+    if (m || e.code != HS_ERR_UNSUPPORTED || strchr(e.msg, '\n') ||
+        !strstr(e.msg, "not quasi-aperiodic") || !g || (w[k] && strncmp(g + k, "...", 3)))
+      fail_msg("%s (%s): '%s', want the one-line refusal with '%s'", name,
+               hs_mode_name(modes[i]), m ? "compiled" : e.msg, w);
     hs_model_free(m);
   }
   hs_program_free(p);
 }
 
 /* Every task: the class its file states, checked by brute force;
- * those that compile agree up to length 8 over the tokens
+ * those that compile agree in hard and pe up to length 8 over the tokens
  * (HARDSOFT_EXHAUSTIVE; else 8 for two or three tokens and 6 for more),
- * 4 with the other token (6). */
+ * 4 with the other token (6), and in temp, fixed and rel up to 5 (6);
+ * the others are refused in every mode with their witness. */
 static void test_tasks_agree(void **state) {
   (void)state;
   int full = getenv("HARDSOFT_EXHAUSTIVE") != NULL, n;
@@ -536,7 +569,9 @@ static void test_tasks_agree(void **state) {
       hs_program *p = parse_program(text, NULL);
       int k = hs_program_vocab_size(p);
       hs_program_free(p);
-      agree_modes(files[i], text, NULL, full || k <= 3 ? 8 : 6, full ? 6 : 4);
+      agree_modes(files[i], text, NULL, full || k <= 3 ? 8 : 6, full ? 6 : 4, full ? 6 : 5);
+    } else {
+      expect_refused(files[i], text, NULL);
     }
     free(text);
     free(files[i]);
@@ -599,7 +634,8 @@ static void gen(hs_rng *r, char *s, size_t cap, int depth) {
 /* 300 expressions (seeded): each class checks by brute force, and the
  * compiled ones agree with the automaton in hard and pe mode at every
  * position of every string up to length 6 over a, b, c (4 with the
- * other token). HARDSOFT_EXHAUSTIVE: 2000, up to 7 (5). */
+ * other token), the others are refused with their witness.
+ * HARDSOFT_EXHAUSTIVE: 2000, up to 7 (5). */
 static void test_random_expressions(void **state) {
   (void)state;
   hs_rng r = {20260537};
@@ -615,7 +651,9 @@ static void test_random_expressions(void **state) {
     rx_cls cls = x.c.cls;
     rx_unload(&x);
     if (cls == RX_STAR_FREE || cls == RX_QUASI_APERIODIC)
-      agree_modes(text, text, "abc", full ? 7 : 6, full ? 5 : 4);
+      agree_modes(text, text, "abc", full ? 7 : 6, full ? 5 : 4, 0);
+    else
+      expect_refused(text, text, "abc");
   }
   printf("random expressions: %d star-free, %d quasi-aperiodic, %d neither\n", count[0],
          count[1], count[2]);

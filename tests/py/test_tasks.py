@@ -100,10 +100,11 @@ def test_task(path):
 def test_table_smoke(tmp_path):
     """examples/tasks/table.py writes the CSV and Markdown table (two
     tasks, --quick): a compiled task agrees everywhere, a refused one has
-    its witness and no numbers."""
-    subprocess.run([sys.executable, os.path.join(TASKS, "table.py"), str(tmp_path), "--quick",
-                    "--tasks", "kneedeep-l3,parity", "--log2", "10"], check=True,
-                   capture_output=True, env=dict(os.environ, BUILD=BUILD))
+    its witness and no numbers; --check passes, and fails on a length
+    the agreement was not measured at."""
+    cmd = [sys.executable, os.path.join(TASKS, "table.py"), str(tmp_path), "--quick", "--check",
+           "--tasks", "kneedeep-l3,parity", "--log2", "10"]
+    subprocess.run(cmd, check=True, capture_output=True, env=dict(os.environ, BUILD=BUILD))
     with open(tmp_path / "tasks.csv", encoding="utf-8") as f:
         rows = {r["file"]: r for r in __import__("csv").DictReader(f)}
     l3, parity = rows["kneedeep-l3.re"], rows["parity.re"]
@@ -113,3 +114,12 @@ def test_table_smoke(tmp_path):
     assert parity["class"] == "not quasi-aperiodic" and "u = " in parity["witness"]
     assert "pe_agree_2^10" not in parity or not parity["pe_agree_2^10"]
     assert "| L3 | regular expression | star-free |" in (tmp_path / "tasks.md").read_text()
+    rows = [dict(l3)]
+    table = __import__("importlib").import_module("table")
+    a = __import__("argparse").Namespace(modes=["pe", "rel"], log2=[10])
+    assert table.failures(rows, a) == []
+    a.log2 = [10, 12]
+    assert table.failures(rows, a) == ["kneedeep-l3.re (pe) at n = 2^12: not run",
+                                       "kneedeep-l3.re (rel) at n = 2^12: not run"]
+    rows[0]["rel_agree_2^10"] = "0.999023"
+    assert "kneedeep-l3.re (rel) at n = 2^10: agreement 0.999023" in table.failures(rows, a)
