@@ -6,7 +6,8 @@
  * makes fewer than k. Each run either fails with HS_ERR_NOMEM or, having
  * recovered, returns a whole result: a compiled model with its source,
  * mode, bound in words, every head's description and every coordinate's
- * name (a model that lacks one was once returned as a success). */
+ * name (a model that lacks one was once returned as a success). LTL in
+ * every mode, C-RASP, B-RASP and a regular expression. */
 #include <stdlib.h>
 
 #include "common.h"
@@ -113,11 +114,17 @@ static void test_brasp(void **state) {
                          HS_LANG_BRASP, HS_MODE_PE);
 }
 
+static void test_regex(void **state) {
+  (void)state;
+  compile_under_failures("(a b)* c+ | b", HS_LANG_REGEX, HS_MODE_PE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_ltl),
     cmocka_unit_test(test_crasp),
     cmocka_unit_test(test_brasp),
+    cmocka_unit_test(test_regex),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
