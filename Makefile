@@ -213,6 +213,8 @@ $(BUILD)/hardsoft: $(CLI_OBJ) $(BUILD)/libhardsoft.a
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libhardsoft.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -Itests -o $@ $< $(BUILD)/libhardsoft.a -lcmocka $(LIBS)
+# the library's allocations routed through the test's failing allocator
+$(BUILD)/tests/test-nomem: LIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
 
 # ---------------------------------------------------------------- benchmarks
 BENCH_LIBS = -lbenchmark -ldnnl -lXNNPACK -lsleef $(OPENBLAS_LIBS) -lpthread

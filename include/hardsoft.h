@@ -194,10 +194,10 @@ typedef struct hs_compile_opts {
 HS_API hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
                             hs_error *err);
 
-/* The construction's attention-error bound at length n for a model (or
- * for a mode and scale): the largest weight any head may put off its hard
- * target. 0 for hard heads. */
-HS_API double hs_bound_at(const char *mode, double scale, size_t n);
+/* The construction's attention-error bound at length n for a mode and
+ * scale mu: the largest weight any of its heads may put off its hard
+ * target. 0 in hard mode; 1 (no bound) when mu is not positive. */
+HS_API double hs_bound_at(hs_mode mode, double scale, size_t n);
 /* The largest n at which a mode's attention heads (the since/until heads
  * of the construction) are proven exact at scale mu: floor(mu / ln 7) in
  * fixed mode, INFINITY in hard mode and in pe, temp and rel once

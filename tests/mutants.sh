@@ -100,9 +100,9 @@ m temp-constant-tau src/circuit/weights.c \
   'H->tau_law = B->o.mode == HS_MODE_TEMP || B->o.mode == HS_MODE_REL' \
   'H->tau_law = B->o.mode == HS_MODE_REL' \
   test-compile test-cli.sh
-m fixed-bound src/circuit/weights.c \
-  'if (strcmp(mode, "fixed") == 0) mu = scale / (double)(n ? n : 1);' \
-  'if (strcmp(mode, "fixed") == 0) mu = scale;' \
+m fixed-bound src/model/bound.c \
+  'if (mode == HS_MODE_FIXED) mu = scale / (double)(n ? n : 1);' \
+  'if (mode == HS_MODE_FIXED) mu = scale;' \
   test-compile test-cli.sh
 m rel-slope src/circuit/weights.c \
   'H->bias_slope = (float)B->o.scale;' 'H->bias_slope = (float)B->o.scale * 0.5f;' \
@@ -179,6 +179,21 @@ m list-empty-item src/cli/options.c \
   test-options.sh
 m bench-no-region-note src/cli/bench.c 'note_unproven(b, m, text);' '(void)note_unproven;' \
   test-exact-region.sh
+
+# --- one error convention: the code says the kind, out of memory is said
+m limit-as-parse src/lang/ltl/parse.c \
+  'fail(p, HS_ERR_LIMIT, 0, "formula too long' 'fail(p, HS_ERR_PARSE, 0, "formula too long' \
+  test-error
+m describe-ignores-nomem src/circuit/assemble.c \
+  'if (!(m->coord_names[p->coord] = hs_cstrdup(buf))) return -1;' \
+  'm->coord_names[p->coord] = hs_cstrdup(buf);' \
+  test-nomem
+m vocab-nomem-as-full src/lang/vocab.c \
+  'if (!copy) return HS_VOCAB_NOMEM;' 'if (!copy) return HS_VOCAB_FULL;' \
+  test-nomem
+m option-value-missing src/cli/main.c \
+  'if (rc == NOT_MINE && P.bare) return' 'if (0 && P.bare) return' \
+  test-cli.sh
 
 names() { printf '%s' "$MUTANTS" | while IFS= read -r line; do printf '%s\n' "${line%%"$(printf '\037')"*}"; done; }
 if [ "${1:-}" = --list ]; then names; exit 0; fi

@@ -194,7 +194,7 @@ static void test_assemble(void **state) {
     int a = atom(&B, 'a');
     int na = hs_circuit_gate(&B, HS_G_NOT, a, -1, -1);
     int root = hs_circuit_head(&B, 1, HS_MASK_LE, na, na, -1);
-    hs_model *m = hs_circuit_assemble(&B, root);
+    hs_model *m = hs_circuit_assemble(&B, root, NULL);
     assert_non_null(m);
     hs_error e;
     assert_int_equal(hs_model_validate(m, &e), 0);

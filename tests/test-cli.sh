@@ -62,6 +62,13 @@ expect "check fixed fails" 1 - "$HS" check 'a S b' --mode fixed --scale 2 --max-
 expect_err "parse error column" "column" "$HS" eval 'a & (b' x
 expect_err "unknown word" "column 1" "$HS" eval 'ab' x
 expect_err "unknown option" "unknown option '--frob'" "$HS" eval a --frob x
+# an option without its value, last or empty after '=', whichever group
+# of options it belongs to; one a command does not take is unknown
+expect_err "mode no value" "^hardsoft: error: --mode needs a value$" "$HS" eval a x --mode
+expect_err "seed empty value" "^hardsoft: error: --seed needs a value$" "$HS" check a --seed=
+expect_err "lang no value" "^hardsoft: error: --lang needs a value$" "$HS" eval a x --lang
+expect_err "-o no value" "^hardsoft: error: -o needs a value$" "$HS" compile a -o
+expect_err "seed not taken" "unknown option '--seed'" "$HS" eval a x --seed
 expect_err "bad mode" "not a mode" "$HS" eval a --mode warm x
 expect_err "bad scale" "--scale expects a number above 0 (the scale mu), got '-1'" "$HS" eval a --scale -1 x
 expect_err "bad scale nan" "--scale expects a number above 0" "$HS" eval a --scale nan x

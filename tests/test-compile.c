@@ -180,7 +180,7 @@ static void test_fixed_bound_and_failure(void **state) {
   for (size_t n = 1; n <= 32; n++) {
     hs_random_string(&r, s, n);
     double e = agree(f, m, s, n, HS_PREC_F64, kt, 1);
-    assert_true(e <= hs_bound_at("fixed", 64, n) + 1e-9);
+    assert_true(e <= hs_bound_at(HS_MODE_FIXED, 64, n) + 1e-9);
   }
   hs_model_free(m);
   hs_formula_free(f);
@@ -414,7 +414,15 @@ static void test_reported_bound(void **state) {
   hs_model_free(m);
   hs_formula_free(f);
   /* at mu = ln 7 the bound is exactly 1/4 */
-  assert_true(fabs(hs_bound_at("temp", log(7.0), 10) - 0.25) < 1e-12);
+  assert_true(fabs(hs_bound_at(HS_MODE_TEMP, log(7.0), 10) - 0.25) < 1e-12);
+  /* by mode: none in hard; the same at every n in pe, temp and rel; fixed
+   * mode's scores are mu/n apart, so at n = 4 it is pe's at mu / 4 */
+  assert_true(hs_bound_at(HS_MODE_HARD, 4, 10) == 0);
+  for (hs_mode md = HS_MODE_PE; md <= HS_MODE_REL; md++)
+    if (md != HS_MODE_FIXED)
+      assert_true(hs_bound_at(md, 4, 1) == hs_bound_at(md, 4, 1000) &&
+                  fabs(hs_bound_at(md, 4, 1) - S / (1 + S)) < 1e-12);
+  assert_true(fabs(hs_bound_at(HS_MODE_FIXED, 16, 4) - S / (1 + S)) < 1e-12);
 }
 
 /* Whether a formula reads a BOS-weighted count (comparisons mixing #< and

@@ -40,6 +40,51 @@ static void test_parse_errors(void **state) {
   assert_null(hs_formula_parse("(", NULL));
 }
 
+/* The code says the kind of failure, whatever the message's words: a limit
+ * passed is HS_ERR_LIMIT, a construction the compiler cannot take is
+ * HS_ERR_UNSUPPORTED, text that does not parse is HS_ERR_PARSE. */
+static int wrong_code(const char *text, hs_errcode code, const char *words) {
+  hs_error e;
+  hs_formula *f = hs_formula_parse(text, &e);
+  if (!f && e.code == code && strstr(e.msg, words)) return 0;
+  print_error("%s: code %d (want %d): %s\n", text, f ? -1 : (int)e.code, (int)code,
+              f ? "parsed" : e.msg);
+  hs_formula_free(f);
+  return 1;
+}
+
+static void test_codes_by_kind(void **state) {
+  (void)state;
+  int bad = wrong_code("#<(a) > 99999999999999999999", HS_ERR_LIMIT, "integer too large");
+  bad += wrong_code("9223372036854775807*#<(a) + 9223372036854775807*#<(b) > 0",
+                    HS_ERR_LIMIT, "coefficients too large");
+  bad += wrong_code("a & ", HS_ERR_PARSE, "unexpected end of formula");
+  bad += wrong_code("a too b", HS_ERR_PARSE, "unknown word 'too'");
+  hs_limits saved = hs_get_limits(), small = saved;
+  small.max_depth = 4;
+  hs_set_limits(&small);
+  bad += wrong_code("!(!(!(!(!(!(a))))))", HS_ERR_LIMIT, "nested too deeply");
+  small = saved;
+  small.max_formula_len = 4;
+  hs_set_limits(&small);
+  bad += wrong_code("a & b & c", HS_ERR_LIMIT, "formula too long");
+  hs_set_limits(&saved);
+  assert_int_equal(bad, 0);
+  /* a C-RASP program refused by its lowering, for its size */
+  char prog[512] = "x0 = #\"a\"\n";
+  for (int i = 1; i <= 13; i++)
+    snprintf(prog + strlen(prog), sizeof prog - strlen(prog),
+             "x%d = x%d + max(#\"b\", %d)\n", i, i - 1, 1 << i);
+  strcat(prog, "R = x13 > 3\n");
+  hs_error e;
+  hs_program *p = hs_program_parse(prog, strlen(prog), HS_LANG_CRASP, &e);
+  assert_non_null(p);
+  assert_int_equal(hs_program_lowered(p, &e), -1);
+  assert_int_equal(e.code, HS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(e.msg, "comparison cases"));
+  hs_program_free(p);
+}
+
 static void test_call_errors(void **state) {
   (void)state;
   hs_error e;
@@ -121,6 +166,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_strerror),
     cmocka_unit_test(test_parse_errors),
+    cmocka_unit_test(test_codes_by_kind),
     cmocka_unit_test(test_messages_whole),
     cmocka_unit_test(test_call_errors),
   };

@@ -317,10 +317,12 @@ static void test_parse_errors(void **state) {
   t[2 * deep + 1] = 0;
   assert_null(hs_program_parse_regex(t, strlen(t), NULL, &e));
   assert_non_null(strstr(e.msg, "nested too deeply"));
+  assert_int_equal(e.code, HS_ERR_LIMIT);
   for (size_t i = 0; i < deep; i++) t[i] = '~';
   t[deep] = 'a', t[deep + 1] = 0;
   assert_null(hs_program_parse_regex(t, strlen(t), NULL, &e));
   assert_non_null(strstr(e.msg, "nested too deeply"));
+  assert_int_equal(e.code, HS_ERR_LIMIT);
   free(t);
 }
 

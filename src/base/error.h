@@ -26,15 +26,4 @@ int hs_error_at(hs_error *e, hs_errcode code, int line, int column,
 /* An empty report (code HS_OK), for calls that succeed. */
 void hs_error_clear(hs_error *e);
 
-/* Return -1 with e filled when cond holds. */
-#define HS_RETURN_ERROR_IF(cond, e, code, ...)                                  \
-  do {                                                                          \
-    if (cond) return hs_errorf((e), (code), __VA_ARGS__);                       \
-  } while (0)
-/* Pass a callee's failure (a negative return; e already filled) on. */
-#define HS_FORWARD_IF_ERROR(call)                                               \
-  do {                                                                          \
-    if ((call) < 0) return -1;                                                  \
-  } while (0)
-
 #endif

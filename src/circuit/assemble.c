@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Circuit -> model: the embedding, the positional features, every layer's
- * heads and ReLU units (weights.c) in the sublayers the schedule chose,
- * then the metadata people read: the bound in words, the smallest exact
- * mu, a name for every coordinate. */
+/* Circuit -> model, the stages after the schedule (hs_compile runs them):
+ * the embedding and the positional features, every layer's heads and
+ * ReLU units (weights.c) in the sublayers the schedule chose, then the
+ * metadata people read: the bound in words, the smallest exact mu, a name
+ * for every coordinate. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include "circuit/circuit.h"
 
-static int build_layer(hs_circuit *B, hs_model *m, int l) {
+int hs_circuit_layer(const hs_circuit *B, hs_model *m, int l) {
   hs_layer *L = &m->layers[l];
   int d = m->d, nh = 0, nu = 0, lnp = 0;
   hs_unit u[2];
@@ -57,14 +58,11 @@ static int build_layer(hs_circuit *B, hs_model *m, int l) {
   return 0;
 }
 
-static int build_model(hs_circuit *B, hs_model **out) {
-  if (hs_circuit_coords(B) != 0) return -1;
-  int nlayers = hs_circuit_schedule(B);
+hs_model *hs_circuit_embedding(const hs_circuit *B, int nlayers) {
   hs_model *m = hs_model_new(B->d, nlayers);
-  if (!m) return -1;
-  *out = m;
+  if (!m) return NULL;
   int d = B->d;
-  /* embedding: atoms and true are 1 on their symbols, everything 0 at BOS */
+  /* atoms and true are 1 on their symbols, everything 0 at BOS */
   for (int i = 0; i < B->n; i++) {
     const hs_cnode *n = &B->c[i];
     for (int s = 0; s < 256; s++)
@@ -75,48 +73,22 @@ static int build_model(hs_circuit *B, hs_model **out) {
   for (int k = 0; k < HS_PF_COUNT_; k++) npf += B->pf_coord[k] >= 0;
   npf += B->nmods;
   m->pf = calloc((size_t)npf, sizeof *m->pf);
-  if (!m->pf) return -1;
+  if (!m->pf) {
+    hs_model_free(m);
+    return NULL;
+  }
   for (int k = 0; k < HS_PF_COUNT_; k++)
     if (B->pf_coord[k] >= 0 && k != HS_PF_MOD)
       m->pf[m->npf++] = (hs_posfeat){(hs_pf_kind)k, B->pf_coord[k], 0, 0};
   for (int k = 0; k < B->nmods; k++)
     m->pf[m->npf++] =
         (hs_posfeat){HS_PF_MOD, B->mods[k].coord, B->mods[k].k, B->mods[k].r};
-
-  for (int l = 0; l < nlayers; l++)
-    if (build_layer(B, m, l) != 0) return -1;
-  return 0;
+  return m;
 }
 
-/* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1. */
-double hs_sign_bound(double mu, size_t n) {
-  double b = pow((double)(n ? n : 1) + 1, 1 - mu / 4);
-  return b < 1 ? b : 1;
-}
-
-static int has_temp_sign(const hs_model *m) {
-  for (int l = 0; l < m->nlayers; l++)
-    for (int h = 0; h < m->layers[l].nheads; h++)
-      if (m->layers[l].heads[h].tau_law == HS_TAU_INV_NLOGN) return 1;
-  return 0;
-}
-
-double hs_model_bound_at(const hs_model *m, size_t n) {
-  /* the temporal bound grows with n (fixed) or is constant; the sign's
-   * shrinks, so its worst length is n = 1 */
-  double b = hs_bound_at(m->mode, m->scale, n);
-  if (m->mode && strcmp(m->mode, "hard") && has_temp_sign(m)) {
-    double s = hs_sign_bound(m->scale, 1);
-    if (s > b) b = s;
-  }
-  return b;
-}
-
-static void describe(hs_circuit *B, hs_model *m, int root) {
-  m->out_coord = B->c[root].coord;
-  m->formula = hs_cstrdup(B->source ? B->source : "");
-  m->mode = hs_cstrdup(hs_mode_name(B->o.mode));
-  m->scale = B->o.mode == HS_MODE_HARD ? 0 : B->o.scale;
+/* The bound in words (m->bound_desc), the bound and the smallest exact mu;
+ * -1 when out of memory. */
+static int describe_bound(const hs_circuit *B, hs_model *m) {
   int heads = 0;
   for (int l = 0; l < m->nlayers; l++) heads += m->layers[l].nheads;
   char buf[1024];
@@ -128,7 +100,7 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
              heads ? "hard attention: exact, no bound needed"
                    : "no attention: exact");
   } else if (B->o.mode == HS_MODE_FIXED) {
-    m->bound = hs_bound_at("fixed", B->o.scale, 1);
+    m->bound = hs_bound_at(HS_MODE_FIXED, B->o.scale, 1);
     m->min_scale = -1;
     snprintf(buf, sizeof buf,
              "weight off target <= S/(1+S), S = 2e^{-mu/n}/(1-e^{-mu/n}); "
@@ -137,7 +109,7 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
              B->o.scale / ln7);
   } else {
     double mu = B->o.mode == HS_MODE_REL ? (double)(float)B->o.scale : B->o.scale;
-    m->bound = hs_bound_at("pe", mu, 1);
+    m->bound = hs_bound_at(HS_MODE_PE, mu, 1);
     m->min_scale = ln7;
     snprintf(buf, sizeof buf,
              "weight off target <= S/(1+S), S = 2e^{-mu}/(1-e^{-mu}) = %.3g "
@@ -152,7 +124,7 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
                mu);
     }
   }
-  if (has_temp_sign(m) && B->o.mode != HS_MODE_FIXED) {
+  if (hs_model_has_temp_sign(m) && B->o.mode != HS_MODE_FIXED) {
     size_t at = strlen(buf);
     snprintf(buf + at, sizeof buf - at,
              "; counting signs by softmax at tau = 1/(mu n ln(n+1)): weight "
@@ -162,8 +134,14 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
     if (m->min_scale < 12) m->min_scale = 12;
   }
   m->bound_desc = hs_cstrdup(buf);
+  return m->bound_desc ? 0 : -1;
+}
+
+/* A name for every coordinate; -1 when out of memory. */
+static int name_coords(const hs_circuit *B, hs_model *m) {
+  char buf[1024];
   m->coord_names = calloc((size_t)m->d, sizeof *m->coord_names);
-  if (!m->coord_names) return;
+  if (!m->coord_names) return -1;
   for (int k = 0; k < m->npf; k++) {
     const hs_posfeat *p = &m->pf[k];
     if (p->kind == HS_PF_MOD)
@@ -171,26 +149,26 @@ static void describe(hs_circuit *B, hs_model *m, int root) {
                (long long)p->r);
     else
       snprintf(buf, sizeof buf, "feature %s", hs_pf_kind_name(p->kind));
-    m->coord_names[p->coord] = hs_cstrdup(buf);
+    if (!(m->coord_names[p->coord] = hs_cstrdup(buf))) return -1;
   }
   for (int i = 0; i < B->n; i++) {
     const hs_cnode *n = &B->c[i];
     char nm[400];
     hs_circuit_name(B, i, nm, sizeof nm);
-    if (n->kind != HS_C_PF) m->coord_names[n->coord] = hs_cstrdup(nm);
+    if (n->kind != HS_C_PF && !(m->coord_names[n->coord] = hs_cstrdup(nm))) return -1;
     if (n->scratch >= 0) {
       snprintf(buf, sizeof buf, "attention output for %s", nm);
-      m->coord_names[n->scratch] = hs_cstrdup(buf);
+      if (!(m->coord_names[n->scratch] = hs_cstrdup(buf))) return -1;
     }
   }
+  return 0;
 }
 
-hs_model *hs_circuit_assemble(hs_circuit *B, int root) {
-  hs_model *m = NULL;
-  if (build_model(B, &m) != 0 || B->oom) {
-    hs_model_free(m);
-    return NULL;
-  }
-  describe(B, m, root);
-  return m;
+int hs_circuit_describe(const hs_circuit *B, hs_model *m, int root) {
+  m->out_coord = B->c[root].coord;
+  m->scale = B->o.mode == HS_MODE_HARD ? 0 : B->o.scale;
+  m->formula = hs_cstrdup(B->source ? B->source : "");
+  m->mode = hs_cstrdup(hs_mode_name(B->o.mode));
+  if (!m->formula || !m->mode) return -1;
+  return describe_bound(B, m) || name_coords(B, m) ? -1 : 0;
 }

@@ -6,6 +6,7 @@
  *               node runs in
  *   weights.c   each node's ReLU units and attention heads, per mode, with
  *               the error bounds of the constructions
+ *   check.c     what the circuit asks of float32, checked before layers
  *   assemble.c  circuit -> hs_model: layers, positional features, names,
  *               the bound in words
  *
@@ -177,12 +178,27 @@ void hs_ln_sign_units(const hs_circuit *B, const hs_cnode *n, hs_layer *L,
 int hs_fill_head(const hs_circuit *B, const hs_cnode *n, hs_head *H, int d);
 int hs_fill_aux_head(const hs_circuit *B, const hs_cnode *n, hs_head *H, int d);
 hs_pf_kind hs_weight_feature(const hs_circuit *B, const hs_cnode *n);
-/* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1. */
-double hs_sign_bound(double mu, size_t n);
 
-/* ---- assemble.c */
-/* The model computing node root at every position; NULL when out of
- * memory. */
-hs_model *hs_circuit_assemble(hs_circuit *B, int root);
+/* ---- check.c */
+/* Whether the circuit compiles exactly: every comparison's coefficients
+ * and constant are float32 numbers, and mu keeps every logit finite in
+ * float32; -1 with err filled when not. */
+int hs_circuit_check(const hs_circuit *C, hs_error *err);
+
+/* ---- assemble.c (after hs_circuit_coords and hs_circuit_schedule) */
+/* A model of nlayers empty layers with the circuit's embedding and
+ * positional features; NULL when out of memory. */
+hs_model *hs_circuit_embedding(const hs_circuit *B, int nlayers);
+/* Layer l's attention heads and ReLU units; -1 when out of memory. */
+int hs_circuit_layer(const hs_circuit *B, hs_model *m, int l);
+/* The metadata people read, with node root as the output: the source,
+ * the mode, the bound in words, the smallest exact mu, every coordinate's
+ * name; -1 when out of memory (the model then incomplete). */
+int hs_circuit_describe(const hs_circuit *B, hs_model *m, int root);
+
+/* ---- src/compile/compile.c */
+/* The stages from hs_circuit_coords to hs_circuit_describe: the model
+ * computing node root; NULL with err filled (HS_ERR_NOMEM). */
+hs_model *hs_circuit_assemble(hs_circuit *B, int root, hs_error *err);
 
 #endif

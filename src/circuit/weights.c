@@ -163,26 +163,6 @@ static int head_scores(const hs_circuit *B, const hs_cnode *n, term t[3]) {
   }
 }
 
-static double series(double mu) { return 2 * exp(-mu) / -expm1(-mu); }
-
-double hs_bound_at(const char *mode, double scale, size_t n) {
-  if (!mode || strcmp(mode, "hard") == 0) return 0;
-  double mu = scale;
-  if (strcmp(mode, "fixed") == 0) mu = scale / (double)(n ? n : 1);
-  if (!(mu > 0)) return 1;
-  double S = series(mu);
-  return S / (1 + S);
-}
-
-/* The weight off target is at most S/(1+S) with S = series(mu): below 1/4
- * (the decision exact) exactly when S < 1/3, i.e. mu >= ln 7; fixed mode
- * has mu / n in place of mu. */
-double hs_mode_exact_max_n(hs_mode mode, double scale) {
-  if (mode == HS_MODE_HARD) return INFINITY;
-  if (mode == HS_MODE_FIXED) return floor(scale / log(7.0));
-  return scale >= log(7.0) ? INFINITY : 0;
-}
-
 /* The feature whose value is the BOS score of a BOS-weighted count. */
 hs_pf_kind hs_weight_feature(const hs_circuit *B, const hs_cnode *n) {
   int bounded = B->o.mode == HS_MODE_TEMP;

@@ -219,7 +219,8 @@ void cli_kernel(char *buf, size_t len);
  * (HARDSOFT_MACHINE_ID overrides; -1 when that is not a folder name). */
 int cli_machine_id(char *buf, size_t len);
 
-/* Writes a person's description of a model to f. */
-void cli_describe_model(FILE *f, const hs_model *m);
+/* Writes a person's description of a model to f; 0, or the exit status
+ * of an error said (out of memory). */
+int cli_describe_model(FILE *f, const hs_model *m);
 
 #endif

@@ -303,16 +303,14 @@ static const char *const compile_usage =
 
 /* The text is the library's (hs_model_describe), so the CLI and the
  * Python package print the same description. */
-void cli_describe_model(FILE *f, const hs_model *m) {
+int cli_describe_model(FILE *f, const hs_model *m) {
   size_t n = hs_model_describe(m, NULL, 0);
   char *buf = malloc(n + 1);
-  if (!buf) {
-    cli_error("out of memory describing the model");
-    return;
-  }
+  if (!buf) return cli_error("out of memory describing the model");
   hs_model_describe(m, buf, n + 1);
   fputs(buf, f);
   free(buf);
+  return 0;
 }
 
 /* compile --explain: the front end's findings, and alone (no -o, no
@@ -387,7 +385,7 @@ int cmd_compile(int argc, char **argv) {
     rc = doc ? cli_json_print(doc) : cli_error("out of memory");
     cJSON_Delete(doc);
   } else if (m && rc == 0 && o.print) {
-    cli_describe_model(stdout, m);
+    rc = cli_describe_model(stdout, m);
   }
   hs_model_free(m);
   hs_program_free(p);

@@ -181,45 +181,54 @@ static const char *value_of(int argc, char **argv, int *i, const char *name) {
 /* The argument being parsed (argv[*i]) and the options the command takes;
  * an option's parser returns 0 (taken), an exit status (an error, said),
  * or NOT_MINE. */
-typedef struct argp { int argc; char **argv; int *i; unsigned allowed; } argp;
+typedef struct argp {
+  int argc;
+  char **argv;
+  int *i;
+  unsigned allowed;
+  const char *bare; /* an option given without its value */
+} argp;
 #define NOT_MINE (-1)
-#define TAKES(flag, name) \
-  ((P->allowed & (flag)) && (v = value_of(P->argc, P->argv, P->i, name)))
-#define NEEDV(name) if (!*v) return cli_error("%s needs a value", name)
+
+/* The value of argv[*i] when it is the option name and the command takes
+ * it; NULL otherwise, and NULL with P->bare set when the value is missing
+ * or empty (cli_parse says so). */
+static const char *takes(argp *P, unsigned flag, const char *name) {
+  if (!(P->allowed & flag)) return NULL;
+  const char *v = value_of(P->argc, P->argv, P->i, name);
+  if (v && !*v) {
+    P->bare = name;
+    return NULL;
+  }
+  return v;
+}
 
 /* The model and how it runs: --mode, --scale, --sign, --precision, --isa,
  * --threads, --max-memory; NOT_MINE when the option is none of them. */
-static int model_option(const argp *P, cli_opts *o) {
+static int model_option(argp *P, cli_opts *o) {
   const char *v;
   uint64_t u;
-  if (TAKES(O_MODE, "--mode")) {
-    NEEDV("--mode");
+  if ((v = takes(P, O_MODE, "--mode"))) {
     if (strcmp(v, "truth") == 0) o->mode = HS_MODE_TRUTH;
     else if ((o->mode = hs_mode_parse(v)) < 0)
       return cli_error("--mode '%s' is not a mode (expected hard, pe, temp, "
                        "fixed, rel%s)", v, strcmp(o->cmd, "eval") ? "" : " or truth");
-  } else if (TAKES(O_SCALE, "--scale")) {
-    NEEDV("--scale");
+  } else if ((v = takes(P, O_SCALE, "--scale"))) {
     if (cli_real("--scale", v, &o->scale)) return HS_EXIT_ERROR;
-  } else if (TAKES(O_SIGN, "--sign")) {
-    NEEDV("--sign");
+  } else if ((v = takes(P, O_SIGN, "--sign"))) {
     if (strcmp(v, "layernorm") == 0) o->sign = HS_SIGN_LAYERNORM;
     else if (strcmp(v, "temp") == 0) o->sign = HS_SIGN_TEMP;
     else return cli_error("--sign '%s' is not layernorm or temp", v);
-  } else if (TAKES(O_PREC, "--precision")) {
-    NEEDV("--precision");
+  } else if ((v = takes(P, O_PREC, "--precision"))) {
     if (strcmp(v, "f32") == 0) o->prec = HS_PREC_F32;
     else if (strcmp(v, "f64") == 0) o->prec = HS_PREC_F64;
     else return cli_error("--precision '%s' is not f32 or f64", v);
-  } else if (TAKES(O_ISA, "--isa")) {
-    NEEDV("--isa");
+  } else if ((v = takes(P, O_ISA, "--isa"))) {
     if (set_isa(v, o)) return HS_EXIT_ERROR;
-  } else if (TAKES(O_THREADS, "--threads")) {
-    NEEDV("--threads");
+  } else if ((v = takes(P, O_THREADS, "--threads"))) {
     if (cli_whole("--threads", v, &u)) return HS_EXIT_ERROR;
     o->threads = (int)u;
-  } else if (TAKES(O_MAXMEM, "--max-memory")) {
-    NEEDV("--max-memory");
+  } else if ((v = takes(P, O_MAXMEM, "--max-memory"))) {
     if (cli_whole("--max-memory", v, &u)) return HS_EXIT_ERROR;
     o->max_mem = (size_t)u * 1048576;
   } else {
@@ -230,25 +239,20 @@ static int model_option(const argp *P, cli_opts *o) {
 
 /* The sweeps of check and bench: --max-len, --lengths, --samples, --seed,
  * --error-max-n; NOT_MINE when the option is none of them. */
-static int sweep_option(const argp *P, cli_opts *o) {
+static int sweep_option(argp *P, cli_opts *o) {
   const char *v;
   uint64_t u;
-  if (TAKES(O_MAXLEN, "--max-len")) {
-    NEEDV("--max-len");
+  if ((v = takes(P, O_MAXLEN, "--max-len"))) {
     if (cli_whole("--max-len", v, &u)) return HS_EXIT_ERROR;
     o->max_len = (int)u;
-  } else if (TAKES(O_LENGTHS, "--lengths")) {
-    NEEDV("--lengths");
+  } else if ((v = takes(P, O_LENGTHS, "--lengths"))) {
     if (parse_lengths(v, o)) return HS_EXIT_ERROR;
-  } else if (TAKES(O_SAMPLES, "--samples")) {
-    NEEDV("--samples");
+  } else if ((v = takes(P, O_SAMPLES, "--samples"))) {
     if (cli_whole("--samples", v, &u)) return HS_EXIT_ERROR;
     o->samples = (int)u;
-  } else if (TAKES(O_SEED, "--seed")) {
-    NEEDV("--seed");
+  } else if ((v = takes(P, O_SEED, "--seed"))) {
     if (cli_whole("--seed", v, &o->seed)) return HS_EXIT_ERROR;
-  } else if (TAKES(O_ERRMAXN, "--error-max-n")) {
-    NEEDV("--error-max-n");
+  } else if ((v = takes(P, O_ERRMAXN, "--error-max-n"))) {
     if (cli_whole("--error-max-n", v, &u)) return HS_EXIT_ERROR;
     o->error_max_n = (size_t)u;
   } else {
@@ -260,21 +264,17 @@ static int sweep_option(const argp *P, cli_opts *o) {
 /* Input, output and what is shown: -o, -f, --lang, --tokens, --trace,
  * --print, --last, --max-time, --quiet, --json, --unknown; NOT_MINE when
  * the option is none of them. */
-static int io_option(const argp *P, cli_opts *o) {
+static int io_option(argp *P, cli_opts *o) {
   const char *v;
-  if ((P->allowed & O_OUT) && (v = value_of(P->argc, P->argv, P->i, "-o"))) {
-    NEEDV("-o");
+  if ((v = takes(P, O_OUT, "-o"))) {
     o->out = v;
-  } else if ((P->allowed & O_PROG) && (v = value_of(P->argc, P->argv, P->i, "-f"))) {
-    NEEDV("-f");
+  } else if ((v = takes(P, O_PROG, "-f"))) {
     if (o->file) return cli_error("-f given twice ('%s' and '%s')", o->file, v);
     o->file = v;
-  } else if (TAKES(O_PROG, "--lang")) {
-    NEEDV("--lang");
+  } else if ((v = takes(P, O_PROG, "--lang"))) {
     if ((o->lang = hs_lang_parse(v)) < 0)
       return cli_error("--lang '%s' is not a language (expected ltl, crasp, brasp or regex)", v);
-  } else if (TAKES(O_PROG, "--alphabet")) {
-    NEEDV("--alphabet");
+  } else if ((v = takes(P, O_PROG, "--alphabet"))) {
     o->alphabet = v;
   } else if ((P->allowed & O_EXPLAIN) && strcmp(P->argv[*P->i], "--explain") == 0) {
     o->explain = 1;
@@ -286,15 +286,13 @@ static int io_option(const argp *P, cli_opts *o) {
     o->print = 1;
   } else if ((P->allowed & O_LAST) && strcmp(P->argv[*P->i], "--last") == 0) {
     o->last = 1;
-  } else if (TAKES(O_MAXTIME, "--max-time")) {
-    NEEDV("--max-time");
+  } else if ((v = takes(P, O_MAXTIME, "--max-time"))) {
     if (cli_real("--max-time", v, &o->max_time)) return HS_EXIT_ERROR;
   } else if ((P->allowed & O_QUIET) && strcmp(P->argv[*P->i], "--quiet") == 0) {
     o->quiet = 1;
   } else if ((P->allowed & O_JSON) && strcmp(P->argv[*P->i], "--json") == 0) {
     o->json = 1;
-  } else if (TAKES(O_UNKNOWN, "--unknown")) {
-    NEEDV("--unknown");
+  } else if ((v = takes(P, O_UNKNOWN, "--unknown"))) {
     if (strcmp(v, "error") == 0) o->unknown = HS_UNKNOWN_ERROR;
     else if (strcmp(v, "other") == 0) o->unknown = HS_UNKNOWN_OTHER;
     else return cli_error("--unknown '%s' is not error or other", v);
@@ -303,9 +301,6 @@ static int io_option(const argp *P, cli_opts *o) {
   }
   return 0;
 }
-
-#undef TAKES
-#undef NEEDV
 
 static void set_defaults(cli_opts *o, char **argv, int first) {
   memset(o, 0, sizeof *o);
@@ -344,10 +339,11 @@ int cli_parse(int argc, char **argv, int first, unsigned allowed,
       cli_put_usage(usage, stdout);
       return 1;
     }
-    argp P = {argc, argv, &i, allowed};
+    argp P = {argc, argv, &i, allowed, NULL};
     int rc = model_option(&P, o);
     if (rc == NOT_MINE) rc = sweep_option(&P, o);
     if (rc == NOT_MINE) rc = io_option(&P, o);
+    if (rc == NOT_MINE && P.bare) return cli_error("%s needs a value", P.bare);
     if (rc == NOT_MINE)
       return cli_error("%s: unknown option '%s' (see 'hardsoft %s --help')",
                        o->cmd, a, o->cmd);

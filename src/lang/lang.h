@@ -29,8 +29,10 @@ typedef struct hs_vocab {
   uint8_t used[256]; /* used[b]: some token is byte b */
 } hs_vocab;
 
-/* The byte of token tok[0..len): an existing entry, or a new one. -1 when
- * all 256 bytes are taken or out of memory. */
+/* The byte of token tok[0..len): an existing entry, or a new one;
+ * HS_VOCAB_FULL when all 256 bytes are taken (or len is 0),
+ * HS_VOCAB_NOMEM when out of memory. */
+enum { HS_VOCAB_FULL = -1, HS_VOCAB_NOMEM = -2 };
 int hs_vocab_add(hs_vocab *v, const char *tok, size_t len);
 /* The byte of a token, or -1 when the vocabulary does not name it. */
 int hs_vocab_find(const hs_vocab *v, const char *tok, size_t len);

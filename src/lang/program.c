@@ -227,7 +227,8 @@ hs_lang hs_program_lang(const hs_program *p) { return p->lang; }
 const hs_formula *hs_program_formula(const hs_program *p) { return p ? p->f : NULL; }
 
 int hs_program_lowered(const hs_program *p, hs_error *err) {
-  HS_RETURN_ERROR_IF(!p, err, HS_ERR_ARG, "hs_program_lowered: NULL argument");
+  if (!p)
+    return hs_errorf(err, HS_ERR_ARG, "hs_program_lowered: NULL argument");
   if (p->f) return 0;
   if (err) *err = p->lower_err;
   return -1;
@@ -246,7 +247,8 @@ const char *hs_program_stmt_name(const hs_program *p, int k) {
 
 int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
                      int64_t *vals, hs_error *err) {
-  HS_RETURN_ERROR_IF(!p || (n && (!w || !vals)), err, HS_ERR_ARG,
+  if (!p || (n && (!w || !vals)))
+    return hs_errorf(err, HS_ERR_ARG,
                      "hs_program_trace: NULL argument");
   if (p->rasp) return rasp_eval_all(p, w, n, vals, err);
   uint8_t *out = malloc(n ? n : 1);
@@ -262,13 +264,14 @@ int hs_program_trace(const hs_program *p, const uint8_t *w, size_t n,
 
 int hs_program_truth(const hs_program *p, const uint8_t *w, size_t n,
                      uint8_t *out, hs_error *err) {
-  HS_RETURN_ERROR_IF(!p || (n && (!w || !out)), err, HS_ERR_ARG,
+  if (!p || (n && (!w || !out)))
+    return hs_errorf(err, HS_ERR_ARG,
                      "hs_program_truth: NULL argument");
   if (n == 0) return 0;
   if (!p->rasp) return hs_truth_eval(p->f, p->f->root, w, n, out, err);
   size_t k = (size_t)rasp_nstmts(p), cells;
-  HS_RETURN_ERROR_IF(__builtin_mul_overflow(k, n, &cells) || cells > SIZE_MAX / 8,
-                     err, HS_ERR_LIMIT, "a string of %zu tokens is too long for the program", n);
+  if (__builtin_mul_overflow(k, n, &cells) || cells > SIZE_MAX / 8)
+    return hs_errorf(err, HS_ERR_LIMIT, "a string of %zu tokens is too long for the program", n);
   int64_t *vals = malloc(cells * sizeof *vals);
   if (!vals) return hs_errorf(err, HS_ERR_NOMEM, "out of memory running the program on %zu tokens", n);
   if (rasp_eval_all(p, w, n, vals, err)) {
@@ -300,7 +303,8 @@ int hs_program_other_byte(const hs_program *p) {
 
 int hs_program_encode(const hs_program *p, const char *line, size_t len,
                       hs_unknown unknown, uint8_t *out, size_t *n, hs_error *err) {
-  HS_RETURN_ERROR_IF(!p || !n || (len && (!line || !out)), err, HS_ERR_ARG,
+  if (!p || !n || (len && (!line || !out)))
+    return hs_errorf(err, HS_ERR_ARG,
                      "hs_program_encode: NULL argument");
   /* a formula names bytes: a one-byte token is its byte */
   hs_tokens t = {p->vocab.n, p->vocab.tok, p->vocab.byte, (uint8_t)hs_program_other_byte(p),
@@ -315,9 +319,9 @@ size_t hs_program_tokenize(const hs_program *p, const char *line, size_t len,
 }
 
 int hs_model_set_vocab(hs_model *m, const hs_program *p, hs_error *err) {
-  HS_RETURN_ERROR_IF(!m || !p, err, HS_ERR_ARG, "hs_model_set_vocab: NULL argument");
-  HS_RETURN_ERROR_IF(hs_model_vocab_set(m, p->vocab.n, (const char *const *)p->vocab.tok,
-                                        p->vocab.byte),
-                     err, HS_ERR_NOMEM, "out of memory copying the vocabulary");
+  if (!m || !p)
+    return hs_errorf(err, HS_ERR_ARG, "hs_model_set_vocab: NULL argument");
+  if (hs_model_vocab_set(m, p->vocab.n, (const char *const *)p->vocab.tok, p->vocab.byte))
+    return hs_errorf(err, HS_ERR_NOMEM, "out of memory copying the vocabulary");
   return 0;
 }

@@ -15,18 +15,18 @@ int hs_vocab_add(hs_vocab *v, const char *tok, size_t len) {
   int b = hs_vocab_find(v, tok, len);
   if (b >= 0) return b;
   /* keep one byte free for `other` */
-  if (v->n >= 255 || len == 0) return -1;
+  if (v->n >= 255 || len == 0) return HS_VOCAB_FULL;
   if (len == 1 && !v->used[(uint8_t)tok[0]]) {
     b = (uint8_t)tok[0];
   } else {
     for (b = 0x80; b < 256 && v->used[b]; b++) {}
     if (b == 256) {
       for (b = 1; b < 0x80 && v->used[b]; b++) {}
-      if (b == 0x80) return -1;
+      if (b == 0x80) return HS_VOCAB_FULL;
     }
   }
   char *copy = malloc(len + 1);
-  if (!copy) return -1;
+  if (!copy) return HS_VOCAB_NOMEM;
   memcpy(copy, tok, len);
   copy[len] = 0;
   v->tok[v->n] = copy;

@@ -500,7 +500,8 @@ int hs_model_other_byte(const hs_model *m) {
 
 int hs_model_encode(const hs_model *m, const char *line, size_t len, hs_unknown unknown,
                     uint8_t *out, size_t *n, hs_error *err) {
-  HS_RETURN_ERROR_IF(!m || !n || (len && (!line || !out)), err, HS_ERR_ARG,
+  if (!m || !n || (len && (!line || !out)))
+    return hs_errorf(err, HS_ERR_ARG,
                      "hs_model_encode: NULL argument");
   hs_tokens t = {m->nvocab, m->vocab_tok, m->vocab_byte, (uint8_t)hs_model_other_byte(m),
                  m->nvocab == 0};

@@ -201,5 +201,10 @@ int hs_tokens_encode(const hs_tokens *t, const char *line, size_t len,
 /* Append a positional feature. */
 int hs_model_add_pf(hs_model *m, hs_pf_kind kind, int32_t coord, int64_t k,
                     int64_t r);
+/* (n+1)^{1 - mu/4}: the temperature sign's weight off [u > 0], n >= 1
+ * (src/model/bound.c). */
+double hs_sign_bound(double mu, size_t n);
+/* Whether a head of m is a temperature sign (tau = 1/(mu n ln(n+1))). */
+int hs_model_has_temp_sign(const hs_model *m);
 
 #endif

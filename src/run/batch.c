@@ -12,7 +12,8 @@
 int hs_forward_batch(const hs_model *m, size_t count, const uint8_t *const *w,
                      const size_t *len, const hs_run_opts *o, uint8_t *bits,
                      double *values, hs_error *err) {
-  HS_RETURN_ERROR_IF(!m || (count && (!w || !len)), err, HS_ERR_ARG,
+  if (!m || (count && (!w || !len)))
+    return hs_errorf(err, HS_ERR_ARG,
                      "hs_forward_batch: no model or no strings");
   hs_run_opts def;
   if (!o) {

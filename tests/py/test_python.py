@@ -176,6 +176,16 @@ def test_malformed_formula(text, column):
     assert isinstance(e.value, ValueError)
 
 
+def test_error_lives_below_the_model():
+    # the ctypes layer makes hardsoft.Error itself: it imports nothing of
+    # the package above it (it once imported Error from model, in a cycle)
+    from hardsoft import _lib
+    assert hardsoft.Error is _lib.Error
+    with open(_lib.__file__) as f:
+        assert "from .model" not in f.read()
+    assert isinstance(_lib.fail(None), hardsoft.Error)
+
+
 @pytest.mark.parametrize("kw", [{"mode": "soft"}, {"mode": None}, {"scale": 0},
                                 {"scale": -1}, {"scale": float("nan")},
                                 {"scale": float("inf")}, {"scale": "x"},

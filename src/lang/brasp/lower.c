@@ -91,16 +91,16 @@ typedef struct lw {
   hs_error *err;
 } lw;
 
-static int fail(lw *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(lw *l, hs_errcode code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static int fail(lw *l, const char *fmt, ...) {
+static int fail(lw *l, hs_errcode code, const char *fmt, ...) {
   if (l->failed) return -1;
   l->failed = 1;
   va_list ap;
   va_start(ap, fmt);
   int line = l->cur ? l->cur->line : 0, col = l->cur ? l->cur->column : 0;
-  hs_text_verror(l->err, strstr(fmt, "out of memory") ? HS_ERR_NOMEM : HS_ERR_UNSUPPORTED,
-                 line, col, fmt, ap);
+  hs_text_verror(l->err, code, line, col, fmt, ap);
   va_end(ap);
   return -1;
 }
@@ -115,11 +115,11 @@ static int32_t add(lw *l, hs_cnode n, const char *fmt, ...) {
   va_start(ap, fmt);
   int32_t id = hs_prebuilt_vadd(l->B, n, &d, fmt, ap);
   va_end(ap);
-  if (id < 0) return fail(l, "out of memory");
+  if (id < 0) return fail(l, HS_ERR_NOMEM, "out of memory");
   if (l->B->C.n > BR_MAX_NODES)
-    return fail(l, "program too large to lower (more than %d circuit nodes)", BR_MAX_NODES);
+    return fail(l, HS_ERR_UNSUPPORTED, "program too large to lower (more than %d circuit nodes)", BR_MAX_NODES);
   if (d > l->maxdepth)
-    return fail(l, "program nests too deeply to lower (circuit depth above %d)", l->maxdepth);
+    return fail(l, HS_ERR_UNSUPPORTED, "program nests too deeply to lower (circuit depth above %d)", l->maxdepth);
   return id;
 }
 
@@ -174,7 +174,7 @@ static int32_t mk_node(lw *l, hs_fop op, int32_t a, int32_t b, uint8_t sym) {
   case HS_F_YESTERDAY: snprintf(t, sizeof t, "Y %s", A); return head(l, 1, HS_MASK_LT, -1, a, t);
   case HS_F_EVENTUALLY: snprintf(t, sizeof t, "F %s", A); return head(l, 0, HS_MASK_GE, a, a, t);
   case HS_F_ONCE: snprintf(t, sizeof t, "O %s", A); return head(l, 1, HS_MASK_LE, a, a, t);
-  default: return fail(l, "internal error: operator %d", (int)op);
+  default: return fail(l, HS_ERR_UNSUPPORTED, "internal error: operator %d", (int)op);
   }
 }
 
@@ -230,7 +230,7 @@ static int32_t lower_expr(lw *l, int32_t e, int key) {
   const br_expr *x = &l->p->ex[e];
   /* 2^m cases re-read S and V: bound the total work, not only the nodes */
   if (++l->work > BR_MAX_WORK)
-    return fail(l, "program too large to lower (more than %d expression visits)",
+    return fail(l, HS_ERR_UNSUPPORTED, "program too large to lower (more than %d expression visits)",
                 BR_MAX_WORK);
   switch (x->op) {
   case BR_CONST: return x->val ? l->T : l->F;
@@ -238,7 +238,7 @@ static int32_t lower_expr(lw *l, int32_t e, int key) {
     if (key && x->side == BR_SIDE_I) {
       for (int k = 0; k < l->nq; k++)
         if (l->q[k] == qkey(x)) return l->alpha[k] ? l->T : l->F;
-      return fail(l, "internal error: unlisted query-side vector");
+      return fail(l, HS_ERR_UNSUPPORTED, "internal error: unlisted query-side vector");
     }
     return vec(l, x);
   case BR_NOT: return mk_not(l, lower_expr(l, x->a, key));
@@ -263,7 +263,7 @@ static int collect_query(lw *l, int32_t e) {
     for (int k = 0; k < l->nq; k++)
       if (l->q[k] == qkey(x)) return 0;
     if (l->nq == BR_MAX_QUERY)
-      return fail(l, "attention reads more than %d query-side vectors in its "
+      return fail(l, HS_ERR_UNSUPPORTED, "attention reads more than %d query-side vectors in its "
                   "score and value (its model grows like 2^m: split the "
                   "attention)", BR_MAX_QUERY);
     l->q[l->nq++] = qkey(x);
@@ -372,7 +372,7 @@ static hs_formula *finish(lw *l) {
   l->cur = NULL;
   if (!f || !f->text || hs_circuit_keep(&l->B->C, &l->B->root)) {
     hs_formula_free(f);
-    fail(l, "out of memory");
+    fail(l, HS_ERR_NOMEM, "out of memory");
     return NULL;
   }
   snprintf(f->text, len, "B-RASP program, root %s", root);
@@ -389,12 +389,12 @@ hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
   memset(&l, 0, sizeof l);
   l.err = err ? err : &dummy;
   memset(l.err, 0, sizeof *l.err);
-  if (!p || p->n == 0) { fail(&l, "no program"); return NULL; }
+  if (!p || p->n == 0) { fail(&l, HS_ERR_UNSUPPORTED, "no program"); return NULL; }
   l.p = p;
   l.maxdepth = hs_get_limits().max_depth;
   l.B = hs_prebuilt_new();
   l.phi = malloc((size_t)p->n * sizeof *l.phi);
-  if (!l.B || !l.phi) fail(&l, "out of memory");
+  if (!l.B || !l.phi) fail(&l, HS_ERR_NOMEM, "out of memory");
   l.F = mk_node(&l, HS_F_FALSE, -1, -1, 0);
   l.T = mk_node(&l, HS_F_TRUE, -1, -1, 0);
   for (int k = 0; k < p->n && !l.failed; k++) {
@@ -402,7 +402,7 @@ hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
     int32_t before = l.B->C.n;
     l.phi[k] = lower_stmt(&l, l.cur);
     if (!l.failed && hs_prebuilt_rename(l.B, l.phi[k], before, l.cur->name))
-      fail(&l, "out of memory");
+      fail(&l, HS_ERR_NOMEM, "out of memory");
   }
   hs_formula *f = l.failed ? NULL : finish(&l);
   free(l.phi);

@@ -77,6 +77,10 @@ static int fail_at(parser *q, int line, int col, const char *fmt, ...) {
   return -1;
 }
 
+static int oom_at(parser *q, int line, int col) {
+  return hs_cursor_fail(&q->cur, HS_ERR_NOMEM, (hs_textpos){0, line, col}, "out of memory");
+}
+
 /* The token's text for messages: at most 32 bytes, printable only. */
 static const char *shown(const parser *q, const token *t, char buf[40]) {
   size_t m = t->len < 32 ? t->len : 32, o = 0;
@@ -190,7 +194,7 @@ static int32_t add_expr(parser *q, br_eop op, int32_t a, int32_t b) {
   if (p->nex == p->excap) {
     int32_t cap = p->excap ? p->excap * 2 : 64;
     br_expr *e = realloc(p->ex, (size_t)cap * sizeof *e);
-    if (!e) return fail_at(q, q->t.line, q->t.col, "out of memory");
+    if (!e) return oom_at(q, q->t.line, q->t.col);
     p->ex = e;
     p->excap = cap;
   }
@@ -238,6 +242,7 @@ static int32_t parse_vector(parser *q) {
     if (next(q)) return -1;
     if (q->t.k != K_STR) return expect(q, K_STR, "a \"quoted\" token after 'token'");
     int b = hs_vocab_add(q->v, q->sbuf, strlen(q->sbuf));
+    if (b == HS_VOCAB_NOMEM) return oom_at(q, q->t.line, q->t.col);
     if (b < 0)
       return fail_at(q, q->t.line, q->t.col, "too many distinct tokens (at most 255)");
     if (next(q) || (e = add_expr(q, BR_TOK, -1, -1)) < 0) return -1;
@@ -373,17 +378,17 @@ static int parse_stmt(parser *q) {
   if (p->n == p->cap) {
     int cap = p->cap ? p->cap * 2 : 16;
     br_stmt *s2 = realloc(p->st, (size_t)cap * sizeof *s2);
-    if (!s2) return fail_at(q, nm.line, nm.col, "out of memory");
+    if (!s2) return oom_at(q, nm.line, nm.col);
     p->st = s2;
     p->cap = cap;
   }
   st.name = malloc(nm.len + 1);
-  if (!st.name) return fail_at(q, nm.line, nm.col, "out of memory");
+  if (!st.name) return oom_at(q, nm.line, nm.col);
   memcpy(st.name, q->s + nm.pos, nm.len);
   st.name[nm.len] = 0;
   if (hs_names_add(&q->names, st.name, nm.len, p->n)) {
     free(st.name);
-    return fail_at(q, nm.line, nm.col, "out of memory");
+    return oom_at(q, nm.line, nm.col);
   }
   p->st[p->n++] = st;
   return 0;
@@ -419,7 +424,7 @@ hs_brasp *hs_brasp_parse(const char *text, size_t len, hs_vocab *v,
   if (!q.p || !q.sbuf) {
     free(q.sbuf);
     free(q.p);
-    fail_at(&q, 1, 1, "out of memory");
+    oom_at(&q, 1, 1);
     return NULL;
   }
   int rc = next(&q);

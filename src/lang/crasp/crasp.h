@@ -33,8 +33,6 @@ int hs_crasp_eval_all(const hs_crasp *p, const uint8_t *w, size_t n,
  * last one is the program's value and is Boolean. */
 int hs_crasp_nstmts(const hs_crasp *p);
 const char *hs_crasp_stmt_name(const hs_crasp *p, int k);
-/* 1 when statement k is Boolean, 0 when it is a count. */
-int hs_crasp_stmt_is_bool(const hs_crasp *p, int k);
 /* The program lowered into the circuit (lower.c), carried by a formula
  * with the program's text and no nodes (hs_formula.pre), which hs_compile
  * compiles. v is the vocabulary the parser filled, for the atoms' names.

@@ -85,9 +85,11 @@ static size_t eval_node(const hs_crasp *p, int32_t id, int32_t first,
 
 int hs_crasp_eval_all(const hs_crasp *p, const uint8_t *w, size_t n,
                       int64_t *vals, hs_error *err) {
-  HS_RETURN_ERROR_IF(!p || (n && (!w || !vals)), err, HS_ERR_ARG, "hs_crasp_eval_all: NULL argument");
+  if (!p || (n && (!w || !vals)))
+    return hs_errorf(err, HS_ERR_ARG, "hs_crasp_eval_all: NULL argument");
   if (n == 0) return 0;
-  HS_RETURN_ERROR_IF(n >= (size_t)1 << 31, err, HS_ERR_LIMIT, "a string of %zu tokens is "
+  if (n >= (size_t)1 << 31)
+    return hs_errorf(err, HS_ERR_LIMIT, "a string of %zu tokens is "
                      "longer than the C-RASP interpreter takes (2^31 - 1)", n);
   int32_t most = 0;
   for (int32_t k = 0; k < p->nstmts; k++)

@@ -86,15 +86,14 @@ typedef struct lower {
   int failed;
 } lower;
 
-static int fail(lower *L, const char *fmt, const char *name) {
+static int fail(lower *L, hs_errcode code, const char *fmt, const char *name) {
   if (L->failed) return -1;
   L->failed = 1;
-  hs_errcode code = strstr(fmt, "out of memory") ? HS_ERR_NOMEM : HS_ERR_UNSUPPORTED;
   if (L->stmt) return hs_text_error(L->err, code, L->stmt->line, L->stmt->col, fmt, name);
   return hs_errorf(L->err, code, fmt, name);
 }
 
-static int oom(lower *L) { return fail(L, "out of memory%s", ""); }
+static int oom(lower *L) { return fail(L, HS_ERR_NOMEM, "out of memory%s", ""); }
 
 /* The current statement's name for a message: whole up to 40 bytes, else
  * its first 36 and "...", so that the reason after it fits whole. */
@@ -128,7 +127,7 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   va_end(ap);
   if (id < 0) return oom(L);
   if (d > hs_get_limits().max_depth)
-    return fail(L, "statement '%s' lowers to a circuit nested too deeply (a chain "
+    return fail(L, HS_ERR_UNSUPPORTED, "statement '%s' lowers to a circuit nested too deeply (a chain "
                 "of k && or || is k deep) (limit max_depth)",
                 stmt_name(L));
   return id;
@@ -261,7 +260,7 @@ static int32_t mk_cmp(lower *L, const piece *q, int rel) {
       cnt[k] = hs_circuit_count(C, 1, t[k].arg, 0);
     }
     hs_error e;
-    if (hs_cmp_fits(coef, q->nt, c, s * q->c, g, what, &e)) fail(L, "%s", e.msg);
+    if (hs_cmp_fits(coef, q->nt, c, s * q->c, g, what, &e)) fail(L, e.code, "%s", e.msg);
     else src = cmp_src(L, t, q->nt, c, r);
   }
   if (src >= 0) {
@@ -283,7 +282,7 @@ static void pieces_free(pieces *P) {
 }
 
 static int too_many(lower *L) {
-  return fail(L, "statement '%s' lowers to more than " CASES_TEXT
+  return fail(L, HS_ERR_UNSUPPORTED, "statement '%s' lowers to more than " CASES_TEXT
               " comparison cases (min, max, if and #[pred] multiply them; "
               "split it into Boolean statements)", stmt_name(L));
 }
@@ -427,7 +426,7 @@ static int32_t lower_bool(lower *L, const cr_node *x) {
   case CR_AND: return mk_and(L, L->bnode[x->a], L->bnode[x->b]);
   case CR_OR: return mk_or(L, L->bnode[x->a], L->bnode[x->b]);
   case CR_CMP: return lower_cmp(L, x);
-  default: return fail(L, "internal error: %s is not Boolean", "node");
+  default: return fail(L, HS_ERR_UNSUPPORTED, "internal error: %s is not Boolean", "node");
   }
 }
 
@@ -449,7 +448,7 @@ static int copy_pieces(lower *L, const pieces *X, int32_t guard, int64_t k,
 static int lower_count(lower *L, const cr_node *x, pieces *out) {
   int32_t b;
   if (x->amul >= CR_BOUND_MAX || x->add >= CR_BOUND_MAX)
-    return fail(L, "statement '%.64s' has a count bounded only by A*n + B with A or B "
+    return fail(L, HS_ERR_UNSUPPORTED, "statement '%.64s' has a count bounded only by A*n + B with A or B "
                 "at least 2^31, past the lowering's integers (the interpreter runs it)",
                 stmt_name(L));
   switch (x->k) {
@@ -468,7 +467,7 @@ static int lower_count(lower *L, const cr_node *x, pieces *out) {
     b = L->bnode[x->b];
     return copy_pieces(L, &L->pc[x->a], b, 1, out) ||
            copy_pieces(L, &L->pc[x->c], mk_not(L, b), 1, out) ? -1 : 0;
-  default: return fail(L, "internal error: %s is not a count", "node");
+  default: return fail(L, HS_ERR_UNSUPPORTED, "internal error: %s is not a count", "node");
   }
 }
 
@@ -530,7 +529,7 @@ hs_formula *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err) 
   L->v = v;
   L->err = err;
   if (!p || p->nstmts == 0) {
-    fail(L, "no program%s", "");
+    fail(L, HS_ERR_UNSUPPORTED, "no program%s", "");
     return NULL;
   }
   L->B = hs_prebuilt_new();

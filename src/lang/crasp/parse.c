@@ -89,6 +89,11 @@ static int failat(parser *P, int line, int col, const char *fmt, ...) {
   return -1;
 }
 
+static int oom_at(parser *P, int line, int col) {
+  return hs_cursor_fail(&P->cur, HS_ERR_NOMEM, (hs_textpos){0, line, col}, "out of memory");
+}
+static int oom(parser *P) { return oom_at(P, P->tok.line, P->tok.col); }
+
 /* At the current token, and at byte pos of the current line. */
 #define FAIL(P, ...) failat(P, (P)->tok.line, (P)->tok.col, __VA_ARGS__)
 #define FAIL_AT(P, pos, ...)                                                   \
@@ -222,7 +227,7 @@ static int32_t node(parser *P, cr_kind k, int is_bool, int line, int col) {
     int32_t cap = p->capnodes ? p->capnodes * 2 : 64;
     cr_node *nn = p->capnodes > INT32_MAX / 2 ? NULL
                                               : realloc(p->nodes, (size_t)cap * sizeof *nn);
-    if (!nn) return failat(P, line, col, "out of memory");
+    if (!nn) return oom_at(P, line, col);
     p->nodes = nn;
     p->capnodes = cap;
   }
@@ -309,7 +314,7 @@ static int32_t name_find(const parser *P, const char *s, size_t n) {
 
 static int name_add(parser *P, int32_t e) {
   const char *nm = entry_name(P, e);
-  if (hs_names_add(&P->names, nm, strlen(nm), e)) return FAIL(P, "out of memory");
+  if (hs_names_add(&P->names, nm, strlen(nm), e)) return oom(P);
   return 0;
 }
 
@@ -377,6 +382,7 @@ static int32_t parse_primary(parser *P) {
   switch (t.k) {
   case K_STR: {
     int b = hs_vocab_add(P->vocab, P->s + t.pos + 1, t.len - 2);
+    if (b == HS_VOCAB_NOMEM) return oom(P);
     if (b < 0) return FAIL(P, "too many distinct tokens (at most 255)");
     if ((id = node(P, CR_TOK, 1, line, col)) < 0) return -1;
     P->p->nodes[id].v = b;
@@ -573,11 +579,11 @@ static int parse_import(parser *P) {
   if (P->nimp == P->capimp) {
     int cap = P->capimp ? 2 * P->capimp : 8;
     import *ni = realloc(P->imp, (size_t)cap * sizeof *ni);
-    if (!ni) return FAIL(P, "out of memory");
+    if (!ni) return oom(P);
     P->imp = ni;
     P->capimp = cap;
   }
-  if (!(im.name = strndup(P->s + t.pos, t.len))) return FAIL(P, "out of memory");
+  if (!(im.name = strndup(P->s + t.pos, t.len))) return oom(P);
   P->imp[P->nimp++] = im;
   return name_add(P, -P->nimp) ? -1 : lex(P);
 }
@@ -592,7 +598,7 @@ static int parse_assign(parser *P) {
   if (p->nstmts + 1 >= p->capstmts) {
     int32_t cap = p->capstmts ? 2 * p->capstmts : 16;
     cr_stmt *ns = realloc(p->stmts, (size_t)cap * sizeof *ns);
-    if (!ns) return FAIL(P, "out of memory");
+    if (!ns) return oom(P);
     /* zeroed: hs_crasp_free looks at the slot past the last statement */
     memset(ns + p->capstmts, 0, (size_t)(cap - p->capstmts) * sizeof *ns);
     p->stmts = ns;
@@ -602,7 +608,7 @@ static int parse_assign(parser *P) {
    * expression is parsed, so a self-reference gets its own message */
   cr_stmt *s = &p->stmts[p->nstmts];
   memset(s, 0, sizeof *s);
-  if (!(s->name = strndup(P->s + t.pos, t.len))) return FAIL(P, "out of memory");
+  if (!(s->name = strndup(P->s + t.pos, t.len))) return oom(P);
   s->line = line;
   s->col = col;
   s->first = p->nnodes;
@@ -699,8 +705,4 @@ int hs_crasp_nstmts(const hs_crasp *p) { return p ? p->nstmts : 0; }
 
 const char *hs_crasp_stmt_name(const hs_crasp *p, int k) {
   return p && k >= 0 && k < p->nstmts ? p->stmts[k].name : NULL;
-}
-
-int hs_crasp_stmt_is_bool(const hs_crasp *p, int k) {
-  return p && k >= 0 && k < p->nstmts ? p->stmts[k].is_bool : 0;
 }

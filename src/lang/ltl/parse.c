@@ -101,18 +101,16 @@ typedef struct acc { acc_term *t; size_t n, cap; hs_i128 c; } acc;
 
 static int col(size_t pos) { return (int)pos + 1; }
 
-static NOINLINE int fail(parser *p, int column, const char *fmt, ...) {
+static NOINLINE int fail(parser *p, hs_errcode code, int column, const char *fmt, ...) {
   hs_textpos at = {column > 0 ? (size_t)column - 1 : 0, 0, column};
   va_list ap;
   va_start(ap, fmt);
-  hs_cursor_vfail(&p->cur, !strcmp(fmt, "out of memory") ? HS_ERR_NOMEM
-                           : strstr(fmt, "too ") ? HS_ERR_LIMIT : HS_ERR_PARSE,
-                  at, fmt, ap);
+  hs_cursor_vfail(&p->cur, code, at, fmt, ap);
   va_end(ap);
   return -1;
 }
 
-static int oom(parser *p) { return fail(p, 0, "out of memory"); }
+static int oom(parser *p) { return fail(p, HS_ERR_NOMEM, 0, "out of memory"); }
 
 /* A token as quoted in an error message: its source text, truncated. */
 static const char *describe(const parser *p, const token *t, char *buf,
@@ -147,7 +145,7 @@ static int lex_word(parser *p, size_t i, token *t, size_t *len) {
   } else if (*len == 5 && !memcmp(s + i, "false", 5)) {
     t->k = T_FALSE;
   } else {
-    return fail(p, col(i),
+    return fail(p, HS_ERR_PARSE, col(i),
                 "unknown word '%.*s%s' at column %d (atoms are single "
                 "letters; quote other characters)",
                 (int)(*len > 32 ? 32 : *len), s + i, *len > 32 ? "..." : "",
@@ -169,7 +167,7 @@ static int lex_upper(parser *p, size_t i, token *t) {
   case 'U': t->k = T_U; break;
   case 'S': t->k = T_S; break;
   default:
-    return fail(p, col(i),
+    return fail(p, HS_ERR_PARSE, col(i),
                 "unknown character '%c' at column %d (the uppercase "
                 "letters are X Y F G O H U S; write the atom as '%c')",
                 c, col(i), c);
@@ -183,7 +181,7 @@ static int lex_int(parser *p, size_t i, token *t, size_t *len) {
   for (*len = 0; i + *len < p->cur.n && s[i + *len] >= '0' && s[i + *len] <= '9'; ++*len) {
     int d = s[i + *len] - '0';
     if (v > (INT64_MAX - d) / 10)
-      return fail(p, col(i), "integer too large at column %d (the limit is "
+      return fail(p, HS_ERR_LIMIT, col(i), "integer too large at column %d (the limit is "
                   "%lld)", col(i), (long long)INT64_MAX);
     v = v * 10 + d;
   }
@@ -196,18 +194,18 @@ static int lex_int(parser *p, size_t i, token *t, size_t *len) {
 static int lex_quote(parser *p, size_t i, token *t, size_t *len) {
   size_t n = p->cur.n;
   if (i + 1 >= n)
-    return fail(p, col(i), "unterminated quoted atom at column %d", col(i));
+    return fail(p, HS_ERR_PARSE, col(i), "unterminated quoted atom at column %d", col(i));
   unsigned char q = (unsigned char)p->cur.s[i + 1];
   if (q == '\'')
-    return fail(p, col(i), "empty quoted atom at column %d", col(i));
+    return fail(p, HS_ERR_PARSE, col(i), "empty quoted atom at column %d", col(i));
   if (q == '\\')
-    return fail(p, col(i + 1), "a backslash cannot be quoted at column %d "
+    return fail(p, HS_ERR_PARSE, col(i + 1), "a backslash cannot be quoted at column %d "
                 "(there is no escape syntax)", col(i + 1));
   if (q < 0x20 || q > 0x7e)
-    return fail(p, col(i + 1), "quoted atom must be a printable ASCII "
+    return fail(p, HS_ERR_PARSE, col(i + 1), "quoted atom must be a printable ASCII "
                 "character at column %d", col(i + 1));
   if (i + 2 >= n || p->cur.s[i + 2] != '\'')
-    return fail(p, col(i + 2), "expected ' to close the quoted atom at "
+    return fail(p, HS_ERR_PARSE, col(i + 2), "expected ' to close the quoted atom at "
                 "column %d (a quoted atom is one character)", col(i + 2));
   t->k = T_ATOM;
   t->sym = q;
@@ -223,7 +221,7 @@ static int lex_at(parser *p, size_t i, token *t, size_t *len) {
   else if (*len == 5 && !memcmp(s + i, "@last", 5)) t->k = T_LAST;
   else if (*len == 4 && !memcmp(s + i, "@mod", 4)) t->k = T_MOD;
   else
-    return fail(p, col(i), "unknown position predicate '%.*s%s' at column "
+    return fail(p, HS_ERR_PARSE, col(i), "unknown position predicate '%.*s%s' at column "
                 "%d (expected @first, @last or @mod(k,r))",
                 (int)(*len > 32 ? 32 : *len), s + i, *len > 32 ? "..." : "",
                 col(i));
@@ -263,14 +261,14 @@ static int lex_punct(parser *p, size_t i, token *t, size_t *len) {
     if (n1 == '<') t->k = T_CPAST;
     else if (n1 == '>') t->k = T_CFUT;
     else
-      return fail(p, col(i), "'#' must be followed by '<' or '>' at column "
+      return fail(p, HS_ERR_PARSE, col(i), "'#' must be followed by '<' or '>' at column "
                   "%d (counting terms are #<(...) and #>(...))", col(i));
     *len = 2;
     break;
   default:
     if (c >= 0x20 && c <= 0x7e)
-      return fail(p, col(i), "unknown character '%c' at column %d", c, col(i));
-    return fail(p, col(i), "unknown character 0x%02x at column %d", c, col(i));
+      return fail(p, HS_ERR_PARSE, col(i), "unknown character '%c' at column %d", c, col(i));
+    return fail(p, HS_ERR_PARSE, col(i), "unknown character 0x%02x at column %d", c, col(i));
   }
   return 0;
 }
@@ -312,7 +310,7 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
     for (int32_t t = 0; t < n->nterms; t++) d = max32(d, p->depth[n->terms[t].arg]);
   d++;
   if (d > hs_get_limits().max_depth)
-    return fail(p, col(pos), "formula nested too deeply at column %d (the "
+    return fail(p, HS_ERR_LIMIT, col(pos), "formula nested too deeply at column %d (the "
                 "limit is %d levels) (limit max_depth)", col(pos), hs_get_limits().max_depth);
   int32_t found = hs_formula_find(f, n);
   if (found != -1) return found >= 0 ? found : oom(p);
@@ -353,7 +351,7 @@ static int next(parser *p) { return lex(p); }
 static NOINLINE int enter(parser *p, int cost) {
   p->nest += cost;
   if (p->nest > hs_get_limits().max_depth)
-    return fail(p, col(p->tok.pos), "formula nested too deeply at column %d "
+    return fail(p, HS_ERR_LIMIT, col(p->tok.pos), "formula nested too deeply at column %d "
                 "(the limit is %d levels) (limit max_depth)", col(p->tok.pos),
                 hs_get_limits().max_depth);
   return 0;
@@ -361,7 +359,7 @@ static NOINLINE int enter(parser *p, int cost) {
 
 static NOINLINE int expect(parser *p, tok_kind k, const char *what) {
   if (p->tok.k == k) return next(p);
-  return fail(p, col(p->tok.pos), "expected %s at column %d", what,
+  return fail(p, HS_ERR_PARSE, col(p->tok.pos), "expected %s at column %d", what,
               col(p->tok.pos));
 }
 
@@ -372,7 +370,7 @@ static int32_t parse_count(parser *p, int *past) {
   *past = p->tok.k == T_CPAST;
   if (next(p)) return -1;
   if (p->tok.k != T_LP)
-    return fail(p, col(p->tok.pos), "expected '(' after '#%c' at column %d",
+    return fail(p, HS_ERR_PARSE, col(p->tok.pos), "expected '(' after '#%c' at column %d",
                 *past ? '<' : '>', col(p->tok.pos));
   if (next(p) || enter(p, HS_COUNT_NEST_COST - 1)) return -1;
   int32_t a = parse_bin(p, 0);
@@ -405,13 +403,13 @@ static int parse_factor(parser *p, acc *A, int sgn) {
     }
     if (next(p)) return -1;
     if (p->tok.k != T_CPAST && p->tok.k != T_CFUT)
-      return fail(p, col(p->tok.pos), "expected a count #<(...) or #>(...) "
+      return fail(p, HS_ERR_PARSE, col(p->tok.pos), "expected a count #<(...) or #>(...) "
                   "after '*' at column %d", col(p->tok.pos));
   } else if (p->tok.k != T_CPAST && p->tok.k != T_CFUT) {
     if (p->tok.k == T_END)
-      return fail(p, col(p->tok.pos), "unexpected end of formula at column %d "
+      return fail(p, HS_ERR_PARSE, col(p->tok.pos), "unexpected end of formula at column %d "
                   "(expected an integer or a count)", col(p->tok.pos));
-    return fail(p, col(p->tok.pos), "expected an integer or a count #<(...) "
+    return fail(p, HS_ERR_PARSE, col(p->tok.pos), "expected an integer or a count #<(...) "
                 "or #>(...) at column %d", col(p->tok.pos));
   }
   int past;
@@ -475,7 +473,7 @@ static NOINLINE int32_t finish_cmp(parser *p, acc *A, hs_rel rel, size_t start) 
     sum += A->t[t].coef < 0 ? -A->t[t].coef : A->t[t].coef;
   if (sum > INT64_MAX || A->c > INT64_MAX || A->c < -(hs_i128)INT64_MAX ||
       m > INT32_MAX)
-    return fail(p, col(start), "counting comparison coefficients too large at "
+    return fail(p, HS_ERR_LIMIT, col(start), "counting comparison coefficients too large at "
                 "column %d (the sum of |coefficients| and the constant must "
                 "stay below 2^63)", col(start));
   hs_count_term *terms = malloc(m * sizeof *terms);
@@ -495,10 +493,10 @@ static NOINLINE int32_t finish_cmp(parser *p, acc *A, hs_rel rel, size_t start) 
 static NOINLINE int fail_rel(parser *p, const acc *A, size_t start) {
   /* a bare number where a formula goes: meant as a symbol, most likely */
   if (A->n == 0 && p->cur.s[start] >= '0' && p->cur.s[start] <= '9')
-    return fail(p, col(start), "a number at column %d where a formula goes: digits are "
+    return fail(p, HS_ERR_PARSE, col(start), "a number at column %d where a formula goes: digits are "
                 "the integers of counting comparisons (#<(a) > 1); the symbol %c is "
                 "written '%c'", col(start), p->cur.s[start], p->cur.s[start]);
-  return fail(p, col(p->tok.pos), "counting comparison needs a relation (<, "
+  return fail(p, HS_ERR_PARSE, col(p->tok.pos), "counting comparison needs a relation (<, "
               "<=, =, !=, >=, >) at column %d", col(p->tok.pos));
 }
 
@@ -540,18 +538,18 @@ static NOINLINE int32_t parse_leaf(parser *p) {
     n.op = HS_F_MOD;
     if (next(p) || expect(p, T_LP, "'(' after @mod")) return -1;
     if (p->tok.k != T_INT)
-      return fail(p, col(p->tok.pos), "expected an integer k >= 1 at column %d "
+      return fail(p, HS_ERR_PARSE, col(p->tok.pos), "expected an integer k >= 1 at column %d "
                   "(@mod(k,r))", col(p->tok.pos));
     if (p->tok.v < 1)
-      return fail(p, col(p->tok.pos), "@mod needs k >= 1 at column %d",
+      return fail(p, HS_ERR_PARSE, col(p->tok.pos), "@mod needs k >= 1 at column %d",
                   col(p->tok.pos));
     n.k = p->tok.v;
     if (next(p) || expect(p, T_COMMA, "','")) return -1;
     if (p->tok.k == T_MINUS)
-      return fail(p, col(p->tok.pos), "@mod needs r >= 0 at column %d",
+      return fail(p, HS_ERR_PARSE, col(p->tok.pos), "@mod needs r >= 0 at column %d",
                   col(p->tok.pos));
     if (p->tok.k != T_INT)
-      return fail(p, col(p->tok.pos), "expected an integer r >= 0 at column %d "
+      return fail(p, HS_ERR_PARSE, col(p->tok.pos), "expected an integer r >= 0 at column %d "
                   "(@mod(k,r))", col(p->tok.pos));
     n.r = p->tok.v;
     if (next(p) || expect(p, T_RP, "')'")) return -1;
@@ -565,10 +563,10 @@ static NOINLINE int32_t parse_leaf(parser *p) {
 static NOINLINE int32_t fail_primary(parser *p) {
   token t = p->tok;
   if (t.k == T_END)
-    return fail(p, col(t.pos), "unexpected end of formula at column %d",
+    return fail(p, HS_ERR_PARSE, col(t.pos), "unexpected end of formula at column %d",
                 col(t.pos));
   char buf[64];
-  return fail(p, col(t.pos), "expected a formula, found %s at column %d",
+  return fail(p, HS_ERR_PARSE, col(t.pos), "expected a formula, found %s at column %d",
               describe(p, &t, buf, sizeof buf), col(t.pos));
 }
 
@@ -692,11 +690,11 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   size_t n = text ? strlen(text) : 0;
   hs_cursor_init(&P.cur, text, n, 0, err);
   if (!text) {
-    fail(p, 0, "no formula");
+    fail(p, HS_ERR_PARSE, 0, "no formula");
     return NULL;
   }
   if (n > hs_get_limits().max_formula_len) {
-    fail(p, 0, "formula too long (%zu bytes; the limit is %zu) "
+    fail(p, HS_ERR_LIMIT, 0, "formula too long (%zu bytes; the limit is %zu) "
          "(limit max_formula_len)", n, hs_get_limits().max_formula_len);
     return NULL;
   }
@@ -706,14 +704,14 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   int32_t root = -1;
   if (lex(p)) goto out;
   if (P.tok.k == T_END) {
-    fail(p, 0, "empty formula");
+    fail(p, HS_ERR_PARSE, 0, "empty formula");
     goto out;
   }
   root = parse_bin(p, 0);
   if (root < 0) goto out;
   if (P.tok.k != T_END) {
     char buf[64];
-    fail(p, col(P.tok.pos), "unexpected %s at column %d%s",
+    fail(p, HS_ERR_PARSE, col(P.tok.pos), "unexpected %s at column %d%s",
          describe(p, &P.tok, buf, sizeof buf), col(P.tok.pos),
          P.tok.k == T_RP ? " (no matching '(')" : " (missing operator?)");
     goto out;

@@ -155,12 +155,15 @@ uint8_t *hs_truth_eval_all(const hs_formula *f, const uint8_t *w, size_t n) {
 
 int hs_truth_eval(const hs_formula *f, int32_t id, const uint8_t *w, size_t n,
                   uint8_t *out, hs_error *err) {
-  HS_RETURN_ERROR_IF(!f || id < 0 || id >= f->count, err, HS_ERR_ARG,
+  if (!f || id < 0 || id >= f->count)
+    return hs_errorf(err, HS_ERR_ARG,
                      "hs_truth_eval: no node %d in the formula", (int)id);
   if (n == 0) return 0;
-  HS_RETURN_ERROR_IF(!w || !out, err, HS_ERR_ARG, "hs_truth_eval: NULL argument");
+  if (!w || !out)
+    return hs_errorf(err, HS_ERR_ARG, "hs_truth_eval: NULL argument");
   uint8_t *vals = eval_upto(f, id, w, n, 1);
-  HS_RETURN_ERROR_IF(!vals, err, HS_ERR_NOMEM,
+  if (!vals)
+    return hs_errorf(err, HS_ERR_NOMEM,
                      "out of memory evaluating the formula on %zu symbols", n);
   memcpy(out, vals + (size_t)id * n, n);
   free(vals);

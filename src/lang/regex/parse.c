@@ -44,20 +44,20 @@ typedef struct rp {
   int nest, maxnest;
 } rp;
 
-static int fail(rp *q, hs_textpos at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(rp *q, hs_textpos at, const char *fmt, ...) {
+static int fail(rp *q, hs_errcode code, hs_textpos at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(rp *q, hs_errcode code, hs_textpos at, const char *fmt, ...) {
   char what[200];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  if (q->cur.lines) return hs_cursor_fail(&q->cur, HS_ERR_PARSE, at, "%s", what);
-  return hs_cursor_fail(&q->cur, HS_ERR_PARSE, at, "--alphabet: %s at column %d", what,
+  if (q->cur.lines) return hs_cursor_fail(&q->cur, code, at, "%s", what);
+  return hs_cursor_fail(&q->cur, code, at, "--alphabet: %s at column %d", what,
                         at.column);
 }
 
-#define fail_here(q, ...) fail((q), hs_cursor_here(&(q)->cur), __VA_ARGS__)
+#define fail_here(q, ...) fail((q), HS_ERR_PARSE, hs_cursor_here(&(q)->cur), __VA_ARGS__)
 
 static void skip(rp *q) {
   static const char *const comments[] = {"#", NULL};
@@ -78,12 +78,12 @@ static int peek(rp *q) {
 static int32_t add(rp *q, rx_op op, int32_t a, int32_t b, hs_textpos at) {
   rx_ast *t = q->t;
   if (t->n == RX_MAX_NODES)
-    return fail(q, at, "expression too long (more than %d operators and symbols)",
+    return fail(q, HS_ERR_LIMIT, at, "expression too long (more than %d operators and symbols)",
                 RX_MAX_NODES);
   if (t->n == t->cap) {
     int32_t cap = t->cap ? t->cap * 2 : 64;
     rx_node *nd = realloc(t->nd, (size_t)cap * sizeof *nd);
-    if (!nd) return fail(q, at, "out of memory");
+    if (!nd) return fail(q, HS_ERR_NOMEM, at, "out of memory");
     t->nd = nd;
     t->cap = cap;
   }
@@ -99,7 +99,7 @@ static int32_t add(rp *q, rx_op op, int32_t a, int32_t b, hs_textpos at) {
   int spine = op == RX_CAT || op == RX_ALT || op == RX_AND;
   x->height = spine ? (ha > hb + 1 ? ha : hb + 1) : 1 + (ha > hb ? ha : hb);
   if (x->height > q->maxnest)
-    return fail(q, at, "expression nested too deeply (more than %d levels)", q->maxnest);
+    return fail(q, HS_ERR_LIMIT, at, "expression nested too deeply (more than %d levels)", q->maxnest);
   return t->n++;
 }
 
@@ -108,7 +108,7 @@ static int32_t add_set(rp *q, hs_textpos at) {
   if (t->nsets == t->capsets) {
     int32_t cap = t->capsets ? t->capsets * 2 : 16;
     rx_set *s = realloc(t->sets, (size_t)cap * sizeof *s);
-    if (!s) return fail(q, at, "out of memory");
+    if (!s) return fail(q, HS_ERR_NOMEM, at, "out of memory");
     t->sets = s;
     t->capsets = cap;
   }
@@ -123,11 +123,12 @@ static int32_t add_set(rp *q, hs_textpos at) {
 
 /* The symbol number of token s[0..len), added to the vocabulary. */
 static int symbol(rp *q, const char *s, size_t len, hs_textpos at) {
-  if (hs_vocab_add(q->v, s, len) < 0)
-    return fail(q, at, "too many distinct symbols (at most 255)");
+  int b = hs_vocab_add(q->v, s, len);
+  if (b == HS_VOCAB_NOMEM) return fail(q, HS_ERR_NOMEM, at, "out of memory");
+  if (b < 0) return fail(q, HS_ERR_PARSE, at, "too many distinct symbols (at most 255)");
   for (int k = 0; k < q->v->n; k++)
     if (strlen(q->v->tok[k]) == len && !memcmp(q->v->tok[k], s, len)) return k;
-  return fail(q, at, "internal error: symbol not in the vocabulary");
+  return fail(q, HS_ERR_PARSE, at, "internal error: symbol not in the vocabulary");
 }
 
 static int punct(int c) {
@@ -143,7 +144,7 @@ static int quoted(rp *q) {
   hs_cursor_advance(&q->cur, 1);
   for (;;) {
     int c = hs_cursor_peek(&q->cur, 0);
-    if (c < 0 || c == '\n') return fail(q, at, "unterminated token string");
+    if (c < 0 || c == '\n') return fail(q, HS_ERR_PARSE, at, "unterminated token string");
     if (c == '"') break;
     if (c == '\\') {
       int d = hs_cursor_peek(&q->cur, 1);
@@ -155,12 +156,12 @@ static int quoted(rp *q) {
       return fail_here(q, "%s in a token string (tokens are separated by whitespace)",
                        c == ' ' ? "space" : "control byte");
     }
-    if (o == sizeof buf - 1) return fail(q, at, "token longer than 255 bytes");
+    if (o == sizeof buf - 1) return fail(q, HS_ERR_PARSE, at, "token longer than 255 bytes");
     buf[o++] = (char)c;
     hs_cursor_advance(&q->cur, 1);
   }
   hs_cursor_advance(&q->cur, 1);
-  if (o == 0) return fail(q, at, "empty token string");
+  if (o == 0) return fail(q, HS_ERR_PARSE, at, "empty token string");
   return symbol(q, buf, o, at);
 }
 
@@ -180,14 +181,14 @@ static int plain_byte(rp *q, const char *special) {
     return d;
   }
   if (c >= 0x80)
-    return fail(q, hs_cursor_here(&q->cur), "non-ASCII byte 0x%02x (write a multi-byte "
+    return fail(q, HS_ERR_PARSE, hs_cursor_here(&q->cur), "non-ASCII byte 0x%02x (write a multi-byte "
                 "symbol as a quoted token, \"...\")", c);
   if (c < 0x21 || c == 0x7f)
-    return fail(q, hs_cursor_here(&q->cur), "control byte 0x%02x", c);
+    return fail(q, HS_ERR_PARSE, hs_cursor_here(&q->cur), "control byte 0x%02x", c);
   if ((c == '^' || c == '$') && strchr(special, '|'))
-    return fail(q, hs_cursor_here(&q->cur), "'%c' is not needed: an expression always "
+    return fail(q, HS_ERR_PARSE, hs_cursor_here(&q->cur), "'%c' is not needed: an expression always "
                 "matches a whole prefix (write \\%c for the symbol)", c, c);
-  if (strchr(special, c)) return fail(q, hs_cursor_here(&q->cur), "unexpected '%c'", c);
+  if (strchr(special, c)) return fail(q, HS_ERR_PARSE, hs_cursor_here(&q->cur), "unexpected '%c'", c);
   hs_cursor_advance(&q->cur, 1);
   return c;
 }
@@ -212,7 +213,7 @@ static int class_item(rp *q, rx_set *s) {
     if (hs_cursor_peek(&q->cur, 0) == '"')
       return fail_here(q, "a range runs between one-byte symbols, not tokens");
     if ((hi = plain_byte(q, "[]-\"")) < 0) return -1;
-    if (hi < lo) return fail(q, at, "range %c-%c runs backwards", lo, hi);
+    if (hi < lo) return fail(q, HS_ERR_PARSE, at, "range %c-%c runs backwards", lo, hi);
   }
   for (int c = lo; c <= hi; c++) {
     char b = (char)c;
@@ -234,7 +235,7 @@ static int32_t parse_class(rp *q) {
   }
   for (;;) {
     int c = peek(q);
-    if (c < 0) return fail(q, at, "unterminated class: expected ']'");
+    if (c < 0) return fail(q, HS_ERR_PARSE, at, "unterminated class: expected ']'");
     if (c == ']') break;
     rx_set s = q->t->sets[q->t->nd[e].set];
     if (class_item(q, &s)) return -1;
@@ -255,11 +256,11 @@ static int32_t parse_atom(rp *q) {
   switch (c) {
   case '(':
     if (++q->nest > q->maxnest)
-      return fail(q, at, "expression nested too deeply (more than %d levels)", q->maxnest);
+      return fail(q, HS_ERR_LIMIT, at, "expression nested too deeply (more than %d levels)", q->maxnest);
     hs_cursor_advance(&q->cur, 1);
     if ((e = parse_alt(q)) < 0) return -1;
     if (peek(q) != ')')
-      return fail(q, at, "'(' is not closed: expected ')'");
+      return fail(q, HS_ERR_PARSE, at, "'(' is not closed: expected ')'");
     hs_cursor_advance(&q->cur, 1);
     q->nest--;
     return e;
@@ -270,10 +271,10 @@ static int32_t parse_atom(rp *q) {
     hs_cursor_advance(&q->cur, 1);
     return e;
   case '*': case '+': case '?': case '{':
-    return fail(q, at, "nothing to repeat before '%c'", c);
-  case ')': return fail(q, at, "unmatched ')'");
-  case ']': return fail(q, at, "unmatched ']'");
-  case '}': return fail(q, at, "unmatched '}'");
+    return fail(q, HS_ERR_PARSE, at, "nothing to repeat before '%c'", c);
+  case ')': return fail(q, HS_ERR_PARSE, at, "unmatched ')'");
+  case ']': return fail(q, HS_ERR_PARSE, at, "unmatched ']'");
+  case '}': return fail(q, HS_ERR_PARSE, at, "unmatched '}'");
   default: break;
   }
   int k;
@@ -298,7 +299,7 @@ static int count(rp *q) {
   while ((c = hs_cursor_peek(&q->cur, 0)) >= '0' && c <= '9') {
     v = v * 10 + (c - '0');
     if (v > RX_MAX_REP)
-      return fail(q, at, "repetition count above %d", RX_MAX_REP);
+      return fail(q, HS_ERR_PARSE, at, "repetition count above %d", RX_MAX_REP);
     hs_cursor_advance(&q->cur, 1);
   }
   return v;
@@ -316,7 +317,7 @@ static int32_t parse_repeat(rp *q, int32_t a, hs_textpos at) {
   }
   if (peek(q) != '}') return fail_here(q, "expected '}' after the count");
   hs_cursor_advance(&q->cur, 1);
-  if (hi >= 0 && hi < lo) return fail(q, at, "{%d,%d}: the least count is above the most", lo, hi);
+  if (hi >= 0 && hi < lo) return fail(q, HS_ERR_PARSE, at, "{%d,%d}: the least count is above the most", lo, hi);
   int32_t e = add(q, RX_REP, a, -1, at);
   if (e < 0) return -1;
   q->t->nd[e].lo = lo;
@@ -346,7 +347,7 @@ static int32_t parse_unary(rp *q) {
   hs_cursor_advance(&q->cur, 1);
   int c = peek(q);
   if (c < 0 || c == '|' || c == '&' || c == ')')
-    return fail(q, at, "expected an expression after '~'");
+    return fail(q, HS_ERR_PARSE, at, "expected an expression after '~'");
   int32_t a = parse_unary(q);
   return a < 0 ? -1 : add(q, RX_NOT, a, -1, at);
 }
@@ -404,16 +405,16 @@ int rx_parse(const char *text, size_t len, hs_vocab *v, rx_ast *t, hs_error *err
   memset(t, 0, sizeof *t);
   init(&q, text, len, 1, v, t, err);
   if (len > hs_get_limits().max_formula_len) {
-    fail(&q, hs_cursor_here(&q.cur), "expression too long (%zu bytes, limit %zu)", len,
-         hs_get_limits().max_formula_len);
+    fail(&q, HS_ERR_LIMIT, hs_cursor_here(&q.cur), "expression too long (%zu bytes, limit %zu)",
+         len, hs_get_limits().max_formula_len);
   } else if (memchr(text, 0, len)) {
-    fail(&q, hs_cursor_at(&q.cur, (size_t)((const char *)memchr(text, 0, len) - text)),
+    fail(&q, HS_ERR_PARSE, hs_cursor_at(&q.cur, (size_t)((const char *)memchr(text, 0, len) - text)),
          "NUL byte in the expression");
   } else if (peek(&q) < 0) {
-    fail(&q, hs_cursor_here(&q.cur), "empty regular expression (write () for the "
+    fail(&q, HS_ERR_PARSE, hs_cursor_here(&q.cur), "empty regular expression (write () for the "
          "empty string)");
   } else if ((t->root = parse_alt(&q)) >= 0 && peek(&q) >= 0) {
-    fail(&q, hs_cursor_here(&q.cur), "unmatched ')'");
+    fail(&q, HS_ERR_PARSE, hs_cursor_here(&q.cur), "unmatched ')'");
   }
   if (q.cur.failed) rx_ast_free(t);
   return q.cur.failed ? -1 : 0;

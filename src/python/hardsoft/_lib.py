@@ -107,6 +107,19 @@ _OPTIONAL = {
 }
 
 
+class Error(ValueError):
+    """What libhardsoft refused: message as the C library words it, and the
+    1-based column (and line, for programs of several lines; 0 when none
+    applies)."""
+
+    def __init__(self, message: str, column: int = 0, line: int = 0):
+        super().__init__(message)
+        self.message, self.column, self.line = message, column, line
+
+
+Error.__module__ = "hardsoft"  # its public name, in tracebacks too
+
+
 def candidates() -> List[str]:
     """Where the library is looked for, in order ($HARDSOFT_LIB alone when
     it is set)."""
@@ -128,7 +141,6 @@ def lib() -> C.CDLL:
     global _lib
     if _lib is not None:
         return _lib
-    from .model import Error
     tried = []
     for path in candidates():
         if os.sep in path and not os.path.exists(path):
@@ -237,7 +249,6 @@ def fail(err: Optional["HsError"] = None, prefix: str = "") -> Exception:
     path) goes before the message. A limit the input passed, which the
     library names "(limit NAME)", becomes the argument that raises it
     (RAISED_BY). Returns the hardsoft.Error for the caller to raise."""
-    from .model import Error
     if err is None:
         return Error(prefix + "libhardsoft failed without a message", 0, 0)
     msg = err.msg.decode("utf-8", "replace")

@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _lib
+from ._lib import Error
 
 MODES = ("hard", "pe", "temp", "fixed", "rel")
 SIGNS = {"layernorm": 0, "temp": 1}
@@ -42,16 +43,6 @@ PathLike = Union[str, bytes, "os.PathLike[str]"]
 # load() can rebuild its ground truth (the library ignores other keys)
 _META_SOURCE, _META_LANG = "hardsoft_program", "hardsoft_lang"
 _META_ALPHABET = "hardsoft_alphabet"   # a regular expression's --alphabet
-
-
-class Error(ValueError):
-    """What libhardsoft refused: message as the C library words it, and the
-    1-based column (and line, for programs of several lines; 0 when none
-    applies)."""
-
-    def __init__(self, message: str, column: int = 0, line: int = 0):
-        super().__init__(message)
-        self.message, self.column, self.line = message, column, line
 
 
 class UnprovenWarning(UserWarning):
