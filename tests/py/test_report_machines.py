@@ -32,9 +32,12 @@ AMD = "amd-f25-m17-s1-avx512"
 
 
 def published():
-    folders = sorted(d for d in os.listdir(PUBLISHED)) if os.path.isdir(PUBLISHED) else []
+    """A published machine's folder other than the synthetic AMD's ID (the
+    copy below takes that name)."""
+    folders = sorted(d for d in os.listdir(PUBLISHED) if d != AMD) \
+        if os.path.isdir(PUBLISHED) else []
     if not folders:
-        pytest.skip("results/machines holds no published machine")
+        pytest.skip("results/machines holds no published machine but " + AMD)
     return os.path.join(PUBLISHED, folders[0])
 
 
