@@ -20,6 +20,14 @@ KEPT = ["web-wasm.csv", "web-wasm.md"]
 # the columns that measure time (or when): the rest must agree across runs
 TIMING = {"seconds_median", "seconds_min", "seconds_max", "positions_per_s", "date",
           "wall_s"}
+
+
+def measures_time(column):
+    """Whether a CSV column measures time: the harness's own columns, the
+    phases, and a table's per-mode timings such as pe_seconds_2^16."""
+    return column in TIMING or column.startswith("phase_") or "_seconds" in column
+
+
 # hardsoft's peak_bytes is its own accounting of its buffers (the same in
 # every run); a peer's is what its allocator and tracemalloc saw, which
 # moves from run to run, so on peer rows it is measured like a time
@@ -130,7 +138,7 @@ def compare_csv(a, b):
     ra, rb = rows(a), rows(b)
     if not ra or not rb or ra[0] != rb[0]:
         return "the headers differ"
-    keep = [i for i, c in enumerate(ra[0]) if c not in TIMING and not c.startswith("phase_")]
+    keep = [i for i, c in enumerate(ra[0]) if not measures_time(c)]
     isa = ra[0].index("isa") if "isa" in ra[0] else None
     peak = ra[0].index("peak_bytes") if "peak_bytes" in ra[0] else None
     if len(ra) != len(rb):

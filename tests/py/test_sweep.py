@@ -200,6 +200,22 @@ def test_compare_ignores_time_only(tmp_path):
     assert f"t.csv: only in {b}" in merge.compare(str(a), str(b))
 
 
+
+def test_compare_ignores_a_tables_per_mode_timings(tmp_path):
+    # the tasks table times each mode at one length (pe_seconds_2^16): two
+    # runners disagree there and must still compare equal; its agreement
+    # columns must not
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    head = "task,pe_agree_2^16,pe_seconds_2^16,rel_seconds_2^16\n"
+    (a / "tasks.csv").write_text(head + "x,1.000000,0.036,0.02\n")
+    (b / "tasks.csv").write_text(head + "x,1.000000,0.050,0.03\n")
+    assert merge.compare(str(a), str(b)) == []
+    (b / "tasks.csv").write_text(head + "x,0.999000,0.050,0.03\n")
+    assert merge.compare(str(a), str(b)) == [
+        "tasks.csv: line 2, column pe_agree_2^16: '1.000000' against '0.999000'"]
+
 @needs_hs
 def test_runners_time_a_group_with_the_same_rows(tmp_path):
     """A group run again by GNU parallel gives the sequential rows; its
