@@ -257,7 +257,8 @@ typedef enum hs_skip { HS_SKIP_AUTO = 0, HS_SKIP_ON = 1, HS_SKIP_OFF = 2,
 typedef struct hs_run_opts {
   hs_precision precision;
   const hs_kernels *kernels; /* NULL: hs_kernels_default */
-  int want_attn_error;       /* fill attn_error[] (costs a second pass) */
+  int want_attn_error;       /* fill attn_error[] (a second pass over the keys
+                                each row read; none for prefix-sum heads) */
   int last_only;             /* only position n's output is needed (its bit
                                 and value; the others are left 0) */
   int edges_only;            /* only positions 1, 2, 3, n-2, n-1, n are needed */
