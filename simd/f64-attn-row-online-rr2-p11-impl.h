@@ -102,13 +102,6 @@ HS_ALWAYS_INLINE void hs_f64_online_packed(
   *bsum = bs;
 }
 
-/* lane i: q[i mod DK] * inv_tau */
-HS_ALWAYS_INLINE vd hs_f64_online_qc(const double *q, int DK, double inv_tau) {
-  double t[VD_LANES];
-  for (int i = 0; i < VD_LANES; i++) t[i] = q[i % DK] * inv_tau;
-  return vd_loadu(t);
-}
-
 /* The packed value sums (W columns, a0..a3) into run: lane i holds column
  * i mod W; the registers, then the lanes of a column, each by pairs
  * (log2(VD_LANES) levels in all). */
@@ -132,7 +125,7 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
   hs_f64_q4_init(&q4, q, dk, inv_tau);
   /* contiguous keys of dk 1, 2, 4: lane i of qc = q[i mod dk] * inv_tau */
   const int DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4) ? (int)dk : 0;
-  const vd qc = DK ? hs_f64_online_qc(q, DK, inv_tau) : vd_zero();
+  const vd qc = DK ? hs_f64_qc(q, DK, inv_tau) : vd_zero();
   /* contiguous values of dv 1, 2, 4 (several keys a register): the value
    * sums lane-wise in vacc, folded into acc at the end */
   const int W = ldv == dv && (dv == 1 || ((dv == 2 || dv == 4) && dv < VD_LANES)) ? (int)dv : 0;
@@ -175,7 +168,7 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
         vd_storeu(sb + g, e);
         bsum = vd_add(bsum, e);
       }
-      hs_f64_values8(nb, sb, vb, ldv, dv, run);
+      hs_f64_values(nb, sb, vb, ldv, dv, run, 8);
     } else if (W == 1) {
       hs_f64_online_packed(nb, sb, vm, vb, 1, &bsum, vacc);
     } else if (W == 2) {
@@ -188,7 +181,7 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
         vd_storeu(sb + g, e);
         bsum = vd_add(bsum, e);
       }
-      hs_f64_values8(nb, sb, vb, ldv, dv, run);
+      hs_f64_values(nb, sb, vb, ldv, dv, run, 8);
     }
     vsum = vd_add(vsum, bsum);
     if (vdmask_bits(vd_isnan(nan))) {
