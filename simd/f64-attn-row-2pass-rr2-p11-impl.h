@@ -2,11 +2,12 @@
 /* f64 fused attention row over a list of key segments, two passes (exact
  * max, then sum and weighted values with that max), rr2-p11 exp
  * (f64-exp-rr2-p11.h), in chunks of BLK = 64 keys, written once over the
- * f64 vector vocabulary (internal). A kernel file includes
- * <immintrin.h>, one vec-f64-<isa>.h, f64-exp-rr2-p11.h and ukernels.h,
- * defines BLK, includes attn-f64-blocks-avx2.h (the general scores, 4
- * keys per 256-bit register, on either ISA), defines the lane path's
- * parts (f64-attn-rows-2pass-rr2-p11-impl.h) and
+ * f64 vector vocabulary (internal). A kernel file includes one
+ * vec-f64-<isa>.h, f64-exp-rr2-p11.h and ukernels.h, defines BLK,
+ * includes attn-f64-blocks-avx2.h (the general scores, 4 keys per 256-bit
+ * register, on AVX2 and AVX-512) or attn-f64-blocks-vec.h (2 lanes), defines
+ * the lane path's parts if it has one (f64-attn-rows-2pass-rr2-p11-impl.h)
+ * and
  *   TWOPASS_CONTIG_DKS(X)            X(DK) for each dk of contiguous keys
  *                                    it scores by plain loads;
  *   TWOPASS_SCORES_CONTIG(nb, k, qc, DK, sb)

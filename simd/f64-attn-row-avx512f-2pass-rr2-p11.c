@@ -18,14 +18,8 @@
 #include "attn-f64-blocks-avx2.h"
 #include "attn-f64-blocks-avx512f.h"
 
-/* block_scores_contig's NaN flag is not needed: the impl finds NaN itself */
-HS_ALWAYS_INLINE double
-scores_contig(size_t nb, const double *k, vd qc, int DK, double *sb) {
-  int nan = 0;
-  return block_scores_contig(nb, k, qc, DK, sb, &nan);
-}
 #define TWOPASS_CONTIG_DKS(X) X(1) X(2) X(4) X(8)
-#define TWOPASS_SCORES_CONTIG scores_contig
+#define TWOPASS_SCORES_CONTIG block_scores_contig_max
 #define TWOPASS_VALUE_ACCS 8
 
 /* the lane path (f64-attn-rows-2pass-rr2-p11-impl.h) */

@@ -3,12 +3,14 @@
  * the f64 vector vocabulary (internal). A kernel file includes
  * <immintrin.h>, one vec-f64-<isa>.h, f64-exp-rr2-p11.h and ukernels.h,
  * defines BLK = 64 * VD_LANES, includes attn-f64-blocks-avx2.h (the
- * general scores, 4 keys per 256-bit register, on either ISA) and defines
+ * general scores, 4 keys per 256-bit register, on AVX2 and AVX-512) or
+ * attn-f64-blocks-vec.h (2 lanes) and defines
  *   ONLINE_EXP(x)                      the rr2-p11 exp, +0 below
  *                                      HS_F64_CUTOFF;
  *   ONLINE_SCORES_CONTIG(nb, k, qc, DK, sb)
  *                                      the scores of nb <= BLK contiguous
- *                                      keys of dk == DK in {1, 2, 4} into
+ *                                      keys of dk == DK in {1, 2, 4}
+ *                                      (DK <= VD_LANES) into
  *                                      sb (-inf up to nb rounded to
  *                                      VD_LANES), returning their max (NaN
  *                                      skipped); qc lane i: q[i mod DK] *
@@ -124,7 +126,7 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
   hs_f64_q4 q4; /* the general scores' q */
   hs_f64_q4_init(&q4, q, dk, inv_tau);
   /* contiguous keys of dk 1, 2, 4: lane i of qc = q[i mod dk] * inv_tau */
-  const int DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4) ? (int)dk : 0;
+  const int DK = ldk == dk && (dk == 1 || dk == 2 || (dk == 4 && VD_LANES >= 4)) ? (int)dk : 0;
   const vd qc = DK ? hs_f64_qc(q, DK, inv_tau) : vd_zero();
   /* contiguous values of dv 1, 2, 4 (several keys a register): the value
    * sums lane-wise in vacc, folded into acc at the end */
