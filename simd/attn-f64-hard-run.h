@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* The f64 hard attention row, written once over the f64 vocabulary and
- * the ISA's score blocks (internal; the f64 twin of attn-f32-hard-run.h).
- * Include after the ISA's vec-f64-<isa>.h, f64-attn-values-vec.h, its
- * score blocks (attn-f64-blocks-avx2.h or attn-f64-blocks-vec.h: hs_f64_q4,
- * block_scores), with BLK defined, and after defining
- *   HB_KERNEL                          the function's name;
- *   HB_CONTIG_DKS(X)                   X(DK) for each dk of contiguous
- *                                      keys it scores by plain loads;
- *   HB_SCORES_CONTIG(nb, k, qc, DK, sb) those scores of nb <= BLK keys
- *                                      into sb (-inf past nb, up to the
- *                                      scan's group), returning their
- *                                      maximum (NaN skipped; -inf for
- *                                      none); qc lane i: q[i mod DK].
- * Scores are q . k_j: no scaling, nothing rounded twice.
+/* The f64 hard attention row, written once over the ISA's score
+ * blocks (internal; the f64 twin of attn-f32-hard-run.h). Include after
+ * defining BLK and
+ *   HB_KERNEL            the function's name,
+ *   hb_q                 a type holding the query in registers,
+ * and after declaring, in the ISA's file,
+ *   hb_q_init(o, q, dk, ldk)          the query setup (scores are q . k_j:
+ *                                     no scaling, nothing rounded twice),
+ *   hb_block(o, nb, k, ldk, sb)       the scores of nb <= BLK keys into
+ *                                     sb (-inf past nb, up to the scan's
+ *                                     group), returning their maximum
+ *                                     (NaN skipped; -inf for none);
+ * and after including the ISA's f64 vocabulary (vec-f64-<isa>.h), over
+ * which hb_scan (below) is written.
  *
  * Per block of BLK keys: the scores, their maximum bm, then one of two
  * things.
@@ -59,28 +59,6 @@ static void hb_scan(const double *sb, size_t nb, double bm, size_t *cnt,
   *first = f;
   *last = l;
   *below = vd_hmax(lo);
-}
-
-typedef struct {
-  hs_f64_q4 q4; /* the general scores' q */
-  vd qc;        /* contiguous keys of a dk in HB_CONTIG_DKS: lane i = q[i mod dk] */
-  int DK;
-} hb_q;
-
-static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
-  hs_f64_q4_init(&o->q4, q, dk, 1.0);
-  o->DK = 0;
-#define HB_TAKE(D) if (ldk == dk && dk == (D)) o->DK = (D);
-  HB_CONTIG_DKS(HB_TAKE)
-#undef HB_TAKE
-  o->qc = o->DK ? hs_f64_qc(q, o->DK, 1.0) : vd_zero();
-}
-
-static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk, double *sb) {
-#define HB_CONTIG(D) if (o->DK == (D)) return HB_SCORES_CONTIG(nb, k, o->qc, D, sb);
-  HB_CONTIG_DKS(HB_CONTIG)
-#undef HB_CONTIG
-  return block_scores(nb, k, ldk, o->q4.qv, o->q4.nc, o->q4.mk, o->q4.full, sb);
 }
 
 void HB_KERNEL(size_t n, size_t dk, size_t dv, const double *q,

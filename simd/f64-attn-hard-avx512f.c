@@ -14,7 +14,6 @@
 #include <math.h>
 
 #include "vec-f64-avx512f.h"
-#include "f64-attn-values-vec.h"
 #include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
@@ -22,7 +21,32 @@
 #include "attn-f64-blocks-avx2.h"
 #include "attn-f64-blocks-avx512f.h"
 
-#define HB_CONTIG_DKS(X) X(1) X(2) X(4) X(8)
-#define HB_SCORES_CONTIG block_scores_contig_max
+typedef struct {
+  hs_f64_q4 q4;   /* the general scores' q */
+  __m512d qc;     /* contiguous dk in {1, 2, 4, 8}: lane i = q[i mod dk] */
+  int DK;
+} hb_q;
+
+static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
+  hs_f64_q4_init(&o->q4, q, dk, 1.0);
+  o->DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4 || dk == 8) ? (int)dk : 0;
+  o->qc = _mm512_setzero_pd();
+  if (o->DK) {
+    double t[8];
+    for (int i = 0; i < 8; i++) t[i] = q[i % o->DK];
+    o->qc = _mm512_loadu_pd(t);
+  }
+}
+
+static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
+                       double *sb) {
+  int nan = 0; /* not needed: NaN is never maximal and fails every compare */
+  if (o->DK == 1) return block_scores_contig(nb, k, o->qc, 1, sb, &nan);
+  if (o->DK == 2) return block_scores_contig(nb, k, o->qc, 2, sb, &nan);
+  if (o->DK == 4) return block_scores_contig(nb, k, o->qc, 4, sb, &nan);
+  if (o->DK == 8) return block_scores_contig(nb, k, o->qc, 8, sb, &nan);
+  return block_scores(nb, k, ldk, o->q4.qv, o->q4.nc, o->q4.mk, o->q4.full, sb);
+}
+
 #define HB_KERNEL hs_f64_attn_hard_ukernel__avx512f
 #include "attn-f64-hard-run.h"

@@ -18,7 +18,24 @@
 #define BLK 512
 #include "attn-f64-blocks-vec.h"
 
-#define HB_CONTIG_DKS(X) X(1) X(2)
-#define HB_SCORES_CONTIG block_scores_contig_vec
+typedef struct {
+  hs_f64_q4 q4; /* the general scores' q */
+  vd qc;        /* contiguous dk in {1, 2}: lane i = q[i mod dk] */
+  int DK;
+} hb_q;
+
+static void hb_q_init(hb_q *o, const double *q, size_t dk, size_t ldk) {
+  hs_f64_q4_init(&o->q4, q, dk, 1.0);
+  o->DK = ldk == dk && (dk == 1 || dk == 2) ? (int)dk : 0;
+  o->qc = o->DK ? hs_f64_qc(q, o->DK, 1.0) : vd_zero();
+}
+
+static double hb_block(const hb_q *o, size_t nb, const double *k, size_t ldk,
+                       double *sb) {
+  if (o->DK == 1) return block_scores_contig_vec(nb, k, o->qc, 1, sb);
+  if (o->DK == 2) return block_scores_contig_vec(nb, k, o->qc, 2, sb);
+  return block_scores(nb, k, ldk, o->q4.qv, o->q4.nc, o->q4.mk, o->q4.full, sb);
+}
+
 #define HB_KERNEL hs_f64_attn_hard_ukernel__neon
 #include "attn-f64-hard-run.h"
