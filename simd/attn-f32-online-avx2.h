@@ -9,13 +9,6 @@
 #include "vec-f32-avx2.h"
 #include "attn-f32-blocks-avx2.h"
 
-#define ONLINE_EXP(x) hs_attn_exp_avx2(x)
-#define ONLINE_EXP_NONAN(x) hs_attn_exp_nonan_avx2(x)
-/* the dv == 1 loop's 4 accumulators, 2 exps in flight and the constants
- * do not fit 16 registers: the constants come from memory, through a
- * table the optimizer cannot hoist into registers */
-#define ONLINE_V1_CONSTS const float(*online_ec_)[8] = hs_attn_exp_avx2_consts();
-#define ONLINE_EXP_NONAN_V1(x) hs_attn_exp_nonan_avx2_c(x, online_ec_)
 #define ONLINE_POISON_SETS_SUM 1
 
 HS_ALWAYS_INLINE void online_values(size_t nb, const float *e, const float *v,

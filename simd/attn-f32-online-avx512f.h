@@ -9,11 +9,6 @@
 #include "vec-f32-avx512f.h"
 #include "attn-f32-blocks-avx512f.h"
 
-#define ONLINE_EXP(x) hs_attn_exp_avx512(x)
-#define ONLINE_EXP_NONAN(x) hs_attn_exp_nonan_avx512(x)
-/* 32 registers: the dv == 1 loop keeps the constants in registers */
-#define ONLINE_V1_CONSTS
-#define ONLINE_EXP_NONAN_V1(x) hs_attn_exp_nonan_avx512(x)
 #define ONLINE_POISON_SETS_SUM 0
 
 /* dv <= 8: two keys per register; wider: 16 columns per register */

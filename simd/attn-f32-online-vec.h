@@ -11,14 +11,14 @@
  * vec-f32-<isa>.h and attn-f32-blocks-<isa>.h (qdesc, qd_init,
  * block_scores[_bias]) and defines the hooks whose fastest form differs
  * between the ISAs:
- *   ONLINE_EXP(x), ONLINE_EXP_NONAN(x)   the exp of attn-f32-exp.h;
- *   ONLINE_V1_CONSTS; ONLINE_EXP_NONAN_V1(x)  the exp of the dv == 1
- *       loop, whose 4 accumulators may need the constants read from
- *       memory (a declaration, then the exp that uses it);
  *   ONLINE_POISON_SETS_SUM  1: a NaN score replaces the block's lane sums
  *       by NaN; 0: NaN is added after them (the NaN's sign and payload
  *       differ, each ISA keeps the ones it always had);
  *   online_values(nb, e, v, ldv, dv, run)  run += sum_j e[j] v_j.
+ * The weights take the vector exp (f32-exp-rr2-p5-vec.h); the dv == 1
+ * loop's 4 accumulators and 2 exps in flight do not fit 16 registers with
+ * the exp's constants, so there (VF_REGS < 32) the constants come from
+ * memory (hs_vexp_rows_opaque).
  * orow_init sets up q and the state from st/acc, orow_block folds one
  * block of nb <= BLK scores sb (block max bm, values vb = v + j0*ldv) into
  * it, orow_end writes st/acc; online_row_run is the row kernel. */
@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "f32-attn-row-online-symbols.h"
+#include "f32-exp-rr2-p5-vec.h"
 
 /* the alignment of a vector, so that the buffers take aligned accesses */
 #define ONLINE_ALIGN (VF_LANES * 4)
@@ -84,11 +85,15 @@ HS_ALWAYS_INLINE void orow_block_v1(size_t nb, const float *sb, const float *vb,
   vf nan = vf_zero(), a1 = vf_zero();
   size_t g = 0;
   for (; g + 2 * VF_LANES <= nb; g += 2 * VF_LANES) {
-    ONLINE_V1_CONSTS
+#if VF_REGS < 32
+    const float(*ec)[16] = hs_vexp_rows_opaque();
+#else
+    const float(*ec)[16] = hs_vexp_rows;
+#endif
     const vf x0 = vf_sub(vf_loadu(sb + g), vm);
     const vf x1 = vf_sub(vf_loadu(sb + g + VF_LANES), vm);
-    const vf e0 = ONLINE_EXP_NONAN_V1(x0);
-    const vf e1 = ONLINE_EXP_NONAN_V1(x1);
+    const vf e0 = hs_vexpminus_rr2_p5_c(x0, ec);
+    const vf e1 = hs_vexpminus_rr2_p5_c(x1, ec);
     /* x <= 0 or NaN: nan is NaN iff some x is */
     nan = vf_add(nan, vf_add(x0, x1));
     bsum = vf_add(bsum, vf_add(e0, e1));
@@ -98,7 +103,7 @@ HS_ALWAYS_INLINE void orow_block_v1(size_t nb, const float *sb, const float *vb,
   for (; g < nb; g += VF_LANES) {
     /* lanes >= nb hold -inf scores (weight 0) and read no value */
     const vf x = vf_sub(vf_loadu(sb + g), vm);
-    const vf e = ONLINE_EXP_NONAN(x);
+    const vf e = hs_vexpminus_rr2_p5(x);
     nan = vf_add(nan, x);
     bsum = vf_add(bsum, e);
     const vf vv = nb - g >= VF_LANES ? vf_loadu(vb + g) : vf_load_tail(vb + g, nb - g);
@@ -161,7 +166,7 @@ HS_ALWAYS_INLINE void orow_block(orow *o, size_t nb, float bm, const float *sb,
     vf nan = vf_zero();
     for (size_t g = 0; g < nb; g += VF_LANES) {
       const vf x = vf_sub(vf_loadu(sb + g), vm);
-      const vf e = ONLINE_EXP_NONAN(x);
+      const vf e = hs_vexpminus_rr2_p5(x);
       nan = vf_add(nan, x);
       vf_storeu(eb + g, e);
       bsum = vf_add(bsum, e);
@@ -169,10 +174,11 @@ HS_ALWAYS_INLINE void orow_block(orow *o, size_t nb, float bm, const float *sb,
     poison = vmask_any(vf_isnan(nan));
     if (ONLINE_POISON_SETS_SUM && poison) bsum = vf_set1(NAN);
   } else {
-    /* max = +inf: the +inf scores share the weight (1 each), others 0 */
+    /* max = +inf: the +inf scores share the weight (1 each), others 0
+     * (s - m is -inf, or NaN for a NaN score, which the exp keeps) */
     for (size_t g = 0; g < nb; g += VF_LANES) {
       const vf s = vf_loadu(sb + g);
-      const vf e = vf_select(vf_cmpeq(s, vm), vf_set1(1.0f), ONLINE_EXP(vf_sub(s, vm)));
+      const vf e = vf_select(vf_cmpeq(s, vm), vf_set1(1.0f), hs_vexp_rr2_p5(vf_sub(s, vm)));
       vf_storeu(eb + g, e);
       bsum = vf_add(bsum, e);
     }

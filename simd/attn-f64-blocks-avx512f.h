@@ -78,6 +78,14 @@ block_scores_contig(size_t nb, const double *k, __m512d qc, int DK, double *sb, 
   return m;
 }
 
+/* block_scores_contig without its NaN flag, for a caller that finds NaN
+ * itself or needs not */
+HS_ALWAYS_INLINE double
+block_scores_contig_max(size_t nb, const double *k, __m512d qc, int DK, double *sb) {
+  int nan = 0;
+  return block_scores_contig(nb, k, qc, DK, sb, &nan);
+}
+
 /* lanes lo .. hi - 1 */
 static inline __mmask8 hs_f64_lanes(unsigned lo, unsigned hi) {
   return (__mmask8)(((1u << hi) - 1u) & ~((1u << lo) - 1u));

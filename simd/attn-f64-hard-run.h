@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The f64 hard attention row, written once over the AVX2 / AVX-512 score
+/* The f64 hard attention row, written once over the ISA's score
  * blocks (internal; the f64 twin of attn-f32-hard-run.h). Include after
  * defining BLK and
  *   HB_KERNEL            the function's name,

@@ -11,41 +11,64 @@
 
 #ifndef VF_LANES
 #error "include a vec-f32-<isa>.h before f32-exp-rr2-p5-vec.h"
-/* exp(max(d, HS_EXPF_LO_CUT)) for d <= 0 (including -inf), never NaN: the
- * cheapest form, for a caller that flushes small results itself (softmax
- * does, in its scale pass). d < HS_EXPF_LO_CUT gives exp(HS_EXPF_LO_CUT) =
- * FLT_MIN * (1 + 4.8e-6) (within 2 ULP), NOT 0: the caller must zero every
- * result below HS_EXPF_LO_FLUSH. */
-static inline vf hs_vexpminus_clamped_rr2_p5(vf d) {
-  vf kb;
-  const vf p = hs_vexp_poly_rr2_p5(vf_max(vf_set1(HS_EXPF_LO_CUT), d), &kb);
-  return vf_exp2_bits(p, kb);
-}
-
 #endif
 
 #include <math.h>
 
 #include "f32-exp-rr2-p5-consts.h"
+#include "ukernels.h"
 
-/* p = exp(t) in [0.70, 1.42] and kb = k + magic bias for xc in
- * [HS_EXPF_LO_CUT, HS_EXPF_HI_CUT]; exp(xc) = vf_exp2_bits(p, kb). */
-static inline vf hs_vexp_poly_rr2_p5(vf xc, vf *kb) {
-  const vf magic = vf_set1(HS_EXPF_MAGIC_BIAS);
+/* The constants, one row of 16 floats each (a vector reads the first
+ * VF_LANES): the body reads them through a pointer, so that a loop short
+ * of registers can pass the table made opaque (hs_vexp_rows_opaque) and
+ * keep them as memory operands. Given the table itself, the compiler
+ * folds the loads into constants, as vf_set1 would. */
+enum {
+  HS_VEXP_MAGIC, HS_VEXP_LOG2E, HS_VEXP_MLN2HI, HS_VEXP_MLN2LO, HS_VEXP_C5, HS_VEXP_C4,
+  HS_VEXP_C3, HS_VEXP_C2, HS_VEXP_C1, HS_VEXP_ONE, HS_VEXP_LO_CUT, HS_VEXP_ROWS
+};
+#define HS_VEXP_ROW(x) {x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}
+_Alignas(64) static const float hs_vexp_rows[HS_VEXP_ROWS][16] = {
+    HS_VEXP_ROW(HS_EXPF_MAGIC_BIAS), HS_VEXP_ROW(HS_EXPF_LOG2E),
+    HS_VEXP_ROW(HS_EXPF_MINUS_LN2_HI), HS_VEXP_ROW(HS_EXPF_MINUS_LN2_LO),
+    HS_VEXP_ROW(HS_EXPF_C5), HS_VEXP_ROW(HS_EXPF_C4), HS_VEXP_ROW(HS_EXPF_C3),
+    HS_VEXP_ROW(HS_EXPF_C2), HS_VEXP_ROW(HS_EXPF_C1), HS_VEXP_ROW(1.0f),
+    HS_VEXP_ROW(HS_EXPF_LO_CUT)};
+#undef HS_VEXP_ROW
+
+/* The table, opaque to the optimizer: fetched anew in every iteration of
+ * a hot loop, its constants stay memory operands instead of taking 11
+ * registers (on 16, the loop's sums would be spilled instead, a
+ * store-to-load round trip on the critical path: measured, the AVX2
+ * attention row's dv == 1 loop). */
+static inline const float (*hs_vexp_rows_opaque(void))[16] {
+  const float(*c)[16] = hs_vexp_rows;
+  __asm__("" : "+r"(c));
+  return c;
+}
+
+/* p = exp(t) in [0.70, 1.42], kb = k + magic bias and k itself for xc in
+ * [HS_EXPF_LO_CUT, HS_EXPF_HI_CUT], constants from c; exp(xc) =
+ * vf_exp2_bits(p, kb). */
+HS_ALWAYS_INLINE vf hs_vexp_poly_rr2_p5_c(vf xc, vf *kb, vf *k, const float (*c)[16]) {
+  const vf magic = vf_loadu(c[HS_VEXP_MAGIC]);
   /* kb = k + magic, k = round(xc / ln2) in [-126, 128] */
-  const vf n = vf_fma(xc, vf_set1(HS_EXPF_LOG2E), magic);
-  *kb = n;
+  *kb = vf_fma(xc, vf_loadu(c[HS_VEXP_LOG2E]), magic);
   /* k exactly */
-  const vf k = vf_sub(n, magic);
+  *k = vf_sub(*kb, magic);
   /* t = xc - k*ln2_hi, exact; then |t| <= ln2/2 (+ rounding) */
-  vf t = vf_fma(k, vf_set1(HS_EXPF_MINUS_LN2_HI), xc);
-  t = vf_fma(k, vf_set1(HS_EXPF_MINUS_LN2_LO), t);
+  vf t = vf_fma(*k, vf_loadu(c[HS_VEXP_MLN2HI]), xc);
+  t = vf_fma(*k, vf_loadu(c[HS_VEXP_MLN2LO]), t);
   /* p = 1 + t * (c1 + t * (... + t * c5)), Horner */
-  vf p = vf_fma(vf_set1(HS_EXPF_C5), t, vf_set1(HS_EXPF_C4));
-  p = vf_fma(p, t, vf_set1(HS_EXPF_C3));
-  p = vf_fma(p, t, vf_set1(HS_EXPF_C2));
-  p = vf_fma(p, t, vf_set1(HS_EXPF_C1));
-  return vf_fma(p, t, vf_set1(1.0f));
+  vf p = vf_fma(vf_loadu(c[HS_VEXP_C5]), t, vf_loadu(c[HS_VEXP_C4]));
+  p = vf_fma(p, t, vf_loadu(c[HS_VEXP_C3]));
+  p = vf_fma(p, t, vf_loadu(c[HS_VEXP_C2]));
+  p = vf_fma(p, t, vf_loadu(c[HS_VEXP_C1]));
+  return vf_fma(p, t, vf_loadu(c[HS_VEXP_ONE]));
+}
+static inline vf hs_vexp_poly_rr2_p5(vf xc, vf *kb) {
+  vf k;
+  return hs_vexp_poly_rr2_p5_c(xc, kb, &k, hs_vexp_rows);
 }
 
 /* exp(x) for every lane: x < HS_EXPF_LO_CUT (and -inf) gives +0,
@@ -71,14 +94,16 @@ static inline vf hs_vexp_rr2_p5(vf x) {
 
 /* exp(x) for x <= 0 (including -inf) that is never NaN: the softmax and
  * attention case. x < HS_EXPF_LO_CUT gives +0. No clamp: below the cutoff
- * k < -126 wraps the exponent field, and the select discards the lane; a
- * NaN lane gives an unspecified value, so the caller rules NaN out. */
-static inline vf hs_vexpminus_rr2_p5(vf x) {
-  vf kb;
-  const vf p = hs_vexp_poly_rr2_p5(x, &kb);
-  return vf_select(vf_cmpgt(vf_set1(HS_EXPF_LO_CUT), x), vf_zero(),
-                   vf_exp2_bits(p, kb));
+ * k < -126 wraps the exponent field, and the vocabulary's
+ * vf_exp2_unless_lt discards the lane; a NaN lane gives an unspecified
+ * value, so the caller rules NaN out. Constants from c (hs_vexp_rows or
+ * hs_vexp_rows_opaque()). */
+HS_ALWAYS_INLINE vf hs_vexpminus_rr2_p5_c(vf x, const float (*c)[16]) {
+  vf kb, k;
+  const vf p = hs_vexp_poly_rr2_p5_c(x, &kb, &k, c);
+  return vf_exp2_unless_lt(x, vf_loadu(c[HS_VEXP_LO_CUT]), p, kb, k);
 }
+static inline vf hs_vexpminus_rr2_p5(vf x) { return hs_vexpminus_rr2_p5_c(x, hs_vexp_rows); }
 
 /* exp(max(d, HS_EXPF_LO_CUT)) for d <= 0 (including -inf), never NaN: the
  * cheapest form, for a caller that flushes small results itself (softmax

@@ -17,14 +17,8 @@
 #include "attn-f64-blocks-avx2.h"
 #include "attn-f64-blocks-avx512f.h"
 
-/* block_scores_contig's NaN flag is not needed: the impl finds NaN itself */
-HS_ALWAYS_INLINE double
-online_scores_contig(size_t nb, const double *k, vd qc, int DK, double *sb) {
-  int nan = 0;
-  return block_scores_contig(nb, k, qc, DK, sb, &nan);
-}
 #define ONLINE_EXP(x) hs_f64_vexp(x)
-#define ONLINE_SCORES_CONTIG online_scores_contig
+#define ONLINE_SCORES_CONTIG block_scores_contig_max
 #include "f64-attn-row-online-rr2-p11-impl.h"
 
 HS_DEFINE_F64_ATTN_ROW_ONLINE(hs_f64_attn_row_ukernel__avx512f_online_rr2_p11)

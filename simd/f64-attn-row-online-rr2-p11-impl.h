@@ -3,12 +3,14 @@
  * the f64 vector vocabulary (internal). A kernel file includes
  * <immintrin.h>, one vec-f64-<isa>.h, f64-exp-rr2-p11.h and ukernels.h,
  * defines BLK = 64 * VD_LANES, includes attn-f64-blocks-avx2.h (the
- * general scores, 4 keys per 256-bit register, on either ISA) and defines
+ * general scores, 4 keys per 256-bit register, on AVX2 and AVX-512) or
+ * attn-f64-blocks-vec.h (2 lanes) and defines
  *   ONLINE_EXP(x)                      the rr2-p11 exp, +0 below
  *                                      HS_F64_CUTOFF;
  *   ONLINE_SCORES_CONTIG(nb, k, qc, DK, sb)
  *                                      the scores of nb <= BLK contiguous
- *                                      keys of dk == DK in {1, 2, 4} into
+ *                                      keys of dk == DK in {1, 2, 4}
+ *                                      (DK <= VD_LANES) into
  *                                      sb (-inf up to nb rounded to
  *                                      VD_LANES), returning their max (NaN
  *                                      skipped); qc lane i: q[i mod DK] *
@@ -102,13 +104,6 @@ HS_ALWAYS_INLINE void hs_f64_online_packed(
   *bsum = bs;
 }
 
-/* lane i: q[i mod DK] * inv_tau */
-HS_ALWAYS_INLINE vd hs_f64_online_qc(const double *q, int DK, double inv_tau) {
-  double t[VD_LANES];
-  for (int i = 0; i < VD_LANES; i++) t[i] = q[i % DK] * inv_tau;
-  return vd_loadu(t);
-}
-
 /* The packed value sums (W columns, a0..a3) into run: lane i holds column
  * i mod W; the registers, then the lanes of a column, each by pairs
  * (log2(VD_LANES) levels in all). */
@@ -131,8 +126,8 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
   hs_f64_q4 q4; /* the general scores' q */
   hs_f64_q4_init(&q4, q, dk, inv_tau);
   /* contiguous keys of dk 1, 2, 4: lane i of qc = q[i mod dk] * inv_tau */
-  const int DK = ldk == dk && (dk == 1 || dk == 2 || dk == 4) ? (int)dk : 0;
-  const vd qc = DK ? hs_f64_online_qc(q, DK, inv_tau) : vd_zero();
+  const int DK = ldk == dk && (dk == 1 || dk == 2 || (dk == 4 && VD_LANES >= 4)) ? (int)dk : 0;
+  const vd qc = DK ? hs_f64_qc(q, DK, inv_tau) : vd_zero();
   /* contiguous values of dv 1, 2, 4 (several keys a register): the value
    * sums lane-wise in vacc, folded into acc at the end */
   const int W = ldv == dv && (dv == 1 || ((dv == 2 || dv == 4) && dv < VD_LANES)) ? (int)dv : 0;
@@ -175,7 +170,7 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
         vd_storeu(sb + g, e);
         bsum = vd_add(bsum, e);
       }
-      hs_f64_values8(nb, sb, vb, ldv, dv, run);
+      hs_f64_values(nb, sb, vb, ldv, dv, run, 8);
     } else if (W == 1) {
       hs_f64_online_packed(nb, sb, vm, vb, 1, &bsum, vacc);
     } else if (W == 2) {
@@ -188,7 +183,7 @@ HS_ALWAYS_INLINE void hs_f64_online_run(
         vd_storeu(sb + g, e);
         bsum = vd_add(bsum, e);
       }
-      hs_f64_values8(nb, sb, vb, ldv, dv, run);
+      hs_f64_values(nb, sb, vb, ldv, dv, run, 8);
     }
     vsum = vd_add(vsum, bsum);
     if (vdmask_bits(vd_isnan(nan))) {

@@ -3,10 +3,7 @@
  * kernel's lane path), rr2-p11 exp, written once over the f64 vector
  * vocabulary. A kernel file includes one vec-f64-<isa>.h, then, for an ISA
  * with a lane path, defines HS_F64_LANES and the parts
- *   vd hs_vd_exp(vd x)               the rr2-p11 exp (f64-exp-rr2-p11.h),
- *                                    +0 below HS_F64_WEIGHT_CUT;
  *   HS_F64_LANE_DKS(X)               X(DK) for each dk it takes;
- *   vd qc_dk(q, DK, inv_tau)         lane i: q[i mod DK] * inv_tau;
  *   vd group_scores_dk(k, g, lo, hi, qc, DK)
  *                                    the scores of keys g + lo .. g + hi - 1
  *                                    (g a multiple of VD_LANES) in lanes
@@ -56,6 +53,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "f64-attn-values-vec.h"
+#include "f64-exp-rr2-p11.h"
 #include "ukernels.h"
 
 /* rows per staged call */
@@ -81,7 +80,7 @@
 HS_ALWAYS_INLINE void hs_f64_lane_add(
     vd s, vd x, vd vm, int inf_max, vd *vsum, vd *vacc) {
   const vd e = inf_max ? vd_select(vd_cmpeq(s, vm), vd_set1(1.0), vd_zero())
-                       : hs_vd_exp(vd_sub(s, vm));
+                       : hs_f64_vexp_below(vd_sub(s, vm), HS_F64_WEIGHT_CUT);
   *vsum = vd_add(*vsum, e);
   *vacc = vd_fma(e, x, *vacc);
 }
@@ -103,7 +102,7 @@ HS_ALWAYS_INLINE void hs_f64_lanes_rows(
    * lanes seen */
   for (size_t r = 0; r < nr; r++) {
     const size_t nseg = nseg_[r], *seg = seg_[r];
-    qc[r] = qc_dk(q + r * ldq, DK, inv_tau);
+    qc[r] = hs_f64_qc(q + r * ldq, DK, inv_tau);
     size_t ng = 0;
     for (size_t t = 0; t < nseg; t++)
       if (seg[2 * t + 1])

@@ -53,23 +53,16 @@ static int hs_detect_avx512(void) {
 /* A build for another architecture has no CPUID to ask: a WebAssembly
  * engine without SIMD128 refuses to load a module compiled with it (being
  * compiled for it is being able to run it), and every AArch64 CPU has
- * Advanced SIMD. isa-table.h leaves out the rows this build lacks. */
-static int detect(hs_isa isa) {
-  switch (isa) {
-#define HS_ISA_DETECT_(ID, name, det) \
-  case HS_ISA_##ID: HS_BUILT_##ID(return det;) return 0;
-    HS_ISA_TABLE(HS_ISA_DETECT_)
-#undef HS_ISA_DETECT_
-    default: return 0;
-  }
-}
-
-/* Detected once, whichever thread asks first (see dispatch.c). */
+ * Advanced SIMD. Detected once, whichever thread asks first (see
+ * dispatch.c); isa-table.h leaves out the rows this build lacks, whose
+ * entries stay 0. */
 static int supported[HS_ISA_COUNT];
 static pthread_once_t detected = PTHREAD_ONCE_INIT;
 
 static void detect_all(void) {
-  for (int i = 0; i < HS_ISA_COUNT; i++) supported[i] = detect((hs_isa)i);
+#define HS_ISA_DETECT_(ID, name, det) HS_BUILT_##ID(supported[HS_ISA_##ID] = (det);)
+  HS_ISA_TABLE(HS_ISA_DETECT_)
+#undef HS_ISA_DETECT_
 }
 
 int hs_isa_supported(hs_isa isa) {

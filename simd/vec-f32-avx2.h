@@ -17,7 +17,10 @@
  *   vf_select(m, a_if_true, b_else);
  *   vf_exp2_bits(p, kb): p * 2^k where kb = k + 1.5*2^23 as the rr2-p5
  *     magic-bias add leaves it, by adding k << 23 to p's bits (exact when
- *     the result is a normal float; otherwise unspecified).
+ *     the result is a normal float; otherwise unspecified);
+ *   vf_exp2_unless_lt(x, cut, p, kb, k): x < cut ? +0 : p * 2^k, k given
+ *     as kb (as for vf_exp2_bits) and as the float k, for the ISA to
+ *     take either (NaN x: unspecified);
  *   vf_load1(p): *p in every lane (a broadcast from memory: GCC keeps
  *     it beside its user, where a set1 of a loaded float may be hoisted);
  *   vmask_first(n): lanes 0 .. n-1 (n <= VF_LANES); vf_load_masked(p, m):
@@ -119,6 +122,10 @@ static inline vf vf_load_masked_or(const float *p, vmask m, vf fill) {
 static inline vf vf_exp2_bits(vf p, vf kb) {
   const __m256i ks = _mm256_slli_epi32(_mm256_castps_si256(kb), 23);
   return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), ks));
+}
+static inline vf vf_exp2_unless_lt(vf x, vf cut, vf p, vf kb, vf k) {
+  (void)k;
+  return _mm256_andnot_ps(_mm256_cmp_ps(x, cut, _CMP_LT_OQ), vf_exp2_bits(p, kb));
 }
 
 typedef __m256i vi;

@@ -119,6 +119,10 @@ HS_ALWAYS_INLINE vf vf_exp2_bits(vf p, vf k_biased) {
   const int32x4_t ks = vshlq_n_s32(vreinterpretq_s32_f32(k_biased), 23);
   return vreinterpretq_f32_s32(vaddq_s32(vreinterpretq_s32_f32(p), ks));
 }
+HS_ALWAYS_INLINE vf vf_exp2_unless_lt(vf x, vf cut, vf p, vf kb, vf k) {
+  (void)k;
+  return vf_select(vf_cmpgt(cut, x), vf_zero(), vf_exp2_bits(p, kb));
+}
 
 /* int32 lanes (positions), wrapping as on x86 */
 typedef int32x4_t vi;

@@ -123,6 +123,10 @@ HS_ALWAYS_INLINE vf vf_load_masked_or(const float *p, vmask m, vf fill) {
 HS_ALWAYS_INLINE vf vf_exp2_bits(vf p, vf k_biased) {
   return wasm_i32x4_add(p, wasm_i32x4_shl(k_biased, 23));
 }
+HS_ALWAYS_INLINE vf vf_exp2_unless_lt(vf x, vf cut, vf p, vf kb, vf k) {
+  (void)k;
+  return vf_select(vf_cmpgt(cut, x), vf_zero(), vf_exp2_bits(p, kb));
+}
 
 /* int32 lanes (positions), wrapping as on x86 */
 typedef v128_t vi;

@@ -8,5 +8,5 @@
 #include "vec-f64-as-vf.h"
 #include "gemm-panel-impl.h"
 
-HS_DEFINE_GEMM(hs_f64_gemm_ukernel__avx512f_1x8)
-HS_DEFINE_GEMM_PK(hs_f64_gemm_pk_ukernel__avx512f_1x8)
+HS_DEFINE_GEMM(hs_f64_gemm_ukernel__avx512f_panel)
+HS_DEFINE_GEMM_PK(hs_f64_gemm_pk_ukernel__avx512f_panel)

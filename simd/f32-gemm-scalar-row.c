@@ -7,7 +7,7 @@
  * i of X. */
 #include "ukernels.h"
 
-void hs_f32_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+void hs_f32_gemm_ukernel__scalar_row(size_t rows, size_t m, size_t k,
                                      const float *a, size_t lda,
                                      const float *x, size_t ldx, float *y,
                                      size_t ldy) {
@@ -38,7 +38,7 @@ void hs_f32_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
 #define HS_GEMM_T float
 #include "gemm-pk-scalar-impl.h"
 
-void hs_f32_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+void hs_f32_gemm_pk_ukernel__scalar_row(size_t rows, size_t m, size_t k,
                                         const float *pk, const float *bias,
                                         const float *x, size_t ldx, float *y,
                                         size_t ldy, unsigned flags) {

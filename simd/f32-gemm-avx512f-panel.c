@@ -21,20 +21,20 @@ static void half_panel(size_t rows, size_t mr, size_t k, const float *w,
                        const float *b, const float *x, size_t ldx, float *y,
                        size_t ldy, unsigned flags) {
   if (mr <= 8)
-    hs_f32_gemm_pk_ukernel__avx2_4x8(rows, mr, k, w, b, x, ldx, y, ldy, flags);
+    hs_f32_gemm_pk_ukernel__avx2_panel(rows, mr, k, w, b, x, ldx, y, ldy, flags);
   else
     hs_gemm_panel(rows, mr, k, w, b, x, ldx, y, ldy, flags);
 }
 
-void hs_f32_gemm_ukernel__avx512f_4x16(size_t rows, size_t m, size_t k,
+void hs_f32_gemm_ukernel__avx512f_panel(size_t rows, size_t m, size_t k,
                                        const float *a, size_t lda,
                                        const float *x, size_t ldx, float *y,
                                        size_t ldy) {
   if (m <= 8) {
-    hs_f32_gemm_ukernel__avx2_4x8(rows, m, k, a, lda, x, ldx, y, ldy);
+    hs_f32_gemm_ukernel__avx2_panel(rows, m, k, a, lda, x, ldx, y, ldy);
     return;
   }
   hs_gemm_rows(rows, m, k, a, lda, x, ldx, y, ldy);
 }
 
-HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__avx512f_4x16)
+HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__avx512f_panel)

@@ -8,7 +8,7 @@
  * i of X. */
 #include "ukernels.h"
 
-void hs_f64_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+void hs_f64_gemm_ukernel__scalar_row(size_t rows, size_t m, size_t k,
                                      const double *a, size_t lda,
                                      const double *x, size_t ldx, double *y,
                                      size_t ldy) {
@@ -39,7 +39,7 @@ void hs_f64_gemm_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
 #define HS_GEMM_T double
 #include "gemm-pk-scalar-impl.h"
 
-void hs_f64_gemm_pk_ukernel__scalar_1x4(size_t rows, size_t m, size_t k,
+void hs_f64_gemm_pk_ukernel__scalar_row(size_t rows, size_t m, size_t k,
                                         const double *pk, const double *bias,
                                         const double *x, size_t ldx, double *y,
                                         size_t ldy, unsigned flags) {

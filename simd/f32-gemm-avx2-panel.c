@@ -7,5 +7,5 @@
 #include "vec-f32-avx2.h"
 #include "gemm-panel-impl.h"
 
-HS_DEFINE_GEMM(hs_f32_gemm_ukernel__avx2_4x8)
-HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__avx2_4x8)
+HS_DEFINE_GEMM(hs_f32_gemm_ukernel__avx2_panel)
+HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__avx2_panel)

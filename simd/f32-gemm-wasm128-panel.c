@@ -6,5 +6,5 @@
 #include "vec-f32-wasm128.h"
 #include "gemm-panel-impl.h"
 
-HS_DEFINE_GEMM(hs_f32_gemm_ukernel__wasm128_4x4)
-HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__wasm128_4x4)
+HS_DEFINE_GEMM(hs_f32_gemm_ukernel__wasm128_panel)
+HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__wasm128_panel)

@@ -6,5 +6,5 @@
 #include "vec-f32-neon.h"
 #include "gemm-panel-impl.h"
 
-HS_DEFINE_GEMM(hs_f32_gemm_ukernel__neon_4x4)
-HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__neon_4x4)
+HS_DEFINE_GEMM(hs_f32_gemm_ukernel__neon_panel)
+HS_DEFINE_GEMM_PK(hs_f32_gemm_pk_ukernel__neon_panel)
