@@ -72,16 +72,20 @@ static void FN(par_ranges)(hs_pool *pool, int threads, hs_phclock *clk, uint64_t
 
 /* cnt rows of w columns from src (row stride ld) to dst, packed: the
  * fused projection's columns of one head's Q, K or V (FN(proj_range)).
- * The widths of the compiled heads as fixed-size copies, one move each. */
+ * The widths of the compiled heads (1, 2, 4, 8) as copies of a constant
+ * size, one move each; other widths by a copy of w. */
 static void FN(copy_cols)(REAL *restrict dst, size_t w, const REAL *restrict src,
                           size_t ld, size_t cnt) {
-  switch (w) {
-#define HS_COPY_W(W) \
-  case W: for (size_t t = 0; t < cnt; t++) memcpy(dst + t * W, src + t * ld, W * sizeof(REAL)); return;
-    HS_COPY_W(1) HS_COPY_W(2) HS_COPY_W(4) HS_COPY_W(8)
-#undef HS_COPY_W
-    default:
-      for (size_t t = 0; t < cnt; t++) memcpy(dst + t * w, src + t * ld, w * sizeof(REAL));
+  if (w == 1) {
+    for (size_t t = 0; t < cnt; t++) dst[t] = src[t * ld];
+  } else if (w == 2) {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * 2, src + t * ld, 2 * sizeof(REAL));
+  } else if (w == 4) {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * 4, src + t * ld, 4 * sizeof(REAL));
+  } else if (w == 8) {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * 8, src + t * ld, 8 * sizeof(REAL));
+  } else {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * w, src + t * ld, w * sizeof(REAL));
   }
 }
 
