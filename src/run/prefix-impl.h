@@ -66,7 +66,16 @@ typedef struct FN(few) {
   size_t w;      /* int64 per row */
   int64_t *row;  /* [np][w] */
   size_t cap;    /* bytes held in row (kept from layer to layer) */
+  /* sel: a head that selects by position instead (select-impl.h): the
+   * ratio r of its weights, its window, each row's quotients and sum */
+  int sel;
+  size_t win;
+  double r;
+  double *val;   /* [np][dv + 1] */
+  size_t vcap;   /* bytes held in val (kept from layer to layer) */
 } FN(few);
+
+static void FN(sel_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p);
 
 /* Pass 1's result for one key block of one head: its groups (ng >
  * HS_FEW_MAX: too many) with their sums, the sums over all its keys, and
@@ -304,7 +313,8 @@ static int FN(few_heads)(const FN(job) *J, hs_pool *pool, hs_phclock *clk, FN(fe
   if (rc == 0 && work > 0)
     FN(par_ranges)(pool, T, clk, J->ph, HS_PHASE_PREFIX, U.nb, 1, work, FN(few_blocks), &U);
   for (int h = 0; rc == 0 && work > 0 && h < nh; h++) {
-    FN(few) F = {.row = store[h].row, .cap = store[h].cap};
+    FN(few) F = {.row = store[h].row, .cap = store[h].cap, .val = store[h].val,
+                 .vcap = store[h].vcap};
     if (!cand[h] || !FN(few_merge)(&U, h, &F)) continue;
     F.w = (size_t)F.ng * (size_t)L->heads[h].dv + (size_t)F.ng - 1;
     size_t bytes = np * F.w * sizeof(int64_t);
@@ -329,6 +339,10 @@ static int FN(few_heads)(const FN(job) *J, hs_pool *pool, hs_phclock *clk, FN(fe
 static int FN(few_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p) {
   const FN(few) *F = J->few[h];
   if (!F) return 0;
+  if (F->sel) {
+    FN(sel_row)(J, h, i, out, p);
+    return 1;
+  }
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   const REAL *q = J->Q[h] + i * dk;
