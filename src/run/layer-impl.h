@@ -19,8 +19,9 @@ static void *FN(rows_worker)(void *arg) {
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
   p->seg = malloc(HS_SEG_ROWS * FN(seg_cap)(J) * sizeof(size_t));
   p->btc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->btc);
+  p->selc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->selc);
   p->daz = hs_daz_enabled();
-  p->rc = out && hid && p->seg && p->btc ? 0 : -1;
+  p->rc = out && hid && p->seg && p->btc && p->selc ? 0 : -1;
   uint64_t chunk;
   while (p->rc == 0 && FN(next_chunk)(p, &chunk)) {
     size_t c = (size_t)chunk * C, e = c + C < J->nq ? c + C : J->nq;
@@ -45,6 +46,7 @@ static void *FN(rows_worker)(void *arg) {
   free(hid);
   free(p->seg);
   free(p->btc);
+  free(p->selc);
   hs_ph_to(&p->clk, HS_PHASE_WAIT);
   return NULL;
 }

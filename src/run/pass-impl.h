@@ -32,7 +32,7 @@ typedef struct FN(pass) {
 static void FN(pass_free)(FN(pass) *P) {
   for (int h = 0; P->Q && h <= P->maxh; h++) { free(P->Q[h]); free(P->K[h]); free(P->V[h]); }
   for (int h = 0; P->bt && h <= P->maxh; h++) FN(bt_free)(P->bt[h]);
-  for (int h = 0; P->fews && h <= P->maxh; h++) free(P->fews[h].row), free(P->fews[h].val);
+  for (int h = 0; P->fews && h <= P->maxh; h++) free(P->fews[h].row);
   free(P->Q); free(P->K); free(P->V); free(P->qkv); free(P->bt); free(P->twop);
   free(P->few); free(P->fews); free(P->cap);
   free(P->X);
@@ -247,10 +247,9 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
   FN(run_proj)(&J, P->pool, o->threads, &P->clk);
   hs_ph_to(&P->clk, HS_PHASE_FINISH);
   for (int h = 0; h < L->nheads; h++) FN(head_store)(P, &L->heads[h], h);
-  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->fews, P->qkv) != 0 ||
-      FN(sel_heads)(&J, P->pool, &P->clk, P->few, P->fews, P->qkv) != 0 ||
-      FN(head_trees)(P, &J) != 0)
-    return -1;
+  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->fews, P->qkv) != 0) return -1;
+  FN(sel_heads)(&J, &P->clk, P->few, P->fews);
+  if (FN(head_trees)(P, &J) != 0) return -1;
   for (int h = 0; h < L->nheads; h++) FN(head_plan)(P, &J, h);
   size_t held = P->base;
   for (int h = 0; h < P->maxh; h++) held += P->qkv[h];

@@ -67,12 +67,10 @@ typedef struct FN(few) {
   int64_t *row;  /* [np][w] */
   size_t cap;    /* bytes held in row (kept from layer to layer) */
   /* sel: a head that selects by position instead (select-impl.h): the
-   * ratio r of its weights, its window, each row's quotients and sum */
+   * ratio r of its weights and its window */
   int sel;
   size_t win;
   double r;
-  double *val;   /* [np][dv + 1] */
-  size_t vcap;   /* bytes held in val (kept from layer to layer) */
 } FN(few);
 
 static void FN(sel_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p);
@@ -313,8 +311,7 @@ static int FN(few_heads)(const FN(job) *J, hs_pool *pool, hs_phclock *clk, FN(fe
   if (rc == 0 && work > 0)
     FN(par_ranges)(pool, T, clk, J->ph, HS_PHASE_PREFIX, U.nb, 1, work, FN(few_blocks), &U);
   for (int h = 0; rc == 0 && work > 0 && h < nh; h++) {
-    FN(few) F = {.row = store[h].row, .cap = store[h].cap, .val = store[h].val,
-                 .vcap = store[h].vcap};
+    FN(few) F = {.row = store[h].row, .cap = store[h].cap};
     if (!cand[h] || !FN(few_merge)(&U, h, &F)) continue;
     F.w = (size_t)F.ng * (size_t)L->heads[h].dv + (size_t)F.ng - 1;
     size_t bytes = np * F.w * sizeof(int64_t);

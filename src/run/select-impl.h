@@ -16,11 +16,14 @@
  * double from them, and the progression is checked exactly, key by key);
  * any other head, or any row set whose queries differ, keeps its path.
  *
- * Rows are taken in blocks of HS_PFX_BLOCK fixed by the row index: a
- * block's recurrence starts W keys before its first row's last key, W the
- * least with delta W > SKIP_CUT (a key that far back weighs below e^-88,
- * what the kernels' exp flushes to +0), so a row's value depends on its
- * block alone and every thread count (and --last) gives the same bits.
+ * A row's value is that of its block's recurrence (blocks of HS_PFX_BLOCK
+ * rows fixed by the row index), started W keys before the block's first
+ * row's last key, W the least with delta W > SKIP_CUT (a key that far
+ * back weighs below e^-88, what the kernels' exp flushes to +0). Each
+ * thread carries a head's sums from row to row and starts again at a
+ * block's first row when its rows jump, so every thread count and --last
+ * give the same bits, with no buffer and no pass of its own: the rows
+ * cost their recurrence steps in the attention phase.
  * The sums are in double: a few roundings of the exact softmax of the
  * model's scores, where the kernels have two per key and flush the tail;
  * the same decisions, not the kernels' bits (tests/test-prefix.c compares
@@ -79,94 +82,52 @@ static int FN(sel_plan)(const FN(job) *J, int h, FN(few) *F) {
   return 1;
 }
 
-/* Rows [ilo, ihi) of the row block that starts at row i0 (ilo >= i0),
- * by the block's recurrence: row i's dv quotients N / D, then D. */
-static void FN(sel_block)(const FN(job) *J, int h, FN(few) *F, size_t i0, size_t ilo,
-                          size_t ihi) {
+_Static_assert(HS_FEW_D <= sizeof ((FN(selc) *)0)->N / sizeof(double),
+               "a head's sums fit FN(selc)");
+
+/* Row i of a head on this path into out[0..dv), and its attention error
+ * into p->err when asked for: the part's state of the head carried to row
+ * i, or started again at the first row of i's block (a row before the
+ * state's, or in another block). */
+static void FN(sel_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p) {
   const hs_head *H = &J->L->heads[h];
-  const size_t dv = (size_t)H->dv;
+  const FN(few) *F = J->few[h];
+  const size_t dv = (size_t)H->dv, i0 = i - i % HS_PFX_BLOCK;
   const REAL *V = J->V[h];
+  const double r = F->r;
+  FN(selc) *c = &p->selc[h];
   size_t lo, hi, a, b;
-  FN(head_range)(H, i0, J->n, &lo, &hi);
-  FN(key_span)(J, H, lo, hi, &a, &b);
-  size_t j = b > a + F->win ? b - F->win : a;
-  double N[HS_FEW_D] = {0}, D = 0, r = F->r;
-  for (size_t i = i0; i < ihi; i++) {
-    FN(head_range)(H, i, J->n, &lo, &hi);
+  if (!c->on || c->i > i || c->i < i0) {
+    FN(head_range)(H, i0, J->n, &lo, &hi);
     FN(key_span)(J, H, lo, hi, &a, &b);
-    for (; j <= b; j++) {
-      D = r * D + 1;
-      for (size_t c = 0; c < dv; c++) N[c] = r * N[c] + (double)V[j * dv + c];
-    }
-    if (i < ilo) continue;
-    double *o = F->val + i * (dv + 1);
-    for (size_t c = 0; c < dv; c++) o[c] = N[c] / D;
-    o[dv] = D;
+    *c = (FN(selc)){.i = i0, .j = b > a + F->win ? b - F->win : a, .on = 1};
   }
-}
-
-typedef struct FN(sel_ctx) {
-  const FN(job) *J;
-  FN(few) *const *few;
-} FN(sel_ctx);
-
-/* Row blocks [b0, b1) of every head on this path. */
-static void FN(sel_rows)(void *ctx, int k, size_t b0, size_t b1) {
-  FN(sel_ctx) *U = ctx;
-  const FN(job) *J = U->J;
-  (void)k;
-  for (int h = 0; h < J->L->nheads; h++) {
-    FN(few) *F = U->few[h];
-    if (!F || !F->sel) continue;
-    for (size_t t = b0; t < b1; t++) {
-      size_t i0 = t * HS_PFX_BLOCK, i1 = i0 + HS_PFX_BLOCK < J->np ? i0 + HS_PFX_BLOCK : J->np;
-      FN(sel_block)(J, h, F, i0, i0, i1);
+  for (; c->i <= i; c->i++) {
+    FN(head_range)(H, c->i, J->n, &lo, &hi);
+    FN(key_span)(J, H, lo, hi, &a, &b);
+    for (; c->j <= b; c->j++) {
+      c->D = r * c->D + 1;
+      for (size_t x = 0; x < dv; x++) c->N[x] = r * c->N[x] + (double)V[c->j * dv + x];
     }
+  }
+  for (size_t x = 0; x < dv; x++) out[x] = (REAL)(c->N[x] / c->D);
+  if (J->o->want_attn_error && i > 0 && H->target != HS_ATTN_SOFTMAX) {
+    double e = 1 - 1 / c->D;
+    if (e > p->err) p->err = e;
   }
 }
 
 /* The layer's heads on this path among those FN(few_heads) left (few[h]
- * NULL): planned, then their rows (every row, the threads taking whole
- * blocks; sparse layers: the rows asked for, each from its block's
- * start). -1 when out of memory. */
-static int FN(sel_heads)(const FN(job) *J, hs_pool *pool, hs_phclock *clk, FN(few) **few,
-                         FN(few) *store, size_t *qkv) {
+ * NULL), planned; their rows run with the others (FN(sel_row)). */
+static void FN(sel_heads)(const FN(job) *J, hs_phclock *clk, FN(few) **few, FN(few) *store) {
   const hs_layer *L = J->L;
-  size_t work = 0;
   for (int h = 0; h < L->nheads; h++) {
     if (few[h] || !FN(sel_may)(J, &L->heads[h])) continue;
-    FN(few) F = {.row = store[h].row, .cap = store[h].cap, .val = store[h].val,
-                 .vcap = store[h].vcap};
+    FN(few) F = {.row = store[h].row, .cap = store[h].cap};
     hs_ph_to(clk, HS_PHASE_PREFIX);
     if (!FN(sel_plan)(J, h, &F)) continue;
-    size_t bytes = J->np * ((size_t)L->heads[h].dv + 1) * sizeof(double);
-    if (hs_reserve((void **)&F.val, &F.vcap, bytes) != 0) return -1;
     store[h] = F;
     few[h] = &store[h];
-    qkv[h] += bytes;
-    work += J->np * (size_t)(L->heads[h].dv + 1) * 4;
   }
-  FN(sel_ctx) U = {J, few};
-  if (work > 0 && !J->sparse)
-    FN(par_ranges)(pool, J->o->threads, clk, J->ph, HS_PHASE_PREFIX,
-                   (J->np + HS_PFX_BLOCK - 1) / HS_PFX_BLOCK, 1, work, FN(sel_rows), &U);
-  for (int h = 0; work > 0 && J->sparse && h < L->nheads; h++)
-    for (size_t t = 0; few[h] && few[h]->sel && t < J->nq; t++) {
-      size_t i = J->qs[t];
-      FN(sel_block)(J, h, few[h], i - i % HS_PFX_BLOCK, i, i + 1);
-    }
-  return 0;
-}
-
-/* Row i of a head on this path into out[0..dv), and its attention error
- * into p->err when asked for. */
-static void FN(sel_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p) {
-  const hs_head *H = &J->L->heads[h];
-  const size_t dv = (size_t)H->dv;
-  const double *o = J->few[h]->val + i * (dv + 1);
-  for (size_t c = 0; c < dv; c++) out[c] = (REAL)o[c];
-  if (J->o->want_attn_error && i > 0 && H->target != HS_ATTN_SOFTMAX) {
-    double e = 1 - 1 / o[dv];
-    if (e > p->err) p->err = e;
-  }
+  hs_ph_to(clk, HS_PHASE_FINISH);
 }
