@@ -51,13 +51,16 @@ static double FN(sel_score)(const REAL *q, const REAL *k, size_t dk, double inv_
 static int FN(sel_qsame)(const FN(job) *J, int h, size_t r0) {
   const size_t dk = hs_dkp(&J->L->heads[h]);
   const REAL *Q = J->Q[h], *q0 = Q + r0 * dk;
+  int same = 1;
   for (size_t c = 0; c < dk; c++)
     if (!(q0[c] - q0[c] == 0)) return 0;
-  for (size_t t = 0; t < J->nq; t++) {
-    size_t i = J->sparse ? J->qs[t] : t;
-    if (memcmp(Q + i * dk, q0, dk * sizeof(REAL)) != 0) return 0;
+  if (J->sparse) {
+    for (size_t t = 0; t < J->nq; t++)
+      for (size_t c = 0; c < dk; c++) same &= Q[J->qs[t] * dk + c] == q0[c];
+    return same;
   }
-  return 1;
+  for (size_t x = 0; x < J->nq * dk; x++) same &= Q[x] == q0[x % dk];
+  return same;
 }
 
 /* Head h's window and ratio into F when it selects by position (above):
@@ -71,11 +74,16 @@ static int FN(sel_plan)(const FN(job) *J, int h, FN(few) *F) {
   double it = (double)FN(head_inv_tau)(H, n);
   double s0 = FN(sel_score)(q, K, dk, it), delta = FN(sel_score)(q, K + dk, dk, it) - s0;
   if (!(delta > 0) || !(delta * HS_SEL_WMAX > SKIP_CUT) || !isfinite(s0)) return 0;
-  for (size_t j = 0; j <= n; j++) {
-    if (FN(sel_score)(q, K + j * dk, dk, it) != s0 + (double)j * delta) return 0;
-    for (size_t c = 0; c < dv; c++)
-      if (!(V[j * dv + c] - V[j * dv + c] == 0)) return 0;
+  int ok = 1; /* no early exit: the loops stay branch-free */
+  if (dk == 1) {
+    double q1 = (double)q[0];
+    for (size_t j = 0; j <= n; j++) ok &= q1 * (double)K[j] * it == s0 + (double)j * delta;
+  } else {
+    for (size_t j = 0; j <= n; j++)
+      ok &= FN(sel_score)(q, K + j * dk, dk, it) == s0 + (double)j * delta;
   }
+  for (size_t x = 0; x < (n + 1) * dv; x++) ok &= V[x] - V[x] == 0;
+  if (!ok) return 0;
   F->sel = 1;
   F->r = exp(-delta);
   F->win = (size_t)(SKIP_CUT / delta) + 1;
