@@ -126,3 +126,16 @@ def unique(seq):
             seen.add(x)
             out.append(x)
     return out
+
+
+def quote_md(rep, name, text, starts, intro, empty):
+    """A file another tool wrote (hyperfine.md, tasks.md) quoted into the
+    report from its first line that starts with `starts` on (what comes
+    before is the file's own heading, which the section replaces)."""
+    if text is None:
+        rep.w(f"{name}: {NM}.", "")
+        return
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(starts)), None)
+    rep.w(intro, "")
+    rep.w(*(lines[start:] if start is not None else [empty]), "")

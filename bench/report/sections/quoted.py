@@ -3,7 +3,7 @@
 kernels.md (bench/run-kernels.sh) and the tables of hyperfine.md."""
 import re
 
-from ..fmt import NM, mark
+from ..fmt import NM, mark, quote_md
 
 
 def write(rep, plot):
@@ -118,15 +118,7 @@ def targets(rep):
 # ---------------------------------------------------------- g hyperfine
 def write_hyperfine(rep, plot):
     rep.w("## Whole-process timings (hyperfine)", "")
-    if rep.hyperfine is None:
-        rep.w(f"hyperfine.md: {NM}.", "")
-        return
-    lines = rep.hyperfine.splitlines()
     # from the first table heading on; the header block is in the file
-    start = next((i for i, l in enumerate(lines) if l.startswith("### ")), None)
-    rep.w("From [hyperfine.md](hyperfine.md) (`bench/hyperfine.sh`; machine, commit and "
-           "the exact command are in its header):", "")
-    if start is None:
-        rep.w("(hyperfine.md has no tables)", "")
-    else:
-        rep.w(*lines[start:], "")
+    quote_md(rep, "hyperfine.md", rep.hyperfine, "### ",
+             "From [hyperfine.md](hyperfine.md) (`bench/hyperfine.sh`; machine, commit and "
+             "the exact command are in its header):", "(hyperfine.md has no tables)")
