@@ -16,7 +16,9 @@
  * Two values (test_few, test_two_groups): the decisions and, within
  * 1e-5, the values and stream of the kernel. The golden corpus's sources
  * in every mode (test_corpus): the decisions of --skip online, and the
- * same bits on 1 to 4 threads. */
+ * same bits on 1 to 4 threads. Heads that select by position
+ * (src/run/select-impl.h, test_select): the stream of the kernels within
+ * 1e-5, their decisions, one thread's bits on 2 and 3, last_only's. */
 #include "formulas.h"
 
 #include "model/model.h"
@@ -262,6 +264,97 @@ static void test_two_groups(void **state) {
   free(s);
 }
 
+/* m on s against ONLINE (the kernels): the stream after every layer
+ * within 1e-5, the decisions of the kernels and of truth (when given),
+ * no key to a kernel when pure; 2 and 3 threads the same bits as one;
+ * last_only the same last value as the whole run; the attention error
+ * within 1e-6 of the kernels'. */
+static void select_one(const hs_model *m, hs_precision prec, const uint8_t *s, size_t n,
+                       const uint8_t *truth, int pure, const char *what) {
+  hs_error e;
+  /* last_only first: a buffer the allocator hands back holds an earlier
+   * run's rows, which could hide a row it never computed */
+  hs_run_opts lo = {.precision = prec, .last_only = 1};
+  hs_run_result a, b, last;
+  assert_int_equal(hs_forward(m, s, n, &lo, &last, &e), 0);
+  hs_run_opts ro = {.precision = prec, .keep_layers = 1, .want_attn_error = 1};
+  assert_int_equal(hs_forward(m, s, n, &ro, &a, &e), 0);
+  ro.skip = HS_SKIP_ONLINE;
+  assert_int_equal(hs_forward(m, s, n, &ro, &b, &e), 0);
+  size_t d = (size_t)m->d, all = (size_t)m->nlayers * (n + 1) * d;
+  const char *pn = prec == HS_PREC_F64 ? "f64" : "f32";
+  for (size_t x = 0; x < all; x++)
+    if (!(fabs(a.layers[x] - b.layers[x]) <= 1e-5))
+      fail_msg("%s %s n = %zu: stream %zu row %zu column %zu: %.9g, kernel %.9g", what, pn,
+               n, x / ((n + 1) * d), x / d % (n + 1), x % d, a.layers[x], b.layers[x]);
+  for (int l = 0; l < m->nlayers; l++)
+    if (!(fabs(a.attn_error[l] - b.attn_error[l]) <= 1e-6))
+      fail_msg("%s %s n = %zu layer %d: attention error %.9g, kernel %.9g", what, pn, n, l,
+               a.attn_error[l], b.attn_error[l]);
+  for (size_t i = 0; i < n; i++)
+    if (a.bits[i] != b.bits[i] || (truth && a.bits[i] != truth[i]))
+      fail_msg("%s %s n = %zu position %zu: %d, kernel %d", what, pn, n, i + 1, a.bits[i],
+               b.bits[i]);
+  if (pure && a.attn_keys != 0)
+    fail_msg("%s %s n = %zu: %llu keys to the kernels", what, pn, n,
+             (unsigned long long)a.attn_keys);
+  hs_run_result_free(&b);
+  for (int th = 2; th <= 3; th++) {
+    run(m, prec, HS_SKIP_AUTO, th, s, n, &b);
+    if (memcmp(a.values, b.values, n * sizeof(double)) || memcmp(a.bits, b.bits, n))
+      fail_msg("%s %s n = %zu: %d threads differ from one", what, pn, n, th);
+    hs_run_result_free(&b);
+  }
+  if (memcmp(&a.values[n - 1], &last.values[n - 1], sizeof(double)))
+    fail_msg("%s %s n = %zu: last_only %.17g, the whole run %.17g", what, pn, n,
+             last.values[n - 1], a.values[n - 1]);
+  hs_run_result_free(&last);
+  hs_run_result_free(&a);
+}
+
+/* Heads that select by position (src/run/select-impl.h): the shift
+ * heads of Y and of C-RASP's #[predK], pe, temp and fixed, mu = 4 and 16,
+ * f32 and f64, strings over 1 .. 3 row blocks: select_one (the logic's
+ * decisions but in fixed mode, exact only at short n); the formulas whose
+ * only heads are shifts give no key to a kernel in pe. */
+static void test_select(void **state) {
+  (void)state;
+  static const char *const fs[] = {"Y a", "Y Y Y (a & Y b)", "a & Y Y Y Y b"};
+  static const hs_mode modes[] = {HS_MODE_PE, HS_MODE_TEMP, HS_MODE_FIXED};
+  static const size_t lens[] = {3, 300, 4097, 9000};
+  static const double mus[] = {4, 16};
+  hs_rng r = {42};
+  uint8_t *s = malloc(9000), *truth = malloc(9000);
+  int models = 0;
+  for (size_t k = 0; k < sizeof fs / sizeof *fs; k++) {
+    hs_error e;
+    hs_formula *f = hs_formula_parse(fs[k], &e);
+    assert_non_null(f);
+    for (int c = 0; c < 6; c++) {
+      hs_compile_opts co = {.mode = modes[c % 3], .scale = mus[c / 3]};
+      hs_model *m = hs_compile(f, &co, &e);
+      if (!m) continue;
+      models++;
+      char what[200];
+      snprintf(what, sizeof what, "'%s' %s mu %g", fs[k], hs_mode_name(co.mode), co.scale);
+      for (size_t li = 0; li < 4; li++) {
+        size_t n = co.mode == HS_MODE_FIXED && lens[li] > 30 ? 30 : lens[li];
+        hs_random_string(&r, s, n);
+        assert_int_equal(hs_truth_eval(f, hs_formula_root(f), s, n, truth, NULL), 0);
+        for (int p = 0; p < 2; p++)
+          select_one(m, p ? HS_PREC_F64 : HS_PREC_F32, s, n,
+                     co.mode == HS_MODE_FIXED ? NULL : truth,
+                     co.mode == HS_MODE_PE && n > 3, what);
+      }
+      hs_model_free(m);
+    }
+    hs_formula_free(f);
+  }
+  printf("  %d models\n", models);
+  free(s);
+  free(truth);
+}
+
 /* m on s (n symbols): AUTO on 1, 2, 3 and 4 threads gives the same bits
  * (values and decisions) as on one, and the decisions of ONLINE, which
  * runs the kernels on every head. */
@@ -369,6 +462,7 @@ int main(void) {
       cmocka_unit_test(test_edited),
       cmocka_unit_test(test_few),
       cmocka_unit_test(test_two_groups),
+      cmocka_unit_test(test_select),
       cmocka_unit_test(test_corpus),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

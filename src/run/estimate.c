@@ -21,8 +21,9 @@
  * head only where its bounds pay, from n ~ 1024). A quadratic ratio below
  * SKIP_FROM_N is then the dense path's and says nothing about the long
  * run, so the lengths grow past it before one is taken as quadratic.
- * Heads whose keys take a few values (every count) take prefix sums at
- * every length, which the timed passes include like the rest. */
+ * Heads whose keys take a few values (every count) take prefix sums, and
+ * heads that select by position a recurrence, at every length, which the
+ * timed passes include like the rest. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

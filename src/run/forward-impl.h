@@ -11,6 +11,7 @@
 #include "job-impl.h"
 #include "softmax-impl.h"
 #include "prefix-impl.h"
+#include "select-impl.h"
 #include "attend-impl.h"
 #include "auto-impl.h"
 #include "layer-impl.h"

@@ -37,6 +37,14 @@ typedef struct FN(job) {
   struct FN(few) *const *few;
 } FN(job);
 
+/* A part's state of one head that selects by position (select-impl.h):
+ * the next row, the next key, the sums so far; on = 0 before the first. */
+typedef struct FN(selc) {
+  size_t i, j;
+  double N[8], D;
+  int on;
+} FN(selc);
+
 typedef struct FN(part) {
   /* a line of its own: the parts' counters change on every row */
   _Alignas(HS_SPLIT_LINE) const FN(job) *J;
@@ -53,6 +61,7 @@ typedef struct FN(part) {
    * after), whether DAZ is on in this thread */
   size_t *seg;
   FN(btc) *btc;
+  FN(selc) *selc; /* per head, select-impl.h */
   uint64_t total, skipped;
   uint64_t keys, segs; /* hs_run_result.attn_keys, attn_segments */
   int daz;

@@ -19,8 +19,9 @@ static void *FN(rows_worker)(void *arg) {
   REAL *hid = malloc(C * J->maxhid * sizeof(REAL));
   p->seg = malloc(HS_SEG_ROWS * FN(seg_cap)(J) * sizeof(size_t));
   p->btc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->btc);
+  p->selc = calloc((size_t)(J->L->nheads ? J->L->nheads : 1), sizeof *p->selc);
   p->daz = hs_daz_enabled();
-  p->rc = out && hid && p->seg && p->btc ? 0 : -1;
+  p->rc = out && hid && p->seg && p->btc && p->selc ? 0 : -1;
   uint64_t chunk;
   while (p->rc == 0 && FN(next_chunk)(p, &chunk)) {
     size_t c = (size_t)chunk * C, e = c + C < J->nq ? c + C : J->nq;
@@ -45,6 +46,7 @@ static void *FN(rows_worker)(void *arg) {
   free(hid);
   free(p->seg);
   free(p->btc);
+  free(p->selc);
   hs_ph_to(&p->clk, HS_PHASE_WAIT);
   return NULL;
 }
@@ -72,16 +74,20 @@ static void FN(par_ranges)(hs_pool *pool, int threads, hs_phclock *clk, uint64_t
 
 /* cnt rows of w columns from src (row stride ld) to dst, packed: the
  * fused projection's columns of one head's Q, K or V (FN(proj_range)).
- * The widths of the compiled heads as fixed-size copies, one move each. */
+ * The widths of the compiled heads (1, 2, 4, 8) as copies of a constant
+ * size, one move each; other widths by a copy of w. */
 static void FN(copy_cols)(REAL *restrict dst, size_t w, const REAL *restrict src,
                           size_t ld, size_t cnt) {
-  switch (w) {
-#define HS_COPY_W(W) \
-  case W: for (size_t t = 0; t < cnt; t++) memcpy(dst + t * W, src + t * ld, W * sizeof(REAL)); return;
-    HS_COPY_W(1) HS_COPY_W(2) HS_COPY_W(4) HS_COPY_W(8)
-#undef HS_COPY_W
-    default:
-      for (size_t t = 0; t < cnt; t++) memcpy(dst + t * w, src + t * ld, w * sizeof(REAL));
+  if (w == 1) {
+    for (size_t t = 0; t < cnt; t++) dst[t] = src[t * ld];
+  } else if (w == 2) {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * 2, src + t * ld, 2 * sizeof(REAL));
+  } else if (w == 4) {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * 4, src + t * ld, 4 * sizeof(REAL));
+  } else if (w == 8) {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * 8, src + t * ld, 8 * sizeof(REAL));
+  } else {
+    for (size_t t = 0; t < cnt; t++) memcpy(dst + t * w, src + t * ld, w * sizeof(REAL));
   }
 }
 

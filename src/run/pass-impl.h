@@ -247,9 +247,9 @@ static int FN(layer_run)(FN(pass) *P, int l, int hbase) {
   FN(run_proj)(&J, P->pool, o->threads, &P->clk);
   hs_ph_to(&P->clk, HS_PHASE_FINISH);
   for (int h = 0; h < L->nheads; h++) FN(head_store)(P, &L->heads[h], h);
-  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->fews, P->qkv) != 0 ||
-      FN(head_trees)(P, &J) != 0)
-    return -1;
+  if (FN(few_heads)(&J, P->pool, &P->clk, P->few, P->fews, P->qkv) != 0) return -1;
+  FN(sel_heads)(&J, &P->clk, P->few, P->fews);
+  if (FN(head_trees)(P, &J) != 0) return -1;
   for (int h = 0; h < L->nheads; h++) FN(head_plan)(P, &J, h);
   size_t held = P->base;
   for (int h = 0; h < P->maxh; h++) held += P->qkv[h];

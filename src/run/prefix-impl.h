@@ -66,7 +66,14 @@ typedef struct FN(few) {
   size_t w;      /* int64 per row */
   int64_t *row;  /* [np][w] */
   size_t cap;    /* bytes held in row (kept from layer to layer) */
+  /* sel: a head that selects by position instead (select-impl.h): the
+   * ratio r of its weights and its window */
+  int sel;
+  size_t win;
+  double r;
 } FN(few);
+
+static void FN(sel_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p);
 
 /* Pass 1's result for one key block of one head: its groups (ng >
  * HS_FEW_MAX: too many) with their sums, the sums over all its keys, and
@@ -329,6 +336,10 @@ static int FN(few_heads)(const FN(job) *J, hs_pool *pool, hs_phclock *clk, FN(fe
 static int FN(few_row)(const FN(job) *J, int h, size_t i, REAL *out, FN(part) *p) {
   const FN(few) *F = J->few[h];
   if (!F) return 0;
+  if (F->sel) {
+    FN(sel_row)(J, h, i, out, p);
+    return 1;
+  }
   const hs_head *H = &J->L->heads[h];
   const size_t dk = hs_dkp(H), dv = (size_t)H->dv;
   const REAL *q = J->Q[h] + i * dk;
