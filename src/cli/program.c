@@ -187,10 +187,10 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
   return p;
 }
 
-const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p) {
+const char *cli_lowered(const cli_opts *o, const hs_program *p) {
   hs_error e;
   if (!p) return NULL;
-  if (hs_program_lowered(p, &e) == 0) return hs_program_formula(p);
+  if (hs_program_lowered(p, &e) == 0) return hs_program_text(p);
   if (o->file) cli_error("%s: %s", strcmp(o->file, "-") ? o->file : "standard input", e.msg);
   else cli_error("%s", e.msg);
   return NULL;
@@ -255,7 +255,7 @@ void cli_warn_unnamed(const cli_opts *o, const hs_program *p, const hs_model *m,
   if (warned || o->unknown == HS_UNKNOWN_OTHER) return;
   if (p && hs_program_lang(p) != HS_LANG_LTL) return;
   if (!p && (!m || hs_model_vocab_size(m) > 0)) return;
-  if (p) hs_formula_alphabet(hs_program_formula(p), set);
+  if (p) hs_program_alphabet(p, set);
   else hs_model_alphabet(m, set);
   size_t i = 0, named = 0;
   for (int b = 0; b < 256; b++) named += set[b];

@@ -98,7 +98,8 @@ _PROTOS = {
 # the program API (C-RASP / B-RASP front ends), in builds that have it
 _OPTIONAL = {
     "hs_program_parse": (P, [C.c_char_p, C.c_size_t, C.c_int, C.POINTER(HsError)]),
-    "hs_program_formula": (P, [P]),
+    "hs_program_lowered": (C.c_int, [P, C.POINTER(HsError)]),
+    "hs_program_compile": (P, [P, C.POINTER(HsCompileOpts), C.POINTER(HsError)]),
     "hs_program_truth": (C.c_int, [P, BYTES, C.c_size_t, BYTES, C.POINTER(HsError)]),
     "hs_program_free": (None, [P]),
     # regular expressions (lang "regex")
