@@ -69,11 +69,23 @@ typedef enum hs_errcode {
  * one line naming what and where, such as "expected ')' at column 7", the
  * 1-based column (0 when no column applies) and the 1-based line of a
  * program of several lines (0 for a one-line formula). */
+/* Which input limit (hs_limits) an input passed (hs_error.limit), for a
+ * caller that tells its user how to raise it; the message names it too,
+ * as "(limit max_depth)". */
+typedef enum hs_limit_id {
+  HS_LIMIT_NONE = 0, /* no limit, or one no hs_limits field raises */
+  HS_LIMIT_MAX_FORMULA_LEN,
+  HS_LIMIT_MAX_DEPTH,
+  HS_LIMIT_MAX_HEADER_MIB,
+  HS_LIMIT_MAX_TENSORS
+} hs_limit_id;
+
 typedef struct hs_error {
   char msg[256];
   int column;
   int line;
   hs_errcode code;
+  hs_limit_id limit;
 } hs_error;
 
 /* A short fixed description of a code ("out of memory"). */

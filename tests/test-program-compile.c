@@ -5,8 +5,12 @@
  * length 6 over its symbols, names the program as hs_program_text does,
  * and reads the bytes hs_program_alphabet gives; a refused regular
  * expression and bad arguments get their one line (a program without a
- * lowering: test-crasp's test_case_limit). Public API only. */
+ * lowering: test-crasp's test_case_limit). An input past a limit says
+ * which in hs_error.limit, every other error HS_LIMIT_NONE. Public API
+ * only. */
 #include "common.h"
+
+#include <unistd.h>
 
 /* Every string up to length 6 over sym[0..k): the model's bits against
  * the program's interpreter. */
@@ -121,11 +125,61 @@ static void test_bad_arguments(void **state) {
   hs_program_free(p);
 }
 
+/* Which limit a parse of text in lang hit, with the limits l. */
+static hs_limit_id limit_hit(const char *text, hs_lang lang, const hs_limits *l) {
+  hs_limits old = hs_get_limits();
+  hs_set_limits(l);
+  hs_error e;
+  memset(&e, 0x55, sizeof e);
+  hs_program *p = hs_program_parse(text, strlen(text), lang, &e);
+  hs_set_limits(&old);
+  if (p) fail_msg("'%s' parsed", text);
+  return e.limit;
+}
+
+static void test_limit_named(void **state) {
+  (void)state;
+  hs_limits shortl = hs_get_limits(), shallow = shortl;
+  shortl.max_formula_len = 4;
+  shallow.max_depth = 1;
+  assert_int_equal(limit_hit("a & b", HS_LANG_LTL, &shortl), HS_LIMIT_MAX_FORMULA_LEN);
+  assert_int_equal(limit_hit("x = #\"a\" > 0\n", HS_LANG_CRASP, &shortl),
+                   HS_LIMIT_MAX_FORMULA_LEN);
+  assert_int_equal(limit_hit("a = token \"a\"\n", HS_LANG_BRASP, &shortl),
+                   HS_LIMIT_MAX_FORMULA_LEN);
+  assert_int_equal(limit_hit("!!a", HS_LANG_LTL, &shallow), HS_LIMIT_MAX_DEPTH);
+  assert_int_equal(limit_hit("x = ((\"a\"))\n", HS_LANG_CRASP, &shallow), HS_LIMIT_MAX_DEPTH);
+  assert_int_equal(limit_hit("a = token \"a\"\nx = !(!(a))\n", HS_LANG_BRASP, &shallow),
+                   HS_LIMIT_MAX_DEPTH);
+  assert_int_equal(limit_hit("a &", HS_LANG_LTL, &shortl), HS_LIMIT_NONE);
+  /* a model file past max_tensors */
+  char path[] = "/tmp/hs-test-limit-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  hs_error e;
+  hs_formula *f = hs_formula_parse("a S b", &e);
+  hs_compile_opts o = {.mode = HS_MODE_HARD};
+  hs_model *m = hs_compile(f, &o, &e);
+  assert_int_equal(hs_model_save(m, path, &e), 0);
+  hs_limits few = hs_get_limits(), old = few;
+  few.max_tensors = 2;
+  hs_set_limits(&few);
+  assert_null(hs_model_load(path, &e));
+  hs_set_limits(&old);
+  assert_int_equal(e.limit, HS_LIMIT_MAX_TENSORS);
+  assert_non_null(strstr(e.msg, "(limit max_tensors)"));
+  unlink(path);
+  hs_model_free(m);
+  hs_formula_free(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_language),
       cmocka_unit_test(test_refused_regex),
       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_limit_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

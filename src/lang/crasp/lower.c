@@ -126,10 +126,11 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   int32_t id = hs_prebuilt_vadd(L->B, n, &d, fmt, ap);
   va_end(ap);
   if (id < 0) return oom(L);
-  if (d > hs_get_limits().max_depth)
-    return fail(L, HS_ERR_UNSUPPORTED, "statement '%s' lowers to a circuit nested too deeply (a chain "
-                "of k && or || is k deep) (limit max_depth)",
-                stmt_name(L));
+  if (d > hs_get_limits().max_depth) {
+    fail(L, HS_ERR_UNSUPPORTED, "statement '%s' lowers to a circuit nested too deeply (a chain "
+         "of k && or || is k deep) (limit max_depth)", stmt_name(L));
+    return hs_error_limit(L->err, HS_LIMIT_MAX_DEPTH);
+  }
   return id;
 }
 
