@@ -853,7 +853,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
                          int total) {
   uint8_t sym[257];
   hs_error le;
-  if (hs_program_lowered(prog, &le)) return cli_error("%s: %s", text, le.msg);
+  if (hs_program_lowered(prog, &le)) return cli_error("%s: %s", text, cli_msg(&le));
   int k = sweep_symbols(prog, sym);
   char tmpl[] = "/tmp/hardsoft-bench-XXXXXX";
   char *tmpd = mkdtemp(tmpl), model_path[64], input_path[64];

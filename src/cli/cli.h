@@ -74,6 +74,10 @@ void cli_print_options(void);
 
 /* Prints "hardsoft: error: ..." on one line and returns HS_EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* e's message, where it names the input limit it passed (e->limit) said
+ * as the option that raises it: "(limit max_depth)" becomes "(--max-depth
+ * raises it)". */
+const char *cli_msg(hs_error *e);
 /* The instruction sets' names (hs_isa_name of every hs_isa) into buf,
  * joined by sep, the last two by last ("scalar, avx2, ... or ..."). */
 void cli_isa_names(char *buf, size_t len, const char *sep, const char *last);
