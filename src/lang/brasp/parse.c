@@ -191,13 +191,9 @@ static int expect(parser *q, tk k, const char *what) {
 
 static int32_t add_expr(parser *q, br_eop op, int32_t a, int32_t b) {
   hs_brasp *p = q->p;
-  if (p->nex == p->excap) {
-    int32_t cap = p->excap ? p->excap * 2 : 64;
-    br_expr *e = realloc(p->ex, (size_t)cap * sizeof *e);
-    if (!e) return oom_at(q, q->t.line, q->t.col);
-    p->ex = e;
-    p->excap = cap;
-  }
+  br_expr *ex = hs_lang_grow(p->ex, p->nex, &p->excap, sizeof *ex);
+  if (!ex) return oom_at(q, q->t.line, q->t.col);
+  p->ex = ex;
   br_expr *e = &p->ex[p->nex];
   memset(e, 0, sizeof *e);
   e->op = op;

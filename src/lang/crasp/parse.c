@@ -223,14 +223,9 @@ static int lex(parser *P) {
 
 static int32_t node(parser *P, cr_kind k, int is_bool, int line, int col) {
   hs_crasp *p = P->p;
-  if (p->nnodes == p->capnodes) {
-    int32_t cap = p->capnodes ? p->capnodes * 2 : 64;
-    cr_node *nn = p->capnodes > INT32_MAX / 2 ? NULL
-                                              : realloc(p->nodes, (size_t)cap * sizeof *nn);
-    if (!nn) return oom_at(P, line, col);
-    p->nodes = nn;
-    p->capnodes = cap;
-  }
+  cr_node *nn = hs_lang_grow(p->nodes, p->nnodes, &p->capnodes, sizeof *nn);
+  if (!nn) return oom_at(P, line, col);
+  p->nodes = nn;
   cr_node *x = &p->nodes[p->nnodes];
   memset(x, 0, sizeof *x);
   x->k = k;

@@ -85,12 +85,6 @@ int hs_regex_eval_all(const hs_regex *r, const uint8_t *w, size_t n, int64_t *va
   return 0;
 }
 
-const char *hs_regex_class_name(const hs_regex *r) {
-  static const char *const names[] = {"star-free", "quasi-aperiodic",
-                                      "not quasi-aperiodic", "unknown"};
-  return r ? names[r->cls.cls] : "unknown";
-}
-
 /* ------------------------------------------------------------- words */
 
 typedef struct out { char *buf; size_t len, pos; } out;

@@ -51,9 +51,6 @@ const char *hs_regex_text(const hs_regex *r);
  * its witness, and the size of the construction once lowered. snprintf
  * style: the length the whole text needs. */
 size_t hs_regex_explain(const hs_regex *r, char *buf, size_t len);
-/* "star-free", "quasi-aperiodic", "not quasi-aperiodic" or "unknown" (a
- * monoid past the limit). */
-const char *hs_regex_class_name(const hs_regex *r);
 void hs_regex_free(hs_regex *r);
 
 #endif
