@@ -261,7 +261,7 @@ WEB_EXPORTS = hsweb_new hsweb_free hsweb_program hsweb_model hsweb_describe hswe
   hsweb_unproven \
   hsweb_head_desc hsweb_info hsweb_error hsweb_error_msg hsweb_error_hint hsweb_error_line \
   hsweb_error_column hsweb_error_kind hs_version hs_attention hs_model_layer_nheads \
-  hs_formula_alphabet hs_program_formula hs_program_lang hs_program_vocab_size \
+  hs_program_alphabet hs_program_lang hs_program_vocab_size \
   hs_program_token hs_program_token_byte hs_program_other_byte hs_program_tokenize \
   hs_program_encode \
   hs_mode_exact_max_n hs_isa_best hs_isa_name malloc free

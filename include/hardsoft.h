@@ -69,11 +69,23 @@ typedef enum hs_errcode {
  * one line naming what and where, such as "expected ')' at column 7", the
  * 1-based column (0 when no column applies) and the 1-based line of a
  * program of several lines (0 for a one-line formula). */
+/* Which input limit (hs_limits) an input passed (hs_error.limit), for a
+ * caller that tells its user how to raise it; the message names it too,
+ * as "(limit max_depth)". */
+typedef enum hs_limit_id {
+  HS_LIMIT_NONE = 0, /* no limit, or one no hs_limits field raises */
+  HS_LIMIT_MAX_FORMULA_LEN,
+  HS_LIMIT_MAX_DEPTH,
+  HS_LIMIT_MAX_HEADER_MIB,
+  HS_LIMIT_MAX_TENSORS
+} hs_limit_id;
+
 typedef struct hs_error {
   char msg[256];
   int column;
   int line;
   hs_errcode code;
+  hs_limit_id limit;
 } hs_error;
 
 /* A short fixed description of a code ("out of memory"). */
@@ -190,7 +202,8 @@ typedef struct hs_compile_opts {
 } hs_compile_opts;
 
 /* Compile the formula's root; NULL with err filled (e.g. HS_ERR_UNSUPPORTED
- * "comparisons mixing #< and #> are not available in mode fixed: ..."). */
+ * "comparisons mixing #< and #> are not available in mode fixed: ...").
+ * Programs in any language: hs_program_compile. */
 HS_API hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o,
                             hs_error *err);
 
@@ -723,19 +736,31 @@ HS_API hs_program *hs_program_parse_regex(const char *text, size_t len,
 HS_API size_t hs_program_explain(const hs_program *p, char *buf, size_t len);
 HS_API void hs_program_free(hs_program *p);
 HS_API hs_lang hs_program_lang(const hs_program *p);
-/* The lowering (owned by the program), for hs_compile: the formula itself
- * for LTL; for C-RASP and B-RASP a formula with the program's text and no
- * nodes that carries its circuit (hs_truth_eval refuses it: the program's
- * truth is hs_program_truth). NULL when a C-RASP or B-RASP program parsed
+/* Compile the program into a model (the caller frees it): an LTL program's
+ * formula as hs_compile does, the others from the circuit their front end
+ * built when the program was read. NULL with err filled: the lowering's
+ * own error (hs_program_lowered) when a C-RASP or B-RASP program parsed
  * but its lowering hit a limit of its own (more comparison cases than it
  * takes, a circuit nested too deeply, coefficients the model's weights
- * cannot hold): the interpreter still runs it (hs_program_truth,
- * hs_program_trace), and hs_program_lowered says why it does not compile. */
-HS_API const hs_formula *hs_program_formula(const hs_program *p);
-/* 0 when the program has a lowering (hs_program_formula), else -1 with
- * err filled: the lowering's own error, naming the statement, line and
- * column. */
+ * cannot hold; the interpreter still runs it, hs_program_truth and
+ * hs_program_trace); HS_ERR_UNSUPPORTED for a regular language outside
+ * the classes compiled (its class and a witness, one line); or what
+ * hs_compile reports. A model of a program with a vocabulary reads token
+ * bytes: hs_model_set_vocab gives it the program's tokens. */
+HS_API hs_model *hs_program_compile(const hs_program *p, const hs_compile_opts *o,
+                                    hs_error *err);
+/* 0 when the program has a lowering (hs_program_compile may succeed; a
+ * refused regular expression has one), else -1 with err filled: the
+ * lowering's own error, naming the statement, line and column. */
 HS_API int hs_program_lowered(const hs_program *p, hs_error *err);
+/* The program in one line, as a compiled model names its source
+ * (hs_model_info.formula): an LTL formula or a regular expression as
+ * given, "C-RASP program (3 statements, value x)", "B-RASP program, root
+ * y". Owned by the program; NULL when hs_program_lowered fails. */
+HS_API const char *hs_program_text(const hs_program *p);
+/* set[b] = 1 for each byte some atom of the program's lowering reads, 0
+ * for the others (a RASP program's tokens it never tests are not in it). */
+HS_API void hs_program_alphabet(const hs_program *p, uint8_t set[256]);
 /* The program's value at positions 1..n of w (token bytes, see the
  * vocabulary below) into out[0..n) as 0/1, by the language's own
  * interpreter (hs_truth_eval for LTL), not through the lowering: the

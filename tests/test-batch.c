@@ -114,7 +114,7 @@ static void test_vocabulary_calls(void **state) {
   hs_program *p = hs_program_parse(text, strlen(text), HS_LANG_BRASP, &e);
   assert_non_null(p);
   hs_compile_opts o = {HS_MODE_HARD, 4, HS_SIGN_LAYERNORM};
-  hs_model *m = hs_compile(hs_program_formula(p), &o, &e);
+  hs_model *m = hs_program_compile(p, &o, &e);
   assert_non_null(m);
   assert_int_equal(hs_model_vocab_size(m), 0);
   assert_int_equal(hs_model_set_vocab(m, p, &e), 0);

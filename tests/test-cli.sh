@@ -135,17 +135,17 @@ expect_err "bad max-memory" "max-memory expects a whole number from 1 to" "$HS" 
 expect "last line without newline" 0 "01${nl}11" sh -c "printf 'ab\\nba' | $HS eval 'a S b'"
 
 # every input limit: a default, an option that raises it, one line when
-# exceeded
+# exceeded that names the option (hs_error.limit)
 deep=$(awk 'BEGIN { for (i = 0; i < 12000; i++) printf "!"; printf "a" }')
-expect_err "depth limit" "nested too deeply at column 10001" "$HS" eval "$deep" a
+expect_err "depth limit" "nested too deeply at column 10001 (the limit is 10000 levels) (--max-depth raises it)$" "$HS" eval "$deep" a
 expect "depth raised" 0 "1" "$HS" eval --max-depth 20000 "$deep" a
-expect_err "formula length limit" "formula too long (5 bytes; the limit is 4" "$HS" eval --max-formula-len 4 'a & b' ab
+expect_err "formula length limit" "formula too long (5 bytes; the limit is 4) (--max-formula-len raises it)$" "$HS" eval --max-formula-len 4 'a & b' ab
 expect "formula length raised" 0 "0" "$HS" eval --max-formula-len 5 'a & b' a
 "$HS" compile 'a S b' -o "$t/lim.safetensors"
-expect_err "tensor limit" "tensors, above the limit of 2" "$HS" run --max-tensors 2 "$t/lim.safetensors" ab
+expect_err "tensor limit" "tensors, above the limit of 2 (--max-tensors raises it)$" "$HS" run --max-tensors 2 "$t/lim.safetensors" ab
 expect "tensor limit raised" 0 "01" "$HS" run --max-tensors 100 "$t/lim.safetensors" ab
 printf '\000\000\040\000\000\000\000\000{}' > "$t/hdr.safetensors"
-expect_err "header limit" "above the 1 MiB limit" "$HS" run --max-header-mib 1 "$t/hdr.safetensors" a
+expect_err "header limit" "above the 1 MiB limit (--max-header-mib raises it)$" "$HS" run --max-header-mib 1 "$t/hdr.safetensors" a
 expect_err "header limit raised" "larger than the file" "$HS" run --max-header-mib 4 "$t/hdr.safetensors" a
 expect_err "bad limit" "--max-depth expects a whole number" "$HS" eval --max-depth x a a
 expect_err "zero limit" "--max-tensors expects a whole number from 1 to" "$HS" run --max-tensors 0 "$t/lim.safetensors" a

@@ -58,7 +58,7 @@ static void test_examples_parse(void **state) {
     hs_program *p = load(programs[k]);
     assert_int_equal(hs_program_lang(p), HS_LANG_CRASP);
     assert_true(hs_program_nstmts(p) >= 1);
-    assert_non_null(hs_program_formula(p));
+    assert_int_equal(hs_program_lowered(p, NULL), 0);
     hs_program_free(p);
   }
 }
@@ -259,19 +259,14 @@ static void agree_everywhere(const target *t, int samples) {
 }
 
 /* The lowering, compiled to hard attention (exact at every n), agrees
- * with the interpreter on every short string and many long ones; the
- * formula that carries it has no nodes to evaluate, and says so. */
+ * with the interpreter on every short string and many long ones. */
 static void test_lowering_agrees(void **state) {
   (void)state;
   for (size_t k = 0; k < NPROG; k++) {
     hs_program *p = load(programs[k]);
-    const hs_formula *f = hs_program_formula(p);
-    uint8_t w[1] = {'a'}, out[1];
     hs_error he;
-    assert_int_equal(hs_truth_eval(f, hs_formula_root(f), w, 1, out, &he), -1);
-    assert_int_equal(he.code, HS_ERR_ARG);
     hs_compile_opts o = {HS_MODE_HARD, 1, HS_SIGN_LAYERNORM};
-    target t = {p, hs_compile(f, &o, &he), programs[k], SIZE_MAX};
+    target t = {p, hs_program_compile(p, &o, &he), programs[k], SIZE_MAX};
     if (!t.m) fail_msg("%s: %s", programs[k], he.msg);
     agree_everywhere(&t, 8);
     hs_model_free(t.m);
@@ -288,12 +283,11 @@ static void test_models_agree(void **state) {
       {HS_MODE_REL, HS_SIGN_LAYERNORM, 16}, {HS_MODE_FIXED, HS_SIGN_LAYERNORM, 64}};
   for (size_t k = 0; k < NPROG; k++) {
     hs_program *p = load(programs[k]);
-    const hs_formula *f = hs_program_formula(p);
     for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++) {
       char what[128];
       hs_error he;
       hs_compile_opts o = {cfg[c].mode, cfg[c].mu, cfg[c].sign};
-      hs_model *m = hs_compile(f, &o, &he);
+      hs_model *m = hs_program_compile(p, &o, &he);
       if (!m) fail_msg("%s %s: %s", programs[k], hs_mode_name(cfg[c].mode), he.msg);
       snprintf(what, sizeof what, "%s %s sign %d", programs[k],
                hs_mode_name(cfg[c].mode), (int)cfg[c].sign);
@@ -320,15 +314,22 @@ static void test_case_limit(void **state) {
    * its interpreter runs; only compiling it is refused */
   hs_program *p = hs_program_parse(text, strlen(text), HS_LANG_CRASP, &e);
   assert_non_null(p);
-  assert_null(hs_program_formula(p));
+  assert_null(hs_program_text(p));
   assert_int_equal(hs_program_lowered(p, &e), -1);
   assert_non_null(strstr(e.msg, "more than 4096"));
   assert_int_equal(e.line, 14); /* x13 */
   uint8_t w[3] = {'a', 'b', 'a'}, out[3];
   assert_int_equal(hs_program_truth(p, w, 3, out, &e), 0);
   assert_true(out[0] && out[1] && out[2]); /* x13 >= 2^14 - 2 > 3 */
+  /* compiling it fails with the lowering's own line */
   hs_compile_opts o = {.mode = HS_MODE_HARD};
-  assert_null(hs_compile(hs_program_formula(p), &o, &e));
+  hs_error lowered = e;
+  assert_int_equal(hs_program_lowered(p, &lowered), -1);
+  assert_null(hs_program_compile(p, &o, &e));
+  assert_string_equal(e.msg, lowered.msg);
+  assert_int_equal(e.code, lowered.code);
+  assert_int_equal(e.line, 14);
+  assert_null(strchr(e.msg, '\n'));
   hs_program_free(p);
 }
 
@@ -418,7 +419,7 @@ static void test_vocab_file(void **state) {
   assert_true(fd >= 0);
   close(fd);
   hs_compile_opts o = {HS_MODE_HARD, 1, HS_SIGN_LAYERNORM};
-  hs_model *m = hs_compile(hs_program_formula(p), &o, &he);
+  hs_model *m = hs_program_compile(p, &o, &he);
   assert_non_null(m);
   assert_int_equal(hs_model_set_vocab(m, p, NULL), 0);
   assert_int_equal(hs_model_save(m, path, &he), 0);
@@ -449,7 +450,7 @@ static void test_vocab_file(void **state) {
   assert_non_null(strstr(he.msg, "__metadata__.vocab[1]"));
   /* a model without a vocabulary reads bytes */
   hs_model_free(m);
-  m = hs_compile(hs_program_formula(p), &o, &he);
+  m = hs_program_compile(p, &o, &he);
   assert_int_equal(hs_model_save(m, path, &he), 0);
   r = hs_model_load(path, &he);
   assert_non_null(r);

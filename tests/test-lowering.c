@@ -73,11 +73,11 @@ static const char *show(const uint8_t *s, size_t n) {
 /* The model of f in the given mode and sign over every string of S
  * against truth[] (the interpreter's answers, end to end); fails naming
  * the first disagreement. */
-static void model_agrees(const char *what, const hs_formula *f, hs_mode mode, hs_sign sign,
-                         const strings *S, const uint8_t *truth) {
+static void model_agrees(const char *what, const hs_formula *f, const hs_program *p,
+                         hs_mode mode, hs_sign sign, const strings *S, const uint8_t *truth) {
   hs_error e;
   hs_compile_opts o = {.mode = mode, .scale = 16, .sign = sign};
-  hs_model *m = hs_compile(f, &o, &e);
+  hs_model *m = p ? hs_program_compile(p, &o, &e) : hs_compile(f, &o, &e);
   if (!m) fail_msg("%s\ncompile in %s: %s", what, hs_mode_name(mode), e.msg);
   uint8_t *bits = malloc(S->total + 1);
   if (hs_forward_batch(m, S->count, S->w, S->len, NULL, bits, NULL, &e))
@@ -232,8 +232,8 @@ static void cr_statement(const char *text, size_t len, int t, const strings *S) 
   char what[4200];
   snprintf(what, sizeof what, "C-RASP program %d, cut after its last statement:\n%.*s", t,
            (int)len, text);
-  model_agrees(what, hs_program_formula(p), HS_MODE_HARD, (hs_sign)(t % 2), S, truth);
-  model_agrees(what, hs_program_formula(p), soft_mode(t), (hs_sign)(t / 3 % 2), S, truth);
+  model_agrees(what, NULL, p, HS_MODE_HARD, (hs_sign)(t % 2), S, truth);
+  model_agrees(what, NULL, p, soft_mode(t), (hs_sign)(t / 3 % 2), S, truth);
   free(truth);
   hs_program_free(p);
 }
@@ -323,8 +323,8 @@ static void test_ltl_random_formulas(void **state) {
       assert_int_equal(hs_truth_eval(f, hs_formula_root(f), S.w[k], S.len[k], truth + off, NULL), 0);
     char what[2100];
     snprintf(what, sizeof what, "formula %d: %s", t, text);
-    model_agrees(what, f, HS_MODE_HARD, (hs_sign)(t % 2), &S, truth);
-    model_agrees(what, f, soft_mode(t), (hs_sign)(t / 3 % 2), &S, truth);
+    model_agrees(what, f, NULL, HS_MODE_HARD, (hs_sign)(t % 2), &S, truth);
+    model_agrees(what, f, NULL, soft_mode(t), (hs_sign)(t / 3 % 2), &S, truth);
     hs_formula_free(f);
   }
   free(truth);

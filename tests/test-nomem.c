@@ -73,7 +73,7 @@ static void compile_under_failures(const char *text, hs_lang lang, hs_mode mode)
     hs_error e;
     countdown = trial = k;
     injected = 0;
-    hs_model *m = read_program(text, lang, &p) ? hs_compile(hs_program_formula(p), &o, &e)
+    hs_model *m = read_program(text, lang, &p) ? hs_program_compile(p, &o, &e)
                                                 : NULL;
     int ran_out = injected;
     countdown = -1;

@@ -377,18 +377,18 @@ static void corpus_one(const hs_model *m, const uint8_t *s, size_t n, const char
   hs_run_result_free(&ref);
 }
 
-/* Source f (its bytes sym[0..k)) in every mode, and with the temperature
+/* Source f, or program p when f is NULL (its bytes sym[0..k)), in every mode, and with the temperature
  * sign when it counts: corpus_one on random strings over sym, of length
  * 300 and, for a source that counts, 4500 (two key blocks); fixed mode
  * at 30 alone (exact only up to its n). */
-static void corpus_source(const hs_formula *f, const uint8_t *sym, int k, int counts,
-                          const char *name, hs_rng *r, uint8_t *s) {
+static void corpus_source(const hs_formula *f, const hs_program *p, const uint8_t *sym, int k,
+                          int counts, const char *name, hs_rng *r, uint8_t *s) {
   for (int c = 0; c < 2 * HS_MODE_COUNT_; c++) {
     hs_compile_opts co = {.mode = (hs_mode)(c % HS_MODE_COUNT_), .scale = 16,
                           .sign = c < HS_MODE_COUNT_ ? HS_SIGN_LAYERNORM : HS_SIGN_TEMP};
     if (co.sign == HS_SIGN_TEMP && !counts) break;
     hs_error e;
-    hs_model *m = hs_compile(f, &co, &e);
+    hs_model *m = p ? hs_program_compile(p, &co, &e) : hs_compile(f, &co, &e);
     if (!m) continue;
     char what[700];
     snprintf(what, sizeof what, "'%s' %s sign %s", name, hs_mode_name(co.mode),
@@ -428,7 +428,7 @@ static void test_corpus(void **state) {
     hs_error e;
     hs_formula *f = hs_formula_parse(line, &e);
     if (!f) fail_msg("'%s': %s", line, e.msg);
-    corpus_source(f, ltl, 4, strchr(line, '#') != NULL, line, &r, s);
+    corpus_source(f, NULL, ltl, 4, strchr(line, '#') != NULL, line, &r, s);
     hs_formula_free(f);
     sources++;
   }
@@ -446,9 +446,9 @@ static void test_corpus(void **state) {
     int nv = hs_program_vocab_size(p), ns = 0;
     for (int t = 0; t < nv && ns < 63; t++) sym[ns++] = (uint8_t)hs_program_token_byte(p, t);
     sym[ns++] = (uint8_t)hs_program_other_byte(p);
-    if (hs_program_formula(p))
-      corpus_source(hs_program_formula(p), sym, ns, hs_program_lang(p) == HS_LANG_CRASP,
-                    progs[k], &r, s), sources++;
+    if (hs_program_lowered(p, NULL) == 0)
+      corpus_source(NULL, p, sym, ns, hs_program_lang(p) == HS_LANG_CRASP, progs[k], &r, s),
+          sources++;
     hs_program_free(p);
   }
   printf("  %d sources\n", sources);

@@ -253,7 +253,7 @@ static void agree_all(const hs_program *p, const hs_model *m, const char *what,
 static hs_model *compile_in(const hs_program *p, hs_mode mode, double mu, const char *what) {
   hs_error e;
   hs_compile_opts o = {.mode = mode, .scale = mu};
-  hs_model *m = hs_compile(hs_program_formula(p), &o, &e);
+  hs_model *m = hs_program_compile(p, &o, &e);
   if (!m) fail_msg("%s: compile in %s: %s", what, hs_mode_name(mode), e.msg);
   return m;
 }
@@ -432,7 +432,7 @@ static void test_refusal(void **state) {
   hs_program *p = parse_program("(b*ab*a)*b*", NULL);
   hs_error e;
   hs_compile_opts o = {.mode = HS_MODE_PE, .scale = 4};
-  assert_null(hs_compile(hs_program_formula(p), &o, &e));
+  assert_null(hs_program_compile(p, &o, &e));
   assert_int_equal(e.code, HS_ERR_UNSUPPORTED);
   assert_null(strchr(e.msg, '\n'));
   assert_non_null(strstr(e.msg, "not quasi-aperiodic"));
@@ -535,7 +535,7 @@ static void expect_refused(const char *name, const char *text, const char *alpha
   for (int i = 0; i < 5; i++) {
     hs_error e;
     hs_compile_opts o = {.mode = modes[i], .scale = 16};
-    hs_model *m = hs_compile(hs_program_formula(p), &o, &e);
+    hs_model *m = hs_program_compile(p, &o, &e);
     const char *g = m ? NULL : strstr(e.msg, "iff k mod ");
     size_t k = 0;
     while (g && w[k] && g[k] == w[k]) k++;
@@ -682,7 +682,7 @@ static void test_limits(void **state) {
   const char *big = "(a|b)*a(a|b){13}";
   hs_program *p = parse_program(big, NULL);
   hs_compile_opts o = {.mode = HS_MODE_HARD};
-  assert_null(hs_compile(hs_program_formula(p), &o, &e));
+  assert_null(hs_program_compile(p, &o, &e));
   assert_non_null(strstr(e.msg, "class of the language is unknown"));
   uint8_t w[15], out[15];
   for (int i = 0; i < 15; i++) w[i] = i == 0 ? 'a' : 'b';

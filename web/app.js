@@ -161,7 +161,7 @@ function symbols(h, lang) {
 // The bytes some atom of the view's formula names.
 function alphabet(h) {
   return withMem(256, (set) => {
-    M._hs_formula_alphabet(M._hs_program_formula(M._hsweb_program(h)), set);
+    M._hs_program_alphabet(M._hsweb_program(h), set);
     const named = [];
     for (let b = 0; b < 256; b++) if (M.HEAPU8[set + b]) named.push(b);
     return named;

@@ -72,7 +72,7 @@ hsweb *hsweb_new(const char *lang, const char *text, const char *mode, double mu
   static const char *const names[] = {"a formula (LTL)", "C-RASP", "B-RASP", "a regular expression"};
   if (other >= 0) snprintf(hint, sizeof hint, " (it parses as %s: choose it as the language)", names[other]);
   if (h->p && hs_program_lowered(h->p, &last) == 0)
-    h->m = hs_compile(hs_program_formula(h->p), &o, &last);
+    h->m = hs_program_compile(h->p, &o, &last);
   if (h->m && hs_program_lang(h->p) != HS_LANG_LTL && hs_model_set_vocab(h->m, h->p, &last) != 0) {
     hsweb_free(h);
     return NULL;

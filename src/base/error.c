@@ -19,6 +19,12 @@ int hs_verrorf(hs_error *e, hs_errcode code, const char *fmt, va_list ap) {
   hs_cut_whole(e->msg, sizeof e->msg);
   e->code = code;
   e->line = e->column = 0;
+  e->limit = HS_LIMIT_NONE;
+  return -1;
+}
+
+int hs_error_limit(hs_error *e, hs_limit_id which) {
+  if (e) e->limit = which;
   return -1;
 }
 
@@ -48,6 +54,7 @@ void hs_error_clear(hs_error *e) {
   e->msg[0] = 0;
   e->code = HS_OK;
   e->line = e->column = 0;
+  e->limit = HS_LIMIT_NONE;
 }
 
 const char *hs_strerror(hs_errcode code) {

@@ -23,6 +23,9 @@ void hs_cut_whole(char *msg, size_t cap);
 /* The same at a place in a text (1-based line and column; 0: none). */
 int hs_error_at(hs_error *e, hs_errcode code, int line, int column,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Marks e (when non-NULL), just filled, as an input past limit `which`
+ * (hs_error.limit); returns -1. Every other fill sets HS_LIMIT_NONE. */
+int hs_error_limit(hs_error *e, hs_limit_id which);
 /* An empty report (code HS_OK), for calls that succeed. */
 void hs_error_clear(hs_error *e);
 

@@ -251,6 +251,7 @@ void hs_prebuilt_free(hs_prebuilt *P) {
   for (int i = 0; i < P->nlabel; i++) free(P->label[i]);
   free(P->label);
   free(P->depth);
+  free(P->text);
   hs_circuit_free(&P->C);
   free(P);
 }

@@ -134,6 +134,8 @@ typedef struct hs_prebuilt {
   int nlabel, caplabel;
   int *depth;      /* per node, the longest path from an input */
   int ndepth, capdepth;
+  char *text;      /* owned: the program's line for the model's metadata
+                      (C.source points here) */
 } hs_prebuilt;
 /* An empty one whose circuit names its sources by label; NULL when out
  * of memory. */
@@ -200,5 +202,9 @@ int hs_circuit_describe(const hs_circuit *B, hs_model *m, int root);
 /* The stages from hs_circuit_coords to hs_circuit_describe: the model
  * computing node root; NULL with err filled (HS_ERR_NOMEM). */
 hs_model *hs_circuit_assemble(hs_circuit *B, int root, hs_error *err);
+/* The circuit entry (hs_program_compile): P, built when a program was
+ * read, compiled under o as hs_compile compiles a formula; NULL with err
+ * filled. */
+hs_model *hs_compile_circuit(const hs_prebuilt *P, const hs_compile_opts *o, hs_error *err);
 
 #endif

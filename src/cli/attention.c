@@ -265,8 +265,7 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   if (o->mode == HS_MODE_TRUTH) return cli_error("attention: --mode truth has no attention");
   int skip;
   hs_program *prog = cli_program(o, o->file, &skip);
-  const hs_formula *f = cli_lowered(o, prog);
-  if (!f) {
+  if (!cli_lowered(o, prog)) {
     hs_program_free(prog);
     return HS_EXIT_ERROR;
   }
@@ -274,7 +273,7 @@ static int pic_models(const pic_opts *p, const cli_opts *o, hs_model **ms, int *
   for (int k = 0; k < (p->nscales ? p->nscales : 1) && rc == 0; k++) {
     hs_compile_opts co = {.mode = (hs_mode)o->mode, .sign = o->sign,
                           .scale = p->nscales ? p->scales[k] : o->scale};
-    if ((ms[k] = hs_compile(f, &co, &he))) ++*nm;
+    if ((ms[k] = hs_program_compile(prog, &co, &he))) ++*nm;
     else rc = cli_error("%s", he.msg);
     if (ms[k] && hs_model_set_vocab(ms[k], prog, &he) != 0) rc = cli_error("%s", he.msg);
   }

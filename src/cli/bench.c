@@ -825,7 +825,7 @@ static int sweep_symbols(const hs_program *prog, uint8_t sym[257]) {
     sym[k++] = (uint8_t)hs_program_other_byte(prog);
     return k;
   }
-  hs_formula_alphabet(hs_program_formula(prog), set);
+  hs_program_alphabet(prog, set);
   for (int c = 0; c < 256; c++)
     if (set[c]) sym[k++] = (uint8_t)c;
   sym[k++] = '#';
@@ -851,10 +851,9 @@ static void note_unproven(const bench_opts *b, const hs_model *m, const char *te
 static int sweep_program(const bench_opts *b, const hs_program *prog,
                          const char *text, FILE *csv, table *tab, int *done,
                          int total) {
-  const hs_formula *f = hs_program_formula(prog);
   uint8_t sym[257];
   hs_error le;
-  if (hs_program_lowered(prog, &le)) return cli_error("%s: %s", text, le.msg);
+  if (hs_program_lowered(prog, &le)) return cli_error("%s: %s", text, cli_msg(&le));
   int k = sweep_symbols(prog, sym);
   char tmpl[] = "/tmp/hardsoft-bench-XXXXXX";
   char *tmpd = mkdtemp(tmpl), model_path[64], input_path[64];
@@ -867,7 +866,7 @@ static int sweep_program(const bench_opts *b, const hs_program *prog,
       hs_error he;
       hs_compile_opts co = {.mode = (hs_mode)b->modes[mi], .scale = b->scales[si],
                             .sign = b->sign};
-      hs_model *m = hs_compile(f, &co, &he);
+      hs_model *m = hs_program_compile(prog, &co, &he);
       if (!m) { rc = cli_error("%s: %s", text, he.msg); break; }
       if (hs_model_save(m, model_path, &he)) rc = cli_error("%s", he.msg);
       note_unproven(b, m, text);

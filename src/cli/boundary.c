@@ -224,14 +224,14 @@ static int strip_opts(int argc, char **argv, char **args, int *na, bnd_opts *bo)
 
 /* The symbols the adversarial strings are made of: a program's tokens'
  * bytes and that of every other token, or a formula's atoms and '#'. */
-static void alphabet(bnd *b, const hs_program *p, const hs_formula *f) {
+static void alphabet(bnd *b, const hs_program *p) {
   uint8_t set[256];
   if (hs_program_lang(p) != HS_LANG_LTL) {
     for (; b->k < hs_program_vocab_size(p); b->k++)
       b->sym[b->k] = (uint8_t)hs_program_token_byte(p, b->k);
     b->sym[b->k++] = (uint8_t)hs_program_other_byte(p);
   } else {
-    hs_formula_alphabet(f, set);
+    hs_program_alphabet(p, set);
     for (int c = 0; c < 256; c++)
       if (set[c]) b->sym[b->k++] = (uint8_t)c;
     b->sym[b->k++] = '#';
@@ -261,7 +261,7 @@ static int search(bnd *b, size_t max_n, size_t *good, size_t *bad) {
   return e;
 }
 
-static void print_row(const cli_opts *o, const bnd_opts *bo, const hs_formula *f,
+static void print_row(const cli_opts *o, const bnd_opts *bo, const char *text,
                       size_t good, size_t bad) {
   char real[32];
   double max_n = hs_mode_exact_max_n((hs_mode)o->mode, o->scale);
@@ -273,7 +273,7 @@ static void print_row(const cli_opts *o, const bnd_opts *bo, const hs_formula *f
     snprintf(real, sizeof real, "none");
   if (bo->header)
     puts(BOUNDARY_COLUMNS);
-  printf("\"%s\",%s,%g,%s,", o->file ? o->file : hs_formula_text(f),
+  printf("\"%s\",%s,%g,%s,", o->file ? o->file : text,
          hs_mode_name((hs_mode)o->mode), o->mode == HS_MODE_HARD ? 0 : o->scale,
          bo->pname);
   if (bad) printf("%zu,%zu,%s", good, bad, real);
@@ -294,14 +294,14 @@ static void bnd_free(bnd *b) {
 
 /* The search on a compiled model: 0, or HS_EXIT_ERROR (reported). */
 static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p,
-                      const hs_formula *f, const hs_model *m) {
+                      const char *text, const hs_model *m) {
   hs_error he;
   /* one runner per thread, each on one thread (the strings go in
    * parallel, not the rows) */
   hs_run_opts ro = {.precision = bo->prec, .kernels = o->kt, .edges_only = 1,
                     .score_round = bo->rnd, .qkv_round = bo->qkv, .threads = 1};
   bnd b = {.p = p, .m = m, .T = o->threads > 1 ? o->threads : 1};
-  alphabet(&b, p, f);
+  alphabet(&b, p);
   size_t tn = bo->max_n < ((size_t)1 << 20) ? bo->max_n : (size_t)1 << 20;
   uint8_t *ts = malloc(tn);
   while (ts && b.ties < BND_TIES && hs_model_tie_string(m, b.ties, tn, ts)) b.ties++;
@@ -348,7 +348,7 @@ static int run_search(const cli_opts *o, const bnd_opts *bo, const hs_program *p
     size_t good = 0, bad = 0;
     int e = search(&b, bo->max_n, &good, &bad);
     cli_progress_end(&b.prog);
-    if (e >= 0) print_row(o, bo, f, good, bad), rc = 0;
+    if (e >= 0) print_row(o, bo, text, good, bad), rc = 0;
   }
   bnd_free(&b);
   return rc;
@@ -376,13 +376,13 @@ int cmd_boundary(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
-  const hs_formula *f = cli_lowered(&o, p);
+  const char *text = cli_lowered(&o, p);
   hs_error he;
   hs_compile_opts co = {.mode = (hs_mode)o.mode, .scale = o.scale, .sign = o.sign};
-  hs_model *m = f ? hs_compile(f, &co, &he) : NULL;
+  hs_model *m = text ? hs_program_compile(p, &co, &he) : NULL;
   rc = HS_EXIT_ERROR;
-  if (f && !m) cli_error("%s", he.msg);
-  if (m) rc = run_search(&o, &bo, p, f, m);
+  if (text && !m) cli_error("%s", he.msg);
+  if (m) rc = run_search(&o, &bo, p, text, m);
   hs_model_free(m);
   hs_program_free(p);
   free(o.args);

@@ -74,6 +74,10 @@ void cli_print_options(void);
 
 /* Prints "hardsoft: error: ..." on one line and returns HS_EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* e's message, where it names the input limit it passed (e->limit) said
+ * as the option that raises it: "(limit max_depth)" becomes "(--max-depth
+ * raises it)". */
+const char *cli_msg(hs_error *e);
 /* The instruction sets' names (hs_isa_name of every hs_isa) into buf,
  * joined by sep, the last two by last ("scalar, avx2, ... or ..."). */
 void cli_isa_names(char *buf, size_t len, const char *sep, const char *last);
@@ -109,10 +113,11 @@ int cli_each_string(const cli_opts *o, int skip, cli_string_fn fn, void *ctx);
  * or the language of the file's extension; NULL after printing the error
  * (prefixed by the file name). */
 hs_program *cli_program(const cli_opts *o, const char *file, int *skip);
-/* p's formula for hs_compile, or NULL after printing (one line, the file
- * first when there is one) why its lowering failed: a program the
- * interpreter runs may still not compile (hs_program_lowered). */
-const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p);
+/* p's line (hs_program_text) when it has a lowering for
+ * hs_program_compile, or NULL after printing (one line, the file first
+ * when there is one) why its lowering failed: a program the interpreter
+ * runs may still not compile (hs_program_lowered). */
+const char *cli_lowered(const cli_opts *o, const hs_program *p);
 hs_program *cli_program_text(const char *text, size_t len, hs_lang lang,
                              const char *where);
 /* hs_model_load for command cmd, or NULL after one line saying why: a
@@ -177,7 +182,7 @@ typedef struct cJSON cJSON;
 cJSON *cli_json_num(cJSON *o, const char *key, double v);
 cJSON *cli_json_text(const uint8_t *s, size_t n); /* bad UTF-8 and NUL as '?' */
 int cli_json_print(cJSON *doc); /* one line on stdout; 0 or exit 2 */
-cJSON *cli_json_run_header(const cli_opts *o, const hs_formula *f, const hs_model *m);
+cJSON *cli_json_run_header(const cli_opts *o, const char *text, const hs_model *m);
 int cli_json_result(cJSON *arr, const cli_opts *o, const uint8_t *s, size_t n,
                     const uint8_t *bits, const double *values);
 cJSON *cli_json_model(const hs_model *m);

@@ -53,7 +53,7 @@
 
 typedef struct run_ctx {
   const cli_opts *o;
-  const hs_formula *f; /* truth mode */
+  const char *text;    /* the program's line, NULL for a model file */
   const hs_model *m;
   hs_runner *run;
   char *line;
@@ -108,8 +108,7 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
   if (!c->m) {
     uint8_t *out = malloc(n ? n : 1);
     if (!out) return cli_error("out of memory evaluating a string of %zu symbols", n);
-    if ((c->program ? hs_program_truth(c->program, s, n, out, &he)
-                    : hs_truth_eval(c->f, hs_formula_root(c->f), s, n, out, &he)) != 0) {
+    if (hs_program_truth(c->program, s, n, out, &he) != 0) {
       free(out);
       return cli_error("%s", he.msg);
     }
@@ -135,10 +134,9 @@ static int run_bytes(run_ctx *c, const uint8_t *s, size_t n) {
 
 static hs_model *compile_or_report(const hs_program *p, const cli_opts *o) {
   hs_error he;
-  const hs_formula *f = cli_lowered(o, p);
-  if (!f) return NULL;
+  if (!cli_lowered(o, p)) return NULL;
   hs_compile_opts co = {.mode = (hs_mode)o->mode, .scale = o->scale, .sign = o->sign};
-  hs_model *m = hs_compile(f, &co, &he);
+  hs_model *m = hs_program_compile(p, &co, &he);
   if (!m) cli_error("%s", he.msg);
   return m;
 }
@@ -150,8 +148,7 @@ static void cli_free(cli_opts *o) { free(o->args); }
 static int run_strings(const cli_opts *o, const hs_program *p,
                        const hs_model *m, int skip) {
   hs_error he;
-  const hs_formula *f = p ? hs_program_formula(p) : NULL;
-  run_ctx c = {o, f, m, NULL, NULL, 0, p,
+  run_ctx c = {o, p ? hs_program_text(p) : NULL, m, NULL, NULL, 0, p,
                p ? cli_tokens_default(o, p) : (o->tokens || (m && hs_model_vocab_size(m) > 0)),
                {0}, {0}, NULL};
   hs_run_opts ro = {.precision = o->prec, .kernels = o->kt, .last_only = o->last,
@@ -164,7 +161,7 @@ static int run_strings(const cli_opts *o, const hs_program *p,
     return cli_error("%s", he.msg);
   cJSON *doc = NULL;
   if (o->json) {
-    doc = cli_json_run_header(o, f, m);
+    doc = cli_json_run_header(o, c.text, m);
     c.json = doc ? cJSON_AddArrayToObject(doc, "results") : NULL;
     if (!c.json) {
       hs_runner_free(c.run);
@@ -327,7 +324,7 @@ static int explain(const cli_opts *o, const hs_program *p) {
   if (o->out || o->print) return 0;
   hs_error he;
   hs_compile_opts co = {.mode = (hs_mode)o->mode, .scale = o->scale, .sign = o->sign};
-  hs_model *m = hs_compile(hs_program_formula(p), &co, &he);
+  hs_model *m = hs_program_compile(p, &co, &he);
   if (m) {
     hs_model_info i;
     hs_model_get_info(m, &i);
@@ -424,7 +421,7 @@ static const char *const check_usage =
 typedef struct check_ctx {
   const cli_opts *o;
   const hs_program *p;
-  const hs_formula *f;
+  const char *text; /* the program's line */
   const hs_model *m;
   hs_runner *run, *run_fast; /* with the attention error; without (longer
                                 strings than --error-max-n) */
@@ -519,7 +516,7 @@ static int check_symbols(const hs_program *p, uint8_t sym[257]) {
     sym[k++] = (uint8_t)hs_program_other_byte(p);
     return k;
   }
-  hs_formula_alphabet(hs_program_formula(p), set);
+  hs_program_alphabet(p, set);
   for (int b = 0; b < 256; b++)
     if (set[b]) sym[k++] = (uint8_t)b;
   const char *other = "#_.xyz0123456789";
@@ -584,7 +581,7 @@ static int check_plan(check_ctx *c, int k) {
 /* Whether the model counts: a C-RASP program, or a formula with #< / #>. */
 static int check_counts(const check_ctx *c) {
   if (hs_program_lang(c->p) == HS_LANG_CRASP) return 1;
-  const char *t = hs_formula_text(c->f);
+  const char *t = c->text;
   return t && (strstr(t, "#<") || strstr(t, "#>"));
 }
 
@@ -673,7 +670,7 @@ static int check_run(check_ctx *c, const uint8_t *sym, int k) {
 /* check --json: what the text says, as fields; 0, 1 on a disagreement. */
 static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
   const cli_opts *o = c->o;
-  cJSON_AddStringToObject(doc, "formula", hs_formula_text(c->f));
+  cJSON_AddStringToObject(doc, "formula", c->text);
   cJSON_AddStringToObject(doc, "mode", hs_mode_name((hs_mode)o->mode));
   if (o->mode != HS_MODE_HARD) cli_json_num(doc, "scale", o->scale);
   cJSON_AddStringToObject(doc, "precision", o->prec == HS_PREC_F64 ? "f64" : "f32");
@@ -707,7 +704,7 @@ static int check_json(cJSON *doc, check_ctx *c, const uint8_t *sym, int k) {
 static void print_check_header(const check_ctx *c, const uint8_t *sym, int k) {
   if (c->tokens) printf("program: %s (%s)\nmode: %s", c->o->file ? c->o->file : "(argument)",
                        hs_lang_name(hs_program_lang(c->p)), hs_mode_name((hs_mode)c->o->mode));
-  else printf("formula: %s\nmode: %s", hs_formula_text(c->f), hs_mode_name((hs_mode)c->o->mode));
+  else printf("formula: %s\nmode: %s", c->text, hs_mode_name((hs_mode)c->o->mode));
   if (c->o->mode != HS_MODE_HARD) printf(" (scale mu = %g)", c->o->scale);
   printf(", precision %s, isa %s\n", c->o->prec == HS_PREC_F64 ? "f64" : "f32",
          hs_isa_name(c->o->kt->isa));
@@ -776,7 +773,6 @@ int cmd_check(int argc, char **argv) {
   }
   int skip;
   hs_program *p = cli_program(&o, o.file, &skip);
-  const hs_formula *f = p ? hs_program_formula(p) : NULL;
   hs_model *m = p ? compile_or_report(p, &o) : NULL;
   rc = HS_EXIT_ERROR;
   if (m) {
@@ -785,7 +781,7 @@ int cmd_check(int argc, char **argv) {
     hs_error he;
     hs_run_opts ro = {.precision = o.prec, .kernels = o.kt, .want_attn_error = 1,
                       .threads = o.threads};
-    check_ctx c = {.o = &o, .p = p, .f = f, .m = m, .run = hs_runner_new(m, &ro, &he),
+    check_ctx c = {.o = &o, .p = p, .text = hs_program_text(p), .m = m, .run = hs_runner_new(m, &ro, &he),
                    .tokens = hs_program_lang(p) != HS_LANG_LTL, .li = -1,
                    .t0 = cli_now()};
     ro.want_attn_error = 0;

@@ -62,14 +62,14 @@ static void add_run_opts(cJSON *o, const cli_opts *c) {
   cJSON_AddStringToObject(o, "isa", hs_isa_name(c->kt->isa));
 }
 
-cJSON *cli_json_run_header(const cli_opts *o, const hs_formula *f, const hs_model *m) {
+cJSON *cli_json_run_header(const cli_opts *o, const char *text, const hs_model *m) {
   cJSON *d = cJSON_CreateObject();
   if (!d) return NULL;
   cJSON_AddStringToObject(d, "command", o->cmd);
   hs_model_info mi = {0};
   if (m) hs_model_get_info(m, &mi);
   const char *mode = m ? hs_model_mode(m) : NULL;
-  if (f) cJSON_AddStringToObject(d, "formula", hs_formula_text(f));
+  if (text) cJSON_AddStringToObject(d, "formula", text);
   else if (m && mi.formula) cJSON_AddStringToObject(d, "formula", mi.formula);
   if (!m) cJSON_AddStringToObject(d, "mode", "truth");
   else if (mode) cJSON_AddStringToObject(d, "mode", mode);

@@ -59,21 +59,25 @@ static const char *const top_usage =
     "'hardsoft COMMAND --help' describes each command. Exit status: 0 ok,\n"
     "1 a check found a disagreement, 2 a usage, input or file error.\n";
 
-/* The library names the limit an input passed as "(limit NAME)", the
- * same on every door; here it becomes the option that raises it. */
-static void say_limits(char *msg, size_t cap) {
+const char *cli_msg(hs_error *e) {
+  /* hs_limit_id -> the hs_limits field the message names, the option */
   static const char *const lim[][2] = {
-      {"(limit max_depth)", "(--max-depth raises it)"},
-      {"(limit max_formula_len)", "(--max-formula-len raises it)"},
-      {"(limit max_header_mib)", "(--max-header-mib raises it)"},
-      {"(limit max_tensors)", "(--max-tensors raises it)"}};
-  for (size_t k = 0; k < sizeof lim / sizeof *lim; k++) {
-    char *at = strstr(msg, lim[k][0]);
-    size_t a = strlen(lim[k][0]), b = strlen(lim[k][1]), n = strlen(msg);
-    if (!at || n - a + b >= cap) continue;
-    memmove(at + b, at + a, n - (size_t)(at - msg) - a + 1);
-    memcpy(at, lim[k][1], b);
+      [HS_LIMIT_MAX_FORMULA_LEN] = {"max_formula_len", "max-formula-len"},
+      [HS_LIMIT_MAX_DEPTH] = {"max_depth", "max-depth"},
+      [HS_LIMIT_MAX_HEADER_MIB] = {"max_header_mib", "max-header-mib"},
+      [HS_LIMIT_MAX_TENSORS] = {"max_tensors", "max-tensors"}};
+  if (e->limit <= HS_LIMIT_NONE || e->limit > HS_LIMIT_MAX_TENSORS) return e->msg;
+  char tag[48], hint[48];
+  snprintf(tag, sizeof tag, "(limit %s)", lim[e->limit][0]);
+  snprintf(hint, sizeof hint, "(--%s raises it)", lim[e->limit][1]);
+  e->limit = HS_LIMIT_NONE;
+  char *at = strstr(e->msg, tag);
+  size_t a = strlen(tag), b = strlen(hint), n = strlen(e->msg);
+  if (at && n - a + b < sizeof e->msg) {
+    memmove(at + b, at + a, n - (size_t)(at - e->msg) - a + 1);
+    memcpy(at, hint, b);
   }
+  return e->msg;
 }
 
 int cli_error(const char *fmt, ...) {
@@ -82,7 +86,6 @@ int cli_error(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  say_limits(msg, sizeof msg);
   fprintf(stderr, "hardsoft: error: %s\n", msg);
   return HS_EXIT_ERROR;
 }
@@ -394,7 +397,7 @@ hs_formula *cli_formula(const char *text) {
   hs_error e;
   memset(&e, 0, sizeof e);
   hs_formula *f = hs_formula_parse(text, &e);
-  if (!f) cli_error("%s", e.msg);
+  if (!f) cli_error("%s", cli_msg(&e));
   return f;
 }
 

@@ -128,8 +128,8 @@ hs_program *cli_program_text_in(const char *text, size_t len, hs_lang lang,
   char hint[200];
   hs_program *p = parse_explained(text, len, lang, alphabet, &e, hint, sizeof hint);
   if (!p) {
-    if (where) cli_error("%s: %s%s", where, e.msg, hint);
-    else cli_error("%s%s", e.msg, hint);
+    if (where) cli_error("%s: %s%s", where, cli_msg(&e), hint);
+    else cli_error("%s%s", cli_msg(&e), hint);
   }
   return p;
 }
@@ -164,11 +164,12 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
     hs_program *p = parse_explained(a, strlen(a), lang, o->alphabet, &e, hint, sizeof hint);
     const char *kind = !p && is_file(a) ? hs_file_kind(a) : NULL;
     if (kind && !strncmp(kind, "a model file", 12))
-      cli_error("%s; '%s' is %s: run it with 'hardsoft run %s'", e.msg, a, kind, a);
+      cli_error("%s; '%s' is %s: run it with 'hardsoft run %s'", cli_msg(&e), a, kind, a);
     else if (!p && is_file(a))
-      cli_error("%s%s; '%s' is a file: read the program from it with -f %s", e.msg, hint, a, a);
+      cli_error("%s%s; '%s' is a file: read the program from it with -f %s", cli_msg(&e), hint, a,
+                a);
     else if (!p)
-      cli_error("%s%s", e.msg, hint);
+      cli_error("%s%s", cli_msg(&e), hint);
     return p;
   }
   *skip = 0;
@@ -187,12 +188,12 @@ hs_program *cli_program(const cli_opts *o, const char *file, int *skip) {
   return p;
 }
 
-const hs_formula *cli_lowered(const cli_opts *o, const hs_program *p) {
+const char *cli_lowered(const cli_opts *o, const hs_program *p) {
   hs_error e;
   if (!p) return NULL;
-  if (hs_program_lowered(p, &e) == 0) return hs_program_formula(p);
-  if (o->file) cli_error("%s: %s", strcmp(o->file, "-") ? o->file : "standard input", e.msg);
-  else cli_error("%s", e.msg);
+  if (hs_program_lowered(p, &e) == 0) return hs_program_text(p);
+  if (o->file) cli_error("%s: %s", strcmp(o->file, "-") ? o->file : "standard input", cli_msg(&e));
+  else cli_error("%s", cli_msg(&e));
   return NULL;
 }
 
@@ -213,7 +214,7 @@ hs_model *cli_model_load(const char *cmd, const char *path) {
   if (m) return m;
   const char *kind = hs_file_kind(path);
   if (kind && strncmp(kind, "a model file", 12))
-    return cli_error("%s: %s%s", path, e.msg, model_advice(kind)), NULL;
+    return cli_error("%s: %s%s", path, cli_msg(&e), model_advice(kind)), NULL;
   /* a formula or program where the file goes */
   hs_program *p = e.code == HS_ERR_IO && !is_file(path)
                       ? hs_program_parse(path, strlen(path), HS_LANG_LTL, NULL) : NULL;
@@ -224,7 +225,7 @@ hs_model *cli_model_load(const char *cmd, const char *path) {
   if (p)
     return cli_error("%s: '%s' is a formula, not a model file: hardsoft eval '%s' runs it, "
                      "hardsoft compile '%s' -o FILE saves its model", cmd, path, path, path), NULL;
-  return cli_error("%s: %s", path, e.msg), NULL;
+  return cli_error("%s: %s", path, cli_msg(&e)), NULL;
 }
 
 int cli_tokens_default(const cli_opts *o, const hs_program *p) {
@@ -255,7 +256,7 @@ void cli_warn_unnamed(const cli_opts *o, const hs_program *p, const hs_model *m,
   if (warned || o->unknown == HS_UNKNOWN_OTHER) return;
   if (p && hs_program_lang(p) != HS_LANG_LTL) return;
   if (!p && (!m || hs_model_vocab_size(m) > 0)) return;
-  if (p) hs_formula_alphabet(hs_program_formula(p), set);
+  if (p) hs_program_alphabet(p, set);
   else hs_model_alphabet(m, set);
   size_t i = 0, named = 0;
   for (int b = 0; b < 256; b++) named += set[b];

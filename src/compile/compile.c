@@ -4,7 +4,8 @@
  *
  *   lower        the source -> circuit nodes, root the output
  *                (src/lang/ltl/lower.c; C-RASP, B-RASP and regular
- *                expressions built theirs when read: hs_formula.pre)
+ *                expressions built theirs when read, hs_prebuilt, which
+ *                hs_program_compile hands to hs_compile_circuit)
  *   check        comparisons exact and logits finite in float32 (check.c)
  *   coordinates  a residual-stream coordinate per node (schedule.c)
  *   schedule     the sublayer of each node, hence nlayers (schedule.c)
@@ -34,14 +35,9 @@ static int from_prebuilt(hs_circuit *C, const hs_prebuilt *P, const hs_compile_o
   return hs_errorf(err, HS_ERR_NOMEM, "out of memory while compiling");
 }
 
-/* The options and the formula as hs_compile takes them; -1 with err
- * filled when not. */
-static int refuse(const hs_formula *f, const hs_compile_opts *o, hs_error *err) {
-  if (!f || !o)
-    return hs_errorf(err, HS_ERR_ARG, "hs_compile: no formula (a program whose lowering "
-                     "failed has none: hs_program_lowered says why)");
+/* The options as hs_compile takes them; -1 with err filled when not. */
+static int refuse(const hs_compile_opts *o, hs_error *err) {
   if ((unsigned)o->mode >= HS_MODE_COUNT_) return hs_errorf(err, HS_ERR_ARG, "unknown mode");
-  if (f->refuse) return hs_errorf(err, HS_ERR_UNSUPPORTED, "%s", f->refuse);
   if (o->mode != HS_MODE_HARD && !(o->scale > 0 && isfinite(o->scale)))
     return hs_errorf(err, HS_ERR_ARG, "--scale must be a positive number (got %g)", o->scale);
   return 0;
@@ -63,13 +59,30 @@ hs_model *hs_circuit_assemble(hs_circuit *C, int root, hs_error *err) {
   return m;
 }
 
+/* The stages after lower, on circuit C with output node root (-1: lower
+ * failed, err filled); frees C. */
+static hs_model *lowered(hs_circuit *C, int root, hs_error *err) {
+  hs_model *m = NULL;
+  if (root >= 0 && hs_circuit_check(C, err) == 0) m = hs_circuit_assemble(C, root, err);
+  hs_circuit_free(C);
+  return m;
+}
+
 hs_model *hs_compile(const hs_formula *f, const hs_compile_opts *o, hs_error *err) {
-  if (refuse(f, o, err) != 0) return NULL;
+  if (!f || !o) {
+    hs_errorf(err, HS_ERR_ARG, "hs_compile: NULL argument (a program is compiled by "
+              "hs_program_compile)");
+    return NULL;
+  }
+  if (refuse(o, err) != 0) return NULL;
   hs_circuit C;
   hs_circuit_init(&C, o);
-  int root = f->pre ? from_prebuilt(&C, f->pre, o, err) : hs_ltl_lower(&C, f, err);
-  hs_model *m = NULL;
-  if (root >= 0 && hs_circuit_check(&C, err) == 0) m = hs_circuit_assemble(&C, root, err);
-  hs_circuit_free(&C);
-  return m;
+  return lowered(&C, hs_ltl_lower(&C, f, err), err);
+}
+
+hs_model *hs_compile_circuit(const hs_prebuilt *P, const hs_compile_opts *o, hs_error *err) {
+  if (refuse(o, err) != 0) return NULL;
+  hs_circuit C;
+  hs_circuit_init(&C, o);
+  return lowered(&C, from_prebuilt(&C, P, o, err), err);
 }

@@ -3,13 +3,14 @@
  * one struct, one switch per operation. A RASP-like language (parser,
  * interpreter, lowering with the shape of src/lang/crasp/crasp.h) is one
  * case in each switch of the "front ends" block below and nothing else:
- * its lowering produces the formula hs_compile takes (which may carry a
- * circuit the front end built itself, as C-RASP's and B-RASP's do). */
+ * its lowering produces the circuit hs_program_compile compiles (an LTL
+ * program is its formula, which hs_compile lowers). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "circuit/circuit.h"
 #include "lang/brasp/brasp.h"
 #include "lang/crasp/crasp.h"
 #include "lang/lang.h"
@@ -19,10 +20,12 @@
 
 struct hs_program {
   hs_lang lang;
-  hs_formula *f;   /* the lowering (LTL: the formula itself; C-RASP,
-                      B-RASP: the carrier of its circuit), or NULL when
-                      the lowering failed (lower_err says why): the
-                      interpreter does not need it */
+  hs_formula *f;   /* LTL: the formula, its own lowering; NULL otherwise */
+  hs_prebuilt *pre; /* the others: the circuit built when read, NULL when
+                      the lowering failed (lower_err says why: the
+                      interpreter does not need it) or, for a regular
+                      expression, was refused (hs_regex_refusal) */
+  int lowered;     /* the lowering ran to its end (built or refused) */
   hs_error lower_err;
   hs_vocab vocab;  /* empty for LTL: bytes are themselves */
   void *rasp;      /* the parsed program of a RASP language, NULL for LTL */
@@ -40,21 +43,23 @@ static int rasp_parse(hs_program *p, const char *text, size_t len, const char *a
   switch (p->lang) {
   case HS_LANG_CRASP:
     if (!(p->rasp = hs_crasp_parse(text, len, &p->vocab, err))) return -1;
-    p->f = hs_crasp_lower(p->rasp, &p->vocab, &p->lower_err);
+    p->pre = hs_crasp_lower(p->rasp, &p->vocab, &p->lower_err);
+    p->lowered = p->pre != NULL;
     break;
   case HS_LANG_BRASP:
     if (!(p->rasp = hs_brasp_parse(text, len, &p->vocab, err))) return -1;
-    p->f = hs_brasp_lower(p->rasp, &p->lower_err);
+    p->pre = hs_brasp_lower(p->rasp, &p->lower_err);
+    p->lowered = p->pre != NULL;
     break;
   case HS_LANG_REGEX:
     if (!(p->rasp = hs_regex_parse(text, len, alphabet, &p->vocab, err))) return -1;
-    p->f = hs_regex_lower(p->rasp, &p->lower_err);
+    p->lowered = hs_regex_lower(p->rasp, &p->pre, &p->lower_err) == 0;
     break;
   default:
     hs_errorf(err, HS_ERR_ARG, "unknown language (ltl, crasp or brasp)");
     return -1;
   }
-  if (p->f || p->lower_err.code != HS_ERR_NOMEM) return 0;
+  if (p->lowered || p->lower_err.code != HS_ERR_NOMEM) return 0;
   *err = p->lower_err;
   return -1;
 }
@@ -132,6 +137,7 @@ hs_lang hs_lang_from_path(const char *path) {
 void hs_program_free(hs_program *p) {
   if (!p) return;
   hs_formula_free(p->f);
+  hs_prebuilt_free(p->pre);
   rasp_free(p);
   hs_vocab_free(&p->vocab);
   free(p);
@@ -175,7 +181,7 @@ static hs_program *program_parse(const char *text, size_t len, hs_lang lang,
   else if (lang == HS_LANG_LTL)
     p->f = parse_ltl(text, len, err);
   else if (rasp_parse(p, text, len, alphabet, err))
-    hs_formula_free(p->f), p->f = NULL, rasp_free(p);
+    hs_prebuilt_free(p->pre), p->pre = NULL, rasp_free(p);
   if (!p->f && !p->rasp) {
     hs_program_free(p);
     return NULL;
@@ -224,14 +230,46 @@ size_t hs_program_explain(const hs_program *p, char *buf, size_t len) {
 }
 
 hs_lang hs_program_lang(const hs_program *p) { return p->lang; }
-const hs_formula *hs_program_formula(const hs_program *p) { return p ? p->f : NULL; }
+const hs_prebuilt *hs_program_circuit(const hs_program *p) { return p ? p->pre : NULL; }
 
 int hs_program_lowered(const hs_program *p, hs_error *err) {
   if (!p)
     return hs_errorf(err, HS_ERR_ARG, "hs_program_lowered: NULL argument");
-  if (p->f) return 0;
+  if (p->f || p->lowered) return 0;
   if (err) *err = p->lower_err;
   return -1;
+}
+
+hs_model *hs_program_compile(const hs_program *p, const hs_compile_opts *o, hs_error *err) {
+  if (!p || !o) {
+    hs_errorf(err, HS_ERR_ARG, "hs_program_compile: NULL argument");
+    return NULL;
+  }
+  if (p->f) return hs_compile(p->f, o, err);
+  if (hs_program_lowered(p, err)) return NULL;
+  if ((unsigned)o->mode >= HS_MODE_COUNT_) {
+    hs_errorf(err, HS_ERR_ARG, "unknown mode");
+    return NULL;
+  }
+  if (!p->pre) {
+    hs_errorf(err, HS_ERR_UNSUPPORTED, "%s", hs_regex_refusal(p->rasp));
+    return NULL;
+  }
+  return hs_compile_circuit(p->pre, o, err);
+}
+
+const char *hs_program_text(const hs_program *p) {
+  if (!p) return NULL;
+  if (p->f) return hs_formula_text(p->f);
+  if (p->pre) return p->pre->text;
+  return p->lowered && p->lang == HS_LANG_REGEX ? hs_regex_text(p->rasp) : NULL;
+}
+
+void hs_program_alphabet(const hs_program *p, uint8_t set[256]) {
+  memset(set, 0, 256);
+  if (p && p->f) hs_formula_alphabet(p->f, set);
+  for (int i = 0; p && p->pre && i < p->pre->C.n; i++)
+    if (p->pre->C.c[i].kind == HS_C_ATOM) set[p->pre->C.c[i].sym] = 1;
 }
 
 int hs_program_nstmts(const hs_program *p) {

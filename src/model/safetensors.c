@@ -1063,6 +1063,7 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, hs_error *err) 
     hs_errorf(err, HS_ERR_LIMIT, "header length %llu above the %zu MiB limit "
          "(limit max_header_mib)", (unsigned long long)hlen,
          hs_get_limits().max_header >> 20);
+    hs_error_limit(err, HS_LIMIT_MAX_HEADER_MIB);
     return NULL;
   }
   if (hlen > size - 8) {
@@ -1105,6 +1106,7 @@ static hs_model *load_buf(const unsigned char *buf, size_t size, hs_error *err) 
   if (ne > hs_get_limits().max_tensors) {
     hs_errorf(err, HS_ERR_LIMIT, "header: %zu tensors, above the limit of %zu "
          "(limit max_tensors)", ne, hs_get_limits().max_tensors);
+    hs_error_limit(err, HS_LIMIT_MAX_TENSORS);
     goto out;
   }
   if (check_metadata(meta, &doc, err) || parse_doc(doc, m, err) ||

@@ -5,7 +5,7 @@
  *   hs_fuzz_brasp  a B-RASP program: parse; an error is one line naming
  *                  "at line L, column C" within the text; a parsed program
  *                  lowers (or is refused with such a line) into a
- *                  circuit, carried by a formula with no nodes; a small
+ *                  circuit with its root among its nodes; a small
  *                  one compiled in hard mode (exact) equals the
  *                  interpreter at every position of short strings over
  *                  the program's tokens plus one unnamed token. */
@@ -39,19 +39,19 @@ static inline void hs_fuzz_brasp_check_err(const hs_error *err,
                  err->line, err->column, err->msg);
 }
 
-/* Lowered formula and (small enough) hard model against the interpreter on
+/* Lowered circuit and (small enough) hard model against the interpreter on
  * strings derived from the input. */
 static inline void hs_fuzz_brasp_agree(const hs_brasp *p, const hs_vocab *v,
-                                       const hs_formula *f, uint64_t seed) {
+                                       const hs_prebuilt *f, uint64_t seed) {
   uint8_t syms[257];
   int nsym = 0;
   for (int k = 0; k < v->n; k++) syms[nsym++] = v->byte[k];
   syms[nsym++] = hs_vocab_other(v);
   hs_model *m = NULL;
-  if (f->pre->C.n <= 400) {
+  if (f->C.n <= 400) {
     hs_error he;
     hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
-    m = hs_compile(f, &co, &he);
+    m = hs_compile_circuit(f, &co, &he);
     if (!m) HS_FUZZ_FAIL("a lowered program does not compile in hard mode: %s", he.msg);
   }
   static const size_t lens[] = {1, 2, 3, 5, 8, 17};
@@ -98,16 +98,14 @@ static inline int hs_fuzz_brasp(const uint8_t *data, size_t size) {
   if (K < 1 || !hs_brasp_stmt_name(p, K - 1) || hs_brasp_stmt_name(p, K))
     HS_FUZZ_FAIL("%d statements, names inconsistent", K);
   memset(&err, 0x55, sizeof err);
-  hs_formula *f = hs_brasp_lower(p, &err);
+  hs_prebuilt *f = hs_brasp_lower(p, &err);
   if (!f) {
     hs_fuzz_brasp_check_err(&err, text, size, "hs_brasp_lower");
   } else {
-    uint8_t w[1] = {0}, out[1];
-    if (!f->pre || f->count || f->pre->root < 0 || f->pre->root >= f->pre->C.n ||
-        hs_truth_eval(f, hs_formula_root(f), w, 1, out, NULL) != -1)
-      HS_FUZZ_FAIL("the lowering is not an empty formula carrying a circuit");
+    if (f->root < 0 || f->root >= f->C.n || !f->text || f->C.source != f->text)
+      HS_FUZZ_FAIL("the lowering is not a circuit with its root and name");
     hs_fuzz_brasp_agree(p, &v, f, hs_fuzz_hash(data, size));
-    hs_formula_free(f);
+    hs_prebuilt_free(f);
   }
   hs_brasp_free(p);
   hs_vocab_free(&v);

@@ -17,12 +17,12 @@
 #include "target-brasp.h"
 
 static inline void hs_fuzz_regex_agree(const hs_program *p, uint64_t seed) {
-  const hs_formula *f = hs_program_formula(p);
+  const hs_prebuilt *P = hs_program_circuit(p);
   hs_model *m = NULL;
   hs_error he;
-  if (f->pre && f->pre->C.n <= 400) {
+  if (P && P->C.n <= 400) {
     hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
-    if (!(m = hs_compile(f, &co, &he)))
+    if (!(m = hs_program_compile(p, &co, &he)))
       HS_FUZZ_FAIL("a lowered expression does not compile in hard mode: %s", he.msg);
   }
   uint8_t syms[257];
@@ -73,11 +73,16 @@ static inline int hs_fuzz_regex(const uint8_t *data, size_t size) {
   size_t n = hs_program_explain(p, buf, sizeof buf);
   if (!n || strlen(buf) != (n < sizeof buf ? n : sizeof buf - 1))
     HS_FUZZ_FAIL("explanation of %zu bytes, %zu stored", n, strlen(buf));
-  const hs_formula *f = hs_program_formula(p);
-  if (!f || f->count || (!f->pre == !f->refuse))
-    HS_FUZZ_FAIL("the lowering is neither a circuit nor a refusal");
-  if (f->refuse && (!f->refuse[0] || strchr(f->refuse, '\n') || strlen(f->refuse) > 255))
-    HS_FUZZ_FAIL("refusal not one line: %s", f->refuse);
+  hs_compile_opts co = {.mode = HS_MODE_HARD, .scale = 4};
+  if (hs_program_lowered(p, &err) != 0)
+    HS_FUZZ_FAIL("the lowering is neither a circuit nor a refusal: %s", err.msg);
+  if (!hs_program_circuit(p)) {
+    memset(&err, 0x55, sizeof err);
+    if (hs_program_compile(p, &co, &err) || err.code != HS_ERR_UNSUPPORTED)
+      HS_FUZZ_FAIL("a lowering without a circuit is not refused");
+    if (!memchr(err.msg, 0, sizeof err.msg) || !err.msg[0] || strchr(err.msg, '\n'))
+      HS_FUZZ_FAIL("refusal not one line: %.200s", err.msg);
+  }
   hs_fuzz_regex_agree(p, hs_fuzz_hash(data, size));
   hs_program_free(p);
   return 0;

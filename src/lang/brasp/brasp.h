@@ -30,10 +30,9 @@ const char *hs_brasp_stmt_name(const hs_brasp *p, int k);
  * statement. */
 int hs_brasp_eval_all(const hs_brasp *p, const uint8_t *w, size_t n,
                       int64_t *vals);
-/* The lowering into the circuit (lower.c), carried by a formula with the
- * program's text and no nodes (hs_formula.pre); the circuit's root is the
- * last statement. NULL with err filled. */
-hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err);
+/* The lowering into the circuit (lower.c), named by a line for the
+ * model's metadata; the circuit's root is the last statement. NULL with err filled. */
+hs_prebuilt *hs_brasp_lower(const hs_brasp *p, hs_error *err);
 void hs_brasp_free(hs_brasp *p);
 
 #endif

@@ -361,29 +361,25 @@ static int32_t lower_stmt(lw *l, const br_stmt *st) {
   return expand(l, st, 0, lower_expr(l, st->d, 0));
 }
 
-/* The statements' circuit, only what the last one needs, and the formula
- * that carries it (its text, no nodes). */
-static hs_formula *finish(lw *l) {
+/* The statements' circuit, only what the last one needs, named by a line
+ * for the model's metadata. */
+static hs_prebuilt *finish(lw *l) {
   const char *root = l->p->st[l->p->n - 1].name;
   size_t len = strlen(root) + 32;
-  hs_formula *f = calloc(1, sizeof *f);
-  if (f) f->text = malloc(len);
-  l->B->root = l->phi[l->p->n - 1];
+  hs_prebuilt *B = l->B;
+  B->root = l->phi[l->p->n - 1];
   l->cur = NULL;
-  if (!f || !f->text || hs_circuit_keep(&l->B->C, &l->B->root)) {
-    hs_formula_free(f);
+  if (!(B->text = malloc(len)) || hs_circuit_keep(&B->C, &B->root)) {
     fail(l, HS_ERR_NOMEM, "out of memory");
     return NULL;
   }
-  snprintf(f->text, len, "B-RASP program, root %s", root);
-  f->root = -1;
-  f->pre = l->B;
-  l->B->C.source = f->text;
+  snprintf(B->text, len, "B-RASP program, root %s", root);
+  B->C.source = B->text;
   l->B = NULL;
-  return f;
+  return B;
 }
 
-hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
+hs_prebuilt *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
   hs_error dummy;
   lw l;
   memset(&l, 0, sizeof l);
@@ -404,7 +400,7 @@ hs_formula *hs_brasp_lower(const hs_brasp *p, hs_error *err) {
     if (!l.failed && hs_prebuilt_rename(l.B, l.phi[k], before, l.cur->name))
       fail(&l, HS_ERR_NOMEM, "out of memory");
   }
-  hs_formula *f = l.failed ? NULL : finish(&l);
+  hs_prebuilt *f = l.failed ? NULL : finish(&l);
   free(l.phi);
   hs_prebuilt_free(l.B);
   return f;

@@ -191,13 +191,9 @@ static int expect(parser *q, tk k, const char *what) {
 
 static int32_t add_expr(parser *q, br_eop op, int32_t a, int32_t b) {
   hs_brasp *p = q->p;
-  if (p->nex == p->excap) {
-    int32_t cap = p->excap ? p->excap * 2 : 64;
-    br_expr *e = realloc(p->ex, (size_t)cap * sizeof *e);
-    if (!e) return oom_at(q, q->t.line, q->t.col);
-    p->ex = e;
-    p->excap = cap;
-  }
+  br_expr *ex = hs_lang_grow(p->ex, p->nex, &p->excap, sizeof *ex);
+  if (!ex) return oom_at(q, q->t.line, q->t.col);
+  p->ex = ex;
   br_expr *e = &p->ex[p->nex];
   memset(e, 0, sizeof *e);
   e->op = op;
@@ -208,9 +204,11 @@ static int32_t add_expr(parser *q, br_eop op, int32_t a, int32_t b) {
   if (a >= 0) d = p->ex[a].depth;
   if (b >= 0 && p->ex[b].depth > d) d = p->ex[b].depth;
   e->depth = d + 1;
-  if (e->depth > q->maxnest)
-    return fail_at(q, q->t.line, q->t.col,
-                   "expression nested too deeply (more than %d levels) (limit max_depth)", q->maxnest);
+  if (e->depth > q->maxnest) {
+    fail_at(q, q->t.line, q->t.col,
+            "expression nested too deeply (more than %d levels) (limit max_depth)", q->maxnest);
+    return hs_error_limit(q->cur.err, HS_LIMIT_MAX_DEPTH);
+  }
   return p->nex++;
 }
 
@@ -283,9 +281,11 @@ static int32_t parse_primary(parser *q) {
 
 static int32_t parse_not(parser *q) {
   if (q->t.k != K_NOT && q->t.k != K_LP) return parse_primary(q);
-  if (++q->nest > q->maxnest)
-    return fail_at(q, q->t.line, q->t.col, "expression nested too deeply (more than %d levels) (limit max_depth)",
-                   q->maxnest);
+  if (++q->nest > q->maxnest) {
+    fail_at(q, q->t.line, q->t.col, "expression nested too deeply (more than %d levels) (limit max_depth)",
+            q->maxnest);
+    return hs_error_limit(q->cur.err, HS_LIMIT_MAX_DEPTH);
+  }
   int32_t e;
   if (q->t.k == K_NOT) {
     int32_t a;
@@ -417,6 +417,7 @@ hs_brasp *hs_brasp_parse(const char *text, size_t len, hs_vocab *v,
   if (!text || !v) { fail_at(&q, 0, 0, "no program"); return NULL; }
   if (len > lim.max_formula_len) {
     fail_at(&q, 1, 1, "program too long (%zu bytes, limit %zu) (limit max_formula_len)", len, lim.max_formula_len);
+    hs_error_limit(err, HS_LIMIT_MAX_FORMULA_LEN);
     return NULL;
   }
   q.p = calloc(1, sizeof *q.p);

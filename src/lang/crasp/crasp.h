@@ -33,12 +33,11 @@ int hs_crasp_eval_all(const hs_crasp *p, const uint8_t *w, size_t n,
  * last one is the program's value and is Boolean. */
 int hs_crasp_nstmts(const hs_crasp *p);
 const char *hs_crasp_stmt_name(const hs_crasp *p, int k);
-/* The program lowered into the circuit (lower.c), carried by a formula
- * with the program's text and no nodes (hs_formula.pre), which hs_compile
- * compiles. v is the vocabulary the parser filled, for the atoms' names.
+/* The program lowered into the circuit (lower.c), named by a line for the
+ * model's metadata, which hs_program_compile compiles. v is the vocabulary the parser filled, for the atoms' names.
  * NULL with err filled (line of the statement whose case split is too
  * large, or out of memory). */
-hs_formula *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err);
+hs_prebuilt *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err);
 void hs_crasp_free(hs_crasp *p);
 
 /* The largest number of comparison cases one statement may lower to. */

@@ -126,10 +126,11 @@ static int32_t add(lower *L, hs_cnode n, const char *fmt, ...) {
   int32_t id = hs_prebuilt_vadd(L->B, n, &d, fmt, ap);
   va_end(ap);
   if (id < 0) return oom(L);
-  if (d > hs_get_limits().max_depth)
-    return fail(L, HS_ERR_UNSUPPORTED, "statement '%s' lowers to a circuit nested too deeply (a chain "
-                "of k && or || is k deep) (limit max_depth)",
-                stmt_name(L));
+  if (d > hs_get_limits().max_depth) {
+    fail(L, HS_ERR_UNSUPPORTED, "statement '%s' lowers to a circuit nested too deeply (a chain "
+         "of k && or || is k deep) (limit max_depth)", stmt_name(L));
+    return hs_error_limit(L->err, HS_LIMIT_MAX_DEPTH);
+  }
   return id;
 }
 
@@ -495,30 +496,26 @@ static int lower_stmts(lower *L) {
   return L->failed ? -1 : 0;
 }
 
-/* The program's circuit, only what its value needs, and the formula that
- * carries it (its text, no nodes). */
-static hs_formula *finish(lower *L) {
+/* The program's circuit, only what its value needs, named by a line for
+ * the model's metadata. */
+static hs_prebuilt *finish(lower *L) {
   const hs_crasp *p = L->p;
   hs_prebuilt *B = L->B;
-  hs_formula *f = calloc(1, sizeof *f);
   char text[160];
   snprintf(text, sizeof text, "C-RASP program (%d statements, value %.64s)",
            (int)p->nstmts, p->stmts[p->nstmts - 1].name);
   B->root = L->bnode[p->stmts[p->nstmts - 1].root];
   L->stmt = NULL;
-  if (!f || !(f->text = hs_cstrdup(text)) || hs_circuit_keep(&B->C, &B->root)) {
-    hs_formula_free(f);
+  if (!(B->text = hs_cstrdup(text)) || hs_circuit_keep(&B->C, &B->root)) {
     oom(L);
     return NULL;
   }
-  f->root = -1;
-  f->pre = B;
-  B->C.source = f->text;
+  B->C.source = B->text;
   L->B = NULL;
-  return f;
+  return B;
 }
 
-hs_formula *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err) {
+hs_prebuilt *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err) {
   hs_error dummy;
   if (!err) err = &dummy;
   memset(err, 0, sizeof *err);
@@ -535,7 +532,7 @@ hs_formula *hs_crasp_lower(const hs_crasp *p, const hs_vocab *v, hs_error *err) 
   L->B = hs_prebuilt_new();
   L->bnode = calloc((size_t)p->nnodes, sizeof *L->bnode);
   L->pc = calloc((size_t)p->nnodes, sizeof *L->pc);
-  hs_formula *f = NULL;
+  hs_prebuilt *f = NULL;
   if (!L->B || !L->bnode || !L->pc) {
     oom(L);
   } else {

@@ -223,14 +223,9 @@ static int lex(parser *P) {
 
 static int32_t node(parser *P, cr_kind k, int is_bool, int line, int col) {
   hs_crasp *p = P->p;
-  if (p->nnodes == p->capnodes) {
-    int32_t cap = p->capnodes ? p->capnodes * 2 : 64;
-    cr_node *nn = p->capnodes > INT32_MAX / 2 ? NULL
-                                              : realloc(p->nodes, (size_t)cap * sizeof *nn);
-    if (!nn) return oom_at(P, line, col);
-    p->nodes = nn;
-    p->capnodes = cap;
-  }
+  cr_node *nn = hs_lang_grow(p->nodes, p->nnodes, &p->capnodes, sizeof *nn);
+  if (!nn) return oom_at(P, line, col);
+  p->nodes = nn;
   cr_node *x = &p->nodes[p->nnodes];
   memset(x, 0, sizeof *x);
   x->k = k;
@@ -288,8 +283,10 @@ static int32_t bin(parser *P, cr_kind k, int32_t a, int32_t b, int is_bool,
 }
 
 static int enter(parser *P) {
-  if (++P->depth > hs_get_limits().max_depth)
-    return FAIL(P, "expression nested too deeply (limit max_depth)");
+  if (++P->depth > hs_get_limits().max_depth) {
+    FAIL(P, "expression nested too deeply (limit max_depth)");
+    return hs_error_limit(P->cur.err, HS_LIMIT_MAX_DEPTH);
+  }
   return 0;
 }
 
@@ -671,6 +668,7 @@ hs_crasp *hs_crasp_parse(const char *text, size_t len, hs_vocab *v,
     hs_errorf(err, HS_ERR_LIMIT, "program too long (%zu bytes; the "
              "limit is %zu) (limit max_formula_len)", len,
              hs_get_limits().max_formula_len);
+    hs_error_limit(err, HS_LIMIT_MAX_FORMULA_LEN);
     return NULL;
   }
   const char *nul = memchr(text, 0, len);

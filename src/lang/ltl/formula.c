@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuit/circuit.h"
 #include "lang/ltl/formula.h"
 
 /* Internal helpers shared with parse.c (declared there too). */
@@ -191,8 +190,6 @@ void hs_formula_free(hs_formula *f) {
   free(f->nodes);
   free(f->text);
   free(f->tab);
-  free(f->refuse);
-  hs_prebuilt_free(f->pre);
   free(f);
 }
 
@@ -389,8 +386,6 @@ size_t hs_formula_print(const hs_formula *f, int32_t id, char *buf, size_t len) 
 void hs_formula_alphabet(const hs_formula *f, uint8_t set[256]) {
   memset(set, 0, 256);
   if (!f) return;
-  for (int i = 0; f->pre && i < f->pre->C.n; i++)
-    if (f->pre->C.c[i].kind == HS_C_ATOM) set[f->pre->C.c[i].sym] = 1;
   for (int32_t i = 0; i < f->count; i++)
     if (f->nodes[i].op == HS_F_ATOM) set[f->nodes[i].sym] = 1;
 }

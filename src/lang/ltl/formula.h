@@ -66,14 +66,6 @@ typedef struct hs_formula {
   uint32_t *tab;       /* intern index: node + 1, 0 = empty; built on the
                           first hs_formula_find, dropped by a compaction */
   size_t tabcap;
-  /* A program its front end lowered into the circuit itself (C-RASP,
-   * B-RASP): hs_compile compiles this, and the formula has no nodes (root
-   * -1). */
-  struct hs_prebuilt *pre;
-  /* Why the front end built nothing to compile (a regular language
-   * outside the classes it compiles): hs_compile refuses with this line.
-   * NULL otherwise. */
-  char *refuse;
 } hs_formula;
 
 

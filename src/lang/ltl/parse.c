@@ -309,9 +309,11 @@ static NOINLINE int32_t intern(parser *p, const hs_node *n, size_t pos) {
   if (n->op == HS_F_CMP)
     for (int32_t t = 0; t < n->nterms; t++) d = max32(d, p->depth[n->terms[t].arg]);
   d++;
-  if (d > hs_get_limits().max_depth)
-    return fail(p, HS_ERR_LIMIT, col(pos), "formula nested too deeply at column %d (the "
-                "limit is %d levels) (limit max_depth)", col(pos), hs_get_limits().max_depth);
+  if (d > hs_get_limits().max_depth) {
+    fail(p, HS_ERR_LIMIT, col(pos), "formula nested too deeply at column %d (the "
+         "limit is %d levels) (limit max_depth)", col(pos), hs_get_limits().max_depth);
+    return hs_error_limit(p->cur.err, HS_LIMIT_MAX_DEPTH);
+  }
   int32_t found = hs_formula_find(f, n);
   if (found != -1) return found >= 0 ? found : oom(p);
   if ((size_t)f->count >= p->depthcap) {
@@ -350,10 +352,12 @@ static int next(parser *p) { return lex(p); }
  * goes through more, larger frames). */
 static NOINLINE int enter(parser *p, int cost) {
   p->nest += cost;
-  if (p->nest > hs_get_limits().max_depth)
-    return fail(p, HS_ERR_LIMIT, col(p->tok.pos), "formula nested too deeply at column %d "
-                "(the limit is %d levels) (limit max_depth)", col(p->tok.pos),
-                hs_get_limits().max_depth);
+  if (p->nest > hs_get_limits().max_depth) {
+    fail(p, HS_ERR_LIMIT, col(p->tok.pos), "formula nested too deeply at column %d "
+         "(the limit is %d levels) (limit max_depth)", col(p->tok.pos),
+         hs_get_limits().max_depth);
+    return hs_error_limit(p->cur.err, HS_LIMIT_MAX_DEPTH);
+  }
   return 0;
 }
 
@@ -696,6 +700,7 @@ hs_formula *hs_formula_parse(const char *text, hs_error *err) {
   if (n > hs_get_limits().max_formula_len) {
     fail(p, HS_ERR_LIMIT, 0, "formula too long (%zu bytes; the limit is %zu) "
          "(limit max_formula_len)", n, hs_get_limits().max_formula_len);
+    hs_error_limit(err, HS_LIMIT_MAX_FORMULA_LEN);
     return NULL;
   }
   P.f = calloc(1, sizeof *P.f);

@@ -80,13 +80,9 @@ static int32_t add(rp *q, rx_op op, int32_t a, int32_t b, hs_textpos at) {
   if (t->n == RX_MAX_NODES)
     return fail(q, HS_ERR_LIMIT, at, "expression too long (more than %d operators and symbols)",
                 RX_MAX_NODES);
-  if (t->n == t->cap) {
-    int32_t cap = t->cap ? t->cap * 2 : 64;
-    rx_node *nd = realloc(t->nd, (size_t)cap * sizeof *nd);
-    if (!nd) return fail(q, HS_ERR_NOMEM, at, "out of memory");
-    t->nd = nd;
-    t->cap = cap;
-  }
+  rx_node *nd = hs_lang_grow(t->nd, t->n, &t->cap, sizeof *nd);
+  if (!nd) return fail(q, HS_ERR_NOMEM, at, "out of memory");
+  t->nd = nd;
   rx_node *x = &t->nd[t->n];
   memset(x, 0, sizeof *x);
   x->op = op;

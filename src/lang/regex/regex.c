@@ -85,12 +85,6 @@ int hs_regex_eval_all(const hs_regex *r, const uint8_t *w, size_t n, int64_t *va
   return 0;
 }
 
-const char *hs_regex_class_name(const hs_regex *r) {
-  static const char *const names[] = {"star-free", "quasi-aperiodic",
-                                      "not quasi-aperiodic", "unknown"};
-  return r ? names[r->cls.cls] : "unknown";
-}
-
 /* ------------------------------------------------------------- words */
 
 typedef struct out { char *buf; size_t len, pos; } out;
@@ -167,58 +161,52 @@ static void refusal(hs_regex *r, const char *why) {
 
 /* ------------------------------------------------------------ lowering */
 
-/* The cascade of d (read with positions mod `mod`) into f; 0, 1 past a
- * limit (why), -1 out of memory. */
-static int build(hs_regex *r, const rx_dfa *d, int32_t mod, hs_formula *f, char *why,
+/* The cascade of d (read with positions mod `mod`) into *out; 0, 1 past
+ * a limit (why), -1 out of memory. */
+static int build(hs_regex *r, const rx_dfa *d, int32_t mod, hs_prebuilt **out, char *why,
                  size_t whylen) {
   hs_prebuilt *P = hs_prebuilt_new();
   if (!P) return -1;
   int rc = rx_cascade(d, r->v, mod, P, &P->root, &r->info, why, whylen);
+  if (!rc && !(P->text = malloc(strlen(r->text) + 1))) rc = -1;
   if (rc) {
     hs_prebuilt_free(P);
     return rc;
   }
-  P->C.source = f->text;
-  f->pre = P;
+  strcpy(P->text, r->text);
+  P->C.source = P->text;
+  *out = P;
   r->modulus = mod;
   return 0;
 }
 
-hs_formula *hs_regex_lower(hs_regex *r, hs_error *err) {
-  hs_formula *f = calloc(1, sizeof *f);
+int hs_regex_lower(hs_regex *r, hs_prebuilt **out, hs_error *err) {
   char why[160] = "";
-  int rc = f && (f->text = malloc(strlen(r->text) + 1)) ? 0 : -1;
-  if (!rc) {
-    strcpy(f->text, r->text);
-    f->root = -1;
-  }
-  if (!rc && r->cls.cls == RX_STAR_FREE) {
-    rc = build(r, &r->dfa, 1, f, why, sizeof why);
-  } else if (!rc && r->cls.cls == RX_QUASI_APERIODIC) {
+  int rc = 0;
+  *out = NULL;
+  if (r->cls.cls == RX_STAR_FREE) {
+    rc = build(r, &r->dfa, 1, out, why, sizeof why);
+  } else if (r->cls.cls == RX_QUASI_APERIODIC) {
     rx_dfa tagged;
     memset(&tagged, 0, sizeof tagged);
     rc = rx_tagged(&r->dfa, r->cls.modulus, &tagged);
     if (rc > 0)
       snprintf(why, sizeof why, "the automaton reading positions mod %d has more than "
                "%d states", r->cls.modulus, RX_MAX_STATES);
-    if (!rc) rc = build(r, &tagged, r->cls.modulus, f, why, sizeof why);
+    if (!rc) rc = build(r, &tagged, r->cls.modulus, out, why, sizeof why);
     rx_dfa_free(&tagged);
-  } else if (!rc) {
+  } else {
     rc = 1;
   }
   r->lowered = rc ? -1 : 1;
-  if (rc > 0) {
-    refusal(r, why);
-    if (!(f->refuse = malloc(strlen(r->refuse) + 1))) rc = -1;
-    else strcpy(f->refuse, r->refuse), rc = 0;
-  }
-  if (rc < 0) {
-    hs_formula_free(f);
-    hs_errorf(err, HS_ERR_NOMEM, "out of memory lowering the regular expression");
-    return NULL;
-  }
-  return f;
+  if (rc > 0) refusal(r, why);
+  if (rc < 0)
+    return hs_errorf(err, HS_ERR_NOMEM, "out of memory lowering the regular expression");
+  return 0;
 }
+
+const char *hs_regex_refusal(const hs_regex *r) { return r->lowered < 0 ? r->refuse : NULL; }
+const char *hs_regex_text(const hs_regex *r) { return r->text; }
 
 /* ------------------------------------------------------------- explain */
 

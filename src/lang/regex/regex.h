@@ -37,18 +37,20 @@ hs_regex *hs_regex_parse(const char *text, size_t len, const char *alphabet,
  * arguments. */
 int hs_regex_eval_all(const hs_regex *r, const uint8_t *w, size_t n, int64_t *vals);
 /* The lowering: the class decides. A star-free language becomes a
- * circuit (hs_formula.pre), a quasi-aperiodic one a circuit over @mod
- * position features; any other (or one past the construction's limits)
- * a formula whose `refuse` says why, which hs_compile reports. NULL only
- * when out of memory (err filled). */
-hs_formula *hs_regex_lower(hs_regex *r, hs_error *err);
+ * circuit in *out, a quasi-aperiodic one a circuit over @mod position
+ * features; for any other (or one past the construction's limits) *out
+ * is NULL and hs_regex_refusal says why, the one line hs_program_compile
+ * reports. 0, or -1 only when out of memory (err filled). */
+int hs_regex_lower(hs_regex *r, hs_prebuilt **out, hs_error *err);
+/* Why the lowering built nothing, one line; NULL when it built a circuit
+ * (or has not run). */
+const char *hs_regex_refusal(const hs_regex *r);
+/* The expression as given. */
+const char *hs_regex_text(const hs_regex *r);
 /* What the front end found: automaton and monoid sizes, the class with
  * its witness, and the size of the construction once lowered. snprintf
  * style: the length the whole text needs. */
 size_t hs_regex_explain(const hs_regex *r, char *buf, size_t len);
-/* "star-free", "quasi-aperiodic", "not quasi-aperiodic" or "unknown" (a
- * monoid past the limit). */
-const char *hs_regex_class_name(const hs_regex *r);
 void hs_regex_free(hs_regex *r);
 
 #endif

@@ -19,7 +19,7 @@ _lib: Optional[C.CDLL] = None
 class HsError(C.Structure):
     # include/hardsoft.h, struct hs_error: every fallible call fills one
     _fields_ = [("msg", C.c_char * 256), ("column", C.c_int), ("line", C.c_int),
-                ("code", C.c_int)]
+                ("code", C.c_int), ("limit", C.c_int)]
 
 
 class HsLimits(C.Structure):
@@ -98,7 +98,8 @@ _PROTOS = {
 # the program API (C-RASP / B-RASP front ends), in builds that have it
 _OPTIONAL = {
     "hs_program_parse": (P, [C.c_char_p, C.c_size_t, C.c_int, C.POINTER(HsError)]),
-    "hs_program_formula": (P, [P]),
+    "hs_program_lowered": (C.c_int, [P, C.POINTER(HsError)]),
+    "hs_program_compile": (P, [P, C.POINTER(HsCompileOpts), C.POINTER(HsError)]),
     "hs_program_truth": (C.c_int, [P, BYTES, C.c_size_t, BYTES, C.POINTER(HsError)]),
     "hs_program_free": (None, [P]),
     # regular expressions (lang "regex")
@@ -238,20 +239,24 @@ def lib() -> C.CDLL:  # noqa: F811 (wraps the loader above)
         return _ready
 
 
-# The call whose argument raises each limit the library names "(limit NAME)"
-RAISED_BY = {"max_depth": "hardsoft.compile", "max_formula_len": "hardsoft.compile",
-             "max_header_mib": "hardsoft.load", "max_tensors": "hardsoft.load"}
+# Each input limit an error says it passed (hs_error.limit, hs_limit_id:
+# 1 max_formula_len, 2 max_depth, 3 max_header_mib, 4 max_tensors), as the
+# message names it ("(limit NAME)"), and the call whose argument raises it
+RAISED_BY = {1: ("max_formula_len", "hardsoft.compile"), 2: ("max_depth", "hardsoft.compile"),
+             3: ("max_header_mib", "hardsoft.load"), 4: ("max_tensors", "hardsoft.load")}
 
 
 def fail(err: Optional["HsError"] = None, prefix: str = "") -> Exception:
     """The one place a library error becomes a Python exception: err is the
     HsError the call filled (message, code, line, column); prefix (e.g. a
-    path) goes before the message. A limit the input passed, which the
-    library names "(limit NAME)", becomes the argument that raises it
-    (RAISED_BY). Returns the hardsoft.Error for the caller to raise."""
+    path) goes before the message. A limit the input passed (err.limit),
+    which the message names "(limit NAME)", becomes the argument that
+    raises it (RAISED_BY). Returns the hardsoft.Error for the caller to
+    raise."""
     if err is None:
         return Error(prefix + "libhardsoft failed without a message", 0, 0)
     msg = err.msg.decode("utf-8", "replace")
-    for name, call in RAISED_BY.items():
+    if err.limit in RAISED_BY:
+        name, call = RAISED_BY[err.limit]
         msg = msg.replace("(limit %s)" % name, "(%s(..., %s=...) raises it)" % (call, name))
     return Error(prefix + msg, err.column, err.line)

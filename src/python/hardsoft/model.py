@@ -553,7 +553,7 @@ def _parse_ltl(text: Text) -> int:
 
 
 def _parse_program(text: Text, lang: str, alphabet: Optional[Text] = None):
-    """(formula, program) of a C-RASP / B-RASP program or a regular
+    """The parsed program (hs_program) of a C-RASP / B-RASP program or a regular
     expression (with its alphabet), by the program API when the loaded
     library has it."""
     call = "hs_program_parse_regex" if lang == "regex" else "hs_program_parse"
@@ -572,12 +572,11 @@ def _parse_program(text: Text, lang: str, alphabet: Optional[Text] = None):
         p = lib.hs_program_parse(t, len(t), LANGS[lang], C.byref(err))
     if not p:
         raise _lib.fail(err)
-    f = lib.hs_program_formula(p)
-    if not f:       # it parsed, but its lowering hit a limit of its own
-        lib.hs_program_lowered(p, C.byref(err))
+    if lib.hs_program_lowered(p, C.byref(err)) != 0:
+        # it parsed, but its lowering hit a limit of its own
         lib.hs_program_free(p)
         raise _lib.fail(err)
-    return f, p
+    return p
 
 
 @contextlib.contextmanager
@@ -658,11 +657,12 @@ def _compile(text: Text, mode: str, scale: float, lang: str, sign: str,
     if isinstance(text, (str, bytes, bytearray, memoryview)) and _looks_like_model(text):
         raise Error("this text is a model file (safetensors), not a formula or program: "
                     "hardsoft.load(path) reads it")
+    f = None
     try:
         if lang == "ltl":
             f = _parse_ltl(text)
         else:
-            f, program = _parse_program(text, lang, alphabet)
+            program = _parse_program(text, lang, alphabet)
     except Error as e:
         hint = _other_language(text, lang) if e.line or e.column else ""
         if hint:
@@ -671,7 +671,8 @@ def _compile(text: Text, mode: str, scale: float, lang: str, sign: str,
         raise
     o = _lib.HsCompileOpts(lib.hs_mode_parse(mode.encode()), mu, SIGNS[sign])
     msg = _lib.HsError()
-    m = lib.hs_compile(f, C.byref(o), C.byref(msg))
+    m = (lib.hs_program_compile(program, C.byref(o), C.byref(msg)) if program is not None
+         else lib.hs_compile(f, C.byref(o), C.byref(msg)))
     src = text if isinstance(text, str) else _bytes(text).decode("utf-8", "replace")
     if m and program is not None and lib.hs_model_set_vocab(m, program, C.byref(msg)) != 0:
         lib.hs_model_free(m)
@@ -703,7 +704,7 @@ def explain(text: Text, lang: str = "regex", alphabet: Optional[Text] = None) ->
     and the size of the construction or why there is none."""
     if not isinstance(lang, str) or lang not in LANGS or lang == "ltl":
         raise Error("explain takes a program language (crasp, brasp or regex), not %r" % (lang,))
-    f, program = _parse_program(text, lang, alphabet)
+    program = _parse_program(text, lang, alphabet)
     try:
         return _explain(program)
     finally:
@@ -750,7 +751,7 @@ def load(path: PathLike, *, max_header_mib: Optional[int] = None,
     src, lang = meta.get(_META_SOURCE), meta.get(_META_LANG)
     alphabet = meta.get(_META_ALPHABET) if lang == "regex" else None
     if isinstance(src, str) and lang in ("crasp", "brasp", "regex"):
-        model._formula, model._program = _parse_program(src, lang, alphabet)
+        model._program = _parse_program(src, lang, alphabet)
         model.source, model.lang, model.alphabet = src, lang, alphabet
     return model
 
