@@ -8,36 +8,16 @@
  * i of X. */
 #include "ukernels.h"
 
+/* f64_gemm and _gemm_pk: gemm-pk-scalar-impl.h over double. */
+#define HS_GEMM_T double
+#include "gemm-pk-scalar-impl.h"
+
 void hs_f64_gemm_ukernel__scalar_row(size_t rows, size_t m, size_t k,
                                      const double *a, size_t lda,
                                      const double *x, size_t ldx, double *y,
                                      size_t ldy) {
-  for (size_t i = 0; i < rows; i++) {
-    const double *xi = x + i * ldx;
-    double *yi = y + i * ldy;
-    size_t r = 0;
-    for (; r + 4 <= m; r += 4) {
-      const double *a0 = a + r * lda;
-      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (size_t c = 0; c < k; c++) {
-        s0 += xi[c] * a0[c];
-        s1 += xi[c] * a0[lda + c];
-        s2 += xi[c] * a0[2 * lda + c];
-        s3 += xi[c] * a0[3 * lda + c];
-      }
-      yi[r] = s0, yi[r + 1] = s1, yi[r + 2] = s2, yi[r + 3] = s3;
-    }
-    for (; r < m; r++) {
-      double s = 0;
-      for (size_t c = 0; c < k; c++) s += xi[c] * a[r * lda + c];
-      yi[r] = s;
-    }
-  }
+  hs_gemm_scalar(rows, m, k, a, lda, x, ldx, y, ldy);
 }
-
-/* f64_gemm_pk: gemm-pk-scalar-impl.h over double. */
-#define HS_GEMM_T double
-#include "gemm-pk-scalar-impl.h"
 
 void hs_f64_gemm_pk_ukernel__scalar_row(size_t rows, size_t m, size_t k,
                                         const double *pk, const double *bias,

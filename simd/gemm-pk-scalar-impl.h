@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The scalar gemm_pk, f32 and f64 (the includer defines HS_GEMM_T, the
- * type), portable C: the packed panels (HS_GEMM_NR entries per input, +0
+/* The scalar gemm and gemm_pk, f32 and f64 (the includer defines
+ * HS_GEMM_T, the type), portable C. gemm: per row of X, 4 outputs at a
+ * time, each a sequential chain over c. gemm_pk: the packed panels (HS_GEMM_NR entries per input, +0
  * past m), per row of X 4 outputs at a time, each a sequential chain over
  * c as the scalar gemm's (the same bits; a group reaching past m sums the
  * padding and stores only what is below m), then the epilogue of the
@@ -13,6 +14,31 @@
 #include "ukernels.h"
 
 typedef HS_GEMM_T hs_gt;
+
+static inline void hs_gemm_scalar(size_t rows, size_t m, size_t k, const hs_gt *a, size_t lda,
+                                  const hs_gt *x, size_t ldx, hs_gt *y, size_t ldy) {
+  for (size_t i = 0; i < rows; i++) {
+    const hs_gt *xi = x + i * ldx;
+    hs_gt *yi = y + i * ldy;
+    size_t r = 0;
+    for (; r + 4 <= m; r += 4) {
+      const hs_gt *a0 = a + r * lda;
+      hs_gt s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (size_t c = 0; c < k; c++) {
+        s0 += xi[c] * a0[c];
+        s1 += xi[c] * a0[lda + c];
+        s2 += xi[c] * a0[2 * lda + c];
+        s3 += xi[c] * a0[3 * lda + c];
+      }
+      yi[r] = s0, yi[r + 1] = s1, yi[r + 2] = s2, yi[r + 3] = s3;
+    }
+    for (; r < m; r++) {
+      hs_gt s = 0;
+      for (size_t c = 0; c < k; c++) s += xi[c] * a[r * lda + c];
+      yi[r] = s;
+    }
+  }
+}
 
 static inline void hs_gemm_pk_scalar(size_t rows, size_t m, size_t k,
                                      const hs_gt *pk, const hs_gt *bias,
